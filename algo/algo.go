@@ -1,0 +1,132 @@
+// Package algo describes an allocation problem instance and the algorithms
+// that solve it. Each algorithm lives in its own package under algo/ and
+// exports an Algorithm value; package algo/all lists them.
+//
+// A run has Problem.Users application processes, ids 0..Users-1, which the
+// driver calls as proc.Allocator. An algorithm may add helper processes
+// after them (a coordinator, resource managers, granting processes): Build
+// returns every process of the run, users first.
+package algo
+
+import (
+	"fmt"
+	"slices"
+
+	"allot/graph"
+	"allot/proc"
+)
+
+// Kind is the problem an algorithm solves.
+type Kind uint8
+
+const (
+	Exclusive Kind = iota // sets of exclusive resources (dining, drinking, dynamic)
+	Pool                  // one unit out of R identical units
+	Quota                 // permits out of a global budget
+)
+
+var kindNames = []string{"exclusive", "pool", "quota"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// ParseKind is the inverse of Kind.String.
+func ParseKind(s string) (Kind, error) {
+	if i := slices.Index(kindNames, s); i >= 0 {
+		return Kind(i), nil
+	}
+	return 0, fmt.Errorf("unknown kind %q (want exclusive, pool or quota)", s)
+}
+
+// Problem is one instance an algorithm is built for.
+type Problem struct {
+	Kind  Kind
+	Users int // application processes, ids 0..Users-1
+
+	// Exclusive problems.
+	//
+	// Resources are 0..Resources-1. MaxSets[u] is every resource user u may
+	// ever request, sorted: its whole incident edge set on a dining graph,
+	// its fixed set with fixed sets, else every resource. Conflict joins two
+	// users whose MaxSets intersect: dining algorithms put one fork on each
+	// of its edges. Dining is true when the instance is a dining graph (every
+	// request is the user's whole MaxSet).
+	Resources int
+	MaxSets   [][]proc.ResID
+	Conflict  *graph.Graph
+	Dining    bool
+
+	// Graph is the communication graph for pool and quota problems.
+	Graph *graph.Graph
+	Units int // pool: R
+	// Quota: the budget M and the allowed waste W.
+	Budget, Waste int
+
+	// FIFO is true when the network delivers in order on every link.
+	FIFO bool
+	// Failure is an optional per-user failure likelihood in [0,1] (the
+	// failure model of the unhygienic algorithm); nil means unknown.
+	Failure []float64
+	// Options are algorithm-specific settings (name=value), for example from
+	// a scenario file. An algorithm rejects the ones it does not know.
+	Options map[string]string
+}
+
+// Algorithm is one entry of the catalogue.
+type Algorithm struct {
+	Name string
+	Kind Kind
+	// Summary is one line for listings.
+	Summary string
+	// NeedsFIFO is true for algorithms proved only on FIFO channels.
+	NeedsFIFO bool
+	// Build returns all processes of a run, users first. It returns an
+	// error for a problem the algorithm cannot solve.
+	Build func(p *Problem) ([]proc.Process, error)
+}
+
+// ConflictGraph joins users whose resource sets intersect. Resources shared
+// by many users make it dense; that is the conflict graph's nature.
+func ConflictGraph(users int, maxSets [][]proc.ResID) (*graph.Graph, error) {
+	byRes := map[proc.ResID][]proc.ID{}
+	for u, set := range maxSets {
+		for _, r := range set {
+			byRes[r] = append(byRes[r], proc.ID(u))
+		}
+	}
+	type pair = [2]proc.ID
+	seen := map[pair]bool{}
+	var edges []pair
+	rs := make([]proc.ResID, 0, len(byRes))
+	for r := range byRes {
+		rs = append(rs, r)
+	}
+	slices.Sort(rs)
+	for _, r := range rs {
+		us := byRes[r]
+		for i := range us {
+			for j := i + 1; j < len(us); j++ {
+				e := pair{us[i], us[j]}
+				if !seen[e] {
+					seen[e] = true
+					edges = append(edges, e)
+				}
+			}
+		}
+	}
+	return graph.New(users, edges)
+}
+
+// DiningProblem is the exclusive problem of a conflict graph: each node is
+// a user, each edge a resource, each request the user's incident edges.
+func DiningProblem(g *graph.Graph) *Problem {
+	sets := make([][]proc.ResID, g.N())
+	for p := range sets {
+		sets[p] = slices.Sorted(slices.Values(g.Edges(proc.ID(p))))
+	}
+	return &Problem{Kind: Exclusive, Users: g.N(), Resources: g.M(), MaxSets: sets, Conflict: g, Dining: true}
+}

@@ -1,0 +1,3 @@
+module allot
+
+go 1.26

@@ -1,0 +1,81 @@
+package proc
+
+import "fmt"
+
+// EventKind is the type of a semantic event. Its String form is the "ev"
+// field of the trace format.
+type EventKind uint8
+
+// The semantic events of the trace contract. EvNone is the zero value and is
+// never emitted.
+const (
+	EvNone      EventKind = iota
+	EvRequest             // exclusive: the application asks for Res
+	EvEnter               // exclusive: the process enters its critical section holding Res
+	EvExit                // exclusive: the process leaves its critical section
+	EvAcquire             // pool: the application asks for one unit
+	EvGrant               // pool: the process now uses Unit
+	EvRelease             // pool: the process gives Unit back
+	EvPermit              // quota: a permit is issued at the process
+	EvReject              // quota: a request is rejected at the process
+	EvExhausted           // quota: the resource-exhausted signal
+	EvCrash               // the process fails (fail-stop)
+	EvSend                // a message is sent (only with message tracing)
+	EvDeliver             // a message is delivered (only with message tracing)
+	numEventKinds
+)
+
+var eventNames = [numEventKinds]string{
+	"none", "request", "enter", "exit", "acquire", "grant", "release",
+	"permit", "reject", "exhausted", "crash", "send", "deliver",
+}
+
+func (k EventKind) String() string {
+	if k < numEventKinds {
+		return eventNames[k]
+	}
+	return fmt.Sprintf("event(%d)", uint8(k))
+}
+
+// ParseEventKind is the inverse of EventKind.String.
+func ParseEventKind(s string) (EventKind, error) {
+	for k, n := range eventNames {
+		if n == s && k != int(EvNone) {
+			return EventKind(k), nil
+		}
+	}
+	return EvNone, fmt.Errorf("unknown event %q", s)
+}
+
+// Event is one semantic event. Fields that do not apply to a kind are zero.
+type Event struct {
+	Time Time
+	Kind EventKind
+	P    ID      // the process the event happens at
+	Res  []ResID // EvRequest, EvEnter: the resources (never mutated once emitted)
+	Unit int32   // EvGrant, EvRelease: the pool unit
+	// Peer and Msg describe EvSend and EvDeliver: the other end and the
+	// message kind.
+	Peer ID
+	Msg  string
+}
+
+// Served reports whether e answers an application request.
+func (e Event) Served() bool {
+	return e.Kind == EvEnter || e.Kind == EvGrant || e.Kind == EvPermit || e.Kind == EvReject
+}
+
+// Sink consumes events in execution order.
+type Sink interface {
+	Event(e Event)
+}
+
+// Sinks fans one event stream out to several sinks.
+type Sinks []Sink
+
+// Event passes e to every sink in order.
+func (s Sinks) Event(e Event) {
+	for _, k := range s {
+		k.Event(e)
+	}
+}
