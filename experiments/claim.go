@@ -1,0 +1,35 @@
+// Package experiments reproduces the papers' claims as code. Each file
+// holds the experiments of one paper: it runs the algorithms in the
+// simulator, measures, and states every claim with the measured numbers and
+// a pass/fail rule. `allot repro` runs them; the tests run the --quick
+// configuration.
+package experiments
+
+import "context"
+
+// Claim is one statement of a paper checked against measurements.
+type Claim struct {
+	ID       string `json:"id"`       // short, stable: "locality/threshold-fl2"
+	Paper    string `json:"paper"`    // "sivilotti §5"
+	Claim    string `json:"claim"`    // the paper's statement, in one sentence
+	Measured string `json:"measured"` // what was measured, with the numbers
+	Pass     bool   `json:"pass"`
+}
+
+// Options set how an experiment runs.
+type Options struct {
+	Quick bool   // the small configuration the tests use
+	Seed  uint64 // base seed; each run derives its own from it
+	// OutDir, when set, is where figures (SVG) are written.
+	OutDir string
+	// Progress, when set, is told about finished units of work.
+	Progress func(done, total int)
+}
+
+// Experiment is one reproduction, named for `allot repro NAME`.
+type Experiment struct {
+	Name    string
+	Paper   string
+	Summary string
+	Run     func(ctx context.Context, o Options) ([]Claim, error)
+}

@@ -1,0 +1,138 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"allot/proc"
+)
+
+// Dist is a distribution of durations in ticks. The zero value is const:0.
+//
+//	const:X        always X
+//	uniform:A:B    uniform on the integers A..B inclusive
+//	exp:MEAN       exponential with the given mean, rounded to the nearest
+//	               tick and never below 1 (a message cannot arrive at the
+//	               tick it is sent)
+type Dist struct {
+	kind distKind
+	a, b int64
+	mean float64
+}
+
+type distKind uint8
+
+const (
+	distConst distKind = iota
+	distUniform
+	distExp
+)
+
+// Const is the distribution that always draws x.
+func Const(x proc.Time) Dist { return Dist{kind: distConst, a: int64(x)} }
+
+// Uniform draws uniformly from a..b inclusive.
+func Uniform(a, b proc.Time) Dist { return Dist{kind: distUniform, a: int64(a), b: int64(b)} }
+
+// Exp draws from an exponential distribution with the given mean (≥ 1).
+func Exp(mean float64) Dist { return Dist{kind: distExp, mean: mean} }
+
+// ParseDist parses the DIST syntax above.
+func ParseDist(s string) (Dist, error) {
+	name, rest, _ := strings.Cut(s, ":")
+	args := strings.Split(rest, ":")
+	bad := func(why string) (Dist, error) {
+		return Dist{}, fmt.Errorf("bad distribution %q: %s (want const:X, uniform:A:B or exp:MEAN)", s, why)
+	}
+	ints := func(n int) ([]int64, error) {
+		if rest == "" || len(args) != n {
+			return nil, fmt.Errorf("%s takes %d number(s)", name, n)
+		}
+		out := make([]int64, n)
+		for i, a := range args {
+			v, err := strconv.ParseInt(a, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a whole number of ticks", a)
+			}
+			if v < 0 || v > 1<<40 {
+				return nil, fmt.Errorf("%d ticks is out of range", v)
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	switch name {
+	case "const":
+		v, err := ints(1)
+		if err != nil {
+			return bad(err.Error())
+		}
+		return Const(proc.Time(v[0])), nil
+	case "uniform":
+		v, err := ints(2)
+		if err != nil {
+			return bad(err.Error())
+		}
+		if v[0] > v[1] {
+			return bad("A > B")
+		}
+		return Uniform(proc.Time(v[0]), proc.Time(v[1])), nil
+	case "exp":
+		if rest == "" || len(args) != 1 {
+			return bad("exp takes one mean")
+		}
+		m, err := strconv.ParseFloat(args[0], 64)
+		if err != nil || !(m >= 1) || m > 1<<40 {
+			return bad(fmt.Sprintf("mean %q is not a number ≥ 1", args[0]))
+		}
+		return Exp(m), nil
+	}
+	return bad("unknown distribution " + strconv.Quote(name))
+}
+
+// Draw draws one duration.
+func (d Dist) Draw(r *rand.Rand) proc.Time {
+	switch d.kind {
+	case distUniform:
+		if d.a == d.b {
+			return proc.Time(d.a)
+		}
+		return proc.Time(d.a + r.Int64N(d.b-d.a+1))
+	case distExp:
+		return proc.Time(max(1, math.Round(r.ExpFloat64()*d.mean)))
+	}
+	return proc.Time(d.a)
+}
+
+// Mean is the distribution's mean in ticks (before rounding for exp).
+func (d Dist) Mean() float64 {
+	switch d.kind {
+	case distUniform:
+		return float64(d.a+d.b) / 2
+	case distExp:
+		return d.mean
+	}
+	return float64(d.a)
+}
+
+// Min is the smallest value Draw can return.
+func (d Dist) Min() proc.Time {
+	if d.kind == distExp {
+		return 1
+	}
+	return proc.Time(d.a)
+}
+
+// String is the DIST syntax of d.
+func (d Dist) String() string {
+	switch d.kind {
+	case distUniform:
+		return fmt.Sprintf("uniform:%d:%d", d.a, d.b)
+	case distExp:
+		return "exp:" + strconv.FormatFloat(d.mean, 'g', -1, 64)
+	}
+	return fmt.Sprintf("const:%d", d.a)
+}
