@@ -104,7 +104,7 @@ func (m *manager) markedSet() []int32 {
 		if m.occ[j] == proc.None {
 			continue
 		}
-		if j > 1 && (len(out) == 0 || out[len(out)-1] != int32(j-1)) && !m.v.noPredecessor {
+		if j > 1 && (len(out) == 0 || out[len(out)-1] != int32(j-1)) {
 			out = append(out, int32(j-1))
 		}
 		out = append(out, int32(j))
@@ -142,7 +142,7 @@ func (m *manager) adjust(env proc.Env, p int32) {
 			m.decSent[p] = true
 			env.Send(m.occ[p], dec{p})
 		}
-		if m.recvAdv[p] || m.v.eagerAdvance {
+		if m.recvAdv[p] {
 			m.advanceOne(env, p)
 		}
 		p++

@@ -112,8 +112,7 @@ type variant struct {
 	literal32      bool // line 32 as printed: has_dec_sent(p) := true
 	alwaysFront    bool // users select position 1 whatever is marked
 	tail           bool // users select behind the last marked position
-	noPredecessor  bool // marked omits the predecessors of occupied positions
-	eagerAdvance   bool // managers advance a user without its advance message
+	perQueue       bool // users answer each dec(p) at once, to its manager only (Fig. 3)
 	noCriticalHold bool // managers serve everything while rm_critical
 }
 

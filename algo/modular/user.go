@@ -151,6 +151,10 @@ func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 	case dec: // lines 14–15
 		i := u.index(from)
+		if u.v.perQueue {
+			env.Send(from, advance{m.P})
+			return
+		}
 		u.lastDec[i] = m.P
 		for _, p := range u.lastDec {
 			if p != m.P {

@@ -1,0 +1,172 @@
+package modular
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"allot/algo"
+	"allot/proc"
+)
+
+// The invariants of §5, checked on the processes' internal state after every
+// step of random runs. Each check is also run against a deliberately broken
+// variant that it must catch.
+
+func managers(n *tnet) []*manager {
+	out := make([]*manager, n.pb.Resources)
+	for k := range out {
+		out[k] = n.procs[n.pb.Users+k].(*manager)
+	}
+	return out
+}
+
+// positionsOf maps each user to its position in every queue it occupies. The
+// runs use waitReleases, so a user occupies a queue at most once.
+func positionsOf(n *tnet) (map[proc.ID]map[int]int32, error) {
+	pos := map[proc.ID]map[int]int32{}
+	for k, m := range managers(n) {
+		for p := int32(1); int(p) < len(m.occ); p++ {
+			u := m.occ[p]
+			if u == proc.None {
+				continue
+			}
+			if pos[u] == nil {
+				pos[u] = map[int]int32{}
+			}
+			if q, ok := pos[u][k]; ok {
+				return nil, fmt.Errorf("user %d at positions %d and %d of q_%d", u, q, p, k)
+			}
+			pos[u][k] = p
+		}
+	}
+	return pos, nil
+}
+
+// claim56 is Claim 5.6: |P_k(i) − P_k'(i)| ≤ 1 for all queues i is in.
+func claim56(n *tnet) error {
+	pos, err := positionsOf(n)
+	if err != nil {
+		return err
+	}
+	for u, ps := range pos {
+		lo, hi := int32(1<<30), int32(0)
+		for _, p := range ps {
+			lo, hi = min(lo, p), max(hi, p)
+		}
+		if hi-lo > 1 {
+			return fmt.Errorf("t=%d: Claim 5.6 violated: user %d at positions %v", n.now, u, ps)
+		}
+	}
+	return nil
+}
+
+// initialBound checks, when user i sends its selects, p ≤ 3m+1 where m is
+// the number of other users in the queues of R_i (§5, proof of Theorem
+// 5.12: each occupies at most two adjacent positions, which with their
+// predecessors mark at most three). With δ ≥ m+1 this is p ≤ 3δ−2 ≤ 3δ. The
+// managers of R_i are all in rm_critical for i, so their queues are what
+// the marked messages described.
+type initialBound struct {
+	maxP, maxM int32
+	checked    int
+}
+
+func (b *initialBound) onSend(n *tnet, from, to proc.ID, m proc.Message) error {
+	c, ok := m.(choose)
+	if !ok {
+		return nil
+	}
+	u := n.procs[from].(*user)
+	if n.ids().rm(u.res[0]) != to {
+		return nil // once per selection
+	}
+	others := map[proc.ID]bool{}
+	ms := managers(n)
+	for _, k := range u.res {
+		for _, o := range ms[k].occ {
+			if o != proc.None && o != from {
+				others[o] = true
+			}
+		}
+	}
+	mm := int32(len(others))
+	b.checked++
+	b.maxP, b.maxM = max(b.maxP, c.P), max(b.maxM, mm)
+	if c.P > 3*mm+1 {
+		return fmt.Errorf("t=%d: initial position %d of user %d exceeds 3m+1 with m=%d other users in its queues", n.now, c.P, from, mm)
+	}
+	return nil
+}
+
+func (n *tnet) ids() idMap { return idMap{int32(n.pb.Users), int32(n.pb.Resources)} }
+
+// invariantRuns runs a over random dynamic workloads with every check on.
+func invariantRuns(t *testing.T, a algo.Algorithm, seeds int) (*initialBound, error) {
+	b := &initialBound{}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		users, res := 3+int(seed%10), 2+int(seed%6)
+		_, err := runRandom(t, a, users, res, min(res, 1+int(seed%4)), seed, func(n *tnet) {
+			n.waitReleases = true
+			n.afterStep = claim56
+			n.onSend = b.onSend
+		})
+		if err != nil {
+			return b, fmt.Errorf("seed %d: %w", seed, err)
+		}
+	}
+	return b, nil
+}
+
+func TestInvariants(t *testing.T) {
+	b, err := invariantRuns(t, For(lockAlg), 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.checked == 0 {
+		t.Fatal("no selection checked")
+	}
+	t.Logf("%d selections: largest initial position %d, largest m %d", b.checked, b.maxP, b.maxM)
+}
+
+// TestInvariantsCatchBroken shows each check failing on a variant that
+// breaks what it checks.
+func TestInvariantsCatchBroken(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    variant
+		sub  algo.Algorithm
+		want string // in the error
+	}{
+		// Lemma 5.1, asserted where a position is written.
+		{"select position 1 always", variant{alwaysFront: true}, lockAlg, "Lemma 5.1"},
+		{"no rm_critical", variant{noCriticalHold: true}, lockAlg, "Lemma 5.1"},
+		// Claim 5.6.
+		{"advance queue by queue", variant{perQueue: true}, lockAlg, "Claim 5.6"},
+		// The initial-position bound.
+		{"select the tail", variant{tail: true}, lockAlg, "exceeds 3m+1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := invariantRuns(t, forVariant(tc.sub, tc.v), 80)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want %q", err, tc.want)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestSubroutineExclusionNeeded: without the subroutine's exclusion two
+// conflicting users select at once; the managers' rm_critical then holds
+// each one's report behind the other's, and nobody gets through.
+func TestSubroutineExclusionNeeded(t *testing.T) {
+	failed := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		if _, err := runRandom(t, For(freeAlg), 6, 3, 3, seed, nil); err != nil {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("modular over a subroutine without exclusion passed every run")
+	}
+}
