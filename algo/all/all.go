@@ -10,10 +10,23 @@ import (
 	"allot/algo"
 	"allot/algo/central"
 	"allot/algo/hygienic"
+	"allot/algo/modular"
 )
 
-// List returns every algorithm, in catalogue order.
+// List returns every algorithm, in catalogue order: the base algorithms,
+// then Rhee's modular algorithm over each exclusion algorithm among them.
 func List() []algo.Algorithm {
+	list := base()
+	for _, a := range list {
+		if a.Kind == algo.Exclusive {
+			list = append(list, modular.For(a))
+		}
+	}
+	return list
+}
+
+// base lists the algorithms of their own packages.
+func base() []algo.Algorithm {
 	return []algo.Algorithm{
 		central.Algorithm,
 		hygienic.Algorithm,

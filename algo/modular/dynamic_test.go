@@ -5,11 +5,15 @@ import (
 	"testing"
 
 	"allot/algo"
+	"allot/algo/central"
+	"allot/algo/hygienic"
 	"allot/proc"
 )
 
 // subs are the subroutines the package tests run under.
-func subs() []algo.Algorithm { return []algo.Algorithm{lockAlg} }
+func subs() []algo.Algorithm {
+	return []algo.Algorithm{lockAlg, central.Algorithm, hygienic.Algorithm}
+}
 
 // TestConcurrency is Theorem 5.11: users 0 and 1 hold resources 0 and 1
 // forever; users 2 and 3 want them too and wait forever; user 4 asks
