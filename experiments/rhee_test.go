@@ -15,7 +15,8 @@ func TestRheeQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"rhee/cm-slowest", "rhee/modular-wins", "rhee/cs-best-low", "rhee/advantage-grows", "rhee/messages"}
+	want := []string{"rhee/cm-slowest", "rhee/modular-beats-cm", "rhee/modular-beats-cs", "rhee/cs-best-low",
+		"rhee/cs-steeper", "rhee/advantage-grows", "rhee/messages", "rhee/precision"}
 	if len(claims) != len(want) {
 		t.Fatalf("%d claims, want %d", len(claims), len(want))
 	}
