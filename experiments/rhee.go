@@ -531,7 +531,7 @@ func (st *rheeStats) claims(missing []string) []Claim {
 		ok := have(cs)
 		var parts []string
 		for vi, s := range st.cfg.services {
-			if !ok {
+			if !have(cs) {
 				break
 			}
 			best, who := math.Inf(1), ""
