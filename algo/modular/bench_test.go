@@ -1,0 +1,39 @@
+package modular
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"allot/algo"
+	"allot/algo/central"
+	"allot/algo/hygienic"
+	"allot/sim"
+	"allot/workload"
+)
+
+// benchRun simulates 40 users over 30 resources asking for 2..4 of them,
+// the acceptance workload, and reports simulated messages per second.
+func benchRun(b *testing.B, sub algo.Algorithm) {
+	d := workload.Dynamic{Users: 40, Resources: 30, MinDemand: 2, MaxDemand: 4}
+	var msgs int64
+	for i := 0; i < b.N; i++ {
+		pb, next, err := d.Problem(rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		procs, err := For(sub).Build(pb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: workload.Uniform(1, 20), Think: workload.Exp(40),
+			CS: workload.Uniform(5, 15), Requests: 2000, Next: next}, pb, procs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs += res.Messages
+	}
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+func BenchmarkModularCentral(b *testing.B)  { benchRun(b, central.Algorithm) }
+func BenchmarkModularHygienic(b *testing.B) { benchRun(b, hygienic.Algorithm) }
