@@ -42,6 +42,11 @@ type Params struct {
 	C1      int     // priority: bound of the random wait
 	Lease   int     // priority: steps a Win keeps a winner's flag up
 	Groups  int     // priority: number of demand groups (1 for uniform)
+
+	// literalTimeout makes a granter give up an offer after λ1 steps, as the
+	// paper's listing does (E_ji ← 0 when A_ij is still 0). Tests only: it
+	// is the broken variant that shows why the granter waits for the answer.
+	literalTimeout bool
 }
 
 // Draws is the size of the draw range of a user in group g: ⌈β·h_g·v⌉ with

@@ -52,7 +52,10 @@ type lease struct {
 	exp proc.Time
 }
 
-type granterTimer struct{ gen uint32 }
+type granterTimer struct {
+	gen   uint32
+	offer bool // literalTimeout: the offer's deadline
+}
 
 const (
 	gFree uint8 = iota
@@ -122,7 +125,7 @@ func (g *Granter) win(env proc.Env, from proc.ID, m Win) {
 		g.phase = gGathering
 		g.pend = append(g.pend[:0], bid{from, m.R, m.A})
 		g.gen++
-		env.After(g.p.Step, granterTimer{g.gen})
+		env.After(g.p.Step, granterTimer{gen: g.gen})
 	case gGathering:
 		if g.leases != nil && int(m.G) != g.cur {
 			g.deny(env, from, m.R, m.A)
@@ -151,6 +154,12 @@ func (g *Granter) deny(env proc.Env, to proc.ID, r, a uint32) {
 // Fire ends a gather window: M_j = 1 agrees, M_j ≥ 2 denies every winner.
 func (g *Granter) Fire(env proc.Env, t proc.Timer) {
 	tm := t.(granterTimer)
+	if tm.offer {
+		if g.phase == gOffered && tm.gen == g.gen {
+			g.free() // the broken variant: the Accept may be in flight
+		}
+		return
+	}
 	if g.phase != gGathering || tm.gen != g.gen {
 		return
 	}
@@ -161,6 +170,10 @@ func (g *Granter) Fire(env proc.Env, t proc.Timer) {
 		g.stats.Agreed++
 		env.Send(b.u, Agree{b.r, b.a})
 		g.pend = g.pend[:0]
+		if g.p.literalTimeout {
+			g.gen++
+			env.After(proc.Time(g.p.Lambda1)*g.p.Step, granterTimer{g.gen, true})
+		}
 		return
 	}
 	for _, b := range g.pend {
