@@ -2,7 +2,6 @@ package bidding
 
 import (
 	"container/heap"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -192,15 +191,3 @@ func ringSets(n, k int) [][]proc.ResID {
 	return sets
 }
 
-func testHarnessSmoke(t *testing.T) {
-	for _, a := range []algo.Algorithm{Algorithm, Priority} {
-		t.Run(a.Name, func(t *testing.T) {
-			h := newHarness(t, a, fixedProblem(ringSets(8, 3), 8, nil), 1)
-			h.run(200, 1<<40)
-			if h.served < 200 {
-				t.Fatalf("served %d of 200", h.served)
-			}
-			fmt.Println(a.Name, "mean response", h.meanResp(), "msgs", h.msgs, "end", h.now)
-		})
-	}
-}
