@@ -93,6 +93,11 @@ func (s *stream) Event(e proc.Event) {
 // conformance suite.
 func realRun(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *randRand) proc.Request, perUser int) runtime.Result {
 	t.Helper()
+	return realRunDelay(t, a, pb, next, perUser, workload.Uniform(1, 5))
+}
+
+func realRunDelay(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *randRand) proc.Request, perUser int, delay workload.Dist) runtime.Result {
+	t.Helper()
 	procs, err := a.Build(pb)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +111,7 @@ func realRun(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID
 	res, err := runtime.Run(ctx, runtime.Config{
 		Tick:          200 * time.Microsecond,
 		Seed:          5,
-		Delay:         workload.Uniform(1, 5),
+		Delay:         delay,
 		Think:         workload.Uniform(0, 5),
 		CS:            workload.Uniform(1, 3),
 		PerUser:       perUser,
@@ -165,6 +170,36 @@ func TestCentralDynamic(t *testing.T) {
 		t.Fatal(err)
 	}
 	realRun(t, central.Algorithm, pb, next, 20)
+}
+
+// TestConformanceRealTime runs both algorithms on a few more conflict
+// graphs and a dynamic workload, with exponential delays, in real time.
+func TestConformanceRealTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real time")
+	}
+	for _, a := range []algo.Algorithm{hygienic.Algorithm, central.Algorithm} {
+		for _, spec := range []string{"grid:3x3", "complete:4", "star:5", "random:10:0.3", "dyn:8:6:1:3"} {
+			t.Run(a.Name+"/"+spec, func(t *testing.T) {
+				var pb *algo.Problem
+				var next func(proc.ID, *randRand) proc.Request
+				if spec == "dyn:8:6:1:3" {
+					var err error
+					d := workload.Dynamic{Users: 8, Resources: 6, MinDemand: 1, MaxDemand: 3}
+					if pb, next, err = d.Problem(newRand(2)); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					g, err := graph.Parse(spec, newRand(4))
+					if err != nil {
+						t.Fatal(err)
+					}
+					pb = algo.DiningProblem(g)
+				}
+				realRunDelay(t, a, pb, next, 8, workload.Exp(3))
+			})
+		}
+	}
 }
 
 // perUser gives a few hundred entries on ring:5 (fewer with -short).
