@@ -4,20 +4,19 @@
 // simulator, which is what shows the contract is free of I/O: an algorithm
 // cannot tell the two drivers apart.
 //
-//	            Run ── ctx, Config{Tick, Think, CS, Requests, PerUser, Sink}
-//	             │
-//	  ┌──────────┴──────────────┬────────────────────────────┐
-//	  v                         v                            v
-//	node 0                    node 1          ...          node n-1
-//	mailbox ◄── put ──┐       mailbox ◄──┐
-//	  │               │         │        │
-//	goroutine:        │       goroutine: │       one input at a time:
-//	Start/Deliver/    │       ...        │       Start, Deliver, Fire,
-//	Fire/wake ──┐     │                  │       wake (Request / Release)
-//	  │ Env     │     │                  │
-//	  │ Send ───┼─────┼──► Transport ────┘       Register(id, Handler)
-//	  │ After ──┼──► timers (time.AfterFunc) ──► put (Fire, wake)
-//	  │ Emit ───┴──► sink mutex ──► proc.Sink    (check, metrics, trace)
+//	              Run(ctx, Config, problem, processes)
+//	                           │ one node per process
+//	       ┌───────────────────┴────────────────────┐
+//	       v                                        v
+//	node p                                   node q
+//	mailbox (a queue, never blocks)          mailbox <───────────────┐
+//	   │ one input at a time                    │                    │
+//	goroutine: Start | Deliver | Fire |      goroutine ...           │
+//	           wake (Request, Release)                               │
+//	   │ proc.Env                                                    │ Handler
+//	   ├─ Send(q, m) ──> Transport (Mem: each message its own delay) ┘
+//	   ├─ After(d, t) ─> real timer ─> p's own mailbox (Fire; the workload's wakes too)
+//	   └─ Emit(e) ─────> sink mutex ─> proc.Sink (check, metrics, trace)
 //
 // Each process has a mailbox (a queue that never blocks the sender) and a
 // goroutine that takes its inputs one at a time, so a process's state is
