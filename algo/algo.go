@@ -59,6 +59,11 @@ type Problem struct {
 	MaxSets   [][]proc.ResID
 	Conflict  *graph.Graph
 	Dining    bool
+	// MaxDemand is the most resources one request names, when the workload
+	// knows a bound below the largest MaxSet (a dynamic workload whose
+	// users may ask for any K of all the resources); 0 means the largest
+	// MaxSet is the bound.
+	MaxDemand int
 
 	// Graph is the communication graph for pool and quota problems.
 	Graph *graph.Graph

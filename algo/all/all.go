@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"allot/algo"
+	"allot/algo/bidding"
 	"allot/algo/central"
 	"allot/algo/hygienic"
 )
@@ -17,6 +18,8 @@ func List() []algo.Algorithm {
 	return []algo.Algorithm{
 		central.Algorithm,
 		hygienic.Algorithm,
+		bidding.Algorithm,
+		bidding.Priority,
 	}
 }
 

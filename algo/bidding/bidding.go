@@ -88,7 +88,7 @@ func NewParams(pb *algo.Problem, priority bool) (*Params, error) {
 	if pb.Users < 1 || pb.Resources < 1 {
 		return nil, fmt.Errorf("bidding needs at least one user and one resource (have %d, %d)", pb.Users, pb.Resources)
 	}
-	p := &Params{Ratio: 1, Mu: 4, Step: 1, Priority: priority}
+	p := &Params{Ratio: 1, Mu: 1, Step: 10, Priority: priority}
 	// k and v from the largest request sets, unless given.
 	compete := make([]int, pb.Resources)
 	for _, set := range pb.MaxSets {
@@ -106,6 +106,9 @@ func NewParams(pb *algo.Problem, priority bool) (*Params, error) {
 	p.V = max(1, slices.Max(compete))
 	if len(pb.MaxSets) == 0 {
 		p.V = pb.Users
+	}
+	if pb.MaxDemand > 0 {
+		p.K = min(p.K, pb.MaxDemand)
 	}
 	p.K = max(1, p.K)
 	keys := make([]string, 0, len(pb.Options))

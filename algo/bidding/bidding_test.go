@@ -20,13 +20,13 @@ func TestParams(t *testing.T) {
 		groups, attempts, h1, h2 int
 		group1, group3, group8   int
 	}{
-		// ρ = 1: β = 2, λ1 = 3, c = 2(3+4)+1 = 15, attempts ⌊11/3⌋ = 3.
-		{"defaults", nil, false, 3, 3, 3, 15, 18, 1, 3, 2, 1, 0, 0, 0},
+		// ρ = 1, μ = 1: β = 2, λ1 = 3, c = 2(3+1)+1 = 9, attempts ⌊8/3⌋ = 2.
+		{"defaults", nil, false, 3, 3, 3, 9, 18, 1, 2, 2, 1, 0, 0, 0},
 		// k = 8, v = 5, ρ = 2: β = 3, λ1 = 5, c = (2(5+2)+1)·4 = 60.
 		{"options", map[string]string{"k": "8", "v": "5", "ratio": "2", "mu": "2"}, true,
 			8, 5, 5, 60, 120, 4, 11, 4, 2, 3, 1, 0},
-		// ρ = 1.5: λ1 = 4, c = ⌈(2(4+4)+1)·2.25⌉ = 39, βkv = ⌈2.5·9⌉ = 23.
-		{"fractional ratio", map[string]string{"ratio": "1.5"}, true, 3, 3, 4, 39, 23, 3, 8, 2, 1, 2, 0, 0},
+		// ρ = 1.5: λ1 = 4, c = ⌈(2(4+1)+1)·2.25⌉ = 25, βkv = ⌈2.5·9⌉ = 23.
+		{"fractional ratio", map[string]string{"ratio": "1.5"}, true, 3, 3, 4, 25, 23, 3, 6, 2, 1, 2, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

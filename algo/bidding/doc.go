@@ -41,10 +41,14 @@
 // message-passing rendering, that a message arrives within one step of the
 // fastest process, as a flag write is seen by its reader within a step.
 //
-// Parameters come from the Problem: k is the largest MaxSets entry and v the
-// most users whose MaxSets share a resource, unless Problem.Options set them
-// ("k", "v"); "ratio" (ρ, default 1), "mu" (μ, default 4) and "step" (ticks,
-// default 1) are options too. Unknown options are an error.
+// Parameters come from the Problem: k is the largest MaxSets entry (or
+// Problem.MaxDemand when that is smaller) and v the most users whose MaxSets
+// share a resource, unless Problem.Options set them ("k", "v"); "ratio" (ρ,
+// default 1), "mu" (μ, default 1) and "step" (ticks, default 10: about a
+// message delay and a critical section of the default scenario) are options
+// too. Unknown options are an error. A step shorter than the message delays
+// only makes the algorithm slower: attempts close on their answers, not on
+// a clock (see below).
 //
 // # Priority bidding (§4)
 //
