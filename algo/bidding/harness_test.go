@@ -190,4 +190,3 @@ func ringSets(n, k int) [][]proc.ResID {
 	}
 	return sets
 }
-
