@@ -274,9 +274,12 @@ func progressLine(stderr io.Writer, name string, target int) func(int) {
 		return nil
 	}
 	return func(served int) {
-		if target > 0 {
+		switch {
+		case target > 0 && served >= target:
+			fmt.Fprintf(f, "\r%s: %d served, draining open requests\x1b[K", name, served)
+		case target > 0:
 			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)\x1b[K", name, served, target, 100*float64(served)/float64(target))
-		} else {
+		default:
 			fmt.Fprintf(f, "\r%s: %d served\x1b[K", name, served)
 		}
 	}
