@@ -113,6 +113,7 @@ const (
 // user is a user's place in the workload cycle, with the random source
 // its workload draws from, kept together for cache locality.
 type user struct {
+	a     proc.Allocator // the user's process
 	phase phase
 	made  int32 // requests made
 	unit  int32 // pool: the unit held
@@ -176,6 +177,14 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 		us := &s.users[u]
 		us.src.Seed(cfg.Seed, uint64(u)<<1|1)
 		us.rnd = *rand.New(&us.src)
+		a, ok := procs[u].(proc.Allocator)
+		if !ok {
+			return res, fmt.Errorf("sim: user %d (%T) does not take requests", u, procs[u])
+		}
+		us.a = a
+		if cfg.Next == nil && pb.Kind == algo.Exclusive {
+			us.req = proc.Request{Res: pb.MaxSets[u]}
+		}
 	}
 	if len(cfg.Crashes) > 0 || cfg.Cost > 0 {
 		s.st = make([]pstate, len(procs))
@@ -275,13 +284,15 @@ func (s *Sim) run() {
 // wake moves user u one step along the workload cycle.
 func (s *Sim) wake(u proc.ID) {
 	st := &s.users[u]
-	a := s.procs[u].(proc.Allocator)
+	a := st.a
 	switch st.phase {
 	case thinking:
 		if s.draining {
 			return
 		}
-		st.req = s.nextRequest(u)
+		if s.cfg.Next != nil {
+			st.req = s.cfg.Next(u, &st.rnd)
+		}
 		st.phase = waiting
 		st.made++
 		s.res.Requests++
@@ -309,16 +320,6 @@ func (s *Sim) thinkThenAsk(u proc.ID, st *user) {
 		return
 	}
 	s.q.push(item{at: s.now + s.cfg.Think.Draw(&st.rnd), to: u, kind: itemWake})
-}
-
-func (s *Sim) nextRequest(u proc.ID) proc.Request {
-	if s.cfg.Next != nil {
-		return s.cfg.Next(u, &s.users[u].rnd)
-	}
-	if s.pb.Kind == algo.Exclusive {
-		return proc.Request{Res: s.pb.MaxSets[u]}
-	}
-	return proc.Request{}
 }
 
 // emit stamps e and hands it to the sink.
