@@ -154,6 +154,17 @@ func (p *Plan) problem(s *workload.Scenario, rnd *rand.Rand) error {
 		if s.FixedSets {
 			return fmt.Errorf("--fixed-sets goes with --users/--resources/--demand")
 		}
+		if workload.IsMatrix(s.Graph) {
+			// A lower-bound network: users want a row and a column of a
+			// matrix of resources (no conflict graph's edges).
+			m, err := workload.ParseMatrix(s.Graph)
+			if err != nil {
+				return fmt.Errorf("--graph: %w", err)
+			}
+			p.Graph = s.Graph
+			p.Problem, err = m.Problem()
+			return err
+		}
 		g, err := parseGraph(s.Graph, rnd)
 		if err != nil {
 			return err

@@ -37,7 +37,7 @@ func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
 		}
 		return nil
 	})
-	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs)
+	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs+"; exclusive also "+workload.MatrixSpecs)
 	fs.IntVar(&s.Users, "users", s.Users, "dynamic workload: number of users")
 	fs.IntVar(&s.Resources, "resources", s.Resources, "dynamic workload: number of resources")
 	fs.StringVar(&s.Demand, "demand", s.Demand, "dynamic workload: resources per request, K or K:K2")
