@@ -86,9 +86,9 @@ type env struct {
 	p proc.ID
 }
 
-func (e env) Self() ID           { return e.p }
-func (e env) Now() proc.Time     { return e.d.now }
-func (e env) Rand() *rand.Rand   { return e.d.prnd[e.p] }
+func (e env) Self() ID         { return e.p }
+func (e env) Now() proc.Time   { return e.d.now }
+func (e env) Rand() *rand.Rand { return e.d.prnd[e.p] }
 func (e env) After(proc.Time, proc.Timer) {
 	panic("dinetest: timers are not supported")
 }
