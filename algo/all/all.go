@@ -1,0 +1,45 @@
+// Package all is the catalogue of allot's algorithms: the one place that
+// knows every algorithm package.
+package all
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"allot/algo"
+	"allot/algo/central"
+	"allot/algo/hygienic"
+)
+
+// List returns every algorithm, in catalogue order.
+func List() []algo.Algorithm {
+	return []algo.Algorithm{
+		central.Algorithm,
+		hygienic.Algorithm,
+	}
+}
+
+// OfKind returns the algorithms that solve kind k.
+func OfKind(k algo.Kind) []algo.Algorithm {
+	var out []algo.Algorithm
+	for _, a := range List() {
+		if a.Kind == k {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Lookup finds an algorithm by name.
+func Lookup(name string) (algo.Algorithm, error) {
+	var names []string
+	for _, a := range List() {
+		if a.Name == name {
+			return a, nil
+		}
+		names = append(names, a.Name)
+	}
+	slices.Sort(names)
+	return algo.Algorithm{}, fmt.Errorf("unknown algorithm %q (have %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"container/heap"
+	"math/bits"
+
+	"allot/proc"
+)
+
+// itemKind is what a queued item does when its time comes.
+type itemKind uint8
+
+const (
+	itemDeliver itemKind = iota // deliver payload (a proc.Message) from `from`
+	itemFire                    // fire payload (a proc.Timer)
+	itemWake                    // the application's next step at `to`
+	itemCrash                   // `to` fails
+)
+
+// item is one scheduled input. payload is the message or the timer.
+type item struct {
+	at      proc.Time
+	to      proc.ID
+	from    proc.ID
+	kind    itemKind
+	payload any
+}
+
+// queue orders items by (time, insertion sequence): a calendar of window
+// buckets, one per tick, for the near future, and a heap for the far future.
+//
+//	now                 now+window
+//	 |  bucket per tick    |   far heap, ordered by (time, seq)
+//	 [][][][][][][][][][][]|  ......................
+//
+// Every item in bucket t%window has time exactly t (an item further away
+// than the window goes to the heap), so a bucket is a FIFO and its order is
+// insertion order. Far items move into their bucket as soon as the window
+// reaches them, before anything else can be inserted at their time, so the
+// (time, seq) order holds across both parts. Push and pop are O(1) for the
+// near future, which is where message delays and timers live.
+type queue struct {
+	now     proc.Time
+	buckets [window]bucket
+	nonzero [window / 64]uint64 // bit b set: bucket b is not empty
+	near    int                 // items in buckets
+	far     farHeap
+	seq     uint64
+}
+
+const window = 1 << 12
+
+type bucket struct {
+	items []item
+	head  int
+}
+
+func (q *queue) len() int { return q.near + len(q.far) }
+
+func (q *queue) push(it item) {
+	if it.at < q.now {
+		panic("sim: item scheduled in the past")
+	}
+	if it.at-q.now >= window {
+		q.seq++
+		heap.Push(&q.far, farItem{it, q.seq})
+		return
+	}
+	b := int(it.at & (window - 1))
+	q.buckets[b].items = append(q.buckets[b].items, it)
+	q.nonzero[b>>6] |= 1 << (b & 63)
+	q.near++
+}
+
+// pop removes the first item. ok is false when the queue is empty.
+func (q *queue) pop() (it item, ok bool) {
+	for {
+		if q.near > 0 {
+			b := q.nextBucket()
+			// Moving to bucket b's time: first pull in far items the window
+			// now reaches.
+			t := q.now + proc.Time((b-int(q.now&(window-1))+window)&(window-1))
+			q.advance(t)
+			bk := &q.buckets[b]
+			it = bk.items[bk.head]
+			bk.items[bk.head] = item{}
+			bk.head++
+			if bk.head == len(bk.items) {
+				bk.items, bk.head = bk.items[:0], 0
+				q.nonzero[b>>6] &^= 1 << (b & 63)
+			}
+			q.near--
+			return it, true
+		}
+		if len(q.far) == 0 {
+			return item{}, false
+		}
+		q.advance(q.far[0].at)
+	}
+}
+
+// advance moves the clock to t and pulls far items inside the new window
+// into their buckets, in (time, seq) order.
+func (q *queue) advance(t proc.Time) {
+	q.now = t
+	for len(q.far) > 0 && q.far[0].at-t < window {
+		f := heap.Pop(&q.far).(farItem)
+		b := int(f.at & (window - 1))
+		q.buckets[b].items = append(q.buckets[b].items, f.item)
+		q.nonzero[b>>6] |= 1 << (b & 63)
+		q.near++
+	}
+}
+
+// nextBucket finds the first non-empty bucket at or after now (cyclically).
+func (q *queue) nextBucket() int {
+	start := int(q.now & (window - 1))
+	w := start >> 6
+	if m := q.nonzero[w] >> (start & 63); m != 0 {
+		return start + bits.TrailingZeros64(m)
+	}
+	for i := 1; i <= len(q.nonzero); i++ {
+		wi := (w + i) % len(q.nonzero)
+		if q.nonzero[wi] != 0 {
+			return wi<<6 + bits.TrailingZeros64(q.nonzero[wi])
+		}
+	}
+	panic("sim: near count out of step with the buckets")
+}
+
+type farItem struct {
+	item
+	seq uint64
+}
+
+type farHeap []farItem
+
+func (h farHeap) Len() int { return len(h) }
+func (h farHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h farHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *farHeap) Push(x any)   { *h = append(*h, x.(farItem)) }
+func (h *farHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

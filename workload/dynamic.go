@@ -1,0 +1,90 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"allot/algo"
+	"allot/proc"
+)
+
+// Dynamic is a dynamic exclusive workload: Users users share Resources
+// resources, and each request names MinDemand..MaxDemand of them, drawn
+// uniformly (the size uniformly in the range, then the set uniformly among
+// sets of that size).
+//
+// With FixedSets each user draws one set for the whole run: it is then the
+// user's declared maximum set, and the conflict graph joins users whose sets
+// intersect. Without, a user may ask for any resources each time, so its
+// maximum set is every resource and every two users conflict.
+type Dynamic struct {
+	Users, Resources     int
+	MinDemand, MaxDemand int
+	FixedSets            bool
+}
+
+// Validate reports a workload that cannot be generated.
+func (d Dynamic) Validate() error {
+	switch {
+	case d.Users < 1:
+		return fmt.Errorf("--users must be at least 1, not %d", d.Users)
+	case d.Resources < 1:
+		return fmt.Errorf("--resources must be at least 1, not %d", d.Resources)
+	case d.MinDemand < 1 || d.MaxDemand < d.MinDemand:
+		return fmt.Errorf("--demand %d:%d: want 1 ≤ K ≤ K2", d.MinDemand, d.MaxDemand)
+	case d.MaxDemand > d.Resources:
+		return fmt.Errorf("--demand %d exceeds the %d resources", d.MaxDemand, d.Resources)
+	}
+	return nil
+}
+
+// Problem builds the problem and the request generator to hand the
+// simulator as sim.Config.Next. rnd draws the fixed sets.
+func (d Dynamic) Problem(rnd *rand.Rand) (*algo.Problem, func(proc.ID, *rand.Rand) proc.Request, error) {
+	if err := d.Validate(); err != nil {
+		return nil, nil, err
+	}
+	sets := make([][]proc.ResID, d.Users)
+	if d.FixedSets {
+		for u := range sets {
+			sets[u] = d.draw(rnd)
+		}
+	} else {
+		all := make([]proc.ResID, d.Resources)
+		for r := range all {
+			all[r] = proc.ResID(r)
+		}
+		for u := range sets {
+			sets[u] = all
+		}
+	}
+	g, err := algo.ConflictGraph(d.Users, sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	pb := &algo.Problem{Kind: algo.Exclusive, Users: d.Users, Resources: d.Resources, MaxSets: sets, Conflict: g}
+	next := func(u proc.ID, r *rand.Rand) proc.Request {
+		if d.FixedSets {
+			return proc.Request{Res: sets[u]}
+		}
+		return proc.Request{Res: d.draw(r)}
+	}
+	return pb, next, nil
+}
+
+// draw picks a sorted random set of MinDemand..MaxDemand resources.
+func (d Dynamic) draw(r *rand.Rand) []proc.ResID {
+	k := d.MinDemand + r.IntN(d.MaxDemand-d.MinDemand+1)
+	set := make([]proc.ResID, 0, k)
+	// Floyd's algorithm: k distinct values without a permutation of all.
+	for j := d.Resources - k; j < d.Resources; j++ {
+		t := proc.ResID(r.IntN(j + 1))
+		if slices.Contains(set, t) {
+			t = proc.ResID(j)
+		}
+		set = append(set, t)
+	}
+	slices.Sort(set)
+	return set
+}
