@@ -10,6 +10,7 @@ import (
 	"allot/algo"
 	"allot/algo/central"
 	"allot/algo/hygienic"
+	"allot/algo/threshold"
 )
 
 // List returns every algorithm, in catalogue order.
@@ -17,6 +18,7 @@ func List() []algo.Algorithm {
 	return []algo.Algorithm{
 		central.Algorithm,
 		hygienic.Algorithm,
+		threshold.Algorithm,
 	}
 }
 

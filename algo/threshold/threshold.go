@@ -71,7 +71,12 @@
 //
 // Initial state (§5.1 "initially"): every process thinks, every fork is
 // dirty and held by the lower-priority end, the request token by the other
-// end. The initial priorities are by id: the smaller id has priority.
+// end. The initial priorities are by id, the larger id first (as in package
+// hygienic, so that both start from the same partial order).
+//
+// Dynamic workloads (requests naming subsets of resources) run over the
+// problem's conflict graph exactly as package hygienic does: a process
+// collects the forks of all its conflict neighbours whatever it asks for.
 package threshold
 
 import (
@@ -119,10 +124,10 @@ type Rise func(p proc.ID, h int64, nbr []int64) int64
 
 // Build builds the processes of a dining problem. With rise nil the
 // priorities are the clean and dirty forks of §5; with rise set they are
-// integer heights (§6), process p starting at height p.
+// integer heights (§6), process p of n starting at height n-1-p.
 func Build(pb *algo.Problem, rise Rise) ([]proc.Process, error) {
-	if pb.Kind != algo.Exclusive || !pb.Dining || pb.Conflict == nil {
-		return nil, fmt.Errorf("dining algorithm: needs a dining problem (a conflict graph, each request all of a process's edges)")
+	if pb.Kind != algo.Exclusive || pb.Conflict == nil {
+		return nil, fmt.Errorf("dining algorithm: needs an exclusive problem with a conflict graph")
 	}
 	g := pb.Conflict
 	if g.N() != pb.Users {
@@ -134,17 +139,17 @@ func Build(pb *algo.Problem, rise Rise) ([]proc.Process, error) {
 		nb := g.Neighbors(id)
 		p := &Proc{id: id, nbr: nb, flag: make([]uint8, len(nb)), rise: rise}
 		if rise != nil {
-			p.h = int64(u)
+			p.h = int64(pb.Users - 1 - u)
 			p.nh = make([]int64, len(nb))
 		}
 		for i, q := range nb {
-			if q < id { // q has priority: the fork starts here, dirty
+			if q > id { // q has priority: the fork starts here, dirty
 				p.flag[i] = fFork | fHigher
 			} else { // p has priority: it holds the token
 				p.flag[i] = fTok
 			}
 			if rise != nil {
-				p.nh[i] = int64(q)
+				p.nh[i] = int64(pb.Users - 1 - int(q))
 			}
 		}
 		ps[u] = p

@@ -2,42 +2,75 @@ package threshold_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
-	"allot/algo/internal/dinetest"
+	"allot/algo"
+	"allot/algo/algotest"
+	"allot/algo/hygienic"
 	"allot/algo/threshold"
+	"allot/check"
 	"allot/graph"
 	"allot/proc"
+	"allot/sim"
+	"allot/workload"
 )
 
-var specs = []string{"line:2", "line:7", "ring:5", "ring:8", "grid:3x4", "complete:5", "star:6", "tree:12:3", "random:15:0.3", "random:25:0.15"}
+func TestConformance(t *testing.T) { algotest.Exclusive(t, threshold.Algorithm) }
 
-func TestSafeAndLive(t *testing.T) {
-	for _, spec := range specs {
-		for seed := uint64(0); seed < 30; seed++ {
-			g, err := graph.Parse(spec, rand.New(rand.NewPCG(seed, 9)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg := dinetest.Config{Seed: seed, MaxDelay: []proc.Time{1, 5, 40}[seed%3], Think: []proc.Time{0, 10, 100}[seed/3%3], Eat: 5, Requests: 40 * g.N(), FIFO: seed%2 == 0}
-			res, err := dinetest.Run(threshold.Algorithm, g, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Error != nil {
-				t.Fatalf("%s seed %d: %v", spec, seed, res.Error)
-			}
-			if res.Served < cfg.Requests {
-				t.Fatalf("%s seed %d: deadlock after %d entries, hungry %v", spec, seed, res.Served, res.Hungry)
-			}
-		}
+// run simulates g with every user asking perUser times.
+func run(t *testing.T, a algo.Algorithm, spec string, cfg sim.Config) (sim.Result, *check.Exclusion) {
+	t.Helper()
+	g, err := graph.Parse(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := algo.DiningProblem(g)
+	ps, err := a.Build(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex check.Exclusion
+	cfg.Sink = &ex
+	res, err := sim.Run(cfg, pb, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, &ex
+}
+
+// A hungry process that is not at its threshold point gives up clean forks:
+// on a line whose priorities all point one way, the crash of the process
+// every other one waits on starves only its neighbour. The hygienic
+// algorithm starves the whole line in the same run.
+func TestThresholdBreaksWaitingChains(t *testing.T) {
+	cfg := sim.Config{Seed: 1, Delay: workload.Const(5), CS: workload.Const(3), PerUser: 1,
+		Crashes: []sim.Crash{{P: 9, At: 9}}} // before the forks it asked for arrive
+	res, ex := run(t, threshold.Algorithm, "line:10", cfg)
+	if !ex.OK() {
+		t.Fatal(ex.First)
+	}
+	if res.Open != 1 {
+		t.Errorf("threshold: %d processes starved by the crash of the highest-priority end, want 1 (its neighbour)", res.Open)
+	}
+	res, _ = run(t, hygienic.Algorithm, "line:10", cfg)
+	if res.Open != 9 {
+		t.Errorf("hygienic: %d processes starved, want 9 (the scenario no longer builds the chain)", res.Open)
+	}
+}
+
+func TestBuildRejectsPool(t *testing.T) {
+	if _, err := threshold.Algorithm.Build(&algo.Problem{Kind: algo.Pool, Users: 2}); err == nil {
+		t.Fatal("no error for a pool problem")
 	}
 }
 
 func ExampleBuild() {
 	g, _ := graph.Parse("ring:4", nil)
-	res, _ := dinetest.Run(threshold.Algorithm, g, dinetest.Config{Seed: 1, MaxDelay: 3, Eat: 2, Requests: 100})
-	fmt.Println(res.Served, res.Error)
-	// Output: 100 <nil>
+	pb := algo.DiningProblem(g)
+	ps, _ := threshold.Build(pb, nil)
+	var ex check.Exclusion
+	res, _ := sim.Run(sim.Config{Seed: 1, Delay: workload.Uniform(1, 3), CS: workload.Const(2), Requests: 100, Sink: &ex}, pb, ps)
+	fmt.Println(res.Served, ex.OK())
+	var _ proc.Sink = &ex
+	// Output: 100 true
 }
