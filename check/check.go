@@ -7,6 +7,7 @@
 //	                   Pool        one holder per unit, one unit per holder, ≤ R units
 //	                   Quota       ≤ M permits; a reject only once ≥ M−W permits; exhausted iff reject
 //	                   Waits       open requests at the end, the longest wait (starvation)
+//	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
 //
 // Deadlock is quiescence with open requests: the driver knows when nothing is
 // left to happen, the events tell which requests are open (Waits.Deadlock).
