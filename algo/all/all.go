@@ -9,6 +9,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/central"
+	"allot/algo/doorway"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
 )
@@ -19,6 +20,7 @@ func List() []algo.Algorithm {
 		central.Algorithm,
 		hygienic.Algorithm,
 		threshold.Algorithm,
+		doorway.Algorithm,
 	}
 }
 
