@@ -2,7 +2,10 @@ module allot
 
 go 1.26
 
-require gonum.org/v1/plot v0.17.0
+require (
+	gonum.org/v1/plot v0.17.0
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect

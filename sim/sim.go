@@ -61,6 +61,11 @@ type Config struct {
 	// (0: no limit). Horizon stops it at that tick (0: no limit).
 	Requests int
 	Horizon  proc.Time
+	// Drain, with Requests, changes what happens once Requests answers
+	// are reached: users make no new requests, and the run goes on until
+	// the open ones are answered, nothing is left to do, or Drain more
+	// ticks have passed. Requests still open then are starved.
+	Drain proc.Time
 	// Next returns user u's next request. Nil: the user's whole MaxSet
 	// (dining) for exclusive problems, an empty request otherwise.
 	Next func(u proc.ID, rnd *rand.Rand) proc.Request
@@ -128,10 +133,14 @@ type Sim struct {
 	cur   proc.ID
 	now   proc.Time
 	stop  bool
-	res   Result
-	kinds []string // message kinds seen, parallel to counts
-	count []int64
-	fifo  map[uint64]proc.Time // FIFO: last arrival time per link
+	// draining: Requests answers were reached, no new requests; the run
+	// ends at drainEnd.
+	draining bool
+	drainEnd proc.Time
+	res      Result
+	kinds    []string // message kinds seen, parallel to counts
+	count    []int64
+	fifo     map[uint64]proc.Time // FIFO: last arrival time per link
 }
 
 // Run simulates procs (users first, as algo.Algorithm.Build returns them)
@@ -196,7 +205,7 @@ func (s *Sim) run() {
 			s.res.Quiescent = true
 			break
 		}
-		if s.cfg.Horizon > 0 && it.at > s.cfg.Horizon {
+		if s.cfg.Horizon > 0 && it.at > s.cfg.Horizon || s.draining && it.at > s.drainEnd {
 			break
 		}
 		s.now = it.at
@@ -255,6 +264,9 @@ func (s *Sim) wake(u proc.ID, st *pstate) {
 	a := s.procs[u].(proc.Allocator)
 	switch st.phase {
 	case thinking:
+		if s.draining {
+			return
+		}
 		st.req = s.nextRequest(u)
 		st.phase = waiting
 		st.made++
@@ -396,7 +408,17 @@ func (s *Sim) Emit(e proc.Event) {
 		return
 	}
 	if s.cfg.Requests > 0 && s.res.Served >= s.cfg.Requests {
-		s.stop = true
+		switch {
+		case s.cfg.Drain == 0:
+			s.stop = true
+		case !s.draining:
+			s.draining, s.drainEnd = true, s.now+s.cfg.Drain
+			fallthrough
+		default:
+			if s.res.Served == s.res.Requests {
+				s.stop = true
+			}
+		}
 	}
 }
 

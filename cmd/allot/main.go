@@ -1,0 +1,73 @@
+// Command allot runs allot's distributed resource-allocation algorithms in
+// the deterministic simulator and reproduces the papers' claims.
+//
+//	allot sim [flags] [scenario.yaml]   compare algorithms on one workload
+//	allot repro [NAME...] [flags]       run the paper reproductions
+//	allot list                          the algorithms and reproductions
+//
+// Bad input prints one line starting "allot: " and exits 2.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `allot — distributed resource allocation: multi-resource locks, pools, quotas
+
+usage:
+  allot sim [flags] [scenario.yaml]   run algorithms side by side on one workload (allot sim -h)
+  allot repro [NAME...] [flags]       reproduce the papers' claims (allot repro -h)
+  allot list                          list the algorithms and reproductions
+`
+
+// usageError is bad input: exit 2.
+type usageError struct{ error }
+
+func badf(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// failed means the run itself found a problem (a violation, a failed
+// claim): exit 1, the details are already printed.
+var errFailed = errors.New("failed")
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "sim":
+		err = simCmd(args[1:], stdout, stderr)
+	case "repro":
+		err = reproCmd(args[1:], stdout, stderr)
+	case "list":
+		err = listCmd(stdout)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = badf("unknown command %q (want sim, repro or list)", args[0])
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		return 0
+	case errors.Is(err, errFailed):
+		return 1
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "allot: %v\n", ue.error)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "allot: %v\n", err)
+		return 1
+	}
+}

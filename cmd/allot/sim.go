@@ -1,0 +1,305 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"allot/graph"
+	"allot/proc"
+	"allot/run"
+	"allot/trace"
+	"allot/workload"
+)
+
+var errHelp = errors.New("help shown")
+
+// simFlags binds the flags of `allot sim` to a scenario.
+func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
+	fs := flag.NewFlagSet("allot sim", flag.ContinueOnError)
+	fs.StringVar(&s.Kind, "kind", s.Kind, "problem kind: exclusive, pool or quota")
+	fs.Func("algo", "algorithms to run side by side, comma-separated (default: every one of the kind)", func(v string) error {
+		s.Algo = nil
+		for _, a := range strings.Split(v, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				s.Algo = append(s.Algo, a)
+			}
+		}
+		if len(s.Algo) == 0 {
+			return errors.New("no algorithm named")
+		}
+		return nil
+	})
+	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs)
+	fs.IntVar(&s.Users, "users", s.Users, "dynamic workload: number of users")
+	fs.IntVar(&s.Resources, "resources", s.Resources, "dynamic workload: number of resources")
+	fs.StringVar(&s.Demand, "demand", s.Demand, "dynamic workload: resources per request, K or K:K2")
+	fs.BoolVar(&s.FixedSets, "fixed-sets", s.FixedSets, "dynamic workload: one resource set per user for the whole run")
+	fs.IntVar(&s.Units, "units", s.Units, "pool size R (kind pool)")
+	fs.IntVar(&s.Budget, "budget", s.Budget, "permits M (kind quota)")
+	fs.IntVar(&s.Waste, "waste", s.Waste, "allowed waste W (kind quota)")
+	fs.IntVar(&s.Requests, "requests", s.Requests, "stop after N answered requests (then drain open ones)")
+	fs.StringVar(&s.Think, "think", s.Think, "think time: const:X | uniform:A:B | exp:MEAN (ticks)")
+	fs.StringVar(&s.CS, "cs", s.CS, "critical-section time (ticks)")
+	fs.StringVar(&s.Delay, "delay", s.Delay, "message delay (ticks)")
+	fs.BoolVar(&s.FIFO, "fifo", s.FIFO, "FIFO channels (default: unordered)")
+	fs.Func("crash", "fail-stop crashes P@T[,P@T...]", func(v string) error { s.Crash = append(s.Crash, v); return nil })
+	fs.Uint64Var(&s.Seed, "seed", s.Seed, "random seed")
+	fs.Int64Var(&s.Cost, "cost", s.Cost, "ticks a process is busy per handled input")
+	fs.Int64Var(&s.Horizon, "horizon", s.Horizon, "stop at this tick (0: none)")
+	fs.StringVar(&o.format, "format", "table", "output: table or json")
+	fs.StringVar(&o.trace, "trace", "", "write the event stream as JSONL to FILE")
+	fs.BoolVar(&o.traceMessages, "trace-messages", false, "include send and deliver events in the trace")
+	return fs
+}
+
+type simOut struct {
+	format, trace string
+	traceMessages bool
+}
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments, and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func simCmd(args []string, stdout, stderr io.Writer) error {
+	s := workload.Default()
+	var o simOut
+	// First pass: find a scenario file, so that flags override it.
+	probe := simFlags(&workload.Scenario{}, &simOut{})
+	probe.SetOutput(io.Discard)
+	pos, err := parseInterleaved(probe, args)
+	if err == flag.ErrHelp {
+		fs := simFlags(&s, &o)
+		fs.SetOutput(stdout)
+		fmt.Fprintln(stdout, "usage: allot sim [flags] [scenario.yaml]")
+		fs.PrintDefaults()
+		return errHelp
+	}
+	if err != nil {
+		return badf("%v", err)
+	}
+	if len(pos) > 1 {
+		return badf("sim takes at most one scenario file, got %q", pos)
+	}
+	explicit := map[string]bool{}
+	if len(pos) == 1 {
+		file, err := workload.LoadScenario(pos[0])
+		if err != nil {
+			return badf("%v", err)
+		}
+		s = overlay(s, file, explicit)
+	}
+	fs := simFlags(&s, &o)
+	fs.SetOutput(io.Discard)
+	if _, err := parseInterleaved(fs, args); err != nil {
+		return badf("%v", err)
+	}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	// A dynamic workload replaces the default graph, unless a graph was
+	// asked for too (which Compile rejects).
+	if (explicit["users"] || explicit["resources"] || explicit["demand"]) && !explicit["graph"] {
+		s.Graph = ""
+	}
+	if o.format != "table" && o.format != "json" {
+		return badf("--format %q: want table or json", o.format)
+	}
+	plan, err := run.Compile(s)
+	if err != nil {
+		return badf("%v", err)
+	}
+	if len(plan.Skipped) > 0 {
+		fmt.Fprintf(stderr, "allot: note: %s left out: they need FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
+	}
+	plan.Config.TraceMessages = o.traceMessages
+	reports := make([]run.Report, 0, len(plan.Algos))
+	for _, a := range plan.Algos {
+		var sink proc.Sink
+		var tw *trace.Writer
+		var tf *os.File
+		if o.trace != "" {
+			path := tracePath(o.trace, a.Name, len(plan.Algos))
+			if tf, err = os.Create(path); err != nil {
+				return badf("--trace: %v", err)
+			}
+			tw = trace.NewWriter(tf)
+			sink = tw
+			if path != o.trace {
+				fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
+			}
+		}
+		rep, err := plan.Execute(a, sink, progressLine(stderr, a.Name, plan.Scenario.Requests))
+		if tw != nil {
+			err = errors.Join(err, tw.Flush(), tf.Close())
+		}
+		if err != nil {
+			return err
+		}
+		reports = append(reports, rep)
+	}
+	if o.format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Seed uint64       `json:"seed"`
+			Runs []run.Report `json:"runs"`
+		}{plan.Scenario.Seed, reports}); err != nil {
+			return err
+		}
+	} else {
+		printTable(stdout, plan, reports)
+	}
+	for _, r := range reports {
+		if r.SafetyViolations > 0 {
+			fmt.Fprintf(stderr, "allot: %s: %d safety violations (seed %d), first: %s\n", r.Algorithm, r.SafetyViolations, plan.Scenario.Seed, r.Violations[0])
+			return errFailed
+		}
+	}
+	return nil
+}
+
+// overlay copies the fields file sets onto base.
+func overlay(base, file workload.Scenario, explicit map[string]bool) workload.Scenario {
+	if file.Users != 0 || file.Resources != 0 || file.Demand != "" {
+		base.Graph = ""
+	}
+	set := func(name string, nonzero bool) bool {
+		if nonzero {
+			explicit[name] = true
+		}
+		return nonzero
+	}
+	if set("kind", file.Kind != "") {
+		base.Kind = file.Kind
+	}
+	if set("algo", len(file.Algo) > 0) {
+		base.Algo = file.Algo
+	}
+	if set("graph", file.Graph != "") {
+		base.Graph = file.Graph
+	}
+	for _, f := range []struct {
+		name     string
+		from, to *int
+	}{{"users", &file.Users, &base.Users}, {"resources", &file.Resources, &base.Resources}, {"units", &file.Units, &base.Units},
+		{"budget", &file.Budget, &base.Budget}, {"waste", &file.Waste, &base.Waste}, {"requests", &file.Requests, &base.Requests}} {
+		if set(f.name, *f.from != 0) {
+			*f.to = *f.from
+		}
+	}
+	for _, f := range []struct {
+		name     string
+		from, to *string
+	}{{"demand", &file.Demand, &base.Demand}, {"think", &file.Think, &base.Think}, {"cs", &file.CS, &base.CS}, {"delay", &file.Delay, &base.Delay}} {
+		if set(f.name, *f.from != "") {
+			*f.to = *f.from
+		}
+	}
+	base.FixedSets = base.FixedSets || file.FixedSets
+	base.FIFO = base.FIFO || file.FIFO
+	base.Crash = append(base.Crash, file.Crash...)
+	if file.Seed != 0 {
+		base.Seed = file.Seed
+	}
+	if file.Cost != 0 {
+		base.Cost = file.Cost
+	}
+	if file.Horizon != 0 {
+		base.Horizon = file.Horizon
+	}
+	if file.Failure != nil {
+		base.Failure = file.Failure
+	}
+	if file.Options != nil {
+		base.Options = file.Options
+	}
+	return base
+}
+
+// tracePath gives each algorithm its own trace when several run:
+// t.jsonl becomes t.hygienic.jsonl.
+func tracePath(path, algo string, n int) string {
+	if n == 1 {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "." + algo + ext
+}
+
+// progressLine returns a progress callback drawing on stderr when stderr is
+// a terminal, else nil.
+func progressLine(stderr io.Writer, name string, target int) func(int) {
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(served int) {
+		if target > 0 {
+			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)\x1b[K", name, served, target, 100*float64(served)/float64(target))
+		} else {
+			fmt.Fprintf(f, "\r%s: %d served\x1b[K", name, served)
+		}
+	}
+}
+
+func printTable(w io.Writer, plan *run.Plan, reports []run.Report) {
+	// Clear a progress line, if one was drawn.
+	if p := progressLine(os.Stderr, "", 0); p != nil {
+		fmt.Fprint(os.Stderr, "\r\x1b[K")
+	}
+	what := plan.Graph
+	if what == "" {
+		s := plan.Scenario
+		what = fmt.Sprintf("%d users, %d resources, demand %s", s.Users, s.Resources, s.Demand)
+		if s.FixedSets {
+			what += ", fixed sets"
+		}
+	}
+	ch := "unordered"
+	if plan.Scenario.FIFO {
+		ch = "FIFO"
+	}
+	fmt.Fprintf(w, "%s on %s; think %s, cs %s, delay %s, %s channels; seed %d\n\n", plan.Kind, what,
+		plan.Config.Think, plan.Config.CS, plan.Config.Delay, ch, plan.Scenario.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tserved\tresp mean\tp50\tp99\tmax\tmsgs/served\tconcurrency\tfairness\tviolations\tstarved\tdeadlock\tevents/s\t")
+	for _, r := range reports {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%d\t%d\t%v\t%s\t\n",
+			r.Algorithm, r.Served, r.Response.Mean, r.Response.P50, r.Response.P99, r.Response.Max,
+			r.Messages.PerServed, r.Concurrency, r.Fairness, r.SafetyViolations, r.Starved, r.Deadlock, si(r.EventsPerSecond))
+	}
+	tw.Flush()
+}
+
+// si formats a rate with an SI suffix.
+func si(x float64) string {
+	switch {
+	case x >= 1e6:
+		return fmt.Sprintf("%.2fM", x/1e6)
+	case x >= 1e3:
+		return fmt.Sprintf("%.1fk", x/1e3)
+	}
+	return fmt.Sprintf("%.0f", x)
+}

@@ -1,0 +1,144 @@
+package run
+
+import (
+	"fmt"
+	"time"
+
+	"allot/algo"
+	"allot/check"
+	"allot/metrics"
+	"allot/proc"
+	"allot/sim"
+)
+
+// Report is one algorithm's run, in the JSON shape of the CLI contract.
+type Report struct {
+	Algorithm        string        `json:"algorithm"`
+	Processes        int           `json:"processes"`
+	Users            int           `json:"users"`
+	Requests         int           `json:"requests"`
+	Served           int           `json:"served"`
+	Response         metrics.Stats `json:"response"`
+	Messages         Messages      `json:"messages"`
+	Throughput       float64       `json:"throughput"` // answers per 1000 ticks
+	Concurrency      float64       `json:"concurrency"`
+	Fairness         float64       `json:"fairness"`
+	SafetyViolations int           `json:"safety_violations"`
+	Violations       []string      `json:"violations,omitempty"`
+	Starved          int           `json:"starved"`
+	LongestWait      proc.Time     `json:"longest_wait"`
+	Deadlock         bool          `json:"deadlock"`
+	EndTime          proc.Time     `json:"end_time"`
+	Events           int64         `json:"events"`
+	Delivered        int64         `json:"delivered"`
+	WallSeconds      float64       `json:"wall_seconds"`
+	EventsPerSecond  float64       `json:"events_per_second"`
+	Units            int           `json:"units,omitempty"`
+	*QuotaReport                   // quota runs only: permits, rejects, budget, waste
+}
+
+// Messages counts the messages of a run.
+type Messages struct {
+	Total     int64            `json:"total"`
+	PerServed float64          `json:"per_served"`
+	ByKind    map[string]int64 `json:"by_kind"`
+}
+
+// QuotaReport holds the quota kind's own fields, inlined in the report.
+type QuotaReport struct {
+	Permits int `json:"permits"`
+	Rejects int `json:"rejects"`
+	Budget  int `json:"budget"`
+	Waste   int `json:"waste"`
+}
+
+// TimingFields are the report fields that vary from run to run of the same
+// seed; everything else is determined by the seed.
+var TimingFields = []string{"wall_seconds", "events_per_second"}
+
+// Execute runs algorithm a on the plan. extra sinks (a trace writer) see
+// the event stream too. progress, if set, is called now and then.
+func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served int)) (Report, error) {
+	procs, err := a.Build(p.Problem)
+	if err != nil {
+		return Report{}, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	for _, c := range p.Config.Crashes {
+		if int(c.P) >= len(procs) {
+			return Report{}, fmt.Errorf("--crash %d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)
+		}
+	}
+	var (
+		rec    metrics.Recorder
+		waits  check.Waits
+		safety interface {
+			proc.Sink
+			OK() bool
+		}
+		excl  check.Exclusion
+		pool  = check.Pool{Units: p.Problem.Units}
+		quota = check.Quota{Budget: p.Problem.Budget, Waste: p.Problem.Waste}
+	)
+	var report *check.Report
+	switch p.Kind {
+	case algo.Exclusive:
+		safety, report = &excl, &excl.Report
+	case algo.Pool:
+		safety, report = &pool, &pool.Report
+	default:
+		safety, report = &quota, &quota.Report
+	}
+	sinks := proc.Sinks{safety, &waits, &rec}
+	if extra != nil {
+		sinks = append(sinks, extra)
+	}
+	cfg := p.Config
+	cfg.Sink = sinks
+	if progress != nil {
+		cfg.Progress = func(served int, _ proc.Time) { progress(served) }
+	}
+	start := time.Now()
+	res, err := sim.Run(cfg, p.Problem, procs)
+	wall := time.Since(start).Seconds()
+	if err != nil {
+		return Report{}, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	if p.Kind == algo.Quota {
+		quota.Finish()
+	}
+	sum := rec.Summary(res.End)
+	r := Report{
+		Algorithm:        a.Name,
+		Processes:        len(procs),
+		Users:            p.Problem.Users,
+		Requests:         rec.Requests,
+		Served:           sum.Served,
+		Response:         sum.Response,
+		Messages:         Messages{Total: res.Messages, ByKind: res.ByKind},
+		Throughput:       sum.Throughput,
+		Concurrency:      sum.Concurrency,
+		Fairness:         sum.Fairness,
+		SafetyViolations: report.Violations,
+		Violations:       report.First,
+		Starved:          waits.Open(),
+		LongestWait:      max(waits.Longest, waits.OldestOpen(res.End)),
+		Deadlock:         waits.Deadlock(res.Quiescent),
+		EndTime:          res.End,
+		Events:           res.Inputs,
+		Delivered:        res.Delivered,
+		WallSeconds:      wall,
+	}
+	if sum.Served > 0 {
+		r.Messages.PerServed = float64(res.Messages) / float64(sum.Served)
+	}
+	if wall > 0 {
+		r.EventsPerSecond = float64(res.Inputs) / wall
+	}
+	switch p.Kind {
+	case algo.Pool:
+		r.Units = p.Problem.Units
+	case algo.Quota:
+		r.QuotaReport = &QuotaReport{Permits: quota.Permits, Rejects: quota.Rejects, Budget: quota.Budget, Waste: quota.Waste}
+	}
+	return r, nil
+}

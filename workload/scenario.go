@@ -1,0 +1,89 @@
+package workload
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Scenario is a whole `allot sim` run, as a YAML file or as flags: the
+// field names are the flag names.
+//
+//	kind: exclusive
+//	algo: [central, hygienic]
+//	graph: grid:6x6
+//	requests: 3000
+//	think: exp:40
+//	cs: uniform:5:15
+//	delay: uniform:1:20
+//	crash: ["45@300"]
+//	seed: 8
+type Scenario struct {
+	Kind      string   `yaml:"kind"`
+	Algo      []string `yaml:"algo"`
+	Graph     string   `yaml:"graph"`
+	Users     int      `yaml:"users"`
+	Resources int      `yaml:"resources"`
+	Demand    string   `yaml:"demand"`
+	FixedSets bool     `yaml:"fixed-sets"`
+	Units     int      `yaml:"units"`
+	Budget    int      `yaml:"budget"`
+	Waste     int      `yaml:"waste"`
+	Requests  int      `yaml:"requests"`
+	Think     string   `yaml:"think"`
+	CS        string   `yaml:"cs"`
+	Delay     string   `yaml:"delay"`
+	FIFO      bool     `yaml:"fifo"`
+	Crash     []string `yaml:"crash"`
+	Seed      uint64   `yaml:"seed"`
+	// Cost is the processing cost in ticks per handled input.
+	Cost int64 `yaml:"cost"`
+	// Horizon stops the run at that tick (0: none).
+	Horizon int64 `yaml:"horizon"`
+	// Failure is a per-user failure likelihood (the unhygienic algorithm's
+	// failure model); users beyond the list get the last value.
+	Failure []float64 `yaml:"failure"`
+	// Options are algorithm-specific settings.
+	Options map[string]string `yaml:"options"`
+}
+
+//go:embed scenarios/default.yaml
+var defaultScenario []byte
+
+// Default is the scenario `allot sim` runs without arguments.
+func Default() Scenario {
+	s, err := DecodeScenario(bytes.NewReader(defaultScenario))
+	if err != nil {
+		panic("workload: embedded default scenario: " + err.Error())
+	}
+	return s
+}
+
+// DecodeScenario reads a YAML scenario; unknown fields are errors.
+func DecodeScenario(r io.Reader) (Scenario, error) {
+	var s Scenario
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil && err != io.EOF {
+		return s, err
+	}
+	return s, nil
+}
+
+// LoadScenario reads a scenario file.
+func LoadScenario(path string) (Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Scenario{}, fmt.Errorf("scenario: %w", err)
+	}
+	defer f.Close()
+	s, err := DecodeScenario(f)
+	if err != nil {
+		return s, fmt.Errorf("scenario %s: %w", path, err)
+	}
+	return s, nil
+}
