@@ -12,6 +12,7 @@ import (
 	"allot/algo/doorway"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
+	"allot/algo/unhygienic"
 )
 
 // List returns every algorithm, in catalogue order.
@@ -21,6 +22,7 @@ func List() []algo.Algorithm {
 		hygienic.Algorithm,
 		threshold.Algorithm,
 		doorway.Algorithm,
+		unhygienic.Algorithm,
 	}
 }
 
