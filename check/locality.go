@@ -77,8 +77,10 @@ type LocalityResult struct {
 // Result computes the verdict at tick end, the end of the observation: the
 // driver's horizon when the run went quiescent before it (nothing happening
 // is evidence too), else the driver's last tick. The last event's tick is
-// used if later.
-func (l *Locality) Result(end proc.Time) LocalityResult {
+// used if later. quiescent says the driver found nothing left to happen:
+// then every open request is decided, starved for ever, whatever the
+// horizon.
+func (l *Locality) Result(end proc.Time, quiescent bool) LocalityResult {
 	end = max(end, l.last)
 	r := LocalityResult{FailureLocality: -1, End: end, Crashed: slices.Clone(l.crashes)}
 	if len(l.crashes) == 0 {
@@ -93,7 +95,7 @@ func (l *Locality) Result(end proc.Time) LocalityResult {
 		if a == 0 || (p < len(l.crashed) && l.crashed[p]) {
 			continue
 		}
-		if end-max(a-1, l.first) >= r.Horizon {
+		if quiescent || end-max(a-1, l.first) >= r.Horizon {
 			starved = append(starved, proc.ID(p))
 		} else {
 			r.Undecided = append(r.Undecided, proc.ID(p))

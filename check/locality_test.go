@@ -57,7 +57,7 @@ func TestLocalityDefinitions(t *testing.T) {
 			for _, e := range c.events {
 				l.Event(e)
 			}
-			r := l.Result(c.end)
+			r := l.Result(c.end, false)
 			if !slices.Equal(r.FailureSet, c.set) || r.FailureLocality != c.fl || !slices.Equal(r.Undecided, c.undec) ||
 				r.Unreachable != c.unreach || len(r.Crashed) != c.crashed {
 				t.Errorf("got set %v fl %d undecided %v unreachable %d crashed %v; want %v %d %v %d",
@@ -67,13 +67,27 @@ func TestLocalityDefinitions(t *testing.T) {
 	}
 }
 
+func TestLocalityQuiescentDecides(t *testing.T) {
+	line, _ := graph.Parse("line:3", nil)
+	l := check.Locality{Graph: line, Horizon: 1000}
+	for _, e := range []proc.Event{ev(0, proc.EvCrash, 0), ev(10, proc.EvRequest, 1)} {
+		l.Event(e)
+	}
+	if r := l.Result(20, true); r.FailureLocality != 1 || len(r.Undecided) != 0 {
+		t.Errorf("quiescent: got %+v, want p1 starved", r)
+	}
+	if r := l.Result(20, false); r.FailureLocality != 0 || len(r.Undecided) != 1 {
+		t.Errorf("not quiescent: got %+v, want p1 undecided", r)
+	}
+}
+
 func TestLocalityUnreachable(t *testing.T) {
 	g, _ := graph.New(4, [][2]proc.ID{{0, 1}, {2, 3}})
 	l := check.Locality{Graph: g, Horizon: 5}
 	for _, e := range []proc.Event{ev(0, proc.EvCrash, 0), ev(0, proc.EvRequest, 1), ev(0, proc.EvRequest, 3)} {
 		l.Event(e)
 	}
-	if r := l.Result(50); r.Unreachable != 1 || r.FailureLocality != 1 {
+	if r := l.Result(50, false); r.Unreachable != 1 || r.FailureLocality != 1 {
 		t.Errorf("got %+v, want one unreachable and locality 1", r)
 	}
 }
@@ -97,7 +111,7 @@ func locality(t *testing.T, a algo.Algorithm, n int) check.LocalityResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return loc.Result(20000) // the run is observed up to its horizon, quiescent or not
+	return loc.Result(20000, false) // the run is observed up to its horizon, quiescent or not
 }
 
 func itoa(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
