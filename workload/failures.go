@@ -147,8 +147,10 @@ type Probe struct {
 	P     proc.ID
 	After proc.Time // ignore what happens before this tick
 
-	enter, exit proc.Time
-	found, done bool
+	first       proc.Time // first entry after After, +1
+	enter, exit proc.Time // first critical section longer than one tick
+	inside      bool
+	done        bool
 }
 
 // Event implements proc.Sink.
@@ -158,31 +160,31 @@ func (p *Probe) Event(e proc.Event) {
 	}
 	switch e.Kind {
 	case proc.EvEnter:
-		if !p.found {
-			p.found, p.enter = true, e.Time
+		if p.first == 0 {
+			p.first = e.Time + 1
 		}
+		p.enter, p.inside = e.Time, true
 	case proc.EvExit:
-		if p.found {
+		if p.inside && e.Time > p.enter+1 {
 			p.exit, p.done = e.Time, true
 		}
+		p.inside = false
 	}
 }
 
 // WhileEating is a tick at which P is in its critical section, holding
 // every fork: a crash then starves all its neighbours. A crash at a tick
-// is handled before anything else at that tick, so the tick after the
-// enter is chosen; false if P did not eat for two ticks after After.
+// is handled before anything else at that tick, so the tick after an enter
+// is chosen, in the first critical section after After that lasts more
+// than one tick; false if there was none.
 func (p *Probe) WhileEating() (proc.Time, bool) {
-	if !p.done || p.exit <= p.enter+1 {
-		return 0, false
-	}
-	return p.enter + 1, true
+	return p.enter + 1, p.done
 }
 
-// AtThreshold is the tick at which P entered: crashing then, before the
-// last fork is delivered, catches it hungry with all its other forks — at
-// its threshold point when, as the threshold algorithms do, it collects the
-// forks of its lower-priority neighbours last.
+// AtThreshold is the tick of P's first entry after After: crashing then,
+// before the last fork is delivered, catches it hungry with all its other
+// forks — at its threshold point when, as the threshold algorithms do, it
+// collects the forks of its lower-priority neighbours last.
 func (p *Probe) AtThreshold() (proc.Time, bool) {
-	return p.enter, p.found
+	return p.first - 1, p.first > 0
 }

@@ -47,12 +47,13 @@ func TestProbe(t *testing.T) {
 	p := workload.Probe{P: 2, After: 10}
 	for _, e := range []proc.Event{
 		{Time: 5, Kind: proc.EvEnter, P: 2}, {Time: 8, Kind: proc.EvExit, P: 2},
-		{Time: 12, Kind: proc.EvEnter, P: 1}, {Time: 20, Kind: proc.EvEnter, P: 2}, {Time: 25, Kind: proc.EvExit, P: 2},
+		{Time: 12, Kind: proc.EvEnter, P: 1}, {Time: 20, Kind: proc.EvEnter, P: 2}, {Time: 21, Kind: proc.EvExit, P: 2},
+		{Time: 30, Kind: proc.EvEnter, P: 2}, {Time: 35, Kind: proc.EvExit, P: 2},
 	} {
 		p.Event(e)
 	}
-	if at, ok := p.WhileEating(); !ok || at != 21 {
-		t.Errorf("WhileEating = %d, %v; want 21", at, ok)
+	if at, ok := p.WhileEating(); !ok || at != 31 {
+		t.Errorf("WhileEating = %d, %v; want 31 (the first critical section of more than a tick)", at, ok)
 	}
 	if at, ok := p.AtThreshold(); !ok || at != 20 {
 		t.Errorf("AtThreshold = %d, %v; want 20", at, ok)
