@@ -39,6 +39,11 @@ type item struct {
 // reaches them, before anything else can be inserted at their time, so the
 // (time, seq) order holds across both parts. Push and pop are O(1) for the
 // near future, which is where message delays and timers live.
+//
+// A bucket that empties hands its storage to a spare list and a bucket that
+// fills takes it from there, so memory follows the items in flight, not the
+// peak of every bucket, while each bucket stays a contiguous array that is
+// read front to back.
 type queue struct {
 	now     proc.Time
 	buckets [window]bucket
@@ -46,6 +51,7 @@ type queue struct {
 	near    int                 // items in buckets
 	far     farHeap
 	seq     uint64
+	spare   [][]item // storage of emptied buckets
 }
 
 const window = 1 << 12
@@ -66,8 +72,18 @@ func (q *queue) push(it item) {
 		heap.Push(&q.far, farItem{it, q.seq})
 		return
 	}
+	q.append(it)
+}
+
+// append adds it at the end of its bucket.
+func (q *queue) append(it item) {
 	b := int(it.at & (window - 1))
-	q.buckets[b].items = append(q.buckets[b].items, it)
+	bk := &q.buckets[b]
+	if bk.items == nil && len(q.spare) > 0 {
+		bk.items = q.spare[len(q.spare)-1]
+		q.spare = q.spare[:len(q.spare)-1]
+	}
+	bk.items = append(bk.items, it)
 	q.nonzero[b>>6] |= 1 << (b & 63)
 	q.near++
 }
@@ -86,7 +102,8 @@ func (q *queue) pop() (it item, ok bool) {
 			bk.items[bk.head] = item{}
 			bk.head++
 			if bk.head == len(bk.items) {
-				bk.items, bk.head = bk.items[:0], 0
+				q.spare = append(q.spare, bk.items[:0])
+				bk.items, bk.head = nil, 0
 				q.nonzero[b>>6] &^= 1 << (b & 63)
 			}
 			q.near--
@@ -104,11 +121,7 @@ func (q *queue) pop() (it item, ok bool) {
 func (q *queue) advance(t proc.Time) {
 	q.now = t
 	for len(q.far) > 0 && q.far[0].at-t < window {
-		f := heap.Pop(&q.far).(farItem)
-		b := int(f.at & (window - 1))
-		q.buckets[b].items = append(q.buckets[b].items, f.item)
-		q.nonzero[b>>6] |= 1 << (b & 63)
-		q.near++
+		q.append(heap.Pop(&q.far).(farItem).item)
 	}
 }
 
