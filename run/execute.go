@@ -11,6 +11,13 @@ import (
 	"allot/sim"
 )
 
+// BadInput is an error in the scenario found only when an algorithm is
+// built (its process count, say).
+type BadInput struct{ error }
+
+// Unwrap returns the underlying error.
+func (b BadInput) Unwrap() error { return b.error }
+
 // Report is one algorithm's run, in the JSON shape of the CLI contract.
 type Report struct {
 	Algorithm        string        `json:"algorithm"`
@@ -69,7 +76,7 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 	}
 	for _, c := range p.Config.Crashes {
 		if int(c.P) >= len(procs) {
-			return Report{}, fmt.Errorf("--crash %d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)
+			return Report{}, BadInput{fmt.Errorf("--crash %d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)}
 		}
 	}
 	var (

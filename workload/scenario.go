@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -83,7 +84,9 @@ func LoadScenario(path string) (Scenario, error) {
 	defer f.Close()
 	s, err := DecodeScenario(f)
 	if err != nil {
-		return s, fmt.Errorf("scenario %s: %w", path, err)
+		// YAML reports several problems on several lines: keep one line.
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+		return s, fmt.Errorf("scenario %s: %s", path, msg)
 	}
 	return s, nil
 }

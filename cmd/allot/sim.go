@@ -151,6 +151,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		if tw != nil {
 			err = errors.Join(err, tw.Flush(), tf.Close())
 		}
+		var bad run.BadInput
+		if errors.As(err, &bad) {
+			return badf("%v", bad.Unwrap())
+		}
 		if err != nil {
 			return err
 		}
