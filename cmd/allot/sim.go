@@ -127,9 +127,6 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("%v", err)
 	}
-	if len(plan.Skipped) > 0 {
-		fmt.Fprintf(stderr, "allot: note: %s left out: they need FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
-	}
 	plan.Config.TraceMessages = o.traceMessages
 	reports := make([]run.Report, 0, len(plan.Algos))
 	for _, a := range plan.Algos {
@@ -159,6 +156,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		reports = append(reports, rep)
+	}
+	// The note comes after the runs, so that a bad input still gets its
+	// one-line error alone.
+	if len(plan.Skipped) > 0 {
+		fmt.Fprintf(stderr, "allot: note: %s left out: they need FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
 	}
 	if o.format == "json" {
 		enc := json.NewEncoder(stdout)
