@@ -74,3 +74,18 @@ func ExampleBuild() {
 	var _ proc.Sink = &ex
 	// Output: 100 true
 }
+
+func BenchmarkThresholdRing(b *testing.B) {
+	g, _ := graph.Parse("ring:1000", nil)
+	pb := algo.DiningProblem(g)
+	var msgs int64
+	for i := 0; i < b.N; i++ {
+		ps, _ := threshold.Build(pb, nil)
+		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: workload.Uniform(1, 10), CS: workload.Uniform(1, 5), Requests: 20000}, pb, ps)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs += res.Messages
+	}
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+}
