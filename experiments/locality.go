@@ -184,13 +184,21 @@ loop:
 	return out, err
 }
 
+// seedOf derives a run's seed from the base seed and the run's coordinates
+// (each mixed on its own, so that no two coordinates collide).
 func seedOf(base uint64, parts ...uint64) uint64 {
-	h := base ^ 0x9e3779b97f4a7c15
+	h := splitmix(base)
 	for _, p := range parts {
-		h = (h ^ p) * 0xbf58476d1ce4e5b9
-		h ^= h >> 31
+		h = splitmix(h ^ splitmix(p+0x632be59bd9b4e019))
 	}
 	return h
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 func meanSE(xs []float64) (mean, se float64) {
@@ -351,10 +359,19 @@ func worstClaims(ctx context.Context, o Options) ([]Claim, error) {
 	return claims, nil
 }
 
+// lineClaims: the hygienic algorithm's waiting chain on a line whose
+// priorities all point to its top (§3: "all edges pointed down and the node
+// at the bottom of the partial order fails"). Every user asks once, from
+// the top down, 10 ticks apart (the largest delay): a process's request
+// reaches its lower neighbour before that neighbour can collect its own
+// forks and eat, so each process ends up hungry holding the clean fork its
+// lower neighbour needs. The top crashes at tick 1, after asking for its
+// fork and before the fork can arrive (the delay is at least 1 each way).
+// The delays and critical sections vary with the seed.
 func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
-	ns, seeds, horizon := []int{8, 16, 32, 64}, 12, proc.Time(15000)
+	ns, seeds := []int{8, 16, 32, 64}, 20
 	if o.Quick {
-		ns, seeds, horizon = []int{6, 12, 24}, 4, 8000
+		ns, seeds = []int{6, 12, 24}, 5
 	}
 	algos := []algo.Algorithm{hygienic.Algorithm, threshold.Algorithm}
 	n := len(algos) * len(ns) * seeds
@@ -365,8 +382,9 @@ func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
 		if err != nil {
 			return crashOutcome{err: err}
 		}
-		at := proc.Time(50 + rand.New(rand.NewPCG(seed, 3)).IntN(450))
-		return runCrash(a, algo.DiningProblem(g), busy(seed, horizon), x, at)
+		cfg := sim.Config{Seed: seed, Delay: workload.Uniform(1, 10), CS: workload.Uniform(1, 10), PerUser: 1,
+			Join: func(u proc.ID) proc.Time { return proc.Time(10 * (k - 1 - int(u))) }}
+		return runCrash(a, algo.DiningProblem(g), cfg, x, 1)
 	})
 	if err != nil {
 		return nil, err
@@ -403,7 +421,7 @@ func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
 	}
 	last := len(ns) - 1
 	grows = grows && h.Y[last] >= float64(ns[last])/2
-	bounded := slices.Max(th.Y) <= 5
+	bounded := slices.Max(th.Y) <= 5 // two hops either side and the crashed process
 	fmtS := func(s report.Series) string {
 		var out string
 		for i := range s.X {
