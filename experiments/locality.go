@@ -562,7 +562,7 @@ func reachClaims(ctx context.Context, o Options) ([]Claim, error) {
 func unhygienicClaims(ctx context.Context, o Options) ([]Claim, error) {
 	seeds, horizon := 150, proc.Time(12000)
 	if o.Quick {
-		seeds, horizon = 30, 6000
+		seeds, horizon = 80, 6000 // the effect is clear at 80 pairs, not always at 30
 	}
 	rules := []string{"aware", "blind"}
 	outs, err := parallel(ctx, 2*seeds, o.Progress, func(i int) crashOutcome {
