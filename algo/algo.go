@@ -125,8 +125,12 @@ func ConflictGraph(users int, maxSets [][]proc.ResID) (*graph.Graph, error) {
 // a user, each edge a resource, each request the user's incident edges.
 func DiningProblem(g *graph.Graph) *Problem {
 	sets := make([][]proc.ResID, g.N())
+	all := make([]proc.ResID, 0, 2*g.M()) // one array for every set
 	for p := range sets {
-		sets[p] = slices.Sorted(slices.Values(g.Edges(proc.ID(p))))
+		start := len(all)
+		all = append(all, g.Edges(proc.ID(p))...)
+		sets[p] = all[start:len(all):len(all)]
+		slices.Sort(sets[p])
 	}
 	return &Problem{Kind: Exclusive, Users: g.N(), Resources: g.M(), MaxSets: sets, Conflict: g, Dining: true}
 }

@@ -40,10 +40,9 @@ type item struct {
 // (time, seq) order holds across both parts. Push and pop are O(1) for the
 // near future, which is where message delays and timers live.
 //
-// A bucket that empties hands its storage to a spare list and a bucket that
-// fills takes it from there, so memory follows the items in flight, not the
-// peak of every bucket, while each bucket stays a contiguous array that is
-// read front to back.
+// A bucket is a list of fixed-size chunks drawn from a shared free list, so
+// memory follows the items in flight (not the peak of every bucket), while
+// a bucket is still read front to back through contiguous arrays.
 type queue struct {
 	now     proc.Time
 	buckets [window]bucket
@@ -51,14 +50,22 @@ type queue struct {
 	near    int                 // items in buckets
 	far     farHeap
 	seq     uint64
-	spare   [][]item // storage of emptied buckets
+	spare   []*chunk // free chunks
 }
 
 const window = 1 << 12
 
 type bucket struct {
-	items []item
-	head  int
+	head, tail *chunk
+	read       int32 // next item to pop in head
+}
+
+const chunkSize = 64
+
+type chunk struct {
+	items [chunkSize]item
+	n     int32 // items written
+	next  *chunk
 }
 
 func (q *queue) len() int { return q.near + len(q.far) }
@@ -79,11 +86,17 @@ func (q *queue) push(it item) {
 func (q *queue) append(it item) {
 	b := int(it.at & (window - 1))
 	bk := &q.buckets[b]
-	if bk.items == nil && len(q.spare) > 0 {
-		bk.items = q.spare[len(q.spare)-1]
-		q.spare = q.spare[:len(q.spare)-1]
+	if bk.tail == nil || bk.tail.n == chunkSize {
+		c := q.newChunk()
+		if bk.tail == nil {
+			bk.head = c
+		} else {
+			bk.tail.next = c
+		}
+		bk.tail = c
 	}
-	bk.items = append(bk.items, it)
+	bk.tail.items[bk.tail.n] = it
+	bk.tail.n++
 	q.nonzero[b>>6] |= 1 << (b & 63)
 	q.near++
 }
@@ -98,13 +111,18 @@ func (q *queue) pop() (it item, ok bool) {
 			t := q.now + proc.Time((b-int(q.now&(window-1))+window)&(window-1))
 			q.advance(t)
 			bk := &q.buckets[b]
-			it = bk.items[bk.head]
-			bk.items[bk.head] = item{}
-			bk.head++
-			if bk.head == len(bk.items) {
-				q.spare = append(q.spare, bk.items[:0])
-				bk.items, bk.head = nil, 0
-				q.nonzero[b>>6] &^= 1 << (b & 63)
+			c := bk.head
+			it = c.items[bk.read]
+			c.items[bk.read] = item{} // let the payload be collected
+			bk.read++
+			if bk.read == c.n {
+				bk.head, bk.read = c.next, 0
+				if bk.head == nil {
+					bk.tail = nil
+					q.nonzero[b>>6] &^= 1 << (b & 63)
+				}
+				c.n, c.next = 0, nil
+				q.spare = append(q.spare, c)
 			}
 			q.near--
 			return it, true
@@ -114,6 +132,15 @@ func (q *queue) pop() (it item, ok bool) {
 		}
 		q.advance(q.far[0].at)
 	}
+}
+
+func (q *queue) newChunk() *chunk {
+	if n := len(q.spare); n > 0 {
+		c := q.spare[n-1]
+		q.spare = q.spare[:n-1]
+		return c
+	}
+	return new(chunk)
 }
 
 // advance moves the clock to t and pulls far items inside the new window

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 
@@ -56,11 +57,13 @@ func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
 	fs.StringVar(&o.trace, "trace", "", "write the event stream as JSONL to FILE")
 	fs.BoolVar(&o.traceMessages, "trace-messages", false, "include send and deliver events in the trace")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the runs to FILE (go tool pprof)")
 	return fs
 }
 
 type simOut struct {
 	format, trace string
+	cpuprofile    string
 	traceMessages bool
 }
 
@@ -128,6 +131,17 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("%v", err)
 	}
 	plan.Config.TraceMessages = o.traceMessages
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return badf("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	reports := make([]run.Report, 0, len(plan.Algos))
 	for _, a := range plan.Algos {
 		var sink proc.Sink
@@ -262,9 +276,12 @@ func progressLine(stderr io.Writer, name string, target int) func(int) {
 		return nil
 	}
 	return func(served int) {
-		if target > 0 {
+		switch {
+		case target > 0 && served >= target:
+			fmt.Fprintf(f, "\r%s: %d served, draining open requests\x1b[K", name, served)
+		case target > 0:
 			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)\x1b[K", name, served, target, 100*float64(served)/float64(target))
-		} else {
+		default:
 			fmt.Fprintf(f, "\r%s: %d served\x1b[K", name, served)
 		}
 	}
