@@ -89,3 +89,4 @@ func BenchmarkThresholdRing(b *testing.B) {
 	}
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }
+func TestGolden(t *testing.T) { algotest.Golden(t, threshold.Algorithm, "testdata/golden") }

@@ -76,3 +76,4 @@ func Example() {
 	fmt.Println(res.Served, res.Deadlock)
 	// Output: 90 false
 }
+func TestGolden(t *testing.T) { algotest.Golden(t, unhygienic.Algorithm, "testdata/golden") }
