@@ -77,5 +77,5 @@ func (s checkSinks) Event(e proc.Event) {
 	}
 }
 
-func int32ID(p int) proc.ID { return proc.ID(p) }
+func int32ID(p int) proc.ID   { return proc.ID(p) }
 func TestGolden(t *testing.T) { algotest.Golden(t, doorway.Algorithm, "testdata/golden") }
