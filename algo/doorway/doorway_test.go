@@ -29,7 +29,7 @@ func TestColorsAtMostDeltaPlusOne(t *testing.T) {
 				if int(c[p]) > g.MaxDegree() {
 					t.Fatalf("%s: colour %d above δ=%d", spec, c[p], g.MaxDegree())
 				}
-				for _, q := range g.Neighbors(int32ID(p)) {
+				for _, q := range g.Neighbors(proc.ID(p)) {
 					if c[p] == c[q] {
 						t.Fatalf("%s: neighbours %d and %d share colour %d", spec, p, q, c[p])
 					}
@@ -59,7 +59,7 @@ func TestBusyGraphs(t *testing.T) {
 		var ex check.Exclusion
 		var w check.Waits
 		res, err := sim.Run(sim.Config{Seed: seed, FIFO: true, Delay: workload.Exp(20), CS: workload.Uniform(1, 10),
-			Think: workload.Uniform(0, 20), PerUser: 30, Sink: checkSinks{&ex, &w}}, pb, ps)
+			Think: workload.Uniform(0, 20), PerUser: 30, Sink: proc.Sinks{&ex, &w}}, pb, ps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,13 +69,4 @@ func TestBusyGraphs(t *testing.T) {
 	}
 }
 
-type checkSinks []interface{ Event(proc.Event) }
-
-func (s checkSinks) Event(e proc.Event) {
-	for _, k := range s {
-		k.Event(e)
-	}
-}
-
-func int32ID(p int) proc.ID   { return proc.ID(p) }
 func TestGolden(t *testing.T) { algotest.Golden(t, doorway.Algorithm, "testdata/golden") }
