@@ -174,7 +174,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	// The note comes after the runs, so that a bad input still gets its
 	// one-line error alone.
 	if len(plan.Skipped) > 0 {
-		fmt.Fprintf(stderr, "allot: note: %s left out: they need FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
+		fmt.Fprintf(stderr, "allot: note: %s left out: needs FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
 	}
 	if o.format == "json" {
 		enc := json.NewEncoder(stdout)
