@@ -7,6 +7,7 @@
 //	                   Pool        one holder per unit, one unit per holder, ≤ R units
 //	                   Quota       ≤ M permits; a reject only once ≥ M−W permits; exhausted iff reject
 //	                   Waits       open requests at the end, the longest wait (starvation)
+//	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
 //
 // Deadlock is quiescence with open requests: the driver knows when nothing is
 // left to happen, the events tell which requests are open (Waits.Deadlock).
@@ -51,11 +52,18 @@ type exclState struct {
 	inside  bool
 }
 
+// grow makes index i of s valid, keeping len(s) exactly i+1 when it grows
+// (callers count entries by len) and the capacity ahead for later growth.
 func grow[T any](s []T, i int) []T {
 	if i < len(s) {
 		return s
 	}
-	return append(s, make([]T, i+1-len(s)+len(s)/2)...)
+	if i < cap(s) {
+		return s[:i+1]
+	}
+	ns := make([]T, i+1, 2*(i+1))
+	copy(ns, s)
+	return ns
 }
 
 // Event implements proc.Sink.

@@ -61,11 +61,18 @@ func (r *Recorder) Event(e proc.Event) {
 	}
 }
 
+// grow makes index i of s valid, keeping len(s) exactly i+1 when it grows
+// (callers count entries by len) and the capacity ahead for later growth.
 func grow[T any](s []T, i int) []T {
 	if i < len(s) {
 		return s
 	}
-	return append(s, make([]T, i+1-len(s)+len(s)/2)...)
+	if i < cap(s) {
+		return s[:i+1]
+	}
+	ns := make([]T, i+1, 2*(i+1))
+	copy(ns, s)
+	return ns
 }
 
 // Stats summarizes a sample.

@@ -10,7 +10,10 @@ import (
 	"allot/algo"
 	"allot/algo/bidding"
 	"allot/algo/central"
+	"allot/algo/doorway"
 	"allot/algo/hygienic"
+	"allot/algo/threshold"
+	"allot/algo/unhygienic"
 )
 
 // List returns every algorithm, in catalogue order.
@@ -18,6 +21,9 @@ func List() []algo.Algorithm {
 	return []algo.Algorithm{
 		central.Algorithm,
 		hygienic.Algorithm,
+		threshold.Algorithm,
+		doorway.Algorithm,
+		unhygienic.Algorithm,
 		bidding.Algorithm,
 		bidding.Priority,
 	}

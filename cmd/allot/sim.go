@@ -130,9 +130,6 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("%v", err)
 	}
-	if len(plan.Skipped) > 0 {
-		fmt.Fprintf(stderr, "allot: note: %s left out: they need FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
-	}
 	plan.Config.TraceMessages = o.traceMessages
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
@@ -173,6 +170,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		reports = append(reports, rep)
+	}
+	// The note comes after the runs, so that a bad input still gets its
+	// one-line error alone.
+	if len(plan.Skipped) > 0 {
+		fmt.Fprintf(stderr, "allot: note: %s left out: needs FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
 	}
 	if o.format == "json" {
 		enc := json.NewEncoder(stdout)
