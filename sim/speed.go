@@ -28,7 +28,8 @@ import (
 //
 // A timer of d local ticks armed at t fires when the process's local time
 // has advanced by d: the factor is integrated over the timer's span, so a
-// speed change in the middle of a timer counts.
+// speed change in the middle of a timer counts. A Speeds caches the walks:
+// give each run its own.
 type Speeds struct {
 	Pattern  string
 	Min, Max float64

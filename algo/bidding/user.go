@@ -105,7 +105,7 @@ func (u *User) startRound(env proc.Env) {
 	u.running = true
 	u.r++
 	u.a = 0
-	u.drawn, u.winner, u.bidding, u.roundOver = false, false, false, false
+	u.winner, u.bidding, u.roundOver = false, false, false
 	if u.p.Priority {
 		if w := env.Rand().IntN(u.p.C1); w > 0 {
 			env.After(proc.Time(w)*u.p.Step, userTimer{tBegin, u.r, 0})
@@ -117,7 +117,6 @@ func (u *User) startRound(env proc.Env) {
 
 // draw is the start of the round proper: one draw, then c steps.
 func (u *User) draw(env proc.Env) {
-	u.drawn = true
 	env.After(proc.Time(u.p.C)*u.p.Step, userTimer{tRound, u.r, 0})
 	if !u.want {
 		return
