@@ -122,6 +122,16 @@ func Compile(s workload.Scenario) (*Plan, error) {
 			c.Crashes = append(c.Crashes, sim.Crash{P: proc.ID(pid), At: proc.Time(at)})
 		}
 	}
+	if s.Speeds != "" {
+		sp, err := sim.ParseSpeeds(s.Speeds)
+		if err != nil {
+			return nil, fmt.Errorf("--speeds: %w", err)
+		}
+		// The schedule is a function of (process, time): the algorithms
+		// run one after another may share it.
+		sp.Users, sp.Seed = p.Problem.Users, s.Seed
+		c.Speed = sp
+	}
 	c.Next = p.Next
 	p.Config = c
 	p.Scenario = s

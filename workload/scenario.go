@@ -39,8 +39,11 @@ type Scenario struct {
 	CS        string   `yaml:"cs"`
 	Delay     string   `yaml:"delay"`
 	FIFO      bool     `yaml:"fifo"`
-	Crash     []string `yaml:"crash"`
-	Seed      uint64   `yaml:"seed"`
+	// Speeds is the process speed schedule, PATTERN:MIN:MAX[:PERIOD]
+	// (sim.ParseSpeeds); empty: every process at speed 1.
+	Speeds string   `yaml:"speeds"`
+	Crash  []string `yaml:"crash"`
+	Seed   uint64   `yaml:"seed"`
 	// Cost is the processing cost in ticks per handled input.
 	Cost int64 `yaml:"cost"`
 	// Horizon stops the run at that tick (0: none).

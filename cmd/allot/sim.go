@@ -15,6 +15,7 @@ import (
 	"allot/graph"
 	"allot/proc"
 	"allot/run"
+	"allot/sim"
 	"allot/trace"
 	"allot/workload"
 )
@@ -50,6 +51,7 @@ func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
 	fs.StringVar(&s.CS, "cs", s.CS, "critical-section time (ticks)")
 	fs.StringVar(&s.Delay, "delay", s.Delay, "message delay (ticks)")
 	fs.BoolVar(&s.FIFO, "fifo", s.FIFO, "FIFO channels (default: unordered)")
+	fs.StringVar(&s.Speeds, "speeds", s.Speeds, "process speeds PATTERN:MIN:MAX[:PERIOD], PATTERN one of "+sim.SpeedPatterns+" (default: all at speed 1)")
 	fs.Func("crash", "fail-stop crashes P@T[,P@T...]", func(v string) error { s.Crash = append(s.Crash, v); return nil })
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "random seed")
 	fs.Int64Var(&s.Cost, "cost", s.Cost, "ticks a process is busy per handled input")
@@ -229,7 +231,8 @@ func overlay(base, file workload.Scenario, explicit map[string]bool) workload.Sc
 	for _, f := range []struct {
 		name     string
 		from, to *string
-	}{{"demand", &file.Demand, &base.Demand}, {"think", &file.Think, &base.Think}, {"cs", &file.CS, &base.CS}, {"delay", &file.Delay, &base.Delay}} {
+	}{{"demand", &file.Demand, &base.Demand}, {"think", &file.Think, &base.Think}, {"cs", &file.CS, &base.CS}, {"delay", &file.Delay, &base.Delay},
+		{"speeds", &file.Speeds, &base.Speeds}} {
 		if set(f.name, *f.from != "") {
 			*f.to = *f.from
 		}
