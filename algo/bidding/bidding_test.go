@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"allot/algo"
+	"allot/check"
 	"allot/proc"
+	"allot/sim"
+	"allot/workload"
 )
 
 func TestParams(t *testing.T) {
@@ -87,45 +90,39 @@ func TestBadProblems(t *testing.T) {
 	}
 }
 
-// scenario is one random configuration of the harness.
-type scenario struct {
-	name  string
-	delay func(r *rand.Rand) proc.Time
-	speed func(p proc.ID, now proc.Time, r *rand.Rand) float64
+func fixedProblem(sets [][]proc.ResID, resources int, opts map[string]string) *algo.Problem {
+	return &algo.Problem{Kind: algo.Exclusive, Users: len(sets), Resources: resources, MaxSets: sets, Options: opts}
 }
 
-var delays = []struct {
-	name string
-	f    func(r *rand.Rand) proc.Time
-}{
-	{"const1", func(r *rand.Rand) proc.Time { return 1 }},
-	{"uniform1-10", func(r *rand.Rand) proc.Time { return 1 + proc.Time(r.IntN(10)) }},
-	// Mostly fast, sometimes far slower than a step: the timing bounds
-	// break, exclusion must not.
-	{"heavy", func(r *rand.Rand) proc.Time {
-		if r.IntN(20) == 0 {
-			return 1 + proc.Time(r.IntN(300))
+func ringSets(n, k int) [][]proc.ResID {
+	sets := make([][]proc.ResID, n)
+	for i := range sets {
+		for j := 0; j < k; j++ {
+			sets[i] = append(sets[i], proc.ResID((i+j)%n))
 		}
-		return 1 + proc.Time(r.IntN(3))
-	}},
+		slices.Sort(sets[i])
+	}
+	return sets
 }
 
-var speeds = []struct {
-	name string
-	f    func(p proc.ID, now proc.Time, r *rand.Rand) float64
-}{
-	{"nominal", nil},
-	{"tame-random", func(p proc.ID, now proc.Time, r *rand.Rand) float64 { return 1 + 2*r.Float64() }},
-	{"untame", func(p proc.ID, now proc.Time, r *rand.Rand) float64 { return 0.01 + 50*r.Float64()*r.Float64() }},
+// randomSpeed draws a fresh factor in [lo, hi) for every timer: speeds that
+// change all the time, tame (hi/lo ≤ ratio) or not.
+type randomSpeed struct {
+	lo, hi float64
+	r      *rand.Rand
+}
+
+func (s randomSpeed) Duration(p proc.ID, now, d proc.Time) proc.Time {
+	f := s.lo + (s.hi-s.lo)*s.r.Float64()*s.r.Float64()
+	return proc.Time(float64(d)*f + 0.5)
 }
 
 // randomProblem is one of: k-fork ring, random fixed sets, dynamic requests.
-func randomProblem(r *rand.Rand) (*algo.Problem, func(u proc.ID, r *rand.Rand) []proc.ResID, string) {
+func randomProblem(r *rand.Rand) (*algo.Problem, func(proc.ID, *rand.Rand) proc.Request, string) {
 	switch r.IntN(3) {
 	case 0:
 		n, k := 3+r.IntN(10), 1+r.IntN(3)
-		pb := fixedProblem(ringSets(n, k), n, nil)
-		return pb, nil, fmt.Sprintf("ring%d-k%d", n, k)
+		return fixedProblem(ringSets(n, k), n, nil), nil, fmt.Sprintf("ring%d-k%d", n, k)
 	case 1:
 		users, res := 2+r.IntN(12), 1+r.IntN(10)
 		sets := make([][]proc.ResID, users)
@@ -134,54 +131,106 @@ func randomProblem(r *rand.Rand) (*algo.Problem, func(u proc.ID, r *rand.Rand) [
 		}
 		return fixedProblem(sets, res, nil), nil, fmt.Sprintf("fixed%dx%d", users, res)
 	default:
-		users, res, k := 2+r.IntN(15), 1+r.IntN(12), 1+r.IntN(4)
-		k = min(k, res)
-		sets := make([][]proc.ResID, users)
-		all := make([]proc.ResID, res)
-		for i := range all {
-			all[i] = proc.ResID(i)
+		d := workload.Dynamic{Users: 2 + r.IntN(15), Resources: 1 + r.IntN(12), MinDemand: 1}
+		d.MaxDemand = min(1+r.IntN(4), d.Resources)
+		pb, next, err := d.Problem(r)
+		if err != nil {
+			panic(err)
 		}
-		for u := range sets {
-			sets[u] = all
-		}
-		pb := fixedProblem(sets, res, map[string]string{"k": fmt.Sprint(k), "v": fmt.Sprint(min(users, 6))})
-		next := func(u proc.ID, r *rand.Rand) []proc.ResID { return randomSet(r, res, 1+r.IntN(k)) }
-		return pb, next, fmt.Sprintf("dynamic%dx%d-k%d", users, res, k)
+		pb.Options = map[string]string{"v": fmt.Sprint(min(d.Users, 6))}
+		return pb, next, fmt.Sprintf("dynamic%dx%d-k%d", d.Users, d.Resources, d.MaxDemand)
 	}
 }
 
 func randomSet(r *rand.Rand, n, k int) []proc.ResID {
-	perm := r.Perm(n)[:k]
 	set := make([]proc.ResID, k)
-	for i, x := range perm {
+	for i, x := range r.Perm(n)[:k] {
 		set[i] = proc.ResID(x)
 	}
+	slices.Sort(set)
 	return set
 }
 
-// TestExclusionAndProgress runs random problems under every delay and
-// speed pattern: exclusion always, and every run keeps serving.
-func TestExclusionAndProgress(t *testing.T) {
-	seeds := 40
-	if testing.Short() {
-		seeds = 10
+// simulate runs a on pb to quiescence with perUser requests per user.
+func simulate(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *rand.Rand) proc.Request,
+	cfg sim.Config, perUser int, tweak func(*Params)) (sim.Result, *check.Exclusion, []proc.Event) {
+	t.Helper()
+	procs, err := a.Build(pb)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if tweak != nil {
+		// Every process shares one Params: change a copy for all of them.
+		var q *Params
+		for _, p := range procs {
+			switch x := p.(type) {
+			case *User:
+				if q == nil {
+					c := *x.p
+					tweak(&c)
+					q = &c
+				}
+				x.p = q
+			case *Granter:
+				x.p = q
+			}
+		}
+	}
+	var excl check.Exclusion
+	var events recorder
+	cfg.Next, cfg.PerUser = next, perUser
+	cfg.Sink = proc.Sinks{&excl, &events}
+	res, err := sim.Run(cfg, pb, procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, &excl, events
+}
+
+type recorder []proc.Event
+
+func (r *recorder) Event(e proc.Event) { *r = append(*r, e) }
+
+// TestExclusionAndProgress runs random problems with message delays that
+// often exceed a step (step = 2 ticks) and speeds that change at every
+// timer, tame and not: exclusion always, and every request is answered.
+func TestExclusionAndProgress(t *testing.T) {
+	seeds := 25
+	if testing.Short() {
+		seeds = 8
+	}
+	delays := []string{"const:1", "uniform:1:10", "exp:8"}
+	// ratio is what the algorithm is told; the untame speeds ignore it.
+	speeds := []struct {
+		name          string
+		lo, hi, ratio float64
+	}{{"nominal", 1, 1, 1}, {"tame", 1, 3, 3}, {"untame", 0.01, 50, 3}}
 	for _, a := range []algo.Algorithm{Algorithm, Priority} {
-		for _, d := range delays {
+		for _, ds := range delays {
+			delay, err := workload.ParseDist(ds)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, sp := range speeds {
 				for seed := range uint64(seeds) {
 					r := rand.New(rand.NewPCG(seed, 99))
 					pb, next, name := randomProblem(r)
-					h := newHarness(t, a, pb, seed)
-					h.delay, h.speed = d.f, sp.f
-					h.cs = func(r *rand.Rand) proc.Time { return 1 + proc.Time(r.IntN(8)) }
-					if next != nil {
-						h.next = next
+					if pb.Options == nil {
+						pb.Options = map[string]string{}
 					}
-					const want = 150
-					h.run(want, 1<<30)
-					if h.served < want {
-						t.Fatalf("%s %s %s %s seed %d: served %d of %d by t=%d", a.Name, d.name, sp.name, name, seed, h.served, want, h.now)
+					pb.Options["step"] = "2"
+					pb.Options["ratio"] = fmt.Sprint(sp.ratio)
+					const perUser = 10
+					res, excl, _ := simulate(t, a, pb, next, sim.Config{
+						Seed: seed, Delay: delay, Think: workload.Uniform(0, 20), CS: workload.Uniform(1, 8),
+						Speed: randomSpeed{sp.lo, sp.hi, rand.New(rand.NewPCG(seed, 7))},
+					}, perUser, nil)
+					what := fmt.Sprintf("%s %s %s %s seed %d", a.Name, ds, sp.name, name, seed)
+					if !excl.OK() {
+						t.Fatalf("%s: %d exclusion violations, first %s", what, excl.Violations, excl.First[0])
+					}
+					if !res.Quiescent || res.Served != pb.Users*perUser {
+						t.Fatalf("%s: served %d of %d by t=%d", what, res.Served, pb.Users*perUser, res.End)
 					}
 				}
 			}
@@ -189,90 +238,48 @@ func TestExclusionAndProgress(t *testing.T) {
 	}
 }
 
-// TestLiteralTimeoutBreaksExclusion shows that the checks catch the paper's
-// listing taken literally: a granter that withdraws its offer after λ1
-// steps, while the winner's Accept is still in flight, lets two users hold
-// the resource once messages are slower than the bound.
+// TestLiteralTimeoutBreaksExclusion shows that the exclusion checker
+// catches the paper's listing taken literally: a granter that withdraws its
+// offer after λ1 steps while the winner's Accept is still in flight lets
+// two users hold the resource once messages are slower than the bound.
 func TestLiteralTimeoutBreaksExclusion(t *testing.T) {
 	found := 0
-	for seed := range uint64(20) {
-		pb := fixedProblem(ringSets(6, 2), 6, nil)
-		h := newHarness(t, Algorithm, pb, seed)
-		for _, p := range h.procs {
-			if g, ok := p.(*Granter); ok {
-				q := *g.p
-				q.literalTimeout = true
-				g.p = &q
-			}
+	for seed := range uint64(10) {
+		pb := fixedProblem(ringSets(6, 2), 6, map[string]string{"step": "1"})
+		cfg := sim.Config{Seed: seed, Delay: workload.Exp(4), Think: workload.Uniform(0, 10), CS: workload.Uniform(1, 8)}
+		_, excl, _ := simulate(t, Algorithm, pb, nil, cfg, 30, func(p *Params) { p.literalTimeout = true })
+		found += excl.Violations
+		// The same runs with the granter waiting for the answer are safe.
+		_, excl, _ = simulate(t, Algorithm, pb, nil, cfg, 30, nil)
+		if !excl.OK() {
+			t.Fatalf("seed %d: the algorithm itself broke exclusion: %s", seed, excl.First[0])
 		}
-		h.tolerate = true
-		h.delay = delays[2].f
-		h.run(300, 1<<30)
-		found += h.violations
 	}
 	if found == 0 {
-		t.Fatal("the literal timeout variant never broke exclusion: the check cannot fail")
+		t.Fatal("the literal-timeout variant never broke exclusion: the check cannot fail")
 	}
 	t.Logf("%d violations found in the broken variant", found)
 }
 
+// TestDeterministic: the same seed gives the same event stream (the
+// priority granter keeps its winners in a map; its order must not leak).
 func TestDeterministic(t *testing.T) {
 	for _, a := range []algo.Algorithm{Algorithm, Priority} {
-		var runs [2][]proc.Time
+		var runs [2][]proc.Event
 		for i := range runs {
-			pb := fixedProblem(ringSets(9, 3), 9, nil)
-			h := newHarness(t, a, pb, 7)
-			h.delay = delays[1].f
-			h.run(300, 1<<30)
-			runs[i] = h.resp
+			d := workload.Dynamic{Users: 12, Resources: 9, MinDemand: 1, MaxDemand: 4}
+			pb, next, err := d.Problem(rand.New(rand.NewPCG(5, 5)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pb.Options = map[string]string{"v": "5"}
+			_, _, runs[i] = simulate(t, a, pb, next, sim.Config{Seed: 7, Delay: workload.Uniform(1, 20),
+				Think: workload.Exp(20), CS: workload.Uniform(1, 10)}, 20, nil)
 		}
-		if !slices.Equal(runs[0], runs[1]) {
+		if len(runs[0]) == 0 || !slices.EqualFunc(runs[0], runs[1], func(a, b proc.Event) bool {
+			return a.Time == b.Time && a.Kind == b.Kind && a.P == b.P && slices.Equal(a.Res, b.Res)
+		}) {
 			t.Errorf("%s: two runs with the same seed differ", a.Name)
 		}
-	}
-}
-
-// TestPrioritySmallFirst: with mixed demands, priority bidding serves the
-// small requests faster than uniform bidding does.
-func TestPrioritySmallFirst(t *testing.T) {
-	mean := func(a algo.Algorithm) (small, large float64) {
-		n := 24
-		sets := make([][]proc.ResID, n)
-		for u := range sets {
-			k := 8
-			if u%2 == 1 {
-				k = 1
-			}
-			for j := 0; j < k; j++ {
-				sets[u] = append(sets[u], proc.ResID((u+j*3)%n))
-			}
-		}
-		pb := fixedProblem(sets, n, nil)
-		h := newHarness(t, a, pb, 3)
-		var s, l []float64
-		h.run(3000, 1<<30)
-		for u := 0; u < n; u++ {
-			st := h.procs[u].(*User).Stats()
-			x := float64(st.RoundsToServe) / float64(max(1, st.Served))
-			if u%2 == 1 {
-				s = append(s, x)
-			} else {
-				l = append(l, x)
-			}
-		}
-		avg := func(v []float64) float64 {
-			t := 0.0
-			for _, x := range v {
-				t += x
-			}
-			return t / float64(len(v))
-		}
-		return avg(s), avg(l)
-	}
-	us, ul := mean(Algorithm)
-	ps, pl := mean(Priority)
-	t.Logf("rounds to serve: uniform small %.1f large %.1f; priority small %.1f large %.1f", us, ul, ps, pl)
-	if ps >= us {
-		t.Errorf("priority small requests wait %.1f rounds, uniform %.1f", ps, us)
 	}
 }
