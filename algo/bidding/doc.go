@@ -18,12 +18,13 @@
 //	x < βkv: idle till round end
 //	x = βkv: winner ── Win(r,a) ──────────▶ gather one step (M_j ∈ {0,1,≥2})
 //	         (to all k granters at once)      M_j ≥ 2: ── Deny ──▶ every bidder
-//	         collect for λ1 steps     ◀────── M_j = 1: ── Agree ─▶ the winner
+//	         collect the k answers    ◀────── M_j = 1: ── Agree ─▶ the winner
 //	         all k Agree(r,a)?                (offered: reserved for it)
 //	           yes: Accept ─────────────────▶ allocated until Release
 //	                enter, use, Release ────▶ free
 //	           no:  Decline to the agreeing ─▶ free
-//	                next attempt (new a) if it still fits in the round
+//	                after λ1 steps, the next attempt (new a) if it still
+//	                fits in the round
 //
 // # Constants (§3.2)
 //
@@ -121,5 +122,8 @@
 //     their round ends, so every interval ends. Intervals without winners
 //     are skipped; the next interval is the next group, cyclically, with a
 //     live winner. The paper lists ⌈log k⌉ intervals but indexes them
-//     m = 0..⌈log k⌉; there are ⌈log₂ k⌉+1 groups here.
+//     m = 0..⌈log k⌉; there are ⌈log₂ k⌉+1 groups here. A winner of a group
+//     the granter is not monitoring gets a Deny at once (the paper leaves
+//     it unanswered, which its user reads the same way at the end of its
+//     window).
 package bidding
