@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,6 +40,29 @@ func TestMatrixAndSpeedsFlags(t *testing.T) {
 		_, errOut, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errOut, "allot: ") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// The acceptance run of the bidding algorithms: the outside checker, which
+// reads only the trace, finds no overlapping critical sections.
+func TestBiddingTraceCheckedByOutsideProgram(t *testing.T) {
+	checker := filepath.Join("..", "..", "..", "shared", "tools", "check_trace.py")
+	if _, err := os.Stat(checker); err != nil {
+		t.Skip("outside trace checker not found")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	for _, a := range []string{"bidding", "priority-bidding"} {
+		tr := filepath.Join(t.TempDir(), "t.jsonl")
+		if _, errs, code := allot(t, "sim", "--algo", a, "--users", "50", "--resources", "25", "--demand", "1:5",
+			"--requests", "3000", "--seed", "4", "--trace", tr); code != 0 {
+			t.Fatalf("%s: exit %d: %s", a, code, errs)
+		}
+		out, err := exec.Command("python3", checker, tr, "--min-served", "3000").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"ok": true`) {
+			t.Fatalf("%s: outside checker: %v\n%s", a, err, out)
 		}
 	}
 }
