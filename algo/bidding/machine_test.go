@@ -196,7 +196,7 @@ func TestUserAnswersEveryAgree(t *testing.T) {
 	u.Deliver(env, 8, Agree{1, 1})
 	u.Deliver(env, 6, Agree{1, 1})
 	if got := env.take(); !slices.Equal(got, []string{"Accept{1 1}>6", "Accept{1 1}>8"}) || len(env.events) != 1 ||
-		!slices.Equal(env.events[0].Res, []proc.ResID{0, 2}) {
+		!slices.Equal(env.events[0].Res, []proc.ResID{2, 0}) {
 		t.Fatalf("sent %v, events %v", got, env.events)
 	}
 	u.Release(env)

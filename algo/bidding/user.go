@@ -12,12 +12,12 @@ type User struct {
 	p     *Params
 	users proc.ID // granter of resource j is users+j
 
-	req       []proc.ResID // current request, sorted
+	req       []proc.ResID // current request, sorted, without repeats
+	asked     []proc.ResID // the request as the application made it
 	group     int          // its demand group
 	want      bool         // the request is outstanding (not yet entered)
 	inCS      bool
 	running   bool   // a round is in progress
-	drawn     bool   // this round's draw has happened (after the random wait)
 	winner    bool   // this round's draw won
 	r, a      uint32 // round and attempt numbers
 	roundOver bool   // the round's c steps are over
@@ -68,6 +68,7 @@ func (u *User) Start(env proc.Env) {}
 
 // Request starts bidding for r.Res: at once, or when the current round ends.
 func (u *User) Request(env proc.Env, r proc.Request) {
+	u.asked = r.Res
 	u.req = append(u.req[:0], r.Res...)
 	slices.Sort(u.req)
 	u.req = slices.Compact(u.req)
@@ -240,7 +241,7 @@ func (u *User) enter(env proc.Env) {
 	}
 	u.stats.Served++
 	u.stats.RoundsToServe += u.stats.pending
-	env.Emit(proc.Event{Kind: proc.EvEnter, Res: slices.Clone(u.req)})
+	env.Emit(proc.Event{Kind: proc.EvEnter, Res: u.asked})
 	if u.roundOver {
 		u.running = false
 	}
