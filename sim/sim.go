@@ -63,8 +63,10 @@ type Config struct {
 	Horizon  proc.Time
 	// Drain, with Requests, changes what happens once Requests answers
 	// are reached: users make no new requests, and the run goes on until
-	// the open ones are answered, nothing is left to do, or Drain more
-	// ticks have passed. Requests still open then are starved.
+	// the open ones are answered, nothing is left to do, or the drain
+	// window has passed: Drain ticks, or four times the longest wait
+	// answered so far if that is longer (a slow algorithm is not called
+	// starving for being slow). Requests still open then are starved.
 	Drain proc.Time
 	// Next returns user u's next request. Nil: the user's whole MaxSet
 	// (dining) for exclusive problems, an empty request otherwise.
@@ -115,8 +117,9 @@ const (
 type user struct {
 	a     proc.Allocator // the user's process
 	phase phase
-	made  int32 // requests made
-	unit  int32 // pool: the unit held
+	made  int32     // requests made
+	asked proc.Time // when the open request was made
+	unit  int32     // pool: the unit held
 	req   proc.Request
 	src   rand.PCG
 	rnd   rand.Rand // draws from src
@@ -147,6 +150,7 @@ type Sim struct {
 	// ends at drainEnd.
 	draining bool
 	drainEnd proc.Time
+	longest  proc.Time // the longest answered wait
 	res      Result
 	kinds    []string // message kinds seen, parallel to counts
 	count    []int64
@@ -294,6 +298,7 @@ func (s *Sim) wake(u proc.ID) {
 			st.req = s.cfg.Next(u, &st.rnd)
 		}
 		st.phase = waiting
+		st.asked = s.now
 		st.made++
 		s.res.Requests++
 		if s.pb.Kind == algo.Pool {
@@ -396,6 +401,9 @@ func (s *Sim) Emit(e proc.Event) {
 		return
 	}
 	st := &s.users[e.P]
+	if e.Served() && st.phase == waiting {
+		s.longest = max(s.longest, s.now-st.asked)
+	}
 	switch e.Kind {
 	case proc.EvEnter, proc.EvGrant:
 		if st.phase != waiting {
@@ -420,7 +428,7 @@ func (s *Sim) Emit(e proc.Event) {
 		case s.cfg.Drain == 0:
 			s.stop = true
 		case !s.draining:
-			s.draining, s.drainEnd = true, s.now+s.cfg.Drain
+			s.draining, s.drainEnd = true, s.now+max(s.cfg.Drain, 4*s.longest)
 			fallthrough
 		default:
 			if s.res.Served == s.res.Requests {
