@@ -59,6 +59,11 @@ type Problem struct {
 	MaxSets   [][]proc.ResID
 	Conflict  *graph.Graph
 	Dining    bool
+	// MaxDemand is the most resources one request names, when the workload
+	// knows a bound below the largest MaxSet (a dynamic workload whose
+	// users may ask for any K of all the resources); 0 means the largest
+	// MaxSet is the bound.
+	MaxDemand int
 
 	// Graph is the communication graph for pool and quota problems.
 	Graph *graph.Graph
@@ -125,8 +130,12 @@ func ConflictGraph(users int, maxSets [][]proc.ResID) (*graph.Graph, error) {
 // a user, each edge a resource, each request the user's incident edges.
 func DiningProblem(g *graph.Graph) *Problem {
 	sets := make([][]proc.ResID, g.N())
+	all := make([]proc.ResID, 0, 2*g.M()) // one array for every set
 	for p := range sets {
-		sets[p] = slices.Sorted(slices.Values(g.Edges(proc.ID(p))))
+		start := len(all)
+		all = append(all, g.Edges(proc.ID(p))...)
+		sets[p] = all[start:len(all):len(all)]
+		slices.Sort(sets[p])
 	}
 	return &Problem{Kind: Exclusive, Users: g.N(), Resources: g.M(), MaxSets: sets, Conflict: g, Dining: true}
 }

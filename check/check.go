@@ -7,6 +7,7 @@
 //	                   Pool        one holder per unit, one unit per holder, ≤ R units
 //	                   Quota       ≤ M permits; a reject only once ≥ M−W permits; exhausted iff reject
 //	                   Waits       open requests at the end, the longest wait (starvation)
+//	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
 //
 // Deadlock is quiescence with open requests: the driver knows when nothing is
 // left to happen, the events tell which requests are open (Waits.Deadlock).
@@ -41,17 +42,28 @@ func (r *Report) OK() bool { return r.Violations == 0 }
 // a common resource, and that enter follows a request for the same set.
 type Exclusion struct {
 	Report
-	holder  []proc.ID      // resource -> holder+1 (0: free)
-	holding [][]proc.ResID // process -> resources held, nil when outside
-	asked   [][]proc.ResID // process -> open request
-	inCS    []bool
+	holder []proc.ID   // resource -> holder+1 (0: free)
+	procs  []exclState // per process
 }
 
+type exclState struct {
+	asked   []proc.ResID // the open request; nil when none
+	holding []proc.ResID // resources held while inside
+	inside  bool
+}
+
+// grow makes index i of s valid, keeping len(s) exactly i+1 when it grows
+// (callers count entries by len) and the capacity ahead for later growth.
 func grow[T any](s []T, i int) []T {
 	if i < len(s) {
 		return s
 	}
-	return append(s, make([]T, i+1-len(s)+len(s)/2)...)
+	if i < cap(s) {
+		return s[:i+1]
+	}
+	ns := make([]T, i+1, 2*(i+1))
+	copy(ns, s)
+	return ns
 }
 
 // Event implements proc.Sink.
@@ -59,20 +71,21 @@ func (x *Exclusion) Event(e proc.Event) {
 	p := int(e.P)
 	switch e.Kind {
 	case proc.EvRequest:
-		x.asked = grow(x.asked, p)
-		x.asked[p] = e.Res
-		if x.asked[p] == nil {
-			x.asked[p] = []proc.ResID{}
+		x.procs = grow(x.procs, p)
+		x.procs[p].asked = e.Res
+		if e.Res == nil {
+			x.procs[p].asked = []proc.ResID{}
 		}
 	case proc.EvEnter:
-		x.asked, x.inCS, x.holding = grow(x.asked, p), grow(x.inCS, p), grow(x.holding, p)
-		if x.inCS[p] {
+		x.procs = grow(x.procs, p)
+		st := &x.procs[p]
+		if st.inside {
 			x.add("t=%d: p%d enters twice", e.Time, p)
 		}
-		if x.asked[p] == nil {
+		if st.asked == nil {
 			x.add("t=%d: p%d enters without a request", e.Time, p)
-		} else if !sameSet(x.asked[p], e.Res) {
-			x.add("t=%d: p%d enters with %v but asked %v", e.Time, p, e.Res, x.asked[p])
+		} else if !sameSet(st.asked, e.Res) {
+			x.add("t=%d: p%d enters with %v but asked %v", e.Time, p, e.Res, st.asked)
 		}
 		for _, r := range e.Res {
 			x.holder = grow(x.holder, int(r))
@@ -82,27 +95,28 @@ func (x *Exclusion) Event(e proc.Event) {
 			}
 			x.holder[r] = e.P + 1
 		}
-		x.inCS[p] = true
-		x.holding[p] = e.Res
-		x.asked[p] = nil
+		st.inside, st.holding, st.asked = true, e.Res, nil
 	case proc.EvExit:
-		if p >= len(x.inCS) || !x.inCS[p] {
+		if p >= len(x.procs) || !x.procs[p].inside {
 			x.add("t=%d: p%d exits without holding", e.Time, p)
 			return
 		}
-		for _, r := range x.holding[p] {
+		st := &x.procs[p]
+		for _, r := range st.holding {
 			if x.holder[r] == e.P+1 {
 				x.holder[r] = 0
 			}
 		}
-		x.inCS[p] = false
-		x.holding[p] = nil
+		st.inside, st.holding = false, nil
 	}
 }
 
 func sameSet(a, b []proc.ResID) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true // the common case: the very request
 	}
 	seen := make(map[proc.ResID]int, len(a))
 	for _, r := range a {

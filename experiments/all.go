@@ -3,5 +3,5 @@ package experiments
 // All lists the reproductions, one per paper, in the order `allot repro`
 // runs them.
 func All() []Experiment {
-	return []Experiment{Rhee()}
+	return []Experiment{Locality(), Rhee(), Bidding()}
 }

@@ -12,9 +12,7 @@ import (
 
 // Recorder is a proc.Sink that measures.
 type Recorder struct {
-	asked    []proc.Time // process -> request time + 1 (0: none open)
-	inside   []bool      // process -> in its critical section / holding a unit
-	served   []int64     // process -> requests answered
+	procs    []procStat
 	resp     []proc.Time // every response time, in answer order
 	in       int         // processes inside now
 	area     float64     // ∫ in dt
@@ -22,6 +20,12 @@ type Recorder struct {
 	start    proc.Time
 	started  bool
 	Requests int // requests made
+}
+
+type procStat struct {
+	asked  proc.Time // request time + 1 (0: none open)
+	served int64     // requests answered
+	inside bool      // in its critical section / holding a unit
 }
 
 // Event implements proc.Sink.
@@ -34,36 +38,41 @@ func (r *Recorder) Event(e proc.Event) {
 	p := int(e.P)
 	switch e.Kind {
 	case proc.EvRequest, proc.EvAcquire:
-		r.asked = grow(r.asked, p)
-		r.asked[p] = e.Time + 1
+		r.procs = grow(r.procs, p)
+		r.procs[p].asked = e.Time + 1
 		r.Requests++
 	case proc.EvEnter, proc.EvGrant, proc.EvPermit, proc.EvReject:
-		if p < len(r.asked) && r.asked[p] > 0 {
-			r.resp = append(r.resp, e.Time-(r.asked[p]-1))
-			r.asked[p] = 0
+		r.procs = grow(r.procs, p)
+		st := &r.procs[p]
+		if st.asked > 0 {
+			r.resp = append(r.resp, e.Time-(st.asked-1))
+			st.asked = 0
 		}
-		r.served = grow(r.served, p)
-		r.served[p]++
-		if e.Kind == proc.EvEnter || e.Kind == proc.EvGrant {
-			r.inside = grow(r.inside, p)
-			if !r.inside[p] {
-				r.inside[p] = true
-				r.in++
-			}
+		st.served++
+		if (e.Kind == proc.EvEnter || e.Kind == proc.EvGrant) && !st.inside {
+			st.inside = true
+			r.in++
 		}
 	case proc.EvExit, proc.EvRelease:
-		if p < len(r.inside) && r.inside[p] {
-			r.inside[p] = false
+		if p < len(r.procs) && r.procs[p].inside {
+			r.procs[p].inside = false
 			r.in--
 		}
 	}
 }
 
+// grow makes index i of s valid, keeping len(s) exactly i+1 when it grows
+// (callers count entries by len) and the capacity ahead for later growth.
 func grow[T any](s []T, i int) []T {
 	if i < len(s) {
 		return s
 	}
-	return append(s, make([]T, i+1-len(s)+len(s)/2)...)
+	if i < cap(s) {
+		return s[:i+1]
+	}
+	ns := make([]T, i+1, 2*(i+1))
+	copy(ns, s)
+	return ns
 }
 
 // Stats summarizes a sample.
@@ -93,7 +102,11 @@ func (r *Recorder) Summary(end proc.Time) Summary {
 		s.Concurrency = area / float64(s.Duration)
 		s.Throughput = 1000 * float64(s.Served) / float64(s.Duration)
 	}
-	s.Fairness = Jain(r.served)
+	served := make([]int64, len(r.procs))
+	for i := range r.procs {
+		served[i] = r.procs[i].served
+	}
+	s.Fairness = Jain(served)
 	return s
 }
 

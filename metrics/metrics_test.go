@@ -54,3 +54,17 @@ func TestRecorderConcurrencyAndResponse(t *testing.T) {
 		t.Errorf("response %+v served %d", s.Response, s.Served)
 	}
 }
+
+func TestFairnessCountsOnlyRealProcesses(t *testing.T) {
+	var r Recorder
+	// Five processes served equally, in id order, so that the per-process
+	// table grows one entry at a time.
+	for _, p := range []proc.ID{0, 1, 2, 3, 4, 0, 1, 2, 3, 4} {
+		r.Event(proc.Event{Kind: proc.EvRequest, P: p})
+		r.Event(proc.Event{Kind: proc.EvEnter, P: p})
+		r.Event(proc.Event{Kind: proc.EvExit, P: p})
+	}
+	if f := r.Summary(10).Fairness; f != 1 {
+		t.Fatalf("five processes served twice each: fairness %v, want 1", f)
+	}
+}

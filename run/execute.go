@@ -11,6 +11,13 @@ import (
 	"allot/sim"
 )
 
+// BadInput is an error in the scenario found only when an algorithm is
+// built (its process count, say).
+type BadInput struct{ error }
+
+// Unwrap returns the underlying error.
+func (b BadInput) Unwrap() error { return b.error }
+
 // Report is one algorithm's run, in the JSON shape of the CLI contract.
 type Report struct {
 	Algorithm        string        `json:"algorithm"`
@@ -34,7 +41,11 @@ type Report struct {
 	WallSeconds      float64       `json:"wall_seconds"`
 	EventsPerSecond  float64       `json:"events_per_second"`
 	Units            int           `json:"units,omitempty"`
-	*QuotaReport                   // quota runs only: permits, rejects, budget, waste
+	// With crashes on an exclusive problem: the failure set (crashed and
+	// starved processes) and the failure locality (check.Locality).
+	FailureLocality *int      `json:"failure_locality,omitempty"`
+	FailureSet      []proc.ID `json:"failure_set,omitempty"`
+	*QuotaReport              // quota runs only: permits, rejects, budget, waste
 }
 
 // Messages counts the messages of a run.
@@ -65,7 +76,7 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 	}
 	for _, c := range p.Config.Crashes {
 		if int(c.P) >= len(procs) {
-			return Report{}, fmt.Errorf("--crash %d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)
+			return Report{}, BadInput{fmt.Errorf("--crash %d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)}
 		}
 	}
 	var (
@@ -89,6 +100,11 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 		safety, report = &quota, &quota.Report
 	}
 	sinks := proc.Sinks{safety, &waits, &rec}
+	var loc *check.Locality
+	if len(p.Config.Crashes) > 0 && p.Kind == algo.Exclusive && p.Problem.Conflict != nil {
+		loc = &check.Locality{Graph: p.Problem.Conflict}
+		sinks = append(sinks, loc)
+	}
 	if extra != nil {
 		sinks = append(sinks, extra)
 	}
@@ -133,6 +149,14 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 	}
 	if wall > 0 {
 		r.EventsPerSecond = float64(res.Inputs) / wall
+	}
+	if loc != nil {
+		end := res.End
+		if res.Quiescent && cfg.Horizon > end {
+			end = cfg.Horizon // observed, silent, up to the horizon
+		}
+		lr := loc.Result(end, res.Quiescent)
+		r.FailureLocality, r.FailureSet = &lr.FailureLocality, lr.FailureSet
 	}
 	switch p.Kind {
 	case algo.Pool:

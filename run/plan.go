@@ -122,6 +122,16 @@ func Compile(s workload.Scenario) (*Plan, error) {
 			c.Crashes = append(c.Crashes, sim.Crash{P: proc.ID(pid), At: proc.Time(at)})
 		}
 	}
+	if s.Speeds != "" {
+		sp, err := sim.ParseSpeeds(s.Speeds)
+		if err != nil {
+			return nil, fmt.Errorf("--speeds: %w", err)
+		}
+		// The schedule is a function of (process, time): the algorithms
+		// run one after another may share it.
+		sp.Users, sp.Seed = p.Problem.Users, s.Seed
+		c.Speed = sp
+	}
 	c.Next = p.Next
 	p.Config = c
 	p.Scenario = s
@@ -153,6 +163,17 @@ func (p *Plan) problem(s *workload.Scenario, rnd *rand.Rand) error {
 		}
 		if s.FixedSets {
 			return fmt.Errorf("--fixed-sets goes with --users/--resources/--demand")
+		}
+		if workload.IsMatrix(s.Graph) {
+			// A lower-bound network: users want a row and a column of a
+			// matrix of resources (no conflict graph's edges).
+			m, err := workload.ParseMatrix(s.Graph)
+			if err != nil {
+				return fmt.Errorf("--graph: %w", err)
+			}
+			p.Graph = s.Graph
+			p.Problem, err = m.Problem()
+			return err
 		}
 		g, err := parseGraph(s.Graph, rnd)
 		if err != nil {

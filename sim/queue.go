@@ -39,6 +39,10 @@ type item struct {
 // reaches them, before anything else can be inserted at their time, so the
 // (time, seq) order holds across both parts. Push and pop are O(1) for the
 // near future, which is where message delays and timers live.
+//
+// A bucket is a list of fixed-size chunks drawn from a shared free list, so
+// memory follows the items in flight (not the peak of every bucket), while
+// a bucket is still read front to back through contiguous arrays.
 type queue struct {
 	now     proc.Time
 	buckets [window]bucket
@@ -46,13 +50,22 @@ type queue struct {
 	near    int                 // items in buckets
 	far     farHeap
 	seq     uint64
+	spare   []*chunk // free chunks
 }
 
 const window = 1 << 12
 
 type bucket struct {
-	items []item
-	head  int
+	head, tail *chunk
+	read       int32 // next item to pop in head
+}
+
+const chunkSize = 64
+
+type chunk struct {
+	items [chunkSize]item
+	n     int32 // items written
+	next  *chunk
 }
 
 func (q *queue) len() int { return q.near + len(q.far) }
@@ -66,8 +79,24 @@ func (q *queue) push(it item) {
 		heap.Push(&q.far, farItem{it, q.seq})
 		return
 	}
+	q.append(it)
+}
+
+// append adds it at the end of its bucket.
+func (q *queue) append(it item) {
 	b := int(it.at & (window - 1))
-	q.buckets[b].items = append(q.buckets[b].items, it)
+	bk := &q.buckets[b]
+	if bk.tail == nil || bk.tail.n == chunkSize {
+		c := q.newChunk()
+		if bk.tail == nil {
+			bk.head = c
+		} else {
+			bk.tail.next = c
+		}
+		bk.tail = c
+	}
+	bk.tail.items[bk.tail.n] = it
+	bk.tail.n++
 	q.nonzero[b>>6] |= 1 << (b & 63)
 	q.near++
 }
@@ -82,12 +111,18 @@ func (q *queue) pop() (it item, ok bool) {
 			t := q.now + proc.Time((b-int(q.now&(window-1))+window)&(window-1))
 			q.advance(t)
 			bk := &q.buckets[b]
-			it = bk.items[bk.head]
-			bk.items[bk.head] = item{}
-			bk.head++
-			if bk.head == len(bk.items) {
-				bk.items, bk.head = bk.items[:0], 0
-				q.nonzero[b>>6] &^= 1 << (b & 63)
+			c := bk.head
+			it = c.items[bk.read]
+			c.items[bk.read] = item{} // let the payload be collected
+			bk.read++
+			if bk.read == c.n {
+				bk.head, bk.read = c.next, 0
+				if bk.head == nil {
+					bk.tail = nil
+					q.nonzero[b>>6] &^= 1 << (b & 63)
+				}
+				c.n, c.next = 0, nil
+				q.spare = append(q.spare, c)
 			}
 			q.near--
 			return it, true
@@ -99,16 +134,21 @@ func (q *queue) pop() (it item, ok bool) {
 	}
 }
 
+func (q *queue) newChunk() *chunk {
+	if n := len(q.spare); n > 0 {
+		c := q.spare[n-1]
+		q.spare = q.spare[:n-1]
+		return c
+	}
+	return new(chunk)
+}
+
 // advance moves the clock to t and pulls far items inside the new window
 // into their buckets, in (time, seq) order.
 func (q *queue) advance(t proc.Time) {
 	q.now = t
 	for len(q.far) > 0 && q.far[0].at-t < window {
-		f := heap.Pop(&q.far).(farItem)
-		b := int(f.at & (window - 1))
-		q.buckets[b].items = append(q.buckets[b].items, f.item)
-		q.nonzero[b>>6] |= 1 << (b & 63)
-		q.near++
+		q.append(heap.Pop(&q.far).(farItem).item)
 	}
 }
 

@@ -63,8 +63,10 @@ type Config struct {
 	Horizon  proc.Time
 	// Drain, with Requests, changes what happens once Requests answers
 	// are reached: users make no new requests, and the run goes on until
-	// the open ones are answered, nothing is left to do, or Drain more
-	// ticks have passed. Requests still open then are starved.
+	// the open ones are answered, nothing is left to do, or the drain
+	// window has passed: Drain ticks, or four times the longest wait
+	// answered so far if that is longer (a slow algorithm is not called
+	// starving for being slow). Requests still open then are starved.
 	Drain proc.Time
 	// Next returns user u's next request. Nil: the user's whole MaxSet
 	// (dining) for exclusive problems, an empty request otherwise.
@@ -110,13 +112,24 @@ const (
 	using          // in its critical section / holding a unit
 )
 
+// user is a user's place in the workload cycle, with the random source
+// its workload draws from, kept together for cache locality.
+type user struct {
+	a     proc.Allocator // the user's process
+	phase phase
+	made  int32     // requests made
+	asked proc.Time // when the open request was made
+	unit  int32     // pool: the unit held
+	req   proc.Request
+	src   rand.PCG
+	rnd   rand.Rand // draws from src
+}
+
+// pstate is what the driver knows of any process; only kept when crashes
+// or a processing cost make it needed.
 type pstate struct {
-	phase   phase
 	crashed bool
 	busy    proc.Time // busy handling until this tick
-	made    int32     // requests made
-	unit    int32     // pool: the unit held
-	req     proc.Request
 }
 
 // Sim is one run in progress. It is the proc.Env of the process it is
@@ -125,9 +138,9 @@ type Sim struct {
 	cfg   Config
 	pb    *algo.Problem
 	procs []proc.Process
-	st    []pstate
+	users []user
+	st    []pstate     // nil when no process can crash or be busy
 	rng   []*rand.Rand // per process, for algorithms; made on first use
-	wrng  []*rand.Rand // per user, for the workload; made on first use
 	net   *rand.Rand   // message delays
 	q     queue
 	cur   proc.ID
@@ -137,6 +150,7 @@ type Sim struct {
 	// ends at drainEnd.
 	draining bool
 	drainEnd proc.Time
+	longest  proc.Time // the longest answered wait
 	res      Result
 	kinds    []string // message kinds seen, parallel to counts
 	count    []int64
@@ -159,10 +173,25 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 		cfg:   cfg,
 		pb:    pb,
 		procs: procs,
-		st:    make([]pstate, len(procs)),
+		users: make([]user, pb.Users),
 		rng:   make([]*rand.Rand, len(procs)),
-		wrng:  make([]*rand.Rand, pb.Users),
 		net:   rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)),
+	}
+	for u := range s.users {
+		us := &s.users[u]
+		us.src.Seed(cfg.Seed, uint64(u)<<1|1)
+		us.rnd = *rand.New(&us.src)
+		a, ok := procs[u].(proc.Allocator)
+		if !ok {
+			return res, fmt.Errorf("sim: user %d (%T) does not take requests", u, procs[u])
+		}
+		us.a = a
+		if cfg.Next == nil && pb.Kind == algo.Exclusive {
+			us.req = proc.Request{Res: pb.MaxSets[u]}
+		}
+	}
+	if len(cfg.Crashes) > 0 || cfg.Cost > 0 {
+		s.st = make([]pstate, len(procs))
 	}
 	if cfg.FIFO {
 		s.fifo = map[uint64]proc.Time{}
@@ -193,7 +222,7 @@ func (s *Sim) run() {
 		if s.cfg.Active != nil && !s.cfg.Active(proc.ID(u)) {
 			continue
 		}
-		at := s.cfg.Think.Draw(s.workRand(proc.ID(u)))
+		at := s.cfg.Think.Draw(&s.users[u].rnd)
 		if s.cfg.Join != nil {
 			at += s.cfg.Join(proc.ID(u))
 		}
@@ -209,34 +238,37 @@ func (s *Sim) run() {
 			break
 		}
 		s.now = it.at
-		st := &s.st[it.to]
-		if st.crashed {
-			continue
-		}
-		if it.kind != itemCrash && st.busy > it.at {
-			it.at = st.busy
-			s.q.push(it)
-			continue
+		var st *pstate
+		if s.st != nil {
+			st = &s.st[it.to]
+			if st.crashed {
+				continue
+			}
+			if it.kind != itemCrash {
+				if st.busy > it.at {
+					it.at = st.busy
+					s.q.push(it)
+					continue
+				}
+				st.busy = it.at + s.cfg.Cost
+			}
 		}
 		s.cur = it.to
 		s.res.End = it.at
+		if it.kind != itemCrash {
+			s.res.Inputs++
+		}
 		switch it.kind {
 		case itemDeliver:
 			s.res.Delivered++
-			s.res.Inputs++
 			if s.cfg.TraceMessages {
 				s.emit(proc.Event{Kind: proc.EvDeliver, P: it.to, Peer: it.from, Msg: it.payload.(proc.Message).Kind()})
 			}
-			s.busy(st)
 			s.procs[it.to].Deliver(s, it.from, it.payload.(proc.Message))
 		case itemFire:
-			s.res.Inputs++
-			s.busy(st)
 			s.procs[it.to].Fire(s, it.payload)
 		case itemWake:
-			s.res.Inputs++
-			s.busy(st)
-			s.wake(it.to, st)
+			s.wake(it.to)
 		case itemCrash:
 			st.crashed = true
 			s.emit(proc.Event{Kind: proc.EvCrash, P: it.to})
@@ -245,30 +277,28 @@ func (s *Sim) run() {
 			s.cfg.Progress(s.res.Served, s.now)
 		}
 	}
-	for u := 0; u < s.pb.Users; u++ {
-		if !s.st[u].crashed && s.st[u].phase == waiting {
+	for u := range s.users {
+		if s.users[u].phase == waiting && (s.st == nil || !s.st[u].crashed) {
 			s.res.Open++
 		}
 	}
 	s.res.Deadlock = s.res.Quiescent && s.res.Open > 0
 }
 
-func (s *Sim) busy(st *pstate) {
-	if s.cfg.Cost > 0 {
-		st.busy = s.now + s.cfg.Cost
-	}
-}
-
 // wake moves user u one step along the workload cycle.
-func (s *Sim) wake(u proc.ID, st *pstate) {
-	a := s.procs[u].(proc.Allocator)
+func (s *Sim) wake(u proc.ID) {
+	st := &s.users[u]
+	a := st.a
 	switch st.phase {
 	case thinking:
 		if s.draining {
 			return
 		}
-		st.req = s.nextRequest(u)
+		if s.cfg.Next != nil {
+			st.req = s.cfg.Next(u, &st.rnd)
+		}
 		st.phase = waiting
+		st.asked = s.now
 		st.made++
 		s.res.Requests++
 		if s.pb.Kind == algo.Pool {
@@ -290,28 +320,11 @@ func (s *Sim) wake(u proc.ID, st *pstate) {
 }
 
 // thinkThenAsk schedules user u's next request, if it has one left.
-func (s *Sim) thinkThenAsk(u proc.ID, st *pstate) {
+func (s *Sim) thinkThenAsk(u proc.ID, st *user) {
 	if s.cfg.PerUser > 0 && int(st.made) >= s.cfg.PerUser {
 		return
 	}
-	s.q.push(item{at: s.now + s.cfg.Think.Draw(s.workRand(u)), to: u, kind: itemWake})
-}
-
-func (s *Sim) nextRequest(u proc.ID) proc.Request {
-	if s.cfg.Next != nil {
-		return s.cfg.Next(u, s.workRand(u))
-	}
-	if s.pb.Kind == algo.Exclusive {
-		return proc.Request{Res: s.pb.MaxSets[u]}
-	}
-	return proc.Request{}
-}
-
-func (s *Sim) workRand(u proc.ID) *rand.Rand {
-	if s.wrng[u] == nil {
-		s.wrng[u] = rand.New(rand.NewPCG(s.cfg.Seed, uint64(u)<<1|1))
-	}
-	return s.wrng[u]
+	s.q.push(item{at: s.now + s.cfg.Think.Draw(&st.rnd), to: u, kind: itemWake})
 }
 
 // emit stamps e and hands it to the sink.
@@ -387,7 +400,10 @@ func (s *Sim) Emit(e proc.Event) {
 	if int(e.P) >= s.pb.Users {
 		return
 	}
-	st := &s.st[e.P]
+	st := &s.users[e.P]
+	if e.Served() && st.phase == waiting {
+		s.longest = max(s.longest, s.now-st.asked)
+	}
 	switch e.Kind {
 	case proc.EvEnter, proc.EvGrant:
 		if st.phase != waiting {
@@ -412,7 +428,7 @@ func (s *Sim) Emit(e proc.Event) {
 		case s.cfg.Drain == 0:
 			s.stop = true
 		case !s.draining:
-			s.draining, s.drainEnd = true, s.now+s.cfg.Drain
+			s.draining, s.drainEnd = true, s.now+max(s.cfg.Drain, 4*s.longest)
 			fallthrough
 		default:
 			if s.res.Served == s.res.Requests {
@@ -422,11 +438,11 @@ func (s *Sim) Emit(e proc.Event) {
 	}
 }
 
-func (s *Sim) csTime(u proc.ID, st *pstate) proc.Time {
+func (s *Sim) csTime(u proc.ID, st *user) proc.Time {
 	if s.cfg.CSTime != nil {
-		return s.cfg.CSTime(u, st.req, s.workRand(u))
+		return s.cfg.CSTime(u, st.req, &st.rnd)
 	}
-	return s.cfg.CS.Draw(s.workRand(u))
+	return s.cfg.CS.Draw(&st.rnd)
 }
 
 // Kinds returns the message kinds in a result, sorted.

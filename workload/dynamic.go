@@ -63,7 +63,7 @@ func (d Dynamic) Problem(rnd *rand.Rand) (*algo.Problem, func(proc.ID, *rand.Ran
 	if err != nil {
 		return nil, nil, err
 	}
-	pb := &algo.Problem{Kind: algo.Exclusive, Users: d.Users, Resources: d.Resources, MaxSets: sets, Conflict: g}
+	pb := &algo.Problem{Kind: algo.Exclusive, Users: d.Users, Resources: d.Resources, MaxSets: sets, Conflict: g, MaxDemand: d.MaxDemand}
 	next := func(u proc.ID, r *rand.Rand) proc.Request {
 		if d.FixedSets {
 			return proc.Request{Res: sets[u]}

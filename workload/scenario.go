@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -38,8 +39,11 @@ type Scenario struct {
 	CS        string   `yaml:"cs"`
 	Delay     string   `yaml:"delay"`
 	FIFO      bool     `yaml:"fifo"`
-	Crash     []string `yaml:"crash"`
-	Seed      uint64   `yaml:"seed"`
+	// Speeds is the process speed schedule, PATTERN:MIN:MAX[:PERIOD]
+	// (sim.ParseSpeeds); empty: every process at speed 1.
+	Speeds string   `yaml:"speeds"`
+	Crash  []string `yaml:"crash"`
+	Seed   uint64   `yaml:"seed"`
 	// Cost is the processing cost in ticks per handled input.
 	Cost int64 `yaml:"cost"`
 	// Horizon stops the run at that tick (0: none).
@@ -83,7 +87,9 @@ func LoadScenario(path string) (Scenario, error) {
 	defer f.Close()
 	s, err := DecodeScenario(f)
 	if err != nil {
-		return s, fmt.Errorf("scenario %s: %w", path, err)
+		// YAML reports several problems on several lines: keep one line.
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+		return s, fmt.Errorf("scenario %s: %s", path, msg)
 	}
 	return s, nil
 }

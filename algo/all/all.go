@@ -8,9 +8,13 @@ import (
 	"strings"
 
 	"allot/algo"
+	"allot/algo/bidding"
 	"allot/algo/central"
+	"allot/algo/doorway"
 	"allot/algo/hygienic"
 	"allot/algo/modular"
+	"allot/algo/threshold"
+	"allot/algo/unhygienic"
 )
 
 // List returns every algorithm, in catalogue order: the base algorithms,
@@ -30,6 +34,11 @@ func base() []algo.Algorithm {
 	return []algo.Algorithm{
 		central.Algorithm,
 		hygienic.Algorithm,
+		threshold.Algorithm,
+		doorway.Algorithm,
+		unhygienic.Algorithm,
+		bidding.Algorithm,
+		bidding.Priority,
 	}
 }
 

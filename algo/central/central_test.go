@@ -8,3 +8,5 @@ import (
 )
 
 func TestConformance(t *testing.T) { algotest.Exclusive(t, central.Algorithm) }
+
+func TestGolden(t *testing.T) { algotest.Golden(t, central.Algorithm, "testdata/golden") }

@@ -85,16 +85,27 @@ const (
 
 // Node is one philosopher.
 type Node struct {
-	nbr   []proc.ID // conflict neighbours, sorted (shared with the graph)
+	nbr   []proc.ID // conflict neighbours, sorted
 	edge  []uint8   // per neighbour: hasFork, dirty, hasToken
 	forks int32     // forks held
 	state state
 	res   []proc.ResID
+	// Small neighbourhoods live inside the node, so that a message costs
+	// one cache miss, not three.
+	smallNbr  [smallDegree]proc.ID
+	smallEdge [smallDegree]uint8
 }
 
+const smallDegree = 4
+
 func (n *Node) init(self proc.ID, nbr []proc.ID) {
-	n.nbr = nbr
-	n.edge = make([]uint8, len(nbr))
+	if len(nbr) <= smallDegree {
+		n.nbr = n.smallNbr[:copy(n.smallNbr[:], nbr)]
+		n.edge = n.smallEdge[:len(nbr)]
+	} else {
+		n.nbr = nbr // shared with the graph
+		n.edge = make([]uint8, len(nbr))
+	}
 	for i, q := range nbr {
 		if self < q {
 			n.edge[i] = hasFork | dirty
@@ -106,6 +117,13 @@ func (n *Node) init(self proc.ID, nbr []proc.ID) {
 }
 
 func (n *Node) index(q proc.ID) int {
+	if len(n.nbr) <= smallDegree {
+		for i, p := range n.nbr {
+			if p == q {
+				return i
+			}
+		}
+	}
 	i, ok := slices.BinarySearch(n.nbr, q)
 	if !ok {
 		panic(fmt.Sprintf("hygienic: message from non-neighbour %d", q))

@@ -7,3 +7,5 @@ import (
 )
 
 func TestConformance(t *testing.T) { algotest.Exclusive(t, Algorithm) }
+
+func TestGolden(t *testing.T) { algotest.Golden(t, Algorithm, "testdata/golden") }

@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 
 	"allot/graph"
 	"allot/proc"
 	"allot/run"
+	"allot/sim"
 	"allot/trace"
 	"allot/workload"
 )
@@ -36,7 +38,7 @@ func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
 		}
 		return nil
 	})
-	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs)
+	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs+"; exclusive also "+workload.MatrixSpecs)
 	fs.IntVar(&s.Users, "users", s.Users, "dynamic workload: number of users")
 	fs.IntVar(&s.Resources, "resources", s.Resources, "dynamic workload: number of resources")
 	fs.StringVar(&s.Demand, "demand", s.Demand, "dynamic workload: resources per request, K or K:K2")
@@ -49,6 +51,7 @@ func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
 	fs.StringVar(&s.CS, "cs", s.CS, "critical-section time (ticks)")
 	fs.StringVar(&s.Delay, "delay", s.Delay, "message delay (ticks)")
 	fs.BoolVar(&s.FIFO, "fifo", s.FIFO, "FIFO channels (default: unordered)")
+	fs.StringVar(&s.Speeds, "speeds", s.Speeds, "process speeds PATTERN:MIN:MAX[:PERIOD], PATTERN one of "+sim.SpeedPatterns+" (default: all at speed 1)")
 	fs.Func("crash", "fail-stop crashes P@T[,P@T...]", func(v string) error { s.Crash = append(s.Crash, v); return nil })
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "random seed")
 	fs.Int64Var(&s.Cost, "cost", s.Cost, "ticks a process is busy per handled input")
@@ -56,11 +59,13 @@ func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
 	fs.StringVar(&o.trace, "trace", "", "write the event stream as JSONL to FILE")
 	fs.BoolVar(&o.traceMessages, "trace-messages", false, "include send and deliver events in the trace")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the runs to FILE (go tool pprof)")
 	return fs
 }
 
 type simOut struct {
 	format, trace string
+	cpuprofile    string
 	traceMessages bool
 }
 
@@ -127,10 +132,18 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("%v", err)
 	}
-	if len(plan.Skipped) > 0 {
-		fmt.Fprintf(stderr, "allot: note: %s left out: they need FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
-	}
 	plan.Config.TraceMessages = o.traceMessages
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return badf("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	reports := make([]run.Report, 0, len(plan.Algos))
 	for _, a := range plan.Algos {
 		var sink proc.Sink
@@ -151,10 +164,19 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		if tw != nil {
 			err = errors.Join(err, tw.Flush(), tf.Close())
 		}
+		var bad run.BadInput
+		if errors.As(err, &bad) {
+			return badf("%v", bad.Unwrap())
+		}
 		if err != nil {
 			return err
 		}
 		reports = append(reports, rep)
+	}
+	// The note comes after the runs, so that a bad input still gets its
+	// one-line error alone.
+	if len(plan.Skipped) > 0 {
+		fmt.Fprintf(stderr, "allot: note: %s left out: needs FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
 	}
 	if o.format == "json" {
 		enc := json.NewEncoder(stdout)
@@ -209,7 +231,8 @@ func overlay(base, file workload.Scenario, explicit map[string]bool) workload.Sc
 	for _, f := range []struct {
 		name     string
 		from, to *string
-	}{{"demand", &file.Demand, &base.Demand}, {"think", &file.Think, &base.Think}, {"cs", &file.CS, &base.CS}, {"delay", &file.Delay, &base.Delay}} {
+	}{{"demand", &file.Demand, &base.Demand}, {"think", &file.Think, &base.Think}, {"cs", &file.CS, &base.CS}, {"delay", &file.Delay, &base.Delay},
+		{"speeds", &file.Speeds, &base.Speeds}} {
 		if set(f.name, *f.from != "") {
 			*f.to = *f.from
 		}
@@ -256,9 +279,12 @@ func progressLine(stderr io.Writer, name string, target int) func(int) {
 		return nil
 	}
 	return func(served int) {
-		if target > 0 {
+		switch {
+		case target > 0 && served >= target:
+			fmt.Fprintf(f, "\r%s: %d served, draining open requests\x1b[K", name, served)
+		case target > 0:
 			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)\x1b[K", name, served, target, 100*float64(served)/float64(target))
-		} else {
+		default:
 			fmt.Fprintf(f, "\r%s: %d served\x1b[K", name, served)
 		}
 	}

@@ -1,0 +1,84 @@
+package algotest
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"allot/algo"
+	"allot/check"
+	"allot/proc"
+	"allot/sim"
+	"allot/trace"
+	"allot/workload"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// Golden runs the datadriven script at path against algorithm a. Each
+// directive
+//
+//	run graph=ring:3 delay=const:1 think=const:0 cs=const:2 per-user=1 seed=1 [crash=1@5] [fifo]
+//
+// runs one small scenario (graph may also be dyn:U:R:K1:K2[:fixed]) to
+// quiescence and prints its whole trace, message events included, then a
+// summary line. `go test -rewrite` regenerates the expected output.
+func Golden(t *testing.T, a algo.Algorithm, path string) {
+	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+		if td.Cmd != "run" {
+			td.Fatalf(t, "unknown directive %q", td.Cmd)
+		}
+		args := map[string]string{"delay": "const:1", "think": "const:0", "cs": "const:2", "per-user": "1", "seed": "1"}
+		for _, ca := range td.CmdArgs {
+			v := ""
+			if len(ca.Vals) > 0 {
+				v = ca.Vals[0]
+			}
+			args[ca.Key] = v
+		}
+		seed, err := strconv.ParseUint(args["seed"], 10, 64)
+		if err != nil {
+			td.Fatalf(t, "seed: %v", err)
+		}
+		pb, next, err := problem(args["graph"], rand.New(rand.NewPCG(seed, 99)))
+		if err != nil {
+			td.Fatalf(t, "%v", err)
+		}
+		_, fifo := args["fifo"]
+		pb.FIFO = fifo
+		cfg := sim.Config{Seed: seed, FIFO: fifo, Next: next, TraceMessages: true}
+		for key, to := range map[string]*workload.Dist{"delay": &cfg.Delay, "think": &cfg.Think, "cs": &cfg.CS} {
+			if *to, err = workload.ParseDist(args[key]); err != nil {
+				td.Fatalf(t, "%s: %v", key, err)
+			}
+		}
+		if cfg.PerUser, err = strconv.Atoi(args["per-user"]); err != nil {
+			td.Fatalf(t, "per-user: %v", err)
+		}
+		if c, ok := args["crash"]; ok {
+			var cr sim.Crash
+			if _, err := fmt.Sscanf(c, "%d@%d", &cr.P, &cr.At); err != nil {
+				td.Fatalf(t, "crash: %v", err)
+			}
+			cfg.Crashes = []sim.Crash{cr}
+		}
+		procs, err := a.Build(pb)
+		if err != nil {
+			td.Fatalf(t, "%v", err)
+		}
+		var buf bytes.Buffer
+		w := trace.NewWriter(&buf)
+		var excl check.Exclusion
+		cfg.Sink = proc.Sinks{w, &excl}
+		res, err := sim.Run(cfg, pb, procs)
+		if err != nil {
+			td.Fatalf(t, "%v", err)
+		}
+		w.Flush()
+		fmt.Fprintf(&buf, "served=%d messages=%d end=%d quiescent=%v violations=%d\n", res.Served, res.Messages, res.End, res.Quiescent, excl.Violations)
+		return strings.TrimRight(buf.String(), "\n") + "\n"
+	})
+}

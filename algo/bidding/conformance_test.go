@@ -1,0 +1,48 @@
+package bidding_test
+
+import (
+	"testing"
+
+	"allot/algo"
+	"allot/algo/algotest"
+	"allot/algo/bidding"
+	"allot/graph"
+	"allot/sim"
+	"allot/workload"
+)
+
+func TestConformance(t *testing.T) {
+	algotest.Exclusive(t, bidding.Algorithm)
+}
+
+func TestConformancePriority(t *testing.T) {
+	algotest.Exclusive(t, bidding.Priority)
+}
+
+func TestGolden(t *testing.T) { algotest.Golden(t, bidding.Algorithm, "testdata/golden") }
+
+func TestGoldenPriority(t *testing.T) {
+	algotest.Golden(t, bidding.Priority, "testdata/golden-priority")
+}
+
+// BenchmarkRing runs uniform bidding on a ring of 1000 philosophers; the
+// unit of work is one answered request.
+func BenchmarkRing(b *testing.B) {
+	g, err := graph.Parse("ring:1000", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pb := algo.DiningProblem(g)
+	procs, err := bidding.Algorithm.Build(pb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	res, err := sim.Run(sim.Config{Seed: 1, Delay: workload.Uniform(1, 10), CS: workload.Uniform(5, 15),
+		Think: workload.Exp(40), Requests: b.N}, pb, procs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(res.Inputs)/float64(b.N), "inputs/served")
+}

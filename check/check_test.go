@@ -1,0 +1,99 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"allot/proc"
+)
+
+type ev = proc.Event
+
+func feed(s proc.Sink, es ...ev) {
+	for _, e := range es {
+		s.Event(e)
+	}
+}
+
+func res(rs ...proc.ResID) []proc.ResID { return rs }
+
+func TestExclusion(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		events []ev
+		want   string // "" for no violation
+	}{
+		{"disjoint sets at once", []ev{
+			{Kind: proc.EvRequest, P: 1, Res: res(1, 2)}, {Kind: proc.EvRequest, P: 2, Res: res(3)},
+			{Kind: proc.EvEnter, P: 1, Res: res(1, 2)}, {Kind: proc.EvEnter, P: 2, Res: res(3)},
+			{Kind: proc.EvExit, P: 1}, {Kind: proc.EvExit, P: 2}}, ""},
+		{"hand-over after exit", []ev{
+			{Kind: proc.EvRequest, P: 1, Res: res(1)}, {Kind: proc.EvEnter, P: 1, Res: res(1)}, {Kind: proc.EvExit, P: 1},
+			{Kind: proc.EvRequest, P: 2, Res: res(1)}, {Kind: proc.EvEnter, P: 2, Res: res(1)}}, ""},
+		{"overlap", []ev{
+			{Kind: proc.EvRequest, P: 1, Res: res(1, 2)}, {Kind: proc.EvRequest, P: 2, Res: res(2, 3)},
+			{Kind: proc.EvEnter, P: 1, Res: res(1, 2)}, {Kind: proc.EvEnter, P: 2, Res: res(2, 3)}}, "while p1 holds resource 2"},
+		{"enter without request", []ev{{Kind: proc.EvEnter, P: 4, Res: res(1)}}, "without a request"},
+		{"enter with other set", []ev{{Kind: proc.EvRequest, P: 4, Res: res(1)}, {Kind: proc.EvEnter, P: 4, Res: res(2)}}, "but asked"},
+		{"exit without enter", []ev{{Kind: proc.EvExit, P: 3}}, "exits without holding"},
+	} {
+		var x Exclusion
+		feed(&x, c.events...)
+		if c.want == "" && !x.OK() {
+			t.Errorf("%s: false alarm %v", c.name, x.First)
+		}
+		if c.want != "" && (x.OK() || !strings.Contains(x.First[0], c.want)) {
+			t.Errorf("%s: got %v, want %q", c.name, x.First, c.want)
+		}
+	}
+}
+
+func TestPool(t *testing.T) {
+	x := Pool{Units: 2}
+	feed(&x,
+		ev{Kind: proc.EvAcquire, P: 1}, ev{Kind: proc.EvGrant, P: 1, Unit: 0},
+		ev{Kind: proc.EvAcquire, P: 2}, ev{Kind: proc.EvGrant, P: 2, Unit: 1},
+		ev{Kind: proc.EvRelease, P: 1, Unit: 0},
+		ev{Kind: proc.EvAcquire, P: 3}, ev{Kind: proc.EvGrant, P: 3, Unit: 0})
+	if !x.OK() {
+		t.Fatalf("false alarm: %v", x.First)
+	}
+	feed(&x, ev{Kind: proc.EvAcquire, P: 4}, ev{Kind: proc.EvGrant, P: 4, Unit: 1}) // p2 holds unit 1
+	feed(&x, ev{Kind: proc.EvAcquire, P: 5}, ev{Kind: proc.EvGrant, P: 5, Unit: 7}) // a third unit
+	feed(&x, ev{Kind: proc.EvRelease, P: 1, Unit: 0})                               // not p1's
+	feed(&x, ev{Kind: proc.EvGrant, P: 9, Unit: 3})                                 // never asked
+	if x.Violations != 5 {
+		t.Fatalf("%d violations, want 5: %v", x.Violations, x.First)
+	}
+}
+
+func TestQuota(t *testing.T) {
+	x := Quota{Budget: 3, Waste: 1}
+	feed(&x, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvReject}, ev{Kind: proc.EvExhausted})
+	x.Finish()
+	if !x.OK() {
+		t.Fatalf("2 permits of 3 with waste 1, then reject: fine; got %v", x.First)
+	}
+	y := Quota{Budget: 3, Waste: 0}
+	feed(&y, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvReject})
+	y.Finish() // rejected too early, and no exhausted signal
+	z := Quota{Budget: 1}
+	feed(&z, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvPermit})
+	if y.Violations != 2 || z.Violations != 1 {
+		t.Fatalf("y %v, z %v", y.First, z.First)
+	}
+}
+
+func TestWaits(t *testing.T) {
+	var w Waits
+	feed(&w,
+		ev{Time: 0, Kind: proc.EvRequest, P: 0}, ev{Time: 0, Kind: proc.EvRequest, P: 1}, ev{Time: 0, Kind: proc.EvRequest, P: 2},
+		ev{Time: 30, Kind: proc.EvEnter, P: 0},
+		ev{Time: 40, Kind: proc.EvCrash, P: 2})
+	if w.Open() != 1 || w.Longest != 30 || w.OldestOpen(100) != 100 {
+		t.Fatalf("open %d longest %d oldest %d", w.Open(), w.Longest, w.OldestOpen(100))
+	}
+	if !w.Deadlock(true) || w.Deadlock(false) || !w.Starved(100, 99) || w.Starved(100, 100) {
+		t.Fatal("deadlock or starvation misjudged")
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func allot(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = realMain(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+func TestBadInputIsOneLineAndExit2(t *testing.T) {
+	dir := t.TempDir()
+	badYAML := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(badYAML, []byte("userz: 3\n"), 0o644)
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"sim", "--algo", "nope"},
+		{"sim", "--graph", "ring:0"},
+		{"sim", "--graph", "hexagon:4"},
+		{"sim", "--delay", "exp:-1"},
+		{"sim", "--think", "uniform:9:1"},
+		{"sim", "--requests", "-5"},
+		{"sim", "--users", "0", "--resources", "3", "--demand", "1"},
+		{"sim", "--users", "4", "--resources", "3", "--demand", "5"},
+		{"sim", "--users", "4", "--resources", "3", "--demand", "x"},
+		{"sim", "--graph", "ring:5", "--users", "4", "--resources", "3", "--demand", "1"},
+		{"sim", "--kind", "dining"},
+		{"sim", "--format", "xml"},
+		{"sim", "--crash", "3@"},
+		{"sim", "--crash", "999@5", "--graph", "ring:5"},
+		{"sim", "--fixed-sets"},
+		{"sim", "--no-such-flag"},
+		{"sim", filepath.Join(dir, "missing.yaml")},
+		{"sim", badYAML},
+		{"sim", "a.yaml", "b.yaml"},
+		{"repro", "no-such-paper"},
+	} {
+		out, errs, code := allot(t, args...)
+		if code != 2 {
+			t.Errorf("%q: exit %d, want 2 (stderr %q)", args, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "allot: ") || out != "" {
+			t.Errorf("%q: want one line starting 'allot: ' on stderr, got stderr %q stdout %q", args, errs, out)
+		}
+	}
+}
+
+type simJSON struct {
+	Seed uint64           `json:"seed"`
+	Runs []map[string]any `json:"runs"`
+}
+
+func TestSimJSONContractAndDeterminism(t *testing.T) {
+	args := []string{"sim", "--algo", "central,hygienic", "--graph", "grid:4x4", "--requests", "600", "--seed", "8", "--format", "json"}
+	out1, errs, code := allot(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r simJSON
+	if err := json.Unmarshal([]byte(out1), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Seed != 8 || len(r.Runs) != 2 {
+		t.Fatalf("seed %d, %d runs", r.Seed, len(r.Runs))
+	}
+	for _, run := range r.Runs {
+		for _, k := range []string{"algorithm", "processes", "requests", "served", "response", "messages", "concurrency",
+			"safety_violations", "starved", "deadlock", "events", "wall_seconds", "events_per_second"} {
+			if _, ok := run[k]; !ok {
+				t.Errorf("%v: no %q", run["algorithm"], k)
+			}
+		}
+		if run["served"].(float64) < 600 || run["safety_violations"].(float64) != 0 || run["deadlock"].(bool) {
+			t.Errorf("%v: served %v violations %v deadlock %v", run["algorithm"], run["served"], run["safety_violations"], run["deadlock"])
+		}
+		for _, k := range []string{"mean", "p50", "p99", "max"} {
+			if _, ok := run["response"].(map[string]any)[k]; !ok {
+				t.Errorf("response has no %q", k)
+			}
+		}
+		for _, k := range []string{"total", "per_served", "by_kind"} {
+			if _, ok := run["messages"].(map[string]any)[k]; !ok {
+				t.Errorf("messages has no %q", k)
+			}
+		}
+	}
+	out2, _, _ := allot(t, args...)
+	if stripTiming(out1) != stripTiming(out2) {
+		t.Error("same seed, different JSON (apart from timing)")
+	}
+}
+
+func stripTiming(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, `"wall_seconds"`) && !strings.Contains(l, `"events_per_second"`) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestDefaultScenarioTable(t *testing.T) {
+	out, errs, code := allot(t, "sim", "--requests", "300")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"algorithm", "central", "hygienic", "grid:6x6"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestScenarioFileAndFlagsOverride(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	os.WriteFile(path, []byte("algo: [central]\nusers: 12\nresources: 8\ndemand: \"2:3\"\nrequests: 200\nseed: 5\n"), 0o644)
+	out, errs, code := allot(t, "sim", path, "--seed", "6", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r simJSON
+	json.Unmarshal([]byte(out), &r)
+	if r.Seed != 6 || len(r.Runs) != 1 || r.Runs[0]["users"].(float64) != 12 {
+		t.Fatalf("got %s", out)
+	}
+}
+
+// TestTraceCheckedByOutsideProgram runs the outside trace checker when it
+// is available next to the repository.
+func TestTraceCheckedByOutsideProgram(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	if _, errs, code := allot(t, "sim", "--algo", "hygienic", "--graph", "random:30:0.2", "--delay", "exp:15", "--requests", "2000", "--seed", "2", "--trace", tr); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	checker := filepath.Join("..", "..", "..", "shared", "tools", "check_trace.py")
+	if _, err := os.Stat(checker); err != nil {
+		t.Skip("outside trace checker not found")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	out, err := exec.Command("python3", checker, tr, "--min-served", "2000").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"ok": true`) {
+		t.Fatalf("outside checker: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,96 @@
+package graph
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"allot/proc"
+)
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		spec      string
+		n, m, deg int
+	}{
+		{"ring:5", 5, 5, 2},
+		{"line:4", 4, 3, 2},
+		{"grid:3x4", 12, 17, 4},
+		{"complete:5", 5, 10, 4},
+		{"star:6", 6, 5, 5},
+		{"tree:7:2", 7, 6, 3},
+		{"random:20:0", 20, 19, 0}, // no random edge: the joining edges make a tree
+	} {
+		g, err := Parse(c.spec, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatalf("%s: %v", c.spec, err)
+		}
+		if g.N() != c.n || g.M() != c.m {
+			t.Errorf("%s: n=%d m=%d, want %d %d", c.spec, g.N(), g.M(), c.n, c.m)
+		}
+		if c.deg > 0 && g.MaxDegree() != c.deg {
+			t.Errorf("%s: δ=%d, want %d", c.spec, g.MaxDegree(), c.deg)
+		}
+		if !g.Connected() {
+			t.Errorf("%s: not connected", c.spec)
+		}
+		// Edge ids and neighbours agree at both ends.
+		for p := 0; p < g.N(); p++ {
+			for i, q := range g.Neighbors(proc.ID(p)) {
+				e := g.Edges(proc.ID(p))[i]
+				a, b := g.Ends(e)
+				if !(a == proc.ID(p) && b == q || b == proc.ID(p) && a == q) {
+					t.Fatalf("%s: edge %d of %d-%d has ends %d-%d", c.spec, e, p, q, a, b)
+				}
+				if e2, ok := g.EdgeBetween(q, proc.ID(p)); !ok || e2 != e {
+					t.Fatalf("%s: EdgeBetween(%d,%d) = %d,%v", c.spec, q, p, e2, ok)
+				}
+			}
+		}
+	}
+}
+
+func TestRandomGraphsAreConnectedAndSeeded(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		g, err := Parse("random:40:0.03", rand.New(rand.NewPCG(seed, 0)))
+		if err != nil || !g.Connected() {
+			t.Fatalf("seed %d: err %v, connected %v", seed, err, err == nil && g.Connected())
+		}
+	}
+	a, _ := Parse("random:30:0.2", rand.New(rand.NewPCG(5, 0)))
+	b, _ := Parse("random:30:0.2", rand.New(rand.NewPCG(5, 0)))
+	if a.M() != b.M() {
+		t.Fatal("same seed, different graphs")
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, s := range []string{"", "ring", "ring:2", "ring:x", "ring:-3", "grid:3", "grid:0x5", "tree:5", "random:10:1.5",
+		"random:10", "hexagon:5", "line:1", "ring:5:5", "complete:100000", "ring:99999999999"} {
+		if _, err := Parse(s, rand.New(rand.NewPCG(1, 1))); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+func TestDistances(t *testing.T) {
+	g, _ := Parse("line:5", nil)
+	d := g.Distances(1)
+	want := []int32{1, 0, 1, 2, 3}
+	for i := range want {
+		if d[i] != want[i] {
+			t.Fatalf("distances from 1: %v, want %v", d, want)
+		}
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	if _, err := New(3, [][2]proc.ID{{0, 0}}); err == nil {
+		t.Error("self-loop accepted")
+	}
+	if _, err := New(3, [][2]proc.ID{{0, 1}, {1, 0}}); err == nil {
+		t.Error("duplicate edge accepted")
+	}
+	if _, err := New(3, [][2]proc.ID{{0, 3}}); err == nil {
+		t.Error("edge outside the graph accepted")
+	}
+}

@@ -1,0 +1,102 @@
+package workload
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"allot/proc"
+)
+
+func TestParseDist(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []struct {
+		spec     string
+		mean     float64
+		min, max int64
+	}{
+		{"const:7", 7, 7, 7},
+		{"uniform:2:6", 4, 2, 6},
+		{"exp:20", 20, 1, math.MaxInt64},
+	} {
+		d, err := ParseDist(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.String() != c.spec {
+			t.Errorf("%s prints as %s", c.spec, d)
+		}
+		var sum float64
+		const n = 20000
+		for i := 0; i < n; i++ {
+			x := int64(d.Draw(r))
+			if x < c.min || x > c.max {
+				t.Fatalf("%s drew %d", c.spec, x)
+			}
+			sum += float64(x)
+		}
+		if got := sum / n; math.Abs(got-c.mean) > 0.03*c.mean {
+			t.Errorf("%s: sample mean %.2f, want about %.2f", c.spec, got, c.mean)
+		}
+	}
+}
+
+func TestParseDistRejects(t *testing.T) {
+	for _, s := range []string{"", "const", "const:", "const:-1", "const:1.5", "uniform:5:2", "uniform:1", "exp:0", "exp:abc", "normal:3"} {
+		if _, err := ParseDist(s); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+func TestDynamic(t *testing.T) {
+	d := Dynamic{Users: 30, Resources: 10, MinDemand: 2, MaxDemand: 4}
+	pb, next, err := d.Problem(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb.Conflict.M() != 30*29/2 {
+		t.Errorf("without fixed sets every two users conflict; got %d edges", pb.Conflict.M())
+	}
+	r := rand.New(rand.NewPCG(2, 2))
+	sizes := map[int]int{}
+	for i := 0; i < 3000; i++ {
+		set := next(3, r).Res
+		sizes[len(set)]++
+		for j := 1; j < len(set); j++ {
+			if set[j] <= set[j-1] || set[j] >= 10 || set[0] < 0 {
+				t.Fatalf("bad set %v", set)
+			}
+		}
+	}
+	if len(sizes) != 3 || sizes[2] < 800 || sizes[4] < 800 {
+		t.Errorf("set sizes %v, want 2..4 about evenly", sizes)
+	}
+	d.FixedSets = true
+	pb, next, _ = d.Problem(rand.New(rand.NewPCG(1, 1)))
+	for u := 0; u < 30; u++ {
+		if s := next(proc.ID(u), r).Res; &s[0] != &pb.MaxSets[u][0] {
+			t.Fatal("fixed sets: the request is not the user's set")
+		}
+	}
+	for _, bad := range []Dynamic{{}, {Users: 1, Resources: 1}, {Users: 1, Resources: 2, MinDemand: 3, MaxDemand: 3}, {Users: 1, Resources: 5, MinDemand: 3, MaxDemand: 2}} {
+		if _, _, err := bad.Problem(r); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+func TestScenario(t *testing.T) {
+	d := Default()
+	if d.Graph == "" || d.Requests == 0 {
+		t.Fatalf("default scenario %+v", d)
+	}
+	s, err := DecodeScenario(strings.NewReader("kind: exclusive\nalgo: [central]\nusers: 4\nresources: 3\ndemand: \"1:2\"\n"))
+	if err != nil || s.Users != 4 || s.Algo[0] != "central" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	if _, err := DecodeScenario(strings.NewReader("userz: 4\n")); err == nil {
+		t.Error("unknown field accepted")
+	}
+}
