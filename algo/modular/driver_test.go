@@ -11,7 +11,7 @@ import (
 )
 
 // tnet is a small discrete-event driver for this package's tests: unordered
-// channels with random delays, users that think, request, hold and
+// channels with random delays (FIFO links for algorithms that need them), users that think, request, hold and
 // release, an exclusion check on the events, and hooks that let the
 // invariant tests look at the processes after every step. It exists so the
 // invariant tests can inspect internal state, which the simulator's sinks
@@ -38,6 +38,9 @@ type tnet struct {
 	waitReleases bool
 	requests     int // stop once this many are served in all
 	horizon      proc.Time
+	// fifo makes every link FIFO: no message overtakes an earlier one.
+	fifo     bool
+	lastOnLn map[[2]proc.ID]proc.Time
 
 	// Hooks for invariant checks; an error stops the run.
 	afterStep func(n *tnet) error
@@ -113,6 +116,8 @@ func newNet(a algo.Algorithm, pb *algo.Problem, seed uint64) (*tnet, error) {
 		reqAt:    make([]proc.Time, pb.Users),
 		entered:  make([]int, pb.Users),
 		inflight: make([]int, pb.Users),
+		fifo:     a.NeedsFIFO,
+		lastOnLn: map[[2]proc.ID]proc.Time{},
 	}
 	for i := range procs {
 		n.prand = append(n.prand, rand.New(rand.NewPCG(seed, uint64(i)+1)))
@@ -154,7 +159,13 @@ func (e tenv) Send(to proc.ID, m proc.Message) {
 			n.fail(err)
 		}
 	}
-	n.push(item{at: n.now + max(1, n.delay(n.rng)), kind: itDeliver, to: to, from: e.self, m: m})
+	at := n.now + max(1, n.delay(n.rng))
+	if n.fifo {
+		ln := [2]proc.ID{e.self, to}
+		at = max(at, n.lastOnLn[ln])
+		n.lastOnLn[ln] = at
+	}
+	n.push(item{at: at, kind: itDeliver, to: to, from: e.self, m: m})
 }
 
 func (e tenv) Emit(ev proc.Event) {

@@ -7,6 +7,7 @@ import (
 	"allot/algo"
 	"allot/algo/bidding"
 	"allot/algo/central"
+	"allot/algo/doorway"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
 	"allot/algo/unhygienic"
@@ -14,11 +15,9 @@ import (
 )
 
 // subs are the subroutines the package tests run under.
-// (doorway needs FIFO channels, which the test driver does not model; it
-// runs in the conformance suite.)
 func subs() []algo.Algorithm {
 	return []algo.Algorithm{lockAlg, central.Algorithm, hygienic.Algorithm, threshold.Algorithm,
-		unhygienic.Algorithm, bidding.Algorithm}
+		doorway.Algorithm, unhygienic.Algorithm, bidding.Algorithm}
 }
 
 // TestConcurrency is Theorem 5.11: users 0 and 1 hold resources 0 and 1

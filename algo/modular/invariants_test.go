@@ -77,6 +77,39 @@ func claim56(n *tnet) error {
 	return nil
 }
 
+// lemma57 is Lemma 5.7's core: the wait-for order of two users is the same
+// in every queue they share (if P_k(i) > P_k(j) then P_k'(i) > P_k'(j)), so
+// the wait-for relation has no cycle.
+func lemma57(n *tnet) error {
+	pos, err := positionsOf(n)
+	if err != nil {
+		return err
+	}
+	for i, pi := range pos {
+		for j, pj := range pos {
+			if i >= j {
+				continue
+			}
+			ahead := 0 // +1: i waits for j somewhere, -1: j waits for i
+			for k, p := range pi {
+				q, ok := pj[k]
+				if !ok {
+					continue
+				}
+				d := 1
+				if p < q {
+					d = -1
+				}
+				if ahead != 0 && ahead != d {
+					return fmt.Errorf("t=%d: Lemma 5.7 violated: users %d and %d wait for each other (positions %v and %v)", n.now, i, j, pi, pj)
+				}
+				ahead = d
+			}
+		}
+	}
+	return nil
+}
+
 // initialBound checks, when user i sends its selects, p ≤ 3m+1 where m is
 // the number of other users in the queues of R_i (counting i's own finished
 // request as one when its release is still held) (§5, proof of Theorem
@@ -124,12 +157,23 @@ func (n *tnet) ids() idMap { return idMap{int32(n.pb.Users), int32(n.pb.Resource
 
 // invariantRuns runs a over random dynamic workloads with every check on.
 func invariantRuns(t *testing.T, a algo.Algorithm, seeds int) (*initialBound, error) {
+	return checkRuns(t, a, seeds, func(n *tnet) error {
+		if err := claim56(n); err != nil {
+			return err
+		}
+		return lemma57(n)
+	})
+}
+
+// checkRuns runs a over random dynamic workloads with the initial-position
+// bound and the given check after every step.
+func checkRuns(t *testing.T, a algo.Algorithm, seeds int, check func(*tnet) error) (*initialBound, error) {
 	b := &initialBound{}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		users, res := 3+int(seed%10), 2+int(seed%6)
 		_, err := runRandom(t, a, users, res, min(res, 1+int(seed%4)), seed, func(n *tnet) {
 			n.waitReleases = true
-			n.afterStep = claim56
+			n.afterStep = check
 			n.onSend = b.onSend
 		})
 		if err != nil {
@@ -142,7 +186,7 @@ func invariantRuns(t *testing.T, a algo.Algorithm, seeds int) (*initialBound, er
 func TestInvariants(t *testing.T) {
 	for _, sub := range subs() {
 		t.Run(sub.Name, func(t *testing.T) {
-			b, err := invariantRuns(t, For(sub), 60)
+			b, err := invariantRuns(t, For(sub), 40)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,6 +223,17 @@ func TestInvariantsCatchBroken(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// TestLemma57CatchesBroken: the careless advancement of Fig. 3 (each queue
+// advanced on its own) makes two users wait for each other; the Lemma 5.7
+// check alone catches it.
+func TestLemma57CatchesBroken(t *testing.T) {
+	_, err := checkRuns(t, forVariant(lockAlg, variant{perQueue: true}), 80, lemma57)
+	if err == nil || !strings.Contains(err.Error(), "Lemma 5.7") {
+		t.Fatalf("err %v, want a Lemma 5.7 violation", err)
+	}
+	t.Log(err)
 }
 
 // TestSubroutineExclusionNeeded: without the subroutine's exclusion two
