@@ -91,8 +91,9 @@
 // initial-position bound p ≤ 3δ (checked as p ≤ 3m+1 with m the other users
 // in the user's queues), and Theorem 5.11 (concurrency: a user without
 // conflicting users enters even while others hold other resources forever)
-// are checked by the package tests over random runs under every subroutine
-// in the catalogue, each shown to catch a deliberately broken variant.
+// are checked by the package tests over random runs under central,
+// hygienic, threshold, doorway, unhygienic and bidding, each check shown to
+// catch a deliberately broken variant.
 // Every modular-<sub> of the catalogue passes the exclusive conformance
 // suite, which also catches the literal reading of line 32.
 package modular
