@@ -270,6 +270,7 @@ func rheeSimulate(cfg rheeConfig, a algo.Algorithm, size, service int, seed uint
 			return t
 		},
 		Cost:     1,
+		SendCost: 1,
 		Requests: cfg.requests,
 		Next:     next,
 		Sink:     proc.Sinks{&rec, &excl},

@@ -54,9 +54,14 @@ type Config struct {
 	// Cost is how many ticks a process is busy handling one input; inputs
 	// arriving meanwhile wait. Messages sent while handling leave when it
 	// is done.
-	Cost    proc.Time
-	Speed   Speed // nil: every process at speed 1
-	Crashes []Crash
+	Cost proc.Time
+	// SendCost is how many ticks each message sent occupies the sender:
+	// with Cost and SendCost both 1 a process takes one step per receive
+	// and one per send (the synchronous step model of Rhee §2, §6). The
+	// messages of one input leave one after another.
+	SendCost proc.Time
+	Speed    Speed // nil: every process at speed 1
+	Crashes  []Crash
 	// Requests stops the run once this many requests have been answered
 	// (0: no limit). Horizon stops it at that tick (0: no limit).
 	Requests int
@@ -151,6 +156,7 @@ type Sim struct {
 	draining bool
 	drainEnd proc.Time
 	longest  proc.Time // the longest answered wait
+	sent     proc.Time // messages sent while handling the current input
 	res      Result
 	kinds    []string // message kinds seen, parallel to counts
 	count    []int64
@@ -190,7 +196,7 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 			us.req = proc.Request{Res: pb.MaxSets[u]}
 		}
 	}
-	if len(cfg.Crashes) > 0 || cfg.Cost > 0 {
+	if len(cfg.Crashes) > 0 || cfg.Cost > 0 || cfg.SendCost > 0 {
 		s.st = make([]pstate, len(procs))
 	}
 	if cfg.FIFO {
@@ -254,6 +260,7 @@ func (s *Sim) run() {
 			}
 		}
 		s.cur = it.to
+		s.sent = 0
 		s.res.End = it.at
 		if it.kind != itemCrash {
 			s.res.Inputs++
@@ -359,6 +366,13 @@ func (s *Sim) Send(to proc.ID, m proc.Message) {
 		s.emit(proc.Event{Kind: proc.EvSend, P: s.cur, Peer: to, Msg: m.Kind()})
 	}
 	depart := s.now + s.cfg.Cost
+	if s.cfg.SendCost > 0 {
+		s.sent++
+		depart += s.cfg.SendCost * s.sent
+		if s.st != nil {
+			s.st[s.cur].busy = max(s.st[s.cur].busy, depart)
+		}
+	}
 	at := depart + s.cfg.Delay.Draw(s.net)
 	if s.fifo != nil {
 		link := uint64(uint32(s.cur))<<32 | uint64(uint32(to))
