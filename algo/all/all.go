@@ -11,6 +11,7 @@ import (
 	"allot/algo/bidding"
 	"allot/algo/central"
 	"allot/algo/doorway"
+	"allot/algo/drinking"
 	"allot/algo/hygienic"
 	"allot/algo/modular"
 	"allot/algo/threshold"
@@ -18,7 +19,8 @@ import (
 )
 
 // List returns every algorithm, in catalogue order: the base algorithms,
-// then Rhee's modular algorithm over each exclusion algorithm among them.
+// then Rhee's modular algorithm over each exclusion algorithm among them,
+// then Chandy and Misra's drinking philosophers over each dining one.
 func List() []algo.Algorithm {
 	list := base()
 	for _, a := range list {
@@ -26,7 +28,23 @@ func List() []algo.Algorithm {
 			list = append(list, modular.For(a))
 		}
 	}
+	for _, a := range dining() {
+		list = append(list, drinking.For(a))
+	}
 	return list
+}
+
+// dining lists the subroutines of the drinking algorithm: the dining
+// algorithms, and central, which is one when each user asks for its whole
+// maximum set (as the drinking layer asks).
+func dining() []algo.Algorithm {
+	return []algo.Algorithm{
+		central.Algorithm,
+		hygienic.Algorithm,
+		threshold.Algorithm,
+		doorway.Algorithm,
+		unhygienic.Algorithm,
+	}
 }
 
 // base lists the algorithms of their own packages.

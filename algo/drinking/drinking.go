@@ -1,0 +1,223 @@
+package drinking
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"allot/algo"
+	"allot/proc"
+)
+
+// For returns the drinking philosophers algorithm with sub as the dining
+// subroutine, named drinking-<sub>.
+func For(sub algo.Algorithm) algo.Algorithm {
+	return forVariant(sub, variant{})
+}
+
+// variant holds deliberately broken behaviours, for the tests that show the
+// checkers catch them. The zero value is the algorithm.
+type variant struct {
+	yieldWhileDrinking bool // hand a requested bottle over even while drinking with it
+	noYieldOnArrival   bool // apply the yielding rule only when a request arrives, not when a bottle does
+}
+
+func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
+	return algo.Algorithm{
+		Name:      "drinking-" + sub.Name,
+		Kind:      algo.Exclusive,
+		Summary:   "Chandy–Misra drinking philosophers (Welch–Lynch modular form): bottles per pair, " + sub.Name + " as the dining layer",
+		NeedsFIFO: sub.NeedsFIFO,
+		Build: func(pb *algo.Problem) ([]proc.Process, error) {
+			return build(sub, pb, v)
+		},
+	}
+}
+
+// Request asks the neighbour for the bottle of resource Res on the edge
+// between them (it is the pair's request token).
+type Request struct{ Res proc.ResID }
+
+// Bottle hands over the bottle of resource Res on that edge.
+type Bottle struct{ Res proc.ResID }
+
+// Kinds are prefixed so that they never merge with a subroutine's.
+func (Request) Kind() string { return "drinking.request" }
+func (Bottle) Kind() string  { return "drinking.bottle" }
+
+func build(sub algo.Algorithm, pb *algo.Problem, v variant) ([]proc.Process, error) {
+	name := "drinking-" + sub.Name
+	if sub.Kind != algo.Exclusive {
+		return nil, fmt.Errorf("%s: subroutine %s solves %s, not exclusive", name, sub.Name, sub.Kind)
+	}
+	if pb.Kind != algo.Exclusive {
+		return nil, fmt.Errorf("%s: solves exclusive problems, not %s", name, pb.Kind)
+	}
+	if pb.Users < 1 {
+		return nil, fmt.Errorf("%s: need at least one user", name)
+	}
+	sp, err := subProblem(pb)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	subProcs, err := sub.Build(sp)
+	if err != nil {
+		return nil, fmt.Errorf("%s: subroutine: %w", name, err)
+	}
+	if len(subProcs) < pb.Users {
+		return nil, fmt.Errorf("%s: subroutine %s built %d processes for %d users", name, sub.Name, len(subProcs), pb.Users)
+	}
+	procs := make([]proc.Process, 0, len(subProcs))
+	users := make([]user, pb.Users)
+	for i := range users {
+		a, ok := subProcs[i].(proc.Allocator)
+		if !ok {
+			return nil, fmt.Errorf("%s: subroutine %s: user %d is not an allocator", name, sub.Name, i)
+		}
+		u := &users[i]
+		u.id, u.sub, u.v = proc.ID(i), a, v
+		u.maxSet = sp.MaxSets[i]
+		for _, k := range u.maxSet {
+			if k < 0 || int(k) >= pb.Resources {
+				return nil, fmt.Errorf("%s: user %d: resource %d outside 0..%d", name, i, k, pb.Resources-1)
+			}
+		}
+		for _, q := range sp.Conflict.Neighbors(u.id) {
+			for _, k := range intersect(u.maxSet, sp.MaxSets[q]) {
+				var bits uint8
+				if u.id < q {
+					bits = hasBottle
+				} else {
+					bits = hasToken
+				}
+				u.bottles = append(u.bottles, bottle{peer: q, res: k, bits: bits})
+			}
+		}
+		slices.SortFunc(u.bottles, func(a, b bottle) int {
+			return cmp.Or(cmp.Compare(a.peer, b.peer), cmp.Compare(a.res, b.res))
+		})
+		procs = append(procs, u)
+	}
+	if err := checkShared(sp); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for _, h := range subProcs[pb.Users:] {
+		procs = append(procs, &host{inner: h})
+	}
+	return procs, nil
+}
+
+// subProblem is the problem the dining subroutine is built for: the same
+// users, resources, maximum sets and conflict graph (computed from the
+// maximum sets when the caller left it out; every resource when the sets are
+// unknown). Each user asks the subroutine for its whole maximum set, so
+// the subroutine excludes exactly the users' conflict neighbours: the
+// dining problem of the conflict graph.
+func subProblem(pb *algo.Problem) (*algo.Problem, error) {
+	sp := *pb
+	if sp.MaxSets == nil {
+		all := make([]proc.ResID, pb.Resources)
+		for k := range all {
+			all[k] = proc.ResID(k)
+		}
+		sp.MaxSets = make([][]proc.ResID, pb.Users)
+		for u := range sp.MaxSets {
+			sp.MaxSets[u] = all
+		}
+		sp.Conflict = nil
+	}
+	if len(sp.MaxSets) != pb.Users {
+		return nil, fmt.Errorf("%d maximum sets for %d users", len(sp.MaxSets), pb.Users)
+	}
+	for u, s := range sp.MaxSets {
+		if !slices.IsSorted(s) {
+			return nil, fmt.Errorf("maximum set of user %d is not sorted", u)
+		}
+	}
+	if sp.Conflict == nil {
+		g, err := algo.ConflictGraph(pb.Users, sp.MaxSets)
+		if err != nil {
+			return nil, err
+		}
+		sp.Conflict = g
+	}
+	if sp.Conflict.N() != pb.Users {
+		return nil, fmt.Errorf("conflict graph has %d nodes for %d users", sp.Conflict.N(), pb.Users)
+	}
+	return &sp, nil
+}
+
+// checkShared makes sure that every two users whose maximum sets meet are
+// neighbours of the conflict graph: bottles lie on its edges only, and the
+// dining layer must order every two users that share a bottle.
+func checkShared(sp *algo.Problem) error {
+	byRes := make([][]proc.ID, 0)
+	for u, s := range sp.MaxSets {
+		for _, k := range s {
+			for int(k) >= len(byRes) {
+				byRes = append(byRes, nil)
+			}
+			byRes[k] = append(byRes[k], proc.ID(u))
+		}
+	}
+	mark := make([]int32, sp.Users) // mark[w] == u+1: w is a neighbour of u
+	for u, s := range sp.MaxSets {
+		for _, w := range sp.Conflict.Neighbors(proc.ID(u)) {
+			mark[w] = int32(u) + 1
+		}
+		for _, k := range s {
+			for _, w := range byRes[k] {
+				if int(w) != u && mark[w] != int32(u)+1 {
+					return fmt.Errorf("users %d and %d share resource %d but are not neighbours in the conflict graph", u, w, k)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// intersect is the sorted intersection of two sorted sets.
+func intersect(a, b []proc.ResID) []proc.ResID {
+	var out []proc.ResID
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// host runs one helper process of the subroutine (a coordinator) under its
+// own id, its traffic wrapped like the users' dining processes'.
+type host struct{ inner proc.Process }
+
+var (
+	_ proc.Process = (*host)(nil)
+	_ proc.Parent  = (*host)(nil)
+)
+
+func (h *host) env(env proc.Env) proc.SubEnv { return proc.SubEnv{Env: env, Parent: h} }
+
+func (h *host) Start(env proc.Env) { h.inner.Start(h.env(env)) }
+
+func (h *host) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	if !proc.Route(h.inner, h.env(env), from, m) {
+		panic(fmt.Sprintf("drinking: subroutine helper: unexpected message %T from %d", m, from))
+	}
+}
+
+func (h *host) Fire(env proc.Env, t proc.Timer) {
+	if !proc.Route(h.inner, h.env(env), proc.None, t) {
+		panic(fmt.Sprintf("drinking: subroutine helper: unexpected timer %T", t))
+	}
+}
+
+// SubEvent drops a helper's events: only users eat.
+func (h *host) SubEvent(proc.Env, proc.Event) {}
