@@ -24,3 +24,5 @@ func TestSuiteCatchesBrokenVariants(t *testing.T) {
 	}
 	t.Logf("%d failures, first: %s", len(fails), fails[0])
 }
+
+func TestGolden(t *testing.T) { algotest.Golden(t, For(hygienic.Algorithm), "testdata/golden") }
