@@ -114,7 +114,7 @@ func FailureLocality(g *graph.Graph, crashed, starved []proc.ID) (locality, unre
 	if len(starved) == 0 {
 		return 0, 0
 	}
-	dist := Distances(g, crashed)
+	dist := g.Distances(crashed...)
 	for _, p := range starved {
 		if int(p) >= len(dist) || dist[p] < 0 {
 			unreachable++
@@ -123,31 +123,4 @@ func FailureLocality(g *graph.Graph, crashed, starved []proc.ID) (locality, unre
 		locality = max(locality, int(dist[p]))
 	}
 	return locality, unreachable
-}
-
-// Distances is the hop distance from the nearest of srcs to every node of
-// g, -1 where none reaches.
-func Distances(g *graph.Graph, srcs []proc.ID) []int32 {
-	d := make([]int32, g.N())
-	for i := range d {
-		d[i] = -1
-	}
-	var queue []proc.ID
-	for _, s := range srcs {
-		if int(s) < len(d) && d[s] < 0 {
-			d[s] = 0
-			queue = append(queue, s)
-		}
-	}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, q := range g.Neighbors(p) {
-			if d[q] < 0 {
-				d[q] = d[p] + 1
-				queue = append(queue, q)
-			}
-		}
-	}
-	return d
 }

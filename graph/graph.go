@@ -132,15 +132,20 @@ func (g *Graph) EdgeBetween(p, q proc.ID) (proc.ResID, bool) {
 	return 0, false
 }
 
-// Distances returns the hop distance from src to every node, -1 where
-// unreachable.
-func (g *Graph) Distances(src proc.ID) []int32 {
+// Distances returns the hop distance from the nearest of srcs to every
+// node, -1 where none reaches. Sources outside the graph are ignored.
+func (g *Graph) Distances(srcs ...proc.ID) []int32 {
 	d := make([]int32, g.N())
 	for i := range d {
 		d[i] = -1
 	}
-	d[src] = 0
-	queue := []proc.ID{src}
+	var queue []proc.ID
+	for _, s := range srcs {
+		if s >= 0 && int(s) < len(d) && d[s] < 0 {
+			d[s] = 0
+			queue = append(queue, s)
+		}
+	}
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
