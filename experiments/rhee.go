@@ -536,7 +536,7 @@ func (st *rheeStats) claims(missing []string) []Claim {
 
 	// At high contention and S/d ≥ 1.5, CMR and CSR beat CM (up to 80 %)
 	// and CS (up to 60 %).
-	beats := func(id string, base int, baseName, paper string) {
+	beats := func(id string, base int, baseName, paper, note string) {
 		ok := have(base) && (cmr >= 0 || csr >= 0)
 		var parts []string
 		for vi, s := range st.cfg.services {
@@ -565,11 +565,11 @@ func (st *rheeStats) claims(missing []string) []Claim {
 			}
 			parts = append(parts, "(reference, not judged: over hygienic, CM's dining layer alone: "+strings.Join(refs, ", ")+")")
 		}
-		add(id, fmt.Sprintf("with many conflicting users and service time ≥ 1.5 × message delay, CMR and CSR respond faster than %s (paper: up to %s better)", baseName, paper),
+		add(id, fmt.Sprintf("with many conflicting users and service time ≥ 1.5 × message delay, CMR and CSR respond faster than %s (paper: up to %s better)%s", baseName, paper, note),
 			fmt.Sprintf("improvement over %s at x=%.1f (paper: up to %s): %s", baseName, st.xs[last], paper, strings.Join(parts, ", ")), ok && len(parts) > 0)
 	}
-	beats("modular-beats-cm", cm, "CM", "80%")
-	beats("modular-beats-cs", cs, "CS", "60%")
+	beats("modular-beats-cm", cm, "CM", "80%", " (CM: Chandy–Misra's drinking philosophers, drinking-hygienic; CMR: the modular algorithm over it)")
+	beats("modular-beats-cs", cs, "CS", "60%", "")
 
 	// CS is the fastest when few users conflict.
 	{

@@ -40,6 +40,20 @@ func TestRheeQuick(t *testing.T) {
 		if strings.HasSuffix(f, ".svg") && !strings.Contains(string(b), "<svg") {
 			t.Errorf("%s is not an SVG", f)
 		}
+		// CM is the drinking algorithm; the bare dining reading of CM and
+		// the modular algorithm over it are reference series.
+		if strings.HasSuffix(f, ".csv") {
+			for _, series := range []string{"\nCM,", "\nCMR,", "\nhygienic,", "\nmodular-hygienic,"} {
+				if !strings.Contains(string(b), series) {
+					t.Errorf("rhee.csv has no %q rows", strings.TrimSpace(series))
+				}
+			}
+		}
+	}
+	for _, c := range claims {
+		if c.ID == "rhee/cm-slowest" && !strings.Contains(c.Measured, "reference, not judged: hygienic") {
+			t.Errorf("cm-slowest does not quote the bare dining reading: %s", c.Measured)
+		}
 	}
 }
 
