@@ -134,6 +134,17 @@ func (q *queue) pop() (it item, ok bool) {
 	}
 }
 
+// peek returns the destination of the item after the one just popped when
+// it is in the same bucket (ok false otherwise); a cheap look ahead.
+func (q *queue) peek() (to proc.ID, ok bool) {
+	b := int(q.now & (window - 1))
+	bk := &q.buckets[b]
+	if c := bk.head; c != nil && bk.read < c.n {
+		return c.items[bk.read].to, true
+	}
+	return 0, false
+}
+
 func (q *queue) newChunk() *chunk {
 	if n := len(q.spare); n > 0 {
 		c := q.spare[n-1]

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"unsafe"
 
 	"allot/algo"
 	"allot/proc"
@@ -157,6 +158,7 @@ type Sim struct {
 	drainEnd proc.Time
 	longest  proc.Time // the longest answered wait
 	sent     proc.Time // messages sent while handling the current input
+	touched  byte      // sink of touch's loads
 	res      Result
 	kinds    []string // message kinds seen, parallel to counts
 	count    []int64
@@ -240,6 +242,9 @@ func (s *Sim) run() {
 			s.res.Quiescent = true
 			break
 		}
+		if next, ok := s.q.peek(); ok {
+			s.touch(next)
+		}
 		if s.cfg.Horizon > 0 && it.at > s.cfg.Horizon || s.draining && it.at > s.drainEnd {
 			break
 		}
@@ -290,6 +295,18 @@ func (s *Sim) run() {
 		}
 	}
 	s.res.Deadlock = s.res.Quiescent && s.res.Open > 0
+}
+
+// touch loads the first bytes of process p's state and of its user record
+// without waiting for them, so that the cache misses of the next input
+// overlap with the work of this one: in a large population every input is
+// at a random process, and the simulator is bound by memory latency.
+func (s *Sim) touch(p proc.ID) {
+	iface := (*[2]unsafe.Pointer)(unsafe.Pointer(&s.procs[p]))
+	s.touched += *(*byte)(iface[1])
+	if int(p) < len(s.users) {
+		s.touched += byte(s.users[p].phase)
+	}
 }
 
 // wake moves user u one step along the workload cycle.
