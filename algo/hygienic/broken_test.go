@@ -16,8 +16,8 @@ type greedy struct{ *Node }
 func (g greedy) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	if _, ok := m.(Token); ok && g.state == eating {
 		i := g.index(from)
-		if g.edge[i]&hasFork != 0 {
-			g.edge[i] = 0
+		if edge := g.edge(); edge[i]&hasFork != 0 {
+			edge[i] = 0
 			g.forks--
 			env.Send(from, Fork{})
 			return

@@ -2,6 +2,7 @@ package hygienic
 
 import (
 	"testing"
+	"unsafe"
 
 	"allot/algo/algotest"
 )
@@ -9,3 +10,11 @@ import (
 func TestConformance(t *testing.T) { algotest.Exclusive(t, Algorithm) }
 
 func TestGolden(t *testing.T) { algotest.Golden(t, Algorithm, "testdata/golden") }
+
+// TestNodeFitsACacheLine guards the layout that makes a message cost one
+// cache miss in large simulations.
+func TestNodeFitsACacheLine(t *testing.T) {
+	if s := unsafe.Sizeof(Node{}); s > 64 {
+		t.Fatalf("Node is %d bytes, more than a 64-byte cache line", s)
+	}
+}
