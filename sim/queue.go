@@ -134,15 +134,15 @@ func (q *queue) pop() (it item, ok bool) {
 	}
 }
 
-// peek returns the destination of the item after the one just popped when
-// it is in the same bucket (ok false otherwise); a cheap look ahead.
-func (q *queue) peek() (to proc.ID, ok bool) {
-	b := int(q.now & (window - 1))
-	bk := &q.buckets[b]
-	if c := bk.head; c != nil && bk.read < c.n {
-		return c.items[bk.read].to, true
+// ahead returns up to n items that follow the one just popped in its
+// bucket, without removing them: a cheap look ahead.
+func (q *queue) ahead(n int32) []item {
+	bk := &q.buckets[q.now&(window-1)]
+	c := bk.head
+	if c == nil {
+		return nil
 	}
-	return 0, false
+	return c.items[bk.read:min(c.n, bk.read+n)]
 }
 
 func (q *queue) newChunk() *chunk {

@@ -159,6 +159,7 @@ type Sim struct {
 	longest  proc.Time // the longest answered wait
 	sent     proc.Time // messages sent while handling the current input
 	touched  byte      // sink of touch's loads
+	warm     int       // inputs ahead already touched
 	res      Result
 	kinds    []string // message kinds seen, parallel to counts
 	count    []int64
@@ -242,8 +243,8 @@ func (s *Sim) run() {
 			s.res.Quiescent = true
 			break
 		}
-		if next, ok := s.q.peek(); ok {
-			s.touch(next)
+		if s.warm--; s.warm <= 0 {
+			s.warm = s.touch(s.q.ahead(touchBatch))
 		}
 		if s.cfg.Horizon > 0 && it.at > s.cfg.Horizon || s.draining && it.at > s.drainEnd {
 			break
@@ -297,17 +298,32 @@ func (s *Sim) run() {
 	s.res.Deadlock = s.res.Quiescent && s.res.Open > 0
 }
 
-// touch loads the first bytes of process p's state and of its user record
-// without waiting for them, so that the cache misses of the next input
-// overlap with the work of this one: in a large population every input is
-// at a random process, and the simulator is bound by memory latency.
-func (s *Sim) touch(p proc.ID) {
-	iface := (*[2]unsafe.Pointer)(unsafe.Pointer(&s.procs[p]))
-	s.touched += *(*byte)(iface[1])
-	if int(p) < len(s.users) {
-		s.touched += byte(s.users[p].phase)
+// touch loads the first bytes of the state of the processes the next
+// inputs go to, and of their user records, and returns how many inputs it
+// covered. In a large population every input lands at a random process and
+// the simulator waits on memory; independent loads issued together overlap
+// their cache misses, so a batch of inputs pays for about one.
+func (s *Sim) touch(next []item) int {
+	var data [touchBatch]unsafe.Pointer
+	for i := range next {
+		p := next[i].to
+		// A non-empty interface is (type, data): data points at the
+		// process's state.
+		data[i] = (*[2]unsafe.Pointer)(unsafe.Pointer(&s.procs[p]))[1]
+		if int(p) < len(s.users) {
+			// A user record spans two cache lines: its phase and its
+			// random source.
+			u := &s.users[p]
+			s.touched += byte(u.phase) + *(*byte)(unsafe.Pointer(&u.src))
+		}
 	}
+	for i := range next {
+		s.touched += *(*byte)(data[i])
+	}
+	return max(1, len(next))
 }
+
+const touchBatch = 8
 
 // wake moves user u one step along the workload cycle.
 func (s *Sim) wake(u proc.ID) {
