@@ -50,7 +50,7 @@ import (
 // average degree of the conflict graphs. Each point averages many random
 // graphs, with a 95 % confidence interval over the graphs: at least 16,
 // then 8 more at a time until the intervals of mean response and messages
-// are within 5 % of the means (the paper's stopping rule), at most 64. The
+// are within 5 % of the means (the paper's stopping rule), at most 160. The
 // graphs, the request times and the service times are the same for every
 // algorithm at a point (common random numbers).
 //
@@ -92,7 +92,7 @@ func rheeFull() rheeConfig {
 		users: 100, resources: 100,
 		sizes:     []int{1, 2, 3, 4, 5, 6, 8},
 		services:  []int{25, 50, 75, 100},
-		minGraphs: 16, batch: 8, maxGraphs: 64,
+		minGraphs: 16, batch: 8, maxGraphs: 160,
 		requests: 2000,
 		delay:    workload.Uniform(1, 99), // mean 50
 		think:    workload.Uniform(0, 50), // mean 25
