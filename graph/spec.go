@@ -158,8 +158,7 @@ func randomEdges(n int, p float64, rnd *rand.Rand) [][2]proc.ID {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]

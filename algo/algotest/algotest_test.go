@@ -14,7 +14,6 @@ import (
 type broken struct {
 	*central.Coordinator
 	mode string
-	held map[proc.ID]bool
 }
 
 func (b *broken) Deliver(env proc.Env, from proc.ID, m proc.Message) {
