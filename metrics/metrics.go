@@ -110,9 +110,6 @@ func (r *Recorder) Summary(end proc.Time) Summary {
 	return s
 }
 
-// Responses returns every response time, in answer order.
-func (r *Recorder) Responses() []proc.Time { return r.resp }
-
 // Describe computes mean, median, 99th percentile and maximum (nearest
 // rank). It sorts a copy.
 func Describe(xs []proc.Time) Stats {

@@ -20,7 +20,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"unsafe"
 
 	"allot/algo"
@@ -490,14 +489,4 @@ func (s *Sim) csTime(u proc.ID, st *user) proc.Time {
 		return s.cfg.CSTime(u, st.req, &st.rnd)
 	}
 	return s.cfg.CS.Draw(&st.rnd)
-}
-
-// Kinds returns the message kinds in a result, sorted.
-func (r Result) Kinds() []string {
-	ks := make([]string, 0, len(r.ByKind))
-	for k := range r.ByKind {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
