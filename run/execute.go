@@ -138,7 +138,7 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 		Violations:       report.First,
 		Starved:          waits.Open(),
 		LongestWait:      max(waits.Longest, waits.OldestOpen(res.End)),
-		Deadlock:         waits.Deadlock(res.Quiescent),
+		Deadlock:         waits.Deadlock(res.Quiescent) && len(p.Config.Crashes) == 0,
 		EndTime:          res.End,
 		Events:           res.Inputs,
 		Delivered:        res.Delivered,

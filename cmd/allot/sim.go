@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"allot/algo"
 	"allot/graph"
 	"allot/proc"
 	"allot/run"
@@ -310,11 +311,24 @@ func printTable(w io.Writer, plan *run.Plan, reports []run.Report) {
 	fmt.Fprintf(w, "%s on %s; think %s, cs %s, delay %s, %s channels; seed %d\n\n", plan.Kind, what,
 		plan.Config.Think, plan.Config.CS, plan.Config.Delay, ch, plan.Scenario.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tserved\tresp mean\tp50\tp99\tmax\tmsgs/served\tconcurrency\tfairness\tviolations\tstarved\tdeadlock\tevents/s\t")
+	crashes := len(plan.Config.Crashes) > 0 && plan.Kind == algo.Exclusive
+	head := "algorithm\tserved\tresp mean\tp50\tp99\tmax\tmsgs/served\tconcurrency\tfairness\tviolations\tstarved\tdeadlock\t"
+	if crashes {
+		head += "failure locality\tfailure set\t"
+	}
+	fmt.Fprintln(tw, head+"events/s\t")
 	for _, r := range reports {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%d\t%d\t%v\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%d\t%d\t%v\t",
 			r.Algorithm, r.Served, r.Response.Mean, r.Response.P50, r.Response.P99, r.Response.Max,
-			r.Messages.PerServed, r.Concurrency, r.Fairness, r.SafetyViolations, r.Starved, r.Deadlock, si(r.EventsPerSecond))
+			r.Messages.PerServed, r.Concurrency, r.Fairness, r.SafetyViolations, r.Starved, r.Deadlock)
+		if crashes {
+			fl := "-"
+			if r.FailureLocality != nil {
+				fl = fmt.Sprint(*r.FailureLocality)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t", fl, len(r.FailureSet))
+		}
+		fmt.Fprintf(tw, "%s\t\n", si(r.EventsPerSecond))
 	}
 	tw.Flush()
 }
