@@ -120,15 +120,18 @@ const (
 // user is a user's place in the workload cycle, with the random source
 // its workload draws from, kept together for cache locality.
 type user struct {
-	a     proc.Allocator // the user's process
 	phase phase
 	made  int32     // requests made
-	asked proc.Time // when the open request was made
 	unit  int32     // pool: the unit held
+	asked proc.Time // when the open request was made
 	req   proc.Request
-	src   rand.PCG
-	rnd   rand.Rand // draws from src
+	src   rand.PCG // the user's workload draws
 }
+
+// rnd is a random source drawing from u's own stream. Kept out of the
+// record (it would push it past one cache line); it stays on the stack
+// unless handed to Next or CSTime.
+func (u *user) rnd() *rand.Rand { return rand.New(&u.src) }
 
 // pstate is what the driver knows of any process; only kept when crashes
 // or a processing cost make it needed.
@@ -188,12 +191,9 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 	for u := range s.users {
 		us := &s.users[u]
 		us.src.Seed(cfg.Seed, uint64(u)<<1|1)
-		us.rnd = *rand.New(&us.src)
-		a, ok := procs[u].(proc.Allocator)
-		if !ok {
+		if _, ok := procs[u].(proc.Allocator); !ok {
 			return res, fmt.Errorf("sim: user %d (%T) does not take requests", u, procs[u])
 		}
-		us.a = a
 		if cfg.Next == nil && pb.Kind == algo.Exclusive {
 			us.req = proc.Request{Res: pb.MaxSets[u]}
 		}
@@ -230,7 +230,7 @@ func (s *Sim) run() {
 		if s.cfg.Active != nil && !s.cfg.Active(proc.ID(u)) {
 			continue
 		}
-		at := s.cfg.Think.Draw(&s.users[u].rnd)
+		at := s.cfg.Think.Draw(s.users[u].rnd())
 		if s.cfg.Join != nil {
 			at += s.cfg.Join(proc.ID(u))
 		}
@@ -310,10 +310,7 @@ func (s *Sim) touch(next []item) int {
 		// process's state.
 		data[i] = (*[2]unsafe.Pointer)(unsafe.Pointer(&s.procs[p]))[1]
 		if int(p) < len(s.users) {
-			// A user record spans two cache lines: its phase and its
-			// random source.
-			u := &s.users[p]
-			s.touched += byte(u.phase) + *(*byte)(unsafe.Pointer(&u.src))
+			s.touched += byte(s.users[p].phase)
 		}
 	}
 	for i := range next {
@@ -327,14 +324,14 @@ const touchBatch = 8
 // wake moves user u one step along the workload cycle.
 func (s *Sim) wake(u proc.ID) {
 	st := &s.users[u]
-	a := st.a
+	a := s.procs[u].(proc.Allocator)
 	switch st.phase {
 	case thinking:
 		if s.draining {
 			return
 		}
 		if s.cfg.Next != nil {
-			st.req = s.cfg.Next(u, &st.rnd)
+			st.req = s.cfg.Next(u, st.rnd())
 		}
 		st.phase = waiting
 		st.asked = s.now
@@ -363,7 +360,7 @@ func (s *Sim) thinkThenAsk(u proc.ID, st *user) {
 	if s.cfg.PerUser > 0 && int(st.made) >= s.cfg.PerUser {
 		return
 	}
-	s.q.push(item{at: s.now + s.cfg.Think.Draw(&st.rnd), to: u, kind: itemWake})
+	s.q.push(item{at: s.now + s.cfg.Think.Draw(st.rnd()), to: u, kind: itemWake})
 }
 
 // emit stamps e and hands it to the sink.
@@ -486,7 +483,7 @@ func (s *Sim) Emit(e proc.Event) {
 
 func (s *Sim) csTime(u proc.ID, st *user) proc.Time {
 	if s.cfg.CSTime != nil {
-		return s.cfg.CSTime(u, st.req, &st.rnd)
+		return s.cfg.CSTime(u, st.req, st.rnd())
 	}
-	return s.cfg.CS.Draw(&st.rnd)
+	return s.cfg.CS.Draw(st.rnd())
 }

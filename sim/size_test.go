@@ -1,0 +1,14 @@
+package sim
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestUserFitsACacheLine guards the layout that makes a user's step cost
+// one cache miss in large simulations.
+func TestUserFitsACacheLine(t *testing.T) {
+	if s := unsafe.Sizeof(user{}); s > 64 {
+		t.Fatalf("user is %d bytes, more than a 64-byte cache line", s)
+	}
+}
