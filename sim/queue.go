@@ -19,11 +19,24 @@ const (
 
 // item is one scheduled input. payload is the message or the timer.
 type item struct {
-	at      proc.Time
-	to      proc.ID
+	at proc.Time
+	to proc.ID
+	// from is the sender of a delivery (≥ 0); an item of another kind
+	// stores −kind here, which keeps an item at 32 bytes.
 	from    proc.ID
-	kind    itemKind
 	payload any
+}
+
+// local makes an item of a kind other than delivery.
+func local(at proc.Time, to proc.ID, k itemKind, payload any) item {
+	return item{at: at, to: to, from: -proc.ID(k), payload: payload}
+}
+
+func (it *item) kind() itemKind {
+	if it.from >= 0 {
+		return itemDeliver
+	}
+	return itemKind(-it.from)
 }
 
 // queue orders items by (time, insertion sequence): a calendar of window

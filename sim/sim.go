@@ -219,7 +219,7 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 
 func (s *Sim) run() {
 	for _, c := range s.cfg.Crashes {
-		s.q.push(item{at: c.At, to: c.P, kind: itemCrash})
+		s.q.push(local(c.At, c.P, itemCrash, nil))
 	}
 	for p := range s.procs {
 		s.cur = proc.ID(p)
@@ -234,7 +234,7 @@ func (s *Sim) run() {
 		if s.cfg.Join != nil {
 			at += s.cfg.Join(proc.ID(u))
 		}
-		s.q.push(item{at: at, to: proc.ID(u), kind: itemWake})
+		s.q.push(local(at, proc.ID(u), itemWake, nil))
 	}
 	for !s.stop {
 		it, ok := s.q.pop()
@@ -255,7 +255,7 @@ func (s *Sim) run() {
 			if st.crashed {
 				continue
 			}
-			if it.kind != itemCrash {
+			if it.kind() != itemCrash {
 				if st.busy > it.at {
 					it.at = st.busy
 					s.q.push(it)
@@ -267,10 +267,10 @@ func (s *Sim) run() {
 		s.cur = it.to
 		s.sent = 0
 		s.res.End = it.at
-		if it.kind != itemCrash {
+		if it.kind() != itemCrash {
 			s.res.Inputs++
 		}
-		switch it.kind {
+		switch it.kind() {
 		case itemDeliver:
 			s.res.Delivered++
 			if s.cfg.TraceMessages {
@@ -360,7 +360,7 @@ func (s *Sim) thinkThenAsk(u proc.ID, st *user) {
 	if s.cfg.PerUser > 0 && int(st.made) >= s.cfg.PerUser {
 		return
 	}
-	s.q.push(item{at: s.now + s.cfg.Think.Draw(st.rnd()), to: u, kind: itemWake})
+	s.q.push(local(s.now+s.cfg.Think.Draw(st.rnd()), u, itemWake, nil))
 }
 
 // emit stamps e and hands it to the sink.
@@ -408,7 +408,7 @@ func (s *Sim) Send(to proc.ID, m proc.Message) {
 		at = max(at, s.fifo[link])
 		s.fifo[link] = at
 	}
-	s.q.push(item{at: at, to: to, from: s.cur, kind: itemDeliver, payload: m})
+	s.q.push(item{at: at, to: to, from: s.cur, payload: m})
 }
 
 func (s *Sim) countKind(k string) {
@@ -432,7 +432,7 @@ func (s *Sim) After(d proc.Time, t proc.Timer) {
 	if s.cfg.Speed != nil {
 		d = s.cfg.Speed.Duration(s.cur, s.now, d)
 	}
-	s.q.push(item{at: s.now + s.cfg.Cost + d, to: s.cur, kind: itemFire, payload: t})
+	s.q.push(local(s.now+s.cfg.Cost+d, s.cur, itemFire, t))
 }
 
 // Emit implements proc.Env: the algorithm's own events (enter, grant,
@@ -455,7 +455,7 @@ func (s *Sim) Emit(e proc.Event) {
 		st.phase = using
 		st.unit = e.Unit
 		s.res.Served++
-		s.q.push(item{at: s.now + s.csTime(e.P, st), to: e.P, kind: itemWake})
+		s.q.push(local(s.now+s.csTime(e.P, st), e.P, itemWake, nil))
 	case proc.EvPermit, proc.EvReject:
 		if st.phase != waiting {
 			return
