@@ -314,7 +314,9 @@ func (s *Sim) touch(next []item) int {
 		}
 	}
 	for i := range next {
-		s.touched += *(*byte)(data[i])
+		if data[i] != nil { // a nil pointer process fails when called, not here
+			s.touched += *(*byte)(data[i])
+		}
 	}
 	return max(1, len(next))
 }
