@@ -139,3 +139,33 @@ func DiningProblem(g *graph.Graph) *Problem {
 	}
 	return &Problem{Kind: Exclusive, Users: g.N(), Resources: g.M(), MaxSets: sets, Conflict: g, Dining: true}
 }
+
+// Completed returns a copy of the exclusive problem p with what a hosted
+// subroutine needs filled in: MaxSets (every resource for every user when
+// the sets are unknown) and Conflict (computed from MaxSets when missing).
+// The modular and drinking algorithms build their subroutines for it.
+func (p *Problem) Completed() (*Problem, error) {
+	sp := *p
+	if sp.MaxSets == nil {
+		all := make([]proc.ResID, p.Resources)
+		for k := range all {
+			all[k] = proc.ResID(k)
+		}
+		sp.MaxSets = make([][]proc.ResID, p.Users)
+		for u := range sp.MaxSets {
+			sp.MaxSets[u] = all
+		}
+		sp.Conflict = nil
+	}
+	if len(sp.MaxSets) != p.Users {
+		return nil, fmt.Errorf("%d maximum sets for %d users", len(sp.MaxSets), p.Users)
+	}
+	if sp.Conflict == nil {
+		g, err := ConflictGraph(p.Users, sp.MaxSets)
+		if err != nil {
+			return nil, err
+		}
+		sp.Conflict = g
+	}
+	return &sp, nil
+}

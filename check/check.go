@@ -14,6 +14,8 @@
 package check
 
 import (
+	"allot/internal/dense"
+
 	"fmt"
 
 	"allot/proc"
@@ -52,32 +54,18 @@ type exclState struct {
 	inside  bool
 }
 
-// grow makes index i of s valid, keeping len(s) exactly i+1 when it grows
-// (callers count entries by len) and the capacity ahead for later growth.
-func grow[T any](s []T, i int) []T {
-	if i < len(s) {
-		return s
-	}
-	if i < cap(s) {
-		return s[:i+1]
-	}
-	ns := make([]T, i+1, 2*(i+1))
-	copy(ns, s)
-	return ns
-}
-
 // Event implements proc.Sink.
 func (x *Exclusion) Event(e proc.Event) {
 	p := int(e.P)
 	switch e.Kind {
 	case proc.EvRequest:
-		x.procs = grow(x.procs, p)
+		x.procs = dense.Grow(x.procs, p)
 		x.procs[p].asked = e.Res
 		if e.Res == nil {
 			x.procs[p].asked = []proc.ResID{}
 		}
 	case proc.EvEnter:
-		x.procs = grow(x.procs, p)
+		x.procs = dense.Grow(x.procs, p)
 		st := &x.procs[p]
 		if st.inside {
 			x.add("t=%d: p%d enters twice", e.Time, p)
@@ -88,7 +76,7 @@ func (x *Exclusion) Event(e proc.Event) {
 			x.add("t=%d: p%d enters with %v but asked %v", e.Time, p, e.Res, st.asked)
 		}
 		for _, r := range e.Res {
-			x.holder = grow(x.holder, int(r))
+			x.holder = dense.Grow(x.holder, int(r))
 			if q := x.holder[r] - 1; q >= 0 && int(q) != p {
 				x.add("t=%d: p%d enters %v while p%d holds resource %d", e.Time, p, e.Res, q, r)
 				continue

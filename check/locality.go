@@ -1,6 +1,8 @@
 package check
 
 import (
+	"allot/internal/dense"
+
 	"slices"
 
 	"allot/graph"
@@ -45,14 +47,14 @@ func (l *Locality) Event(e proc.Event) {
 	p := int(e.P)
 	switch {
 	case e.Kind == proc.EvRequest || e.Kind == proc.EvAcquire:
-		l.asked = grow(l.asked, p)
+		l.asked = dense.Grow(l.asked, p)
 		l.asked[p] = e.Time + 1
 	case e.Served():
 		if p < len(l.asked) {
 			l.asked[p] = 0
 		}
 	case e.Kind == proc.EvCrash:
-		l.crashed = grow(l.crashed, p)
+		l.crashed = dense.Grow(l.crashed, p)
 		if !l.crashed[p] {
 			if len(l.crashes) == 0 {
 				l.first = e.Time

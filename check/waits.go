@@ -1,6 +1,9 @@
 package check
 
-import "allot/proc"
+import (
+	"allot/internal/dense"
+	"allot/proc"
+)
 
 // Waits follows requests to their answers: how many stay open at the end
 // (starvation, or deadlock when the run is quiescent) and the longest wait.
@@ -20,7 +23,7 @@ func (w *Waits) Event(e proc.Event) {
 	w.end = e.Time
 	switch {
 	case e.Kind == proc.EvRequest || e.Kind == proc.EvAcquire:
-		w.since = grow(w.since, p)
+		w.since = dense.Grow(w.since, p)
 		if w.since[p] == 0 {
 			w.open++
 		}
@@ -32,7 +35,7 @@ func (w *Waits) Event(e proc.Event) {
 			w.open--
 		}
 	case e.Kind == proc.EvCrash:
-		w.crashed = grow(w.crashed, p)
+		w.crashed = dense.Grow(w.crashed, p)
 		w.crashed[p] = true
 		if p < len(w.since) && w.since[p] > 0 {
 			w.since[p] = 0

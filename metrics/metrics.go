@@ -4,6 +4,8 @@
 package metrics
 
 import (
+	"allot/internal/dense"
+
 	"math"
 	"slices"
 
@@ -38,11 +40,11 @@ func (r *Recorder) Event(e proc.Event) {
 	p := int(e.P)
 	switch e.Kind {
 	case proc.EvRequest, proc.EvAcquire:
-		r.procs = grow(r.procs, p)
+		r.procs = dense.Grow(r.procs, p)
 		r.procs[p].asked = e.Time + 1
 		r.Requests++
 	case proc.EvEnter, proc.EvGrant, proc.EvPermit, proc.EvReject:
-		r.procs = grow(r.procs, p)
+		r.procs = dense.Grow(r.procs, p)
 		st := &r.procs[p]
 		if st.asked > 0 {
 			r.resp = append(r.resp, e.Time-(st.asked-1))
@@ -59,20 +61,6 @@ func (r *Recorder) Event(e proc.Event) {
 			r.in--
 		}
 	}
-}
-
-// grow makes index i of s valid, keeping len(s) exactly i+1 when it grows
-// (callers count entries by len) and the capacity ahead for later growth.
-func grow[T any](s []T, i int) []T {
-	if i < len(s) {
-		return s
-	}
-	if i < cap(s) {
-		return s[:i+1]
-	}
-	ns := make([]T, i+1, 2*(i+1))
-	copy(ns, s)
-	return ns
 }
 
 // Stats summarizes a sample.

@@ -114,37 +114,19 @@ func build(sub algo.Algorithm, pb *algo.Problem, v variant) ([]proc.Process, err
 // the subroutine excludes exactly the users' conflict neighbours: the
 // dining problem of the conflict graph.
 func subProblem(pb *algo.Problem) (*algo.Problem, error) {
-	sp := *pb
-	if sp.MaxSets == nil {
-		all := make([]proc.ResID, pb.Resources)
-		for k := range all {
-			all[k] = proc.ResID(k)
-		}
-		sp.MaxSets = make([][]proc.ResID, pb.Users)
-		for u := range sp.MaxSets {
-			sp.MaxSets[u] = all
-		}
-		sp.Conflict = nil
-	}
-	if len(sp.MaxSets) != pb.Users {
-		return nil, fmt.Errorf("%d maximum sets for %d users", len(sp.MaxSets), pb.Users)
+	sp, err := pb.Completed()
+	if err != nil {
+		return nil, err
 	}
 	for u, s := range sp.MaxSets {
 		if !slices.IsSorted(s) {
 			return nil, fmt.Errorf("maximum set of user %d is not sorted", u)
 		}
 	}
-	if sp.Conflict == nil {
-		g, err := algo.ConflictGraph(pb.Users, sp.MaxSets)
-		if err != nil {
-			return nil, err
-		}
-		sp.Conflict = g
-	}
 	if sp.Conflict.N() != pb.Users {
 		return nil, fmt.Errorf("conflict graph has %d nodes for %d users", sp.Conflict.N(), pb.Users)
 	}
-	return &sp, nil
+	return sp, nil
 }
 
 // checkShared makes sure that every two users whose maximum sets meet are

@@ -145,7 +145,7 @@ func build(sub algo.Algorithm, pb *algo.Problem, v variant) ([]proc.Process, err
 	if pb.Users < 1 || pb.Resources < 1 {
 		return nil, fmt.Errorf("%s: need at least one user and one resource (have %d users, %d resources)", name, pb.Users, pb.Resources)
 	}
-	subPb, err := subProblem(pb)
+	subPb, err := pb.Completed() // same users, resources, maximum sets, conflict graph
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -172,35 +172,6 @@ func build(sub algo.Algorithm, pb *algo.Problem, v variant) ([]proc.Process, err
 		procs = append(procs, &host{inner: h, ids: ids})
 	}
 	return procs, nil
-}
-
-// subProblem is the problem the subroutine is built for: the same users,
-// resources, maximum sets and conflict graph (computed from the maximum sets
-// when the caller left it out; every resource when the sets are unknown).
-func subProblem(pb *algo.Problem) (*algo.Problem, error) {
-	sp := *pb
-	if sp.MaxSets == nil {
-		all := make([]proc.ResID, pb.Resources)
-		for k := range all {
-			all[k] = proc.ResID(k)
-		}
-		sp.MaxSets = make([][]proc.ResID, pb.Users)
-		for u := range sp.MaxSets {
-			sp.MaxSets[u] = all
-		}
-		sp.Conflict = nil
-	}
-	if len(sp.MaxSets) != pb.Users {
-		return nil, fmt.Errorf("%d maximum sets for %d users", len(sp.MaxSets), pb.Users)
-	}
-	if sp.Conflict == nil {
-		g, err := algo.ConflictGraph(pb.Users, sp.MaxSets)
-		if err != nil {
-			return nil, err
-		}
-		sp.Conflict = g
-	}
-	return &sp, nil
 }
 
 // idMap translates between the run's ids and the subroutine's, which
