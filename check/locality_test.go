@@ -8,10 +8,10 @@ import (
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
 	"allot/check"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/sim"
-	"allot/workload"
 )
 
 func ev(t proc.Time, k proc.EventKind, p proc.ID) proc.Event {
@@ -106,7 +106,7 @@ func locality(t *testing.T, a algo.Algorithm, n int) check.LocalityResult {
 		t.Fatal(err)
 	}
 	loc := check.Locality{Graph: g, Horizon: 5000}
-	_, err = sim.Run(sim.Config{Seed: 3, Delay: workload.Const(5), CS: workload.Const(3), Think: workload.Const(0),
+	_, err = sim.Run(sim.Config{Seed: 3, Delay: dist.Const(5), CS: dist.Const(3), Think: dist.Const(0),
 		Horizon: 20000, Crashes: []sim.Crash{{P: proc.ID(n - 1), At: 9}}, Sink: &loc}, pb, ps)
 	if err != nil {
 		t.Fatal(err)

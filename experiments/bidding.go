@@ -17,6 +17,7 @@ import (
 	"allot/algo/central"
 	"allot/algo/hygienic"
 	"allot/check"
+	"allot/dist"
 	"allot/proc"
 	"allot/report"
 	"allot/sim"
@@ -105,7 +106,7 @@ func bidRunOne(a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *rand.Rand
 	var log bidLog
 	var excl check.Exclusion
 	res, err := sim.Run(sim.Config{
-		Seed: seed, Delay: workload.Const(1), Think: workload.Const(0), CS: workload.Const(bCS),
+		Seed: seed, Delay: dist.Const(1), Think: dist.Const(0), CS: dist.Const(bCS),
 		Requests: requests, Drain: 1 << 40, Next: next, Speed: speed,
 		Sink: proc.Sinks{&log, &excl},
 	}, pb, procs)

@@ -16,6 +16,7 @@ import (
 	"allot/algo/threshold"
 	"allot/algo/unhygienic"
 	"allot/check"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/report"
@@ -46,8 +47,8 @@ const paperSPS = "sivilotti-pike-sridhar"
 // busy is the fault-free load of the crash experiments: users think a
 // little, so most are hungry most of the time and a crash finds waiters.
 func busy(seed uint64, horizon proc.Time) sim.Config {
-	return sim.Config{Seed: seed, Delay: workload.Uniform(1, 10), Think: workload.Uniform(0, 40),
-		CS: workload.Uniform(1, 10), Horizon: horizon}
+	return sim.Config{Seed: seed, Delay: dist.Uniform(1, 10), Think: dist.Uniform(0, 40),
+		CS: dist.Uniform(1, 10), Horizon: horizon}
 }
 
 // crashOutcome is one crash run, measured.
@@ -382,7 +383,7 @@ func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
 		if err != nil {
 			return crashOutcome{err: err}
 		}
-		cfg := sim.Config{Seed: seed, Delay: workload.Uniform(1, 10), CS: workload.Uniform(1, 10), PerUser: 1,
+		cfg := sim.Config{Seed: seed, Delay: dist.Uniform(1, 10), CS: dist.Uniform(1, 10), PerUser: 1,
 			Join: func(u proc.ID) proc.Time { return proc.Time(10 * (k - 1 - int(u))) }}
 		return runCrash(a, algo.DiningProblem(g), cfg, x, 1)
 	})
@@ -463,7 +464,7 @@ func expectedClaims(ctx context.Context, o Options) ([]Claim, error) {
 			if err != nil {
 				return crashOutcome{err: err}
 			}
-			cfg := sim.Config{Seed: seed, Delay: workload.Const(d), CS: workload.Const(3), PerUser: 1,
+			cfg := sim.Config{Seed: seed, Delay: dist.Const(d), CS: dist.Const(3), PerUser: 1,
 				Join: func(u proc.ID) proc.Time {
 					for _, q := range g.Neighbors(u) {
 						if q < u {

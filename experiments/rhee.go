@@ -15,6 +15,7 @@ import (
 	"allot/algo/all"
 	"allot/algo/modular"
 	"allot/check"
+	"allot/dist"
 	"allot/metrics"
 	"allot/proc"
 	"allot/report"
@@ -84,7 +85,7 @@ type rheeConfig struct {
 	// maxGraphs.
 	minGraphs, batch, maxGraphs int
 	requests                    int // answered requests per run
-	delay, think                workload.Dist
+	delay, think                dist.Dist
 }
 
 func rheeFull() rheeConfig {
@@ -94,8 +95,8 @@ func rheeFull() rheeConfig {
 		services:  []int{25, 50, 75, 100},
 		minGraphs: 16, batch: 8, maxGraphs: 160,
 		requests: 2000,
-		delay:    workload.Uniform(1, 99), // mean 50
-		think:    workload.Uniform(0, 50), // mean 25
+		delay:    dist.Uniform(1, 99), // mean 50
+		think:    dist.Uniform(0, 50), // mean 25
 	}
 }
 
@@ -286,7 +287,7 @@ func rheeSimulate(cfg rheeConfig, a algo.Algorithm, size, service int, seed uint
 	if err != nil {
 		return rheeOut{err: err}
 	}
-	serv := workload.Uniform(1, proc.Time(2*service-1)) // mean S
+	serv := dist.Uniform(1, proc.Time(2*service-1)) // mean S
 	var rec metrics.Recorder
 	var excl check.Exclusion
 	res, err := sim.Run(sim.Config{

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 
 	"allot/algo"
+	"allot/dist"
 	"allot/proc"
 	"allot/sim"
-	"allot/workload"
 )
 
 // lock is a toy exclusion subroutine: process 0 owns a token and passes it
@@ -97,8 +97,8 @@ func ExampleSubEnv() {
 	pb := &algo.Problem{Kind: algo.Exclusive, Users: 2}
 	procs := []proc.Process{&parent{}, &parent{}}
 	res, err := sim.Run(sim.Config{
-		Delay:   workload.Const(1),
-		CS:      workload.Const(5),
+		Delay:   dist.Const(1),
+		CS:      dist.Const(5),
 		PerUser: 1,
 		Next:    func(u proc.ID, _ *rand.Rand) proc.Request { return proc.Request{Res: []proc.ResID{7}} },
 		Sink:    printer{},

@@ -15,6 +15,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/all"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/sim"
@@ -83,12 +84,12 @@ func Compile(s workload.Scenario) (*Plan, error) {
 	c := sim.Config{Seed: s.Seed, FIFO: s.FIFO, Requests: s.Requests, Horizon: proc.Time(s.Horizon), Cost: proc.Time(s.Cost)}
 	for _, d := range []struct {
 		flag, spec string
-		to         *workload.Dist
+		to         *dist.Dist
 	}{{"--think", s.Think, &c.Think}, {"--cs", s.CS, &c.CS}, {"--delay", s.Delay, &c.Delay}} {
 		if d.spec == "" {
 			continue
 		}
-		if *d.to, err = workload.ParseDist(d.spec); err != nil {
+		if *d.to, err = dist.Parse(d.spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", d.flag, err)
 		}
 	}

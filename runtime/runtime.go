@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"allot/algo"
+	"allot/dist"
 	"allot/proc"
-	"allot/workload"
 )
 
 // DefaultTick is the real duration of a tick when none is configured. Go's
@@ -28,10 +28,10 @@ type Config struct {
 	// and closes it on return. Nil: an in-memory transport (NewMem) with
 	// Delay, Tick and Seed.
 	Transport Transport
-	Delay     workload.Dist // per-message delay of the default transport
+	Delay     dist.Dist // per-message delay of the default transport
 
-	Think workload.Dist // between a user's exit and its next request
-	CS    workload.Dist // time in the critical section (pool: holding a unit)
+	Think dist.Dist // between a user's exit and its next request
+	CS    dist.Dist // time in the critical section (pool: holding a unit)
 
 	// Requests stops the run once this many requests have been answered (0:
 	// no limit). Processes still handling an input finish it, so Served may

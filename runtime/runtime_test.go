@@ -11,6 +11,7 @@ import (
 	"allot/algo/central"
 	"allot/algo/hygienic"
 	"allot/check"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/runtime"
@@ -20,14 +21,14 @@ import (
 
 func TestMemTransport(t *testing.T) {
 	transporttest.Run(t, func(t *testing.T) runtime.Transport {
-		return runtime.NewMem(runtime.MemConfig{Delay: workload.Uniform(0, 20), Tick: 100 * time.Microsecond, Seed: 1})
+		return runtime.NewMem(runtime.MemConfig{Delay: dist.Uniform(0, 20), Tick: 100 * time.Microsecond, Seed: 1})
 	})
 }
 
 // TestMemUnordered: each message draws its own delay, so messages on one
 // link overtake each other.
 func TestMemUnordered(t *testing.T) {
-	tr := runtime.NewMem(runtime.MemConfig{Delay: workload.Uniform(0, 20), Tick: 100 * time.Microsecond, Seed: 3})
+	tr := runtime.NewMem(runtime.MemConfig{Delay: dist.Uniform(0, 20), Tick: 100 * time.Microsecond, Seed: 3})
 	defer tr.Close()
 	const k = 200
 	got := make(chan int32, k)
@@ -93,10 +94,10 @@ func (s *stream) Event(e proc.Event) {
 // conformance suite.
 func realRun(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *randRand) proc.Request, perUser int) runtime.Result {
 	t.Helper()
-	return realRunDelay(t, a, pb, next, perUser, workload.Uniform(1, 5))
+	return realRunDelay(t, a, pb, next, perUser, dist.Uniform(1, 5))
 }
 
-func realRunDelay(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *randRand) proc.Request, perUser int, delay workload.Dist) runtime.Result {
+func realRunDelay(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *randRand) proc.Request, perUser int, delay dist.Dist) runtime.Result {
 	t.Helper()
 	procs, err := a.Build(pb)
 	if err != nil {
@@ -112,8 +113,8 @@ func realRunDelay(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(pr
 		Tick:          200 * time.Microsecond,
 		Seed:          5,
 		Delay:         delay,
-		Think:         workload.Uniform(0, 5),
-		CS:            workload.Uniform(1, 3),
+		Think:         dist.Uniform(0, 5),
+		CS:            dist.Uniform(1, 3),
 		PerUser:       perUser,
 		Next:          next,
 		Sink:          proc.Sinks{&excl, &waits, st},
@@ -196,7 +197,7 @@ func TestConformanceRealTime(t *testing.T) {
 					}
 					pb = algo.DiningProblem(g)
 				}
-				realRunDelay(t, a, pb, next, 8, workload.Exp(3))
+				realRunDelay(t, a, pb, next, 8, dist.Exp(3))
 			})
 		}
 	}
@@ -216,7 +217,7 @@ func TestStopAfterRequests(t *testing.T) {
 	var excl check.Exclusion
 	before := goroutines()
 	res, err := runtime.Run(context.Background(), runtime.Config{
-		Tick: 200 * time.Microsecond, Delay: workload.Uniform(1, 5), CS: workload.Const(1),
+		Tick: 200 * time.Microsecond, Delay: dist.Uniform(1, 5), CS: dist.Const(1),
 		Requests: 100, Sink: &excl,
 	}, pb, procs)
 	if err != nil {
@@ -240,7 +241,7 @@ func TestContextDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := runtime.Run(ctx, runtime.Config{Tick: 100 * time.Microsecond, Delay: workload.Uniform(0, 3), CS: workload.Const(1)}, pb, procs)
+	res, err := runtime.Run(ctx, runtime.Config{Tick: 100 * time.Microsecond, Delay: dist.Uniform(0, 3), CS: dist.Const(1)}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestBrokenCaught(t *testing.T) {
 	}
 	var excl check.Exclusion
 	res, err := runtime.Run(context.Background(), runtime.Config{
-		Tick: time.Millisecond, CS: workload.Const(20), PerUser: 2, Sink: &excl,
+		Tick: time.Millisecond, CS: dist.Const(20), PerUser: 2, Sink: &excl,
 	}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
@@ -356,8 +357,8 @@ func ExampleRun() {
 	var waits check.Waits
 	res, err := runtime.Run(context.Background(), runtime.Config{
 		Tick:    250 * time.Microsecond, // one tick of the workload, in real time
-		Delay:   workload.Uniform(1, 4), // the in-memory transport's delays
-		CS:      workload.Const(2),
+		Delay:   dist.Uniform(1, 4),     // the in-memory transport's delays
+		CS:      dist.Const(2),
 		PerUser: 4, // then the run goes quiet and stops
 		Sink:    proc.Sinks{&excl, &waits},
 	}, pb, procs)

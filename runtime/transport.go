@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"allot/dist"
 	"allot/proc"
-	"allot/workload"
 )
 
 // Handler receives the messages a transport delivers to one process. A
@@ -48,7 +48,7 @@ var ErrClosed = errors.New("transport closed")
 type MemConfig struct {
 	// Delay is each message's delay in ticks. Every message draws its own
 	// delay, so messages on one link may overtake each other.
-	Delay workload.Dist
+	Delay dist.Dist
 	Tick  time.Duration // the real duration of a tick (0: DefaultTick)
 	Seed  uint64        // seeds the delay draws
 }
@@ -58,7 +58,7 @@ type MemConfig struct {
 // callback.
 type Mem struct {
 	tick   time.Duration
-	delay  workload.Dist
+	delay  dist.Dist
 	timers *timers
 
 	mu       sync.Mutex

@@ -5,9 +5,9 @@ import (
 
 	"allot/algo"
 	"allot/algo/hygienic"
+	"allot/dist"
 	"allot/graph"
 	"allot/sim"
-	"allot/workload"
 )
 
 // BenchmarkHygienicRing measures the simulator's hot path: hygienic dining
@@ -21,7 +21,7 @@ func BenchmarkHygienicRing(b *testing.B) {
 				b.Fatal(err)
 			}
 			pb := algo.DiningProblem(g)
-			cfg := sim.Config{Seed: 1, Delay: workload.Uniform(1, 20), Think: workload.Exp(40), CS: workload.Uniform(5, 15)}
+			cfg := sim.Config{Seed: 1, Delay: dist.Uniform(1, 20), Think: dist.Exp(40), CS: dist.Uniform(5, 15)}
 			b.ReportAllocs()
 			b.ResetTimer()
 			var delivered int64

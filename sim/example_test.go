@@ -6,10 +6,10 @@ import (
 	"allot/algo"
 	"allot/algo/hygienic"
 	"allot/check"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/sim"
-	"allot/workload"
 )
 
 // ExampleRun simulates five dining philosophers, each eating three times,
@@ -21,9 +21,9 @@ func ExampleRun() {
 	var excl check.Exclusion
 	res, err := sim.Run(sim.Config{
 		Seed:    1,
-		Delay:   workload.Uniform(1, 10),
-		Think:   workload.Exp(20),
-		CS:      workload.Const(5),
+		Delay:   dist.Uniform(1, 10),
+		Think:   dist.Exp(20),
+		CS:      dist.Const(5),
 		PerUser: 3,
 		Sink:    proc.Sinks{&excl},
 	}, pb, procs)

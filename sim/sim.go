@@ -23,8 +23,8 @@ import (
 	"unsafe"
 
 	"allot/algo"
+	"allot/dist"
 	"allot/proc"
-	"allot/workload"
 )
 
 // Crash is a fail-stop crash of process P at tick At.
@@ -44,10 +44,10 @@ type Speed interface {
 // channels, no processing cost, speed 1, no crashes, run to quiescence.
 type Config struct {
 	Seed  uint64
-	Delay workload.Dist // per-message delay
-	FIFO  bool          // no overtaking on a link
-	Think workload.Dist // between a user's exit and its next request
-	CS    workload.Dist // time in the critical section (pool: holding a unit)
+	Delay dist.Dist // per-message delay
+	FIFO  bool      // no overtaking on a link
+	Think dist.Dist // between a user's exit and its next request
+	CS    dist.Dist // time in the critical section (pool: holding a unit)
 	// CSTime, when set, replaces CS: the critical-section time of user u
 	// for request r.
 	CSTime func(u proc.ID, r proc.Request, rnd *rand.Rand) proc.Time
@@ -79,8 +79,6 @@ type Config struct {
 	// Join, when set, is the tick at which user u makes its first request
 	// (after its first think time); users may thus appear during a run.
 	Join func(u proc.ID) proc.Time
-	// Active limits which users make requests: nil means all of them.
-	Active func(u proc.ID) bool
 	// PerUser caps the requests each user makes (0: no cap). With a cap a
 	// fault-free run ends quiescent, and every request must be answered.
 	PerUser int
@@ -227,9 +225,6 @@ func (s *Sim) run() {
 		s.procs[p].Start(s)
 	}
 	for u := 0; u < s.pb.Users; u++ {
-		if s.cfg.Active != nil && !s.cfg.Active(proc.ID(u)) {
-			continue
-		}
 		at := s.cfg.Think.Draw(s.users[u].rnd())
 		if s.cfg.Join != nil {
 			at += s.cfg.Join(proc.ID(u))

@@ -1,5 +1,5 @@
 // Package workload generates what the application asks of an allocation
-// algorithm: durations (think, critical section, message delay) drawn from
-// distributions, the resource sets of requests, and scenario files that
-// gather a whole run's settings.
+// algorithm: the resource sets of requests (dynamic workloads, the
+// Reif–Spirakis matrix networks) and the failure models some algorithms
+// read. Durations are package dist's; scenario files are package scenario's.
 package workload

@@ -9,6 +9,7 @@ import (
 
 	"allot/algo"
 	"allot/check"
+	"allot/dist"
 	"allot/proc"
 	"allot/sim"
 	"allot/workload"
@@ -207,7 +208,7 @@ func TestExclusionAndProgress(t *testing.T) {
 	}{{"nominal", 1, 1, 1}, {"tame", 1, 3, 3}, {"untame", 0.01, 50, 3}}
 	for _, a := range []algo.Algorithm{Algorithm, Priority} {
 		for _, ds := range delays {
-			delay, err := workload.ParseDist(ds)
+			delay, err := dist.Parse(ds)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +223,7 @@ func TestExclusionAndProgress(t *testing.T) {
 					pb.Options["ratio"] = fmt.Sprint(sp.ratio)
 					const perUser = 10
 					res, excl, _ := simulate(t, a, pb, next, sim.Config{
-						Seed: seed, Delay: delay, Think: workload.Uniform(0, 20), CS: workload.Uniform(1, 8),
+						Seed: seed, Delay: delay, Think: dist.Uniform(0, 20), CS: dist.Uniform(1, 8),
 						Speed: randomSpeed{sp.lo, sp.hi, rand.New(rand.NewPCG(seed, 7))},
 					}, perUser, nil)
 					what := fmt.Sprintf("%s %s %s %s seed %d", a.Name, ds, sp.name, name, seed)
@@ -246,7 +247,7 @@ func TestLiteralTimeoutBreaksExclusion(t *testing.T) {
 	found := 0
 	for seed := range uint64(10) {
 		pb := fixedProblem(ringSets(6, 2), 6, map[string]string{"step": "1"})
-		cfg := sim.Config{Seed: seed, Delay: workload.Exp(4), Think: workload.Uniform(0, 10), CS: workload.Uniform(1, 8)}
+		cfg := sim.Config{Seed: seed, Delay: dist.Exp(4), Think: dist.Uniform(0, 10), CS: dist.Uniform(1, 8)}
 		_, excl, _ := simulate(t, Algorithm, pb, nil, cfg, 30, func(p *Params) { p.literalTimeout = true })
 		found += excl.Violations
 		// The same runs with the granter waiting for the answer are safe.
@@ -273,8 +274,8 @@ func TestDeterministic(t *testing.T) {
 				t.Fatal(err)
 			}
 			pb.Options = map[string]string{"v": "5"}
-			_, _, runs[i] = simulate(t, a, pb, next, sim.Config{Seed: 7, Delay: workload.Uniform(1, 20),
-				Think: workload.Exp(20), CS: workload.Uniform(1, 10)}, 20, nil)
+			_, _, runs[i] = simulate(t, a, pb, next, sim.Config{Seed: 7, Delay: dist.Uniform(1, 20),
+				Think: dist.Exp(20), CS: dist.Uniform(1, 10)}, 20, nil)
 		}
 		if len(runs[0]) == 0 || !slices.EqualFunc(runs[0], runs[1], func(a, b proc.Event) bool {
 			return a.Time == b.Time && a.Kind == b.Kind && a.P == b.P && slices.Equal(a.Res, b.Res)

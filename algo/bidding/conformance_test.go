@@ -4,25 +4,25 @@ import (
 	"testing"
 
 	"allot/algo"
-	"allot/algo/algotest"
 	"allot/algo/bidding"
+	"allot/conformance"
+	"allot/dist"
 	"allot/graph"
 	"allot/sim"
-	"allot/workload"
 )
 
 func TestConformance(t *testing.T) {
-	algotest.Exclusive(t, bidding.Algorithm)
+	conformance.Exclusive(t, bidding.Algorithm)
 }
 
 func TestConformancePriority(t *testing.T) {
-	algotest.Exclusive(t, bidding.Priority)
+	conformance.Exclusive(t, bidding.Priority)
 }
 
-func TestGolden(t *testing.T) { algotest.Golden(t, bidding.Algorithm, "testdata/golden") }
+func TestGolden(t *testing.T) { conformance.Golden(t, bidding.Algorithm, "testdata/golden") }
 
 func TestGoldenPriority(t *testing.T) {
-	algotest.Golden(t, bidding.Priority, "testdata/golden-priority")
+	conformance.Golden(t, bidding.Priority, "testdata/golden-priority")
 }
 
 // BenchmarkRing runs uniform bidding on a ring of 1000 philosophers; the
@@ -39,8 +39,8 @@ func BenchmarkRing(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	res, err := sim.Run(sim.Config{Seed: 1, Delay: workload.Uniform(1, 10), CS: workload.Uniform(5, 15),
-		Think: workload.Exp(40), Requests: b.N}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: 1, Delay: dist.Uniform(1, 10), CS: dist.Uniform(5, 15),
+		Think: dist.Exp(40), Requests: b.N}, pb, procs)
 	if err != nil {
 		b.Fatal(err)
 	}

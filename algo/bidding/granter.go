@@ -28,18 +28,7 @@ type Granter struct {
 	cur    int
 	leases map[proc.ID]lease
 	snap   []bid
-
-	stats GranterStats
 }
-
-// GranterStats counts a granter's small rounds.
-type GranterStats struct {
-	Agreed, Denied, Allocated int64
-	Switches                  int64 // priority: interval changes
-}
-
-// Stats reports the granter's counters.
-func (g *Granter) Stats() GranterStats { return g.stats }
 
 type bid struct {
 	u    proc.ID
@@ -75,7 +64,6 @@ func (g *Granter) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	case Accept:
 		if g.phase == gOffered && g.holds(from, m.R, m.A) {
 			g.phase = gAllocated
-			g.stats.Allocated++
 			if g.leases != nil {
 				delete(g.leases, from) // served: its flag is down
 			}
@@ -147,7 +135,6 @@ func (g *Granter) win(env proc.Env, from proc.ID, m Win) {
 }
 
 func (g *Granter) deny(env proc.Env, to proc.ID, r, a uint32) {
-	g.stats.Denied++
 	env.Send(to, Deny{r, a})
 }
 
@@ -167,7 +154,6 @@ func (g *Granter) Fire(env proc.Env, t proc.Timer) {
 		b := g.pend[0]
 		g.phase = gOffered
 		g.holder, g.hr, g.ha = b.u, b.r, b.a
-		g.stats.Agreed++
 		env.Send(b.u, Agree{b.r, b.a})
 		g.pend = g.pend[:0]
 		if g.p.literalTimeout {
@@ -215,9 +201,6 @@ func (g *Granter) pick(env proc.Env) {
 			next = c
 			break
 		}
-	}
-	if next != g.cur {
-		g.stats.Switches++
 	}
 	g.cur = next
 	for u, l := range g.leases {

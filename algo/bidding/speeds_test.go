@@ -8,6 +8,7 @@ import (
 	"allot/algo"
 	"allot/algo/bidding"
 	"allot/check"
+	"allot/dist"
 	"allot/proc"
 	"allot/sim"
 	"allot/workload"
@@ -50,8 +51,8 @@ func TestSpeeds(t *testing.T) {
 					var excl check.Exclusion
 					var waits check.Waits
 					res, err := sim.Run(sim.Config{
-						Seed: seed, Delay: workload.Uniform(1, 4), Think: workload.Uniform(0, 20),
-						CS: workload.Uniform(1, 8), PerUser: 8, Next: next, Speed: sp,
+						Seed: seed, Delay: dist.Uniform(1, 4), Think: dist.Uniform(0, 20),
+						CS: dist.Uniform(1, 8), PerUser: 8, Next: next, Speed: sp,
 						Sink: proc.Sinks{&excl, &waits},
 					}, pb, procs)
 					name := fmt.Sprintf("%s %s untame#%d seed %d", a.Name, spec, ui, seed)

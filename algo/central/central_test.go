@@ -3,10 +3,10 @@ package central_test
 import (
 	"testing"
 
-	"allot/algo/algotest"
 	"allot/algo/central"
+	"allot/conformance"
 )
 
-func TestConformance(t *testing.T) { algotest.Exclusive(t, central.Algorithm) }
+func TestConformance(t *testing.T) { conformance.Exclusive(t, central.Algorithm) }
 
-func TestGolden(t *testing.T) { algotest.Golden(t, central.Algorithm, "testdata/golden") }
+func TestGolden(t *testing.T) { conformance.Golden(t, central.Algorithm, "testdata/golden") }

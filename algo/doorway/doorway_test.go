@@ -6,16 +6,16 @@ import (
 	"testing"
 
 	"allot/algo"
-	"allot/algo/algotest"
 	"allot/algo/doorway"
 	"allot/check"
+	"allot/conformance"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/sim"
-	"allot/workload"
 )
 
-func TestConformance(t *testing.T) { algotest.Exclusive(t, doorway.Algorithm) }
+func TestConformance(t *testing.T) { conformance.Exclusive(t, doorway.Algorithm) }
 
 func TestColorsAtMostDeltaPlusOne(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
@@ -58,8 +58,8 @@ func TestBusyGraphs(t *testing.T) {
 		ps, _ := doorway.Build(pb)
 		var ex check.Exclusion
 		var w check.Waits
-		res, err := sim.Run(sim.Config{Seed: seed, FIFO: true, Delay: workload.Exp(20), CS: workload.Uniform(1, 10),
-			Think: workload.Uniform(0, 20), PerUser: 30, Sink: proc.Sinks{&ex, &w}}, pb, ps)
+		res, err := sim.Run(sim.Config{Seed: seed, FIFO: true, Delay: dist.Exp(20), CS: dist.Uniform(1, 10),
+			Think: dist.Uniform(0, 20), PerUser: 30, Sink: proc.Sinks{&ex, &w}}, pb, ps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,4 +69,4 @@ func TestBusyGraphs(t *testing.T) {
 	}
 }
 
-func TestGolden(t *testing.T) { algotest.Golden(t, doorway.Algorithm, "testdata/golden") }
+func TestGolden(t *testing.T) { conformance.Golden(t, doorway.Algorithm, "testdata/golden") }

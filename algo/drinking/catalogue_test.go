@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo/algotest"
 	"allot/algo/all"
+	"allot/conformance"
 )
 
 // TestConformance runs the exclusive suite (dining graphs and dynamic
@@ -18,7 +18,7 @@ func TestConformance(t *testing.T) {
 			continue
 		}
 		n++
-		t.Run(a.Name, func(t *testing.T) { algotest.Exclusive(t, a) })
+		t.Run(a.Name, func(t *testing.T) { conformance.Exclusive(t, a) })
 	}
 	if n < 2 {
 		t.Fatalf("only %d drinking algorithms in the catalogue", n)

@@ -9,9 +9,9 @@ import (
 	"allot/algo/doorway"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
+	"allot/dist"
 	"allot/proc"
 	"allot/sim"
-	"allot/workload"
 )
 
 // counter counts enters per user and the most users inside at once.
@@ -51,9 +51,9 @@ func concurrencyRun(t *testing.T, a algo.Algorithm, seed uint64, fifo bool) *cou
 	var c counter
 	_, err = sim.Run(sim.Config{
 		Seed:  seed,
-		Delay: workload.Uniform(1, 20),
+		Delay: dist.Uniform(1, 20),
 		FIFO:  fifo,
-		Think: workload.Uniform(0, 10),
+		Think: dist.Uniform(0, 10),
 		CSTime: func(u proc.ID, _ proc.Request, _ *rand.Rand) proc.Time {
 			if u < 2 {
 				return 1 << 40

@@ -7,6 +7,7 @@ import (
 	"allot/algo/drinking"
 	"allot/algo/hygienic"
 	"allot/check"
+	"allot/dist"
 	"allot/proc"
 	"allot/sim"
 	"allot/workload"
@@ -38,7 +39,7 @@ func ExampleFor() {
 	}
 	var excl check.Exclusion
 	res, err := sim.Run(sim.Config{
-		Seed: 1, Delay: workload.Uniform(1, 20), Think: workload.Uniform(0, 30), CS: workload.Uniform(1, 10),
+		Seed: 1, Delay: dist.Uniform(1, 20), Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10),
 		PerUser: 50, Next: next, Sink: &excl,
 	}, pb, procs)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"allot/algo"
-	"allot/algo/algotest"
+	"allot/conformance"
 	"allot/proc"
 )
 
@@ -34,7 +34,7 @@ func TestSuiteCatchesForkHandedOverWhileEating(t *testing.T) {
 		}
 		return ps, err
 	}}
-	fails := algotest.Check(a, algotest.Cases(1))
+	fails := conformance.Check(a, conformance.Cases(1))
 	if len(fails) == 0 || !strings.Contains(fails[0].Why, "exclusion") {
 		t.Fatalf("broken hygienic not caught: %v", fails)
 	}

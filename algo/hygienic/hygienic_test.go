@@ -4,12 +4,12 @@ import (
 	"testing"
 	"unsafe"
 
-	"allot/algo/algotest"
+	"allot/conformance"
 )
 
-func TestConformance(t *testing.T) { algotest.Exclusive(t, Algorithm) }
+func TestConformance(t *testing.T) { conformance.Exclusive(t, Algorithm) }
 
-func TestGolden(t *testing.T) { algotest.Golden(t, Algorithm, "testdata/golden") }
+func TestGolden(t *testing.T) { conformance.Golden(t, Algorithm, "testdata/golden") }
 
 // TestNodeFitsACacheLine guards the layout that makes a message cost one
 // cache miss in large simulations.

@@ -7,6 +7,7 @@ import (
 	"allot/algo"
 	"allot/algo/central"
 	"allot/algo/hygienic"
+	"allot/dist"
 	"allot/sim"
 	"allot/workload"
 )
@@ -25,8 +26,8 @@ func benchRun(b *testing.B, sub algo.Algorithm) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: workload.Uniform(1, 20), Think: workload.Exp(40),
-			CS: workload.Uniform(5, 15), Requests: 2000, Next: next}, pb, procs)
+		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: dist.Uniform(1, 20), Think: dist.Exp(40),
+			CS: dist.Uniform(5, 15), Requests: 2000, Next: next}, pb, procs)
 		if err != nil {
 			b.Fatal(err)
 		}

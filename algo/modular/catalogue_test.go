@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo/algotest"
 	"allot/algo/all"
 	"allot/algo/central"
 	"allot/algo/modular"
+	"allot/conformance"
 )
 
 // TestConformance runs the exclusive suite on modular-<sub> for every
@@ -19,7 +19,7 @@ func TestConformance(t *testing.T) {
 			continue
 		}
 		n++
-		t.Run(a.Name, func(t *testing.T) { algotest.Exclusive(t, a) })
+		t.Run(a.Name, func(t *testing.T) { conformance.Exclusive(t, a) })
 	}
 	if n < 2 {
 		t.Fatalf("only %d modular algorithms in the catalogue", n)
@@ -27,5 +27,5 @@ func TestConformance(t *testing.T) {
 }
 
 func TestGolden(t *testing.T) {
-	algotest.Golden(t, modular.For(central.Algorithm), "testdata/golden")
+	conformance.Golden(t, modular.For(central.Algorithm), "testdata/golden")
 }

@@ -6,6 +6,7 @@ import (
 
 	"allot/algo/central"
 	"allot/check"
+	"allot/dist"
 	"allot/proc"
 	"allot/sim"
 	"allot/workload"
@@ -42,7 +43,7 @@ func TestLateUsersSim(t *testing.T) {
 			}
 		}))
 		res, err := sim.Run(sim.Config{
-			Seed: seed, Delay: workload.Exp(10), Think: workload.Uniform(0, 30), CS: workload.Uniform(1, 10),
+			Seed: seed, Delay: dist.Exp(10), Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10),
 			PerUser: 20, Next: next, Sink: sink,
 			Join: func(u proc.ID) proc.Time {
 				if late(u) {

@@ -5,17 +5,17 @@ import (
 	"testing"
 
 	"allot/algo"
-	"allot/algo/algotest"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
 	"allot/check"
+	"allot/conformance"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/sim"
-	"allot/workload"
 )
 
-func TestConformance(t *testing.T) { algotest.Exclusive(t, threshold.Algorithm) }
+func TestConformance(t *testing.T) { conformance.Exclusive(t, threshold.Algorithm) }
 
 // run simulates g with every user asking perUser times.
 func run(t *testing.T, a algo.Algorithm, spec string, cfg sim.Config) (sim.Result, *check.Exclusion) {
@@ -43,7 +43,7 @@ func run(t *testing.T, a algo.Algorithm, spec string, cfg sim.Config) (sim.Resul
 // every other one waits on starves only its neighbour. The hygienic
 // algorithm starves the whole line in the same run.
 func TestThresholdBreaksWaitingChains(t *testing.T) {
-	cfg := sim.Config{Seed: 1, Delay: workload.Const(5), CS: workload.Const(3), PerUser: 1,
+	cfg := sim.Config{Seed: 1, Delay: dist.Const(5), CS: dist.Const(3), PerUser: 1,
 		Crashes: []sim.Crash{{P: 9, At: 9}}} // before the forks it asked for arrive
 	res, ex := run(t, threshold.Algorithm, "line:10", cfg)
 	if !ex.OK() {
@@ -69,7 +69,7 @@ func ExampleBuild() {
 	pb := algo.DiningProblem(g)
 	ps, _ := threshold.Build(pb, nil)
 	var ex check.Exclusion
-	res, _ := sim.Run(sim.Config{Seed: 1, Delay: workload.Uniform(1, 3), CS: workload.Const(2), Requests: 100, Sink: &ex}, pb, ps)
+	res, _ := sim.Run(sim.Config{Seed: 1, Delay: dist.Uniform(1, 3), CS: dist.Const(2), Requests: 100, Sink: &ex}, pb, ps)
 	fmt.Println(res.Served, ex.OK())
 	var _ proc.Sink = &ex
 	// Output: 100 true
@@ -81,7 +81,7 @@ func BenchmarkThresholdRing(b *testing.B) {
 	var msgs int64
 	for i := 0; i < b.N; i++ {
 		ps, _ := threshold.Build(pb, nil)
-		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: workload.Uniform(1, 10), CS: workload.Uniform(1, 5), Requests: 20000}, pb, ps)
+		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: dist.Uniform(1, 10), CS: dist.Uniform(1, 5), Requests: 20000}, pb, ps)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -89,4 +89,4 @@ func BenchmarkThresholdRing(b *testing.B) {
 	}
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }
-func TestGolden(t *testing.T) { algotest.Golden(t, threshold.Algorithm, "testdata/golden") }
+func TestGolden(t *testing.T) { conformance.Golden(t, threshold.Algorithm, "testdata/golden") }

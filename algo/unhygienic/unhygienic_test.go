@@ -5,15 +5,15 @@ import (
 	"testing"
 
 	"allot/algo"
-	"allot/algo/algotest"
 	"allot/algo/unhygienic"
+	"allot/conformance"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/sim"
-	"allot/workload"
 )
 
-func TestConformance(t *testing.T) { algotest.Exclusive(t, unhygienic.Algorithm) }
+func TestConformance(t *testing.T) { conformance.Exclusive(t, unhygienic.Algorithm) }
 
 // The suite again with a failure model in which every other process rises
 // by the least amount: heights then leave many neighbours above a process
@@ -28,7 +28,7 @@ func TestConformanceFailureProne(t *testing.T) {
 		}
 		return build(pb)
 	}
-	for _, f := range algotest.Check(a, algotest.Cases(4)) {
+	for _, f := range conformance.Check(a, conformance.Cases(4)) {
 		t.Error(f)
 	}
 }
@@ -72,8 +72,8 @@ func Example() {
 	pb := algo.DiningProblem(g)
 	pb.Failure = []float64{0, 0, 0, 0, 0.9, 0, 0, 0, 0} // the centre is failure-prone
 	ps, _ := unhygienic.Build(pb)
-	res, _ := sim.Run(sim.Config{Seed: 1, Delay: workload.Exp(5), CS: workload.Const(3), PerUser: 10}, pb, ps)
+	res, _ := sim.Run(sim.Config{Seed: 1, Delay: dist.Exp(5), CS: dist.Const(3), PerUser: 10}, pb, ps)
 	fmt.Println(res.Served, res.Deadlock)
 	// Output: 90 false
 }
-func TestGolden(t *testing.T) { algotest.Golden(t, unhygienic.Algorithm, "testdata/golden") }
+func TestGolden(t *testing.T) { conformance.Golden(t, unhygienic.Algorithm, "testdata/golden") }

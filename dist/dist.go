@@ -1,4 +1,4 @@
-package workload
+package dist
 
 import (
 	"fmt"
@@ -40,8 +40,8 @@ func Uniform(a, b proc.Time) Dist { return Dist{kind: distUniform, a: int64(a), 
 // Exp draws from an exponential distribution with the given mean (≥ 1).
 func Exp(mean float64) Dist { return Dist{kind: distExp, mean: mean} }
 
-// ParseDist parses the DIST syntax above.
-func ParseDist(s string) (Dist, error) {
+// Parse parses the DIST syntax above.
+func Parse(s string) (Dist, error) {
 	name, rest, _ := strings.Cut(s, ":")
 	args := strings.Split(rest, ":")
 	bad := func(why string) (Dist, error) {

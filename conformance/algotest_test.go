@@ -1,12 +1,12 @@
-package algotest_test
+package conformance_test
 
 import (
 	"strings"
 	"testing"
 
 	"allot/algo"
-	"allot/algo/algotest"
 	"allot/algo/central"
+	"allot/conformance"
 	"allot/proc"
 )
 
@@ -49,13 +49,13 @@ func variant(mode string) algo.Algorithm {
 // TestSuiteCatchesBrokenVariants shows that each check of the suite can
 // fail: exclusion, deadlock and starvation.
 func TestSuiteCatchesBrokenVariants(t *testing.T) {
-	cases := algotest.Cases(1)
+	cases := conformance.Cases(1)
 	for _, c := range []struct{ mode, want string }{
 		{"grant-all", "exclusion"},
 		{"never", "deadlock"},
 		{"starve-0", "deadlock"}, // quiescent with user 0 waiting forever
 	} {
-		fails := algotest.Check(variant(c.mode), cases)
+		fails := conformance.Check(variant(c.mode), cases)
 		if len(fails) == 0 {
 			t.Errorf("%s: the suite found nothing wrong", c.mode)
 			continue

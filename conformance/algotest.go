@@ -1,11 +1,11 @@
-// Package algotest is the conformance suite every exclusive algorithm
+// Package conformance is the conformance suite every exclusive algorithm
 // passes: many random seeds × conflict graphs and dynamic workloads × delay
 // distributions, on unordered channels unless the algorithm needs FIFO.
 // Each run gives every user a fixed number of requests and runs to
 // quiescence, so the checkers can demand that every request is answered
 // (no starvation, no deadlock) besides exclusion. The checkers read only the
 // event stream.
-package algotest
+package conformance
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 
 	"allot/algo"
 	"allot/check"
+	"allot/dist"
 	"allot/graph"
 	"allot/proc"
 	"allot/sim"
@@ -24,7 +25,7 @@ import (
 type Case struct {
 	Name  string // graph spec or dynamic workload
 	Seed  uint64
-	Delay workload.Dist
+	Delay dist.Dist
 }
 
 // Failure is a case the algorithm failed, with the seed that replays it.
@@ -53,7 +54,7 @@ func Cases(seeds int) []Case {
 	var cs []Case
 	for _, g := range Graphs {
 		for _, d := range Delays {
-			dist, err := workload.ParseDist(d)
+			dist, err := dist.Parse(d)
 			if err != nil {
 				panic(err)
 			}
@@ -97,8 +98,8 @@ func RunCase(a algo.Algorithm, c Case) string {
 		Seed:    c.Seed,
 		Delay:   c.Delay,
 		FIFO:    a.NeedsFIFO,
-		Think:   workload.Uniform(0, 30),
-		CS:      workload.Uniform(1, 10),
+		Think:   dist.Uniform(0, 30),
+		CS:      dist.Uniform(1, 10),
 		PerUser: PerUser,
 		Next:    next,
 		Sink:    proc.Sinks{&excl, &waits},

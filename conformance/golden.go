@@ -1,4 +1,4 @@
-package algotest
+package conformance
 
 import (
 	"bytes"
@@ -10,10 +10,10 @@ import (
 
 	"allot/algo"
 	"allot/check"
+	"allot/dist"
 	"allot/proc"
 	"allot/sim"
 	"allot/trace"
-	"allot/workload"
 
 	"github.com/cockroachdb/datadriven"
 )
@@ -50,8 +50,8 @@ func Golden(t *testing.T, a algo.Algorithm, path string) {
 		_, fifo := args["fifo"]
 		pb.FIFO = fifo
 		cfg := sim.Config{Seed: seed, FIFO: fifo, Next: next, TraceMessages: true}
-		for key, to := range map[string]*workload.Dist{"delay": &cfg.Delay, "think": &cfg.Think, "cs": &cfg.CS} {
-			if *to, err = workload.ParseDist(args[key]); err != nil {
+		for key, to := range map[string]*dist.Dist{"delay": &cfg.Delay, "think": &cfg.Think, "cs": &cfg.CS} {
+			if *to, err = dist.Parse(args[key]); err != nil {
 				td.Fatalf(t, "%s: %v", key, err)
 			}
 		}
