@@ -18,6 +18,7 @@ import (
 	"allot/algo/hygienic"
 	"allot/check"
 	"allot/dist"
+	"allot/experiments/study"
 	"allot/proc"
 	"allot/report"
 	"allot/sim"
@@ -35,8 +36,8 @@ import (
 // a step of two ticks, as the flag model of the paper asks (a write is seen
 // within a step); critical sections last μ = 2 steps and users ask again at
 // once (think time 0), so every resource has its v competitors all the time.
-func Bidding() Experiment {
-	return Experiment{
+func Bidding() study.Experiment {
+	return study.Experiment{
 		Name:    "bidding",
 		Paper:   "reif-spirakis",
 		Summary: "uniform bidding answers in O(kv) rounds (mean) and O(kv·log 1/ε) (ε-response); Ω(kv) networks; k-fork philosophers; speeds; priority bidding",
@@ -165,7 +166,7 @@ func bidStatic(sets [][]proc.ResID, resources int) *algo.Problem {
 }
 
 // bidParallel runs jobs on every core; job i writes its own result.
-func bidParallel(ctx context.Context, o Options, jobs []func() error) error {
+func bidParallel(ctx context.Context, o study.Options, jobs []func() error) error {
 	var (
 		mu   sync.Mutex
 		done int
@@ -254,16 +255,16 @@ func bidQuantile(xs []float64, q float64) float64 {
 
 func bidSeed(base uint64, i int) uint64 { return base*1_000_003 + uint64(i)*7919 + 1 }
 
-func bidPlot(o Options, name, title, xl, yl string, series []report.Series) error {
+func bidPlot(o study.Options, name, title, xl, yl string, series []report.Series) error {
 	if o.OutDir == "" {
 		return nil
 	}
 	return report.LinePlot(filepath.Join(o.OutDir, name), title, xl, yl, series)
 }
 
-func runBidding(ctx context.Context, o Options) ([]Claim, error) {
-	var claims []Claim
-	for _, part := range []func(context.Context, Options) ([]Claim, error){
+func runBidding(ctx context.Context, o study.Options) ([]study.Claim, error) {
+	var claims []study.Claim
+	for _, part := range []func(context.Context, study.Options) ([]study.Claim, error){
 		bidGrid, bidEpsilon, bidMatrix, bidRing, bidSpeeds, bidPriority,
 	} {
 		cs, err := part(ctx, o)
@@ -279,7 +280,7 @@ const bidPaper = "reif-spirakis"
 
 // bidGrid: mean response linear in kv and within 2eβkv rounds (Theorem 4),
 // per-round success probability in [1/(2eβkv), 1/(βkv)] (Theorem 3).
-func bidGrid(ctx context.Context, o Options) ([]Claim, error) {
+func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	ks, vs, requests := []int{2, 3, 4, 6, 8}, []int{2, 3, 4, 6, 8}, 5000
 	if o.Quick {
 		ks, vs, requests = []int{2, 3, 4}, []int{2, 4}, 400
@@ -348,7 +349,7 @@ func bidGrid(ctx context.Context, o Options) ([]Claim, error) {
 		return nil, err
 	}
 	grid := fmt.Sprintf("k ∈ %v × v ∈ %v, %d requests each, band networks", ks, vs, requests)
-	return []Claim{
+	return []study.Claim{
 		{
 			ID: "bidding/mean-linear-kv", Paper: bidPaper + " Th. 4",
 			Claim:    "the mean response of uniform bidding grows linearly in k·v",
@@ -371,7 +372,7 @@ func bidGrid(ctx context.Context, o Options) ([]Claim, error) {
 }
 
 // bidEpsilon: the ε-response is within 2eβkv·ln(2e/ε) rounds.
-func bidEpsilon(ctx context.Context, o Options) ([]Claim, error) {
+func bidEpsilon(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	k, v, requests := 3, 4, 100000
 	if o.Quick {
 		requests = 3000
@@ -388,13 +389,13 @@ func bidEpsilon(ctx context.Context, o Options) ([]Claim, error) {
 	for i, r := range run.recs {
 		rs[i] = float64(r.resp()) / round
 	}
-	var claims []Claim
+	var claims []study.Claim
 	var ex, ey, eb []float64
 	for _, eps := range []float64{0.1, 0.01, 0.001} {
 		q := bidQuantile(rs, 1-eps)
 		bound := 2 * math.E * p.Beta * float64(k*v) * math.Log(2*math.E/eps)
 		ex, ey, eb = append(ex, math.Log10(1/eps)), append(ey, q), append(eb, bound)
-		claims = append(claims, Claim{
+		claims = append(claims, study.Claim{
 			ID: fmt.Sprintf("bidding/eps-response-%g", eps), Paper: bidPaper + " Th. 4",
 			Claim: fmt.Sprintf("with probability ≥ 1−ε (ε = %g) a request is answered within 2eβkv·ln(2e/ε) rounds", eps),
 			Measured: fmt.Sprintf("k=%d, v=%d, %d answers: the %g-quantile is %.1f rounds, the bound %.1f (pass: quantile ≤ bound)",
@@ -411,7 +412,7 @@ func bidEpsilon(ctx context.Context, o Options) ([]Claim, error) {
 
 // bidMatrix: on the networks of Theorems 1 and 2 some user waits at least
 // (kv/4 − 1)·μ under every algorithm.
-func bidMatrix(ctx context.Context, o Options) ([]Claim, error) {
+func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	specs := []string{"matrix:2:2", "matrix:3:3", "matrix:4:3", "matrix-groups:3:2", "matrix-groups:4:2"}
 	if o.Quick {
 		specs = []string{"matrix:2:2", "matrix:3:3", "matrix-groups:3:2"}
@@ -493,7 +494,7 @@ func bidMatrix(ctx context.Context, o Options) ([]Claim, error) {
 	if err := bidPlot(o, "bidding-matrix.svg", "matrix networks: longest wait", "users a·b", "longest response / μ", ss); err != nil {
 		return nil, err
 	}
-	return []Claim{{
+	return []study.Claim{{
 		ID: "bidding/matrix-lower-bound", Paper: bidPaper + " Th. 1, 2",
 		Claim: "on the matrix networks some user waits at least (kv/4 − 1)·μ = (ab − 1)·μ under any algorithm",
 		Measured: fmt.Sprintf("longest response/bound in ticks, μ = %d ticks: %s (pass: every longest response ≥ bound)",
@@ -503,7 +504,7 @@ func bidMatrix(ctx context.Context, o Options) ([]Claim, error) {
 }
 
 // bidRing: k-fork philosophers on a ring have mean response Θ(k²).
-func bidRing(ctx context.Context, o Options) ([]Claim, error) {
+func bidRing(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	ks, n, requests := []int{2, 3, 4, 5, 6, 8, 10}, 40, 5000
 	if o.Quick {
 		ks, n, requests = []int{2, 3, 4, 6}, 24, 600
@@ -541,7 +542,7 @@ func bidRing(ctx context.Context, o Options) ([]Claim, error) {
 		[]report.Series{{Name: "measured", X: kx, Y: means}, {Name: fmt.Sprintf("%.2f·k²", slope), X: kx, Y: fitted}}); err != nil {
 		return nil, err
 	}
-	return []Claim{{
+	return []study.Claim{{
 		ID: "bidding/k-fork-ring", Paper: bidPaper + " §1.6",
 		Claim: "k-fork philosophers on a ring (v = k) have mean response O(k²)",
 		Measured: fmt.Sprintf("ring of %d, k = %v: mean %s rounds; log-log exponent %.2f, linear fit in k² R² = %.3f (pass: exponent in [1.5, 2.5], R² ≥ 0.9)",
@@ -573,7 +574,7 @@ func bidFloats(xs []float64) string {
 }
 
 // bidSpeeds: exclusion at any speeds; the mean response bound while tame.
-func bidSpeeds(ctx context.Context, o Options) ([]Claim, error) {
+func bidSpeeds(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	patterns := []string{"extremes:1:2", "alternate:1:2:40", "walk:1:2:20", "adversary:1:2:60"}
 	requests := 10000
 	if o.Quick {
@@ -630,7 +631,7 @@ func bidSpeeds(ctx context.Context, o Options) ([]Claim, error) {
 		pass = pass && r.worst <= 1
 		violations += r.violations
 	}
-	return []Claim{
+	return []study.Claim{
 		{
 			ID: "bidding/speeds-exclusion", Paper: bidPaper + " §1.1",
 			Claim:    "mutual exclusion holds whatever the processes' speeds, tame or not",
@@ -648,7 +649,7 @@ func bidSpeeds(ctx context.Context, o Options) ([]Claim, error) {
 
 // bidPriority: priority bidding serves small requests faster than uniform
 // bidding, heavy requests lose at most a polylog factor (Theorem 5).
-func bidPriority(ctx context.Context, o Options) ([]Claim, error) {
+func bidPriority(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	n, k, requests := 32, 8, 6000
 	if o.Quick {
 		n, k, requests = 16, 4, 1500
@@ -700,7 +701,7 @@ func bidPriority(ctx context.Context, o Options) ([]Claim, error) {
 		return nil, err
 	}
 	setup := fmt.Sprintf("ring of %d: %d users want %d consecutive resources, %d want one (k=%d, v=%d)", n, n, k, n, k, v)
-	return []Claim{
+	return []study.Claim{
 		{
 			ID: "bidding/priority-small-faster", Paper: bidPaper + " §4 Th. 5",
 			Claim: "priority bidding serves users with small demands faster than uniform bidding",

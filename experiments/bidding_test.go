@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"allot/experiments/study"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,7 +10,7 @@ import (
 
 func TestBiddingQuick(t *testing.T) {
 	dir := t.TempDir()
-	claims, err := Bidding().Run(context.Background(), Options{Quick: true, Seed: 1, OutDir: dir})
+	claims, err := Bidding().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

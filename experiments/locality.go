@@ -6,9 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sync"
 
 	"allot/algo"
 	"allot/algo/doorway"
@@ -17,6 +15,8 @@ import (
 	"allot/algo/unhygienic"
 	"allot/check"
 	"allot/dist"
+	"allot/experiments/study"
+	"allot/experiments/sweep"
 	"allot/graph"
 	"allot/proc"
 	"allot/report"
@@ -33,8 +33,8 @@ import (
 // unhygienic variant's smaller expected failure set when failure-prone
 // processes are kept low (§6). Every run is measured by check.Locality from
 // the event stream and the conflict graph only.
-func Locality() Experiment {
-	return Experiment{
+func Locality() study.Experiment {
+	return study.Experiment{
 		Name:    "locality",
 		Paper:   "sivilotti-pike-sridhar",
 		Summary: "failure locality of hygienic, doorway, threshold and unhygienic dining",
@@ -148,78 +148,6 @@ func runCrash(a algo.Algorithm, pb *algo.Problem, cfg sim.Config, x proc.ID, at 
 	return o
 }
 
-// parallel runs n jobs on all cores; results land by index.
-func parallel[T any](ctx context.Context, n int, progress func(int, int), job func(i int) T) ([]T, error) {
-	out := make([]T, n)
-	var mu sync.Mutex
-	done := 0
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = job(i)
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, n)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	var err error
-loop:
-	for i := 0; i < n; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			err = ctx.Err()
-			break loop
-		}
-	}
-	close(next)
-	wg.Wait()
-	return out, err
-}
-
-// seedOf derives a run's seed from the base seed and the run's coordinates
-// (each mixed on its own, so that no two coordinates collide).
-func seedOf(base uint64, parts ...uint64) uint64 {
-	h := splitmix(base)
-	for _, p := range parts {
-		h = splitmix(h ^ splitmix(p+0x632be59bd9b4e019))
-	}
-	return h
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-func meanSE(xs []float64) (mean, se float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	if len(xs) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
-}
-
 // scenario is one worst case for the worst-case claims.
 type scenario struct {
 	name  string
@@ -291,9 +219,9 @@ func worstCase(a algo.Algorithm, sc scenario, seed uint64, horizon proc.Time) cr
 	return runCrash(a, algo.DiningProblem(g), cfg, x, at)
 }
 
-func runLocality(ctx context.Context, o Options) ([]Claim, error) {
-	var claims []Claim
-	for _, step := range []func(context.Context, Options) ([]Claim, error){
+func runLocality(ctx context.Context, o study.Options) ([]study.Claim, error) {
+	var claims []study.Claim
+	for _, step := range []func(context.Context, study.Options) ([]study.Claim, error){
 		worstClaims, lineClaims, expectedClaims, reachClaims, unhygienicClaims,
 	} {
 		cs, err := step(ctx, o)
@@ -305,12 +233,12 @@ func runLocality(ctx context.Context, o Options) ([]Claim, error) {
 	return claims, nil
 }
 
-func worstClaims(ctx context.Context, o Options) ([]Claim, error) {
+func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	seeds, horizon := 30, proc.Time(12000)
 	if o.Quick {
 		seeds, horizon = 4, 6000
 	}
-	var claims []Claim
+	var claims []study.Claim
 	for _, t := range []struct {
 		a     algo.Algorithm
 		bound int
@@ -322,8 +250,8 @@ func worstClaims(ctx context.Context, o Options) ([]Claim, error) {
 		{doorway.Algorithm, 3, "locality/doorway-fl3", "§4.4", "Choy and Singh's fork collection behind the asynchronous doorway has failure locality 3"},
 	} {
 		n := len(worstCases) * seeds
-		outs, err := parallel(ctx, n, o.Progress, func(i int) crashOutcome {
-			return worstCase(t.a, worstCases[i/seeds], seedOf(o.Seed, uint64(i), 1), horizon)
+		outs, err := sweep.Map(ctx, n, o.Progress, func(i int) crashOutcome {
+			return worstCase(t.a, worstCases[i/seeds], sweep.Seed(o.Seed, uint64(i), 1), horizon)
 		})
 		if err != nil {
 			return nil, err
@@ -354,7 +282,7 @@ func worstClaims(ctx context.Context, o Options) ([]Claim, error) {
 		if worstAt != "" {
 			m += " (" + worstAt + ")"
 		}
-		claims = append(claims, Claim{ID: t.id, Paper: paperSPS + " " + t.sec, Claim: t.claim,
+		claims = append(claims, study.Claim{ID: t.id, Paper: paperSPS + " " + t.sec, Claim: t.claim,
 			Measured: m, Pass: worst <= t.bound && unreach == 0})
 	}
 	return claims, nil
@@ -369,16 +297,16 @@ func worstClaims(ctx context.Context, o Options) ([]Claim, error) {
 // lower neighbour needs. The top crashes at tick 1, after asking for its
 // fork and before the fork can arrive (the delay is at least 1 each way).
 // The delays and critical sections vary with the seed.
-func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
+func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	ns, seeds := []int{8, 16, 32, 64}, 20
 	if o.Quick {
 		ns, seeds = []int{6, 12, 24}, 5
 	}
 	algos := []algo.Algorithm{hygienic.Algorithm, threshold.Algorithm}
 	n := len(algos) * len(ns) * seeds
-	outs, err := parallel(ctx, n, o.Progress, func(i int) crashOutcome {
+	outs, err := sweep.Map(ctx, n, o.Progress, func(i int) crashOutcome {
 		a, k, s := algos[i/(len(ns)*seeds)], ns[i/seeds%len(ns)], i%seeds
-		seed := seedOf(o.Seed, uint64(k), uint64(s), 2)
+		seed := sweep.Seed(o.Seed, uint64(k), uint64(s), 2)
 		g, x, err := workload.OneWayLine(k)
 		if err != nil {
 			return crashOutcome{err: err}
@@ -402,7 +330,7 @@ func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
 				}
 				sizes = append(sizes, float64(len(out.loc.FailureSet)))
 			}
-			m, se := meanSE(sizes)
+			m, se := sweep.MeanSE(sizes)
 			series[ai].X = append(series[ai].X, float64(k))
 			series[ai].Y = append(series[ai].Y, m)
 			series[ai].Err = append(series[ai].Err, 1.96*se)
@@ -430,7 +358,7 @@ func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
 		}
 		return out
 	}
-	return []Claim{{
+	return []study.Claim{{
 		ID: "locality/hygienic-line", Paper: paperSPS + " §3, §6",
 		Claim:    "on a line whose priorities all point one way the hygienic algorithm's failure set grows with n (failure locality O(n)); the threshold algorithm's does not",
 		Measured: fmt.Sprintf("mean failure-set size over %d seeds — hygienic:%s; threshold:%s", seeds, fmtS(h), fmtS(th)),
@@ -449,16 +377,16 @@ func lineClaims(ctx context.Context, o Options) ([]Claim, error) {
 // they hold) just after the first requests arrive; with a constant delay d
 // every fork has moved to the higher-priority end at 2d, and the middle
 // process crashes at 2d−1, before the forks it asked for arrive.
-func expectedClaims(ctx context.Context, o Options) ([]Claim, error) {
+func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	ps, seeds, n := []float64{0.5, 0.25, 0.8}, 1500, 121
 	if o.Quick {
 		seeds = 300
 	}
 	const d = 5
-	var claims []Claim
+	var claims []study.Claim
 	for pi, p := range ps {
-		outs, err := parallel(ctx, seeds, o.Progress, func(s int) crashOutcome {
-			seed := seedOf(o.Seed, uint64(pi), uint64(s), 3)
+		outs, err := sweep.Map(ctx, seeds, o.Progress, func(s int) crashOutcome {
+			seed := sweep.Seed(o.Seed, uint64(pi), uint64(s), 3)
 			up := workload.RandomOrientation(n-1, p, rand.New(rand.NewPCG(seed, 5)))
 			g, id, err := workload.OrientedLine(up)
 			if err != nil {
@@ -485,9 +413,9 @@ func expectedClaims(ctx context.Context, o Options) ([]Claim, error) {
 			}
 			sizes = append(sizes, float64(len(out.loc.FailureSet)))
 		}
-		m, se := meanSE(sizes)
+		m, se := sweep.MeanSE(sizes)
 		want := 1/(p-p*p) - 1
-		claims = append(claims, Claim{
+		claims = append(claims, study.Claim{
 			ID: fmt.Sprintf("locality/hygienic-expected-p%g", p), Paper: paperSPS + " §6",
 			Claim: fmt.Sprintf("under a random orientation of a line with P(up) = %g the hygienic failure set has expected size 1/(p−p²) − 1 = %.3f", p, want),
 			Measured: fmt.Sprintf("mean %.3f ± %.3f (standard error) over %d crashes of the middle of a %d-process line; |mean − %.3f| must be ≤ 3 SE",
@@ -498,13 +426,13 @@ func expectedClaims(ctx context.Context, o Options) ([]Claim, error) {
 	return claims, nil
 }
 
-func reachClaims(ctx context.Context, o Options) ([]Claim, error) {
+func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	seeds, horizon := 150, proc.Time(12000)
 	if o.Quick {
 		seeds, horizon = 30, 6000
 	}
-	outs, err := parallel(ctx, seeds, o.Progress, func(s int) crashOutcome {
-		seed := seedOf(o.Seed, uint64(s), 4)
+	outs, err := sweep.Map(ctx, seeds, o.Progress, func(s int) crashOutcome {
+		seed := sweep.Seed(o.Seed, uint64(s), 4)
 		rnd := rand.New(rand.NewPCG(seed, 6))
 		g, x, err := workload.Spider(6, 3, false, rnd)
 		if err != nil {
@@ -539,10 +467,10 @@ func reachClaims(ctx context.Context, o Options) ([]Claim, error) {
 			}
 		}
 	}
-	mfl, _ := meanSE(fl)
-	mw, _ := meanSE(ws)
-	mr, _ := meanSE(reach)
-	mrs, rse := meanSE(reachStarved)
+	mfl, _ := sweep.MeanSE(fl)
+	mw, _ := sweep.MeanSE(ws)
+	mr, _ := sweep.MeanSE(reach)
+	mrs, rse := sweep.MeanSE(reachStarved)
 	wS := float64(hiStarved) / float64(max(1, starvedN))
 	// Reach beyond the affected neighbours comes only through neighbours
 	// with priority. Not all of them pass it on: a neighbour learns that the
@@ -551,7 +479,7 @@ func reachClaims(ctx context.Context, o Options) ([]Claim, error) {
 	// it in its threshold set, never reaches its threshold point, and
 	// shields its other neighbours. The paper's 1 + w, which reads priority
 	// from the global state, is therefore an upper bound here.
-	return []Claim{{
+	return []study.Claim{{
 		ID: "locality/threshold-1+w", Paper: paperSPS + " §6",
 		Claim: "the threshold algorithm reaches two hops only through the neighbours with priority over the crashed process (a proportion w of them), so on average a crash reaches about 1 + w hops",
 		Measured: fmt.Sprintf("%d crashes of a spider centre at random times: mean failure locality %.2f, mean w %.2f, mean reach per neighbour %.2f; over the %d affected neighbours (%.0f%% with priority) reach %.3f ± %.3f, bound 1 + w = %.3f; two-hop reach through a neighbour without priority: %d (must be 0)",
@@ -560,15 +488,15 @@ func reachClaims(ctx context.Context, o Options) ([]Claim, error) {
 	}}, nil
 }
 
-func unhygienicClaims(ctx context.Context, o Options) ([]Claim, error) {
+func unhygienicClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	seeds, horizon := 150, proc.Time(12000)
 	if o.Quick {
 		seeds, horizon = 80, 6000 // the effect is clear at 80 pairs, not always at 30
 	}
 	rules := []string{"aware", "blind"}
-	outs, err := parallel(ctx, 2*seeds, o.Progress, func(i int) crashOutcome {
+	outs, err := sweep.Map(ctx, 2*seeds, o.Progress, func(i int) crashOutcome {
 		rule, s := rules[i/seeds], i%seeds
-		seed := seedOf(o.Seed, uint64(s), 5)
+		seed := sweep.Seed(o.Seed, uint64(s), 5)
 		rnd := rand.New(rand.NewPCG(seed, 7))
 		g, err := graph.Parse("random:30:0.15", rnd)
 		if err != nil {
@@ -609,10 +537,10 @@ func unhygienicClaims(ctx context.Context, o Options) ([]Claim, error) {
 		bl = append(bl, float64(len(b.loc.FailureSet)))
 		diff = append(diff, aw[s]-bl[s])
 	}
-	ma, sa := meanSE(aw)
-	mb, sb := meanSE(bl)
-	md, sd := meanSE(diff)
-	return []Claim{{
+	ma, sa := sweep.MeanSE(aw)
+	mb, sb := sweep.MeanSE(bl)
+	md, sd := sweep.MeanSE(diff)
+	return []study.Claim{{
 		ID: "locality/unhygienic-failure-model", Paper: paperSPS + " §6",
 		Claim: "keeping failure-prone processes low (they rise little after eating) gives a smaller expected failure set than a failure-blind rule",
 		Measured: fmt.Sprintf("%d crashes of a failure-prone process (random:30:0.15, 20%% prone): failure set %.2f ± %.2f (aware) vs %.2f ± %.2f (blind); paired difference %.2f ± %.2f, must be below −2 SE",

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"allot/algo/hygienic"
+	"allot/experiments/study"
 )
 
 func TestLocalityQuick(t *testing.T) {
 	dir := t.TempDir()
-	claims, err := Locality().Run(context.Background(), Options{Quick: true, Seed: 1, OutDir: dir})
+	claims, err := Locality().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestLocalityWorstCaseCatchesHygienic(t *testing.T) {
 }
 
 func TestLocalityDeterministic(t *testing.T) {
-	o := Options{Quick: true, Seed: 5}
+	o := study.Options{Quick: true, Seed: 5}
 	a, err := worstClaims(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"allot/algo/modular"
 	"allot/check"
 	"allot/dist"
+	"allot/experiments/study"
 	"allot/metrics"
 	"allot/proc"
 	"allot/report"
@@ -66,8 +67,8 @@ import (
 // hygienic, modular-hygienic, central and modular-central are run for
 // reference; the last two are not in the paper. Algorithms missing from
 // the catalogue are left out, and the claims that need them say so.
-func Rhee() Experiment {
-	return Experiment{
+func Rhee() study.Experiment {
+	return study.Experiment{
 		Name:    "rhee",
 		Paper:   "rhee §6",
 		Summary: "modular algorithm vs Chandy–Misra and Choy–Singh: response time against conflicting users",
@@ -160,7 +161,7 @@ func (s *rheeSample) precise() bool {
 	return h <= 0.05*m && hm <= 0.05*mm
 }
 
-func runRhee(ctx context.Context, o Options) ([]Claim, error) {
+func runRhee(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	cfg := rheeFull()
 	if o.Quick {
 		cfg = rheeQuick()
@@ -473,7 +474,7 @@ func (st *rheeStats) table(path string) error {
 
 // claims states the paper's claims against the measurements. A claim that
 // needs an algorithm missing from the build fails and says so.
-func (st *rheeStats) claims(missing []string) []Claim {
+func (st *rheeStats) claims(missing []string) []study.Claim {
 	gap := ""
 	if len(missing) > 0 {
 		gap = "; not in this build, so not run: " + strings.Join(missing, ", ")
@@ -492,12 +493,12 @@ func (st *rheeStats) claims(missing []string) []Claim {
 	last := len(st.cfg.sizes) - 1
 	top := len(st.cfg.services) - 1
 	d := st.cfg.delay.Mean()
-	var out []Claim
+	var out []study.Claim
 	add := func(id, claim, measured string, pass bool) {
 		if strings.HasSuffix(measured, ": ") {
 			measured += "not measured"
 		}
-		out = append(out, Claim{ID: "rhee/" + id, Paper: "rhee §6", Claim: claim, Measured: measured + gap, Pass: pass})
+		out = append(out, study.Claim{ID: "rhee/" + id, Paper: "rhee §6", Claim: claim, Measured: measured + gap, Pass: pass})
 	}
 
 	// CM is the slowest in every setting. The same count for CM's dining

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"allot/experiments/study"
 	"context"
 	"math"
 	"os"
@@ -11,7 +12,7 @@ import (
 
 func TestRheeQuick(t *testing.T) {
 	dir := t.TempDir()
-	claims, err := Rhee().Run(context.Background(), Options{Quick: true, Seed: 1, OutDir: dir})
+	claims, err := Rhee().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +63,11 @@ func TestRheeDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the quick study twice")
 	}
-	a, err := Rhee().Run(context.Background(), Options{Quick: true, Seed: 3})
+	a, err := Rhee().Run(context.Background(), study.Options{Quick: true, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Rhee().Run(context.Background(), Options{Quick: true, Seed: 3})
+	b, err := Rhee().Run(context.Background(), study.Options{Quick: true, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

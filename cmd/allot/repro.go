@@ -12,6 +12,7 @@ import (
 
 	"allot/algo/all"
 	"allot/experiments"
+	"allot/experiments/study"
 )
 
 func reproCmd(args []string, stdout, stderr io.Writer) error {
@@ -42,7 +43,7 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	if len(avail) == 0 {
 		return badf("no reproductions are available yet")
 	}
-	var chosen []experiments.Experiment
+	var chosen []study.Experiment
 	if len(names) == 0 {
 		chosen = avail
 	}
@@ -66,9 +67,9 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 			return badf("--out: %v", err)
 		}
 	}
-	var claims []experiments.Claim
+	var claims []study.Claim
 	for _, e := range chosen {
-		opt := experiments.Options{Quick: *quick, Seed: *seed, OutDir: *out, Progress: progressBar(stderr, e.Name)}
+		opt := study.Options{Quick: *quick, Seed: *seed, OutDir: *out, Progress: progressBar(stderr, e.Name)}
 		cs, err := e.Run(context.Background(), opt)
 		if err != nil {
 			return fmt.Errorf("repro %s: %w", e.Name, err)
@@ -79,7 +80,7 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
-			Claims []experiments.Claim `json:"claims"`
+			Claims []study.Claim `json:"claims"`
 		}{claims}); err != nil {
 			return err
 		}

@@ -1,9 +1,9 @@
-// Package experiments reproduces the papers' claims as code. Each file
-// holds the experiments of one paper: it runs the algorithms in the
-// simulator, measures, and states every claim with the measured numbers and
-// a pass/fail rule. `allot repro` runs them; the tests run the --quick
-// configuration.
-package experiments
+// Package study holds what every reproduction shares: a claim of a paper
+// checked against measurements, the options a reproduction runs with, and
+// the Experiment that `allot repro NAME` runs. Each paper's experiments live
+// in a package of their own under experiments/; they run their points on the
+// shared engine of package sweep and read only events and metrics.
+package study
 
 import "context"
 
