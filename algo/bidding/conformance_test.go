@@ -11,14 +11,6 @@ import (
 	"allot/sim"
 )
 
-func TestConformance(t *testing.T) {
-	conformance.Exclusive(t, bidding.Algorithm)
-}
-
-func TestConformancePriority(t *testing.T) {
-	conformance.Exclusive(t, bidding.Priority)
-}
-
 func TestGolden(t *testing.T) { conformance.Golden(t, bidding.Algorithm, "testdata/golden") }
 
 func TestGoldenPriority(t *testing.T) {

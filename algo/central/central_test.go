@@ -7,6 +7,4 @@ import (
 	"allot/conformance"
 )
 
-func TestConformance(t *testing.T) { conformance.Exclusive(t, central.Algorithm) }
-
 func TestGolden(t *testing.T) { conformance.Golden(t, central.Algorithm, "testdata/golden") }

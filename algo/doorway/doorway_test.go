@@ -15,8 +15,6 @@ import (
 	"allot/sim"
 )
 
-func TestConformance(t *testing.T) { conformance.Exclusive(t, doorway.Algorithm) }
-
 func TestColorsAtMostDeltaPlusOne(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
 		for _, spec := range []string{"random:30:0.2", "grid:4x5", "complete:6", "star:9", "ring:7"} {

@@ -7,8 +7,6 @@ import (
 	"allot/conformance"
 )
 
-func TestConformance(t *testing.T) { conformance.Exclusive(t, Algorithm) }
-
 func TestGolden(t *testing.T) { conformance.Golden(t, Algorithm, "testdata/golden") }
 
 // TestNodeFitsACacheLine guards the layout that makes a message cost one

@@ -15,8 +15,6 @@ import (
 	"allot/sim"
 )
 
-func TestConformance(t *testing.T) { conformance.Exclusive(t, threshold.Algorithm) }
-
 // run simulates g with every user asking perUser times.
 func run(t *testing.T, a algo.Algorithm, spec string, cfg sim.Config) (sim.Result, *check.Exclusion) {
 	t.Helper()

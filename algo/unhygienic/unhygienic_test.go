@@ -13,8 +13,6 @@ import (
 	"allot/sim"
 )
 
-func TestConformance(t *testing.T) { conformance.Exclusive(t, unhygienic.Algorithm) }
-
 // The suite again with a failure model in which every other process rises
 // by the least amount: heights then leave many neighbours above a process
 // that just ate.
