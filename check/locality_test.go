@@ -7,6 +7,7 @@ import (
 	"allot/algo"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/graph"
@@ -106,8 +107,7 @@ func locality(t *testing.T, a algo.Algorithm, n int) check.LocalityResult {
 		t.Fatal(err)
 	}
 	loc := check.Locality{Graph: g, Horizon: 5000}
-	_, err = sim.Run(sim.Config{Seed: 3, Delay: dist.Const(5), CS: dist.Const(3), Think: dist.Const(0),
-		Horizon: 20000, Crashes: []sim.Crash{{P: proc.ID(n - 1), At: 9}}, Sink: &loc}, pb, ps)
+	_, err = sim.Run(sim.Config{Seed: 3, Horizon: 20000, Sink: &loc, Net: sim.Network{Delay: dist.Const(5), Crashes: []sim.Crash{{P: proc.ID(n - 1), At: 9}}}, Work: app.Workload{CS: dist.Const(3), Think: dist.Const(0)}}, pb, ps)
 	if err != nil {
 		t.Fatal(err)
 	}

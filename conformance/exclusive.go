@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"allot/algo"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/graph"
@@ -94,16 +95,7 @@ func RunCase(a algo.Algorithm, c Case) string {
 	}
 	var excl check.Exclusion
 	var waits check.Waits
-	res, err := sim.Run(sim.Config{
-		Seed:    c.Seed,
-		Delay:   c.Delay,
-		FIFO:    a.NeedsFIFO,
-		Think:   dist.Uniform(0, 30),
-		CS:      dist.Uniform(1, 10),
-		PerUser: PerUser,
-		Next:    next,
-		Sink:    proc.Sinks{&excl, &waits},
-	}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: c.Seed, Sink: proc.Sinks{&excl, &waits}, Net: sim.Network{Delay: c.Delay, FIFO: a.NeedsFIFO}, Work: app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: PerUser, Next: next}}, pb, procs)
 	switch {
 	case err != nil:
 		return err.Error()

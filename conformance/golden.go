@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"allot/algo"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/proc"
@@ -49,13 +50,13 @@ func Golden(t *testing.T, a algo.Algorithm, path string) {
 		}
 		_, fifo := args["fifo"]
 		pb.FIFO = fifo
-		cfg := sim.Config{Seed: seed, FIFO: fifo, Next: next, TraceMessages: true}
-		for key, to := range map[string]*dist.Dist{"delay": &cfg.Delay, "think": &cfg.Think, "cs": &cfg.CS} {
+		cfg := sim.Config{Seed: seed, TraceMessages: true, Net: sim.Network{FIFO: fifo}, Work: app.Workload{Next: next}}
+		for key, to := range map[string]*dist.Dist{"delay": &cfg.Net.Delay, "think": &cfg.Work.Think, "cs": &cfg.Work.CS} {
 			if *to, err = dist.Parse(args[key]); err != nil {
 				td.Fatalf(t, "%s: %v", key, err)
 			}
 		}
-		if cfg.PerUser, err = strconv.Atoi(args["per-user"]); err != nil {
+		if cfg.Work.PerUser, err = strconv.Atoi(args["per-user"]); err != nil {
 			td.Fatalf(t, "per-user: %v", err)
 		}
 		if c, ok := args["crash"]; ok {
@@ -63,7 +64,7 @@ func Golden(t *testing.T, a algo.Algorithm, path string) {
 			if _, err := fmt.Sscanf(c, "%d@%d", &cr.P, &cr.At); err != nil {
 				td.Fatalf(t, "crash: %v", err)
 			}
-			cfg.Crashes = []sim.Crash{cr}
+			cfg.Net.Crashes = []sim.Crash{cr}
 		}
 		procs, err := a.Build(pb)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"allot/algo/bidding"
 	"allot/algo/central"
 	"allot/algo/hygienic"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/experiments/study"
@@ -106,11 +107,7 @@ func bidRunOne(a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *rand.Rand
 	}
 	var log bidLog
 	var excl check.Exclusion
-	res, err := sim.Run(sim.Config{
-		Seed: seed, Delay: dist.Const(1), Think: dist.Const(0), CS: dist.Const(bCS),
-		Requests: requests, Drain: 1 << 40, Next: next, Speed: speed,
-		Sink: proc.Sinks{&log, &excl},
-	}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: seed, Requests: requests, Drain: 1 << 40, Sink: proc.Sinks{&log, &excl}, Net: sim.Network{Delay: dist.Const(1), Speed: speed}, Work: app.Workload{Think: dist.Const(0), CS: dist.Const(bCS), Next: next}}, pb, procs)
 	if err != nil {
 		return bidRun{}, err
 	}

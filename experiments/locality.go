@@ -13,6 +13,7 @@ import (
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
 	"allot/algo/unhygienic"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/experiments/study"
@@ -47,8 +48,7 @@ const paperSPS = "sivilotti-pike-sridhar"
 // busy is the fault-free load of the crash experiments: users think a
 // little, so most are hungry most of the time and a crash finds waiters.
 func busy(seed uint64, horizon proc.Time) sim.Config {
-	return sim.Config{Seed: seed, Delay: dist.Uniform(1, 10), Think: dist.Uniform(0, 40),
-		CS: dist.Uniform(1, 10), Horizon: horizon}
+	return sim.Config{Seed: seed, Horizon: horizon, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Uniform(0, 40), CS: dist.Uniform(1, 10)}}
 }
 
 // crashOutcome is one crash run, measured.
@@ -95,7 +95,7 @@ func (l *lastEat) get(p proc.ID) proc.Time {
 // runCrash runs a on pb with one crash of x at tick at and measures it.
 func runCrash(a algo.Algorithm, pb *algo.Problem, cfg sim.Config, x proc.ID, at proc.Time) crashOutcome {
 	pb.FIFO = a.NeedsFIFO
-	cfg.FIFO = a.NeedsFIFO
+	cfg.Net.FIFO = a.NeedsFIFO
 	ps, err := a.Build(pb)
 	if err != nil {
 		return crashOutcome{err: err}
@@ -104,7 +104,7 @@ func runCrash(a algo.Algorithm, pb *algo.Problem, cfg sim.Config, x proc.ID, at 
 	loc := check.Locality{Graph: g}
 	var eat lastEat
 	var ex check.Exclusion
-	cfg.Crashes = []sim.Crash{{P: x, At: at}}
+	cfg.Net.Crashes = []sim.Crash{{P: x, At: at}}
 	cfg.Sink = proc.Sinks{&loc, &eat, &ex}
 	res, err := sim.Run(cfg, pb, ps)
 	if err != nil {
@@ -194,7 +194,7 @@ func worstCase(a algo.Algorithm, sc scenario, seed uint64, horizon proc.Time) cr
 	if sc.when != "random" {
 		probe := workload.Probe{P: x, After: at}
 		pcfg := cfg
-		pcfg.FIFO = a.NeedsFIFO
+		pcfg.Net.FIFO = a.NeedsFIFO
 		pcfg.Horizon = at + horizon/2
 		pcfg.Sink = &probe
 		pb := algo.DiningProblem(g)
@@ -311,8 +311,7 @@ func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		if err != nil {
 			return crashOutcome{err: err}
 		}
-		cfg := sim.Config{Seed: seed, Delay: dist.Uniform(1, 10), CS: dist.Uniform(1, 10), PerUser: 1,
-			Join: func(u proc.ID) proc.Time { return proc.Time(10 * (k - 1 - int(u))) }}
+		cfg := sim.Config{Seed: seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{CS: dist.Uniform(1, 10), PerUser: 1, Join: func(u proc.ID) proc.Time { return proc.Time(10 * (k - 1 - int(u))) }}}
 		return runCrash(a, algo.DiningProblem(g), cfg, x, 1)
 	})
 	if err != nil {
@@ -392,15 +391,14 @@ func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error)
 			if err != nil {
 				return crashOutcome{err: err}
 			}
-			cfg := sim.Config{Seed: seed, Delay: dist.Const(d), CS: dist.Const(3), PerUser: 1,
-				Join: func(u proc.ID) proc.Time {
-					for _, q := range g.Neighbors(u) {
-						if q < u {
-							return 0
-						}
+			cfg := sim.Config{Seed: seed, Net: sim.Network{Delay: dist.Const(d)}, Work: app.Workload{CS: dist.Const(3), PerUser: 1, Join: func(u proc.ID) proc.Time {
+				for _, q := range g.Neighbors(u) {
+					if q < u {
+						return 0
 					}
-					return d + 1
-				}}
+				}
+				return d + 1
+			}}}
 			return runCrash(hygienic.Algorithm, algo.DiningProblem(g), cfg, id[n/2], 2*d-1)
 		})
 		if err != nil {

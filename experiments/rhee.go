@@ -14,6 +14,7 @@ import (
 	"allot/algo"
 	"allot/algo/all"
 	"allot/algo/modular"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/experiments/study"
@@ -291,24 +292,13 @@ func rheeSimulate(cfg rheeConfig, a algo.Algorithm, size, service int, seed uint
 	serv := dist.Uniform(1, proc.Time(2*service-1)) // mean S
 	var rec metrics.Recorder
 	var excl check.Exclusion
-	res, err := sim.Run(sim.Config{
-		Seed:  gseed ^ uint64(service)<<40,
-		Delay: cfg.delay,
-		FIFO:  a.NeedsFIFO,
-		Think: cfg.think,
-		CSTime: func(_ proc.ID, r proc.Request, rnd *rand.Rand) proc.Time {
-			var t proc.Time
-			for range r.Res {
-				t += serv.Draw(rnd)
-			}
-			return t
-		},
-		Cost:     1,
-		SendCost: 1,
-		Requests: cfg.requests,
-		Next:     next,
-		Sink:     proc.Sinks{&rec, &excl},
-	}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: gseed ^ uint64(service)<<40, Requests: cfg.requests, Sink: proc.Sinks{&rec, &excl}, Net: sim.Network{Delay: cfg.delay, FIFO: a.NeedsFIFO, Cost: 1, SendCost: 1}, Work: app.Workload{Think: cfg.think, CSTime: func(_ proc.ID, r proc.Request, rnd *rand.Rand) proc.Time {
+		var t proc.Time
+		for range r.Res {
+			t += serv.Draw(rnd)
+		}
+		return t
+	}, Next: next}}, pb, procs)
 	switch {
 	case err != nil:
 		return rheeOut{err: err}

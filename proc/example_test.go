@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"allot/algo"
+	"allot/app"
 	"allot/dist"
 	"allot/proc"
 	"allot/sim"
@@ -96,13 +97,7 @@ func (printer) Event(e proc.Event) { fmt.Println(e.Time, e.Kind, e.P, e.Res) }
 func ExampleSubEnv() {
 	pb := &algo.Problem{Kind: algo.Exclusive, Users: 2}
 	procs := []proc.Process{&parent{}, &parent{}}
-	res, err := sim.Run(sim.Config{
-		Delay:   dist.Const(1),
-		CS:      dist.Const(5),
-		PerUser: 1,
-		Next:    func(u proc.ID, _ *rand.Rand) proc.Request { return proc.Request{Res: []proc.ResID{7}} },
-		Sink:    printer{},
-	}, pb, procs)
+	res, err := sim.Run(sim.Config{Sink: printer{}, Net: sim.Network{Delay: dist.Const(1)}, Work: app.Workload{CS: dist.Const(5), PerUser: 1, Next: func(u proc.ID, _ *rand.Rand) proc.Request { return proc.Request{Res: []proc.ResID{7}} }}}, pb, procs)
 	fmt.Println(res.ByKind, err)
 	// Output:
 	// 0 request 0 [7]

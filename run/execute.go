@@ -74,7 +74,7 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 	if err != nil {
 		return Report{}, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	for _, c := range p.Config.Crashes {
+	for _, c := range p.Config.Net.Crashes {
 		if int(c.P) >= len(procs) {
 			return Report{}, BadInput{fmt.Errorf("--crash %d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)}
 		}
@@ -101,7 +101,7 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 	}
 	sinks := proc.Sinks{safety, &waits, &rec}
 	var loc *check.Locality
-	if len(p.Config.Crashes) > 0 && p.Kind == algo.Exclusive && p.Problem.Conflict != nil {
+	if len(p.Config.Net.Crashes) > 0 && p.Kind == algo.Exclusive && p.Problem.Conflict != nil {
 		loc = &check.Locality{Graph: p.Problem.Conflict}
 		sinks = append(sinks, loc)
 	}
@@ -138,7 +138,7 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 		Violations:       report.First,
 		Starved:          waits.Open(),
 		LongestWait:      max(waits.Longest, waits.OldestOpen(res.End)),
-		Deadlock:         waits.Deadlock(res.Quiescent) && len(p.Config.Crashes) == 0,
+		Deadlock:         waits.Deadlock(res.Quiescent) && len(p.Config.Net.Crashes) == 0,
 		EndTime:          res.End,
 		Events:           res.Inputs,
 		Delivered:        res.Delivered,

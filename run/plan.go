@@ -81,11 +81,11 @@ func Compile(s workload.Scenario) (*Plan, error) {
 	if s.Horizon < 0 || s.Cost < 0 {
 		return nil, fmt.Errorf("--horizon and --cost must not be negative")
 	}
-	c := sim.Config{Seed: s.Seed, FIFO: s.FIFO, Requests: s.Requests, Horizon: proc.Time(s.Horizon), Cost: proc.Time(s.Cost)}
+	c := sim.Config{Seed: s.Seed, Requests: s.Requests, Horizon: proc.Time(s.Horizon), Net: sim.Network{FIFO: s.FIFO, Cost: proc.Time(s.Cost)}}
 	for _, d := range []struct {
 		flag, spec string
 		to         *dist.Dist
-	}{{"--think", s.Think, &c.Think}, {"--cs", s.CS, &c.CS}, {"--delay", s.Delay, &c.Delay}} {
+	}{{"--think", s.Think, &c.Work.Think}, {"--cs", s.CS, &c.Work.CS}, {"--delay", s.Delay, &c.Net.Delay}} {
 		if d.spec == "" {
 			continue
 		}
@@ -95,7 +95,7 @@ func Compile(s workload.Scenario) (*Plan, error) {
 	}
 	// Drain long enough for a queue of requests to clear, short enough to
 	// stop a run whose timers never fall silent.
-	c.Drain = proc.Time(1000 + 200*(c.Delay.Mean()+c.CS.Mean()))
+	c.Drain = proc.Time(1000 + 200*(c.Net.Delay.Mean()+c.Work.CS.Mean()))
 	rnd := rand.New(rand.NewPCG(s.Seed, 0x70726f62))
 	if err := p.problem(&s, rnd); err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func Compile(s workload.Scenario) (*Plan, error) {
 			if !ok || err1 != nil || err2 != nil || pid < 0 || at < 0 {
 				return nil, fmt.Errorf("--crash %q: want P@T with a process id and a tick", one)
 			}
-			c.Crashes = append(c.Crashes, sim.Crash{P: proc.ID(pid), At: proc.Time(at)})
+			c.Net.Crashes = append(c.Net.Crashes, sim.Crash{P: proc.ID(pid), At: proc.Time(at)})
 		}
 	}
 	if s.Speeds != "" {
@@ -131,9 +131,9 @@ func Compile(s workload.Scenario) (*Plan, error) {
 		// The schedule is a function of (process, time): the algorithms
 		// run one after another may share it.
 		sp.Users, sp.Seed = p.Problem.Users, s.Seed
-		c.Speed = sp
+		c.Net.Speed = sp
 	}
-	c.Next = p.Next
+	c.Work.Next = p.Next
 	p.Config = c
 	p.Scenario = s
 	return p, nil

@@ -5,6 +5,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/hygienic"
+	"allot/app"
 	"allot/dist"
 	"allot/graph"
 	"allot/sim"
@@ -21,7 +22,7 @@ func BenchmarkHygienicRing(b *testing.B) {
 				b.Fatal(err)
 			}
 			pb := algo.DiningProblem(g)
-			cfg := sim.Config{Seed: 1, Delay: dist.Uniform(1, 20), Think: dist.Exp(40), CS: dist.Uniform(5, 15)}
+			cfg := sim.Config{Seed: 1, Net: sim.Network{Delay: dist.Uniform(1, 20)}, Work: app.Workload{Think: dist.Exp(40), CS: dist.Uniform(5, 15)}}
 			b.ReportAllocs()
 			b.ResetTimer()
 			var delivered int64

@@ -5,6 +5,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/hygienic"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/graph"
@@ -19,14 +20,7 @@ func ExampleRun() {
 	pb := algo.DiningProblem(g)
 	procs, _ := hygienic.Build(pb)
 	var excl check.Exclusion
-	res, err := sim.Run(sim.Config{
-		Seed:    1,
-		Delay:   dist.Uniform(1, 10),
-		Think:   dist.Exp(20),
-		CS:      dist.Const(5),
-		PerUser: 3,
-		Sink:    proc.Sinks{&excl},
-	}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: 1, Sink: proc.Sinks{&excl}, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Exp(20), CS: dist.Const(5), PerUser: 3}}, pb, procs)
 	fmt.Println(err, res.Served, res.Quiescent, res.Deadlock, excl.Violations)
 	// Output: <nil> 15 true false 0
 }

@@ -23,6 +23,7 @@ import (
 	"unsafe"
 
 	"allot/algo"
+	"allot/app"
 	"allot/dist"
 	"allot/proc"
 )
@@ -39,29 +40,14 @@ type Speed interface {
 	Duration(p proc.ID, now, d proc.Time) proc.Time
 }
 
-// Config is one simulation run. The zero value of every field means
-// something: no delay, no think time, no critical-section time, unordered
-// channels, no processing cost, speed 1, no crashes, run to quiescence.
+// Config is one simulation run: the network model, the application's
+// workload, and when to stop. The zero value of every field means
+// something: no delay, unordered channels, no processing cost, speed 1, no
+// crashes, no think or critical-section time, run to quiescence.
 type Config struct {
-	Seed  uint64
-	Delay dist.Dist // per-message delay
-	FIFO  bool      // no overtaking on a link
-	Think dist.Dist // between a user's exit and its next request
-	CS    dist.Dist // time in the critical section (pool: holding a unit)
-	// CSTime, when set, replaces CS: the critical-section time of user u
-	// for request r.
-	CSTime func(u proc.ID, r proc.Request, rnd *rand.Rand) proc.Time
-	// Cost is how many ticks a process is busy handling one input; inputs
-	// arriving meanwhile wait. Messages sent while handling leave when it
-	// is done.
-	Cost proc.Time
-	// SendCost is how many ticks each message sent occupies the sender:
-	// with Cost and SendCost both 1 a process takes one step per receive
-	// and one per send (the synchronous step model of Rhee §2, §6). The
-	// messages of one input leave one after another.
-	SendCost proc.Time
-	Speed    Speed // nil: every process at speed 1
-	Crashes  []Crash
+	Seed uint64
+	Net  Network      // how messages travel and processes fail
+	Work app.Workload // what the users ask for and how long they take
 	// Requests stops the run once this many requests have been answered
 	// (0: no limit). Horizon stops it at that tick (0: no limit).
 	Requests int
@@ -73,21 +59,29 @@ type Config struct {
 	// answered so far if that is longer (a slow algorithm is not called
 	// starving for being slow). Requests still open then are starved.
 	Drain proc.Time
-	// Next returns user u's next request. Nil: the user's whole MaxSet
-	// (dining) for exclusive problems, an empty request otherwise.
-	Next func(u proc.ID, rnd *rand.Rand) proc.Request
-	// Join, when set, is the tick at which user u makes its first request
-	// (after its first think time); users may thus appear during a run.
-	Join func(u proc.ID) proc.Time
-	// PerUser caps the requests each user makes (0: no cap). With a cap a
-	// fault-free run ends quiescent, and every request must be answered.
-	PerUser int
-	Sink    proc.Sink
+	Sink  proc.Sink
 	// TraceMessages adds EvSend and EvDeliver events to the stream.
 	TraceMessages bool
 	// Progress, when set, is called now and then with the number of
 	// answered requests.
 	Progress func(served int, now proc.Time)
+}
+
+// Network is the simulated network and the processes' own pace.
+type Network struct {
+	Delay dist.Dist // per-message delay
+	FIFO  bool      // no overtaking on a link
+	// Cost is how many ticks a process is busy handling one input; inputs
+	// arriving meanwhile wait. Messages sent while handling leave when it
+	// is done.
+	Cost proc.Time
+	// SendCost is how many ticks each message sent occupies the sender:
+	// with Cost and SendCost both 1 a process takes one step per receive
+	// and one per send (the synchronous step model of Rhee §2, §6). The
+	// messages of one input leave one after another.
+	SendCost proc.Time
+	Speed    Speed // nil: every process at speed 1
+	Crashes  []Crash
 }
 
 // Result is what the driver itself saw. Safety and fairness are the
@@ -106,31 +100,6 @@ type Result struct {
 	Inputs    int64            // inputs handled (starts, deliveries, timers, calls)
 }
 
-// phase of a user in the workload cycle.
-type phase uint8
-
-const (
-	thinking phase = iota
-	waiting        // asked, not yet answered
-	using          // in its critical section / holding a unit
-)
-
-// user is a user's place in the workload cycle, with the random source
-// its workload draws from, kept together for cache locality.
-type user struct {
-	phase phase
-	made  int32     // requests made
-	unit  int32     // pool: the unit held
-	asked proc.Time // when the open request was made
-	req   proc.Request
-	src   rand.PCG // the user's workload draws
-}
-
-// rnd is a random source drawing from u's own stream. Kept out of the
-// record (it would push it past one cache line); it stays on the stack
-// unless handed to Next or CSTime.
-func (u *user) rnd() *rand.Rand { return rand.New(&u.src) }
-
 // pstate is what the driver knows of any process; only kept when crashes
 // or a processing cost make it needed.
 type pstate struct {
@@ -144,7 +113,7 @@ type Sim struct {
 	cfg   Config
 	pb    *algo.Problem
 	procs []proc.Process
-	users []user
+	app   *app.Cycle
 	st    []pstate     // nil when no process can crash or be busy
 	rng   []*rand.Rand // per process, for algorithms; made on first use
 	net   *rand.Rand   // message delays
@@ -173,7 +142,7 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 	if len(procs) < pb.Users {
 		return res, fmt.Errorf("sim: %d processes for %d users", len(procs), pb.Users)
 	}
-	for _, c := range cfg.Crashes {
+	for _, c := range cfg.Net.Crashes {
 		if c.P < 0 || int(c.P) >= len(procs) || c.At < 0 {
 			return res, fmt.Errorf("sim: crash %d@%d: no such process or tick", c.P, c.At)
 		}
@@ -182,24 +151,19 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 		cfg:   cfg,
 		pb:    pb,
 		procs: procs,
-		users: make([]user, pb.Users),
+		app:   app.New(pb, cfg.Work, cfg.Seed),
 		rng:   make([]*rand.Rand, len(procs)),
 		net:   rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)),
 	}
-	for u := range s.users {
-		us := &s.users[u]
-		us.src.Seed(cfg.Seed, uint64(u)<<1|1)
+	for u := 0; u < pb.Users; u++ {
 		if _, ok := procs[u].(proc.Allocator); !ok {
 			return res, fmt.Errorf("sim: user %d (%T) does not take requests", u, procs[u])
 		}
-		if cfg.Next == nil && pb.Kind == algo.Exclusive {
-			us.req = proc.Request{Res: pb.MaxSets[u]}
-		}
 	}
-	if len(cfg.Crashes) > 0 || cfg.Cost > 0 || cfg.SendCost > 0 {
+	if len(cfg.Net.Crashes) > 0 || cfg.Net.Cost > 0 || cfg.Net.SendCost > 0 {
 		s.st = make([]pstate, len(procs))
 	}
-	if cfg.FIFO {
+	if cfg.Net.FIFO {
 		s.fifo = map[uint64]proc.Time{}
 	}
 	defer func() {
@@ -216,7 +180,7 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 }
 
 func (s *Sim) run() {
-	for _, c := range s.cfg.Crashes {
+	for _, c := range s.cfg.Net.Crashes {
 		s.q.push(local(c.At, c.P, itemCrash, nil))
 	}
 	for p := range s.procs {
@@ -225,11 +189,7 @@ func (s *Sim) run() {
 		s.procs[p].Start(s)
 	}
 	for u := 0; u < s.pb.Users; u++ {
-		at := s.cfg.Think.Draw(s.users[u].rnd())
-		if s.cfg.Join != nil {
-			at += s.cfg.Join(proc.ID(u))
-		}
-		s.q.push(local(at, proc.ID(u), itemWake, nil))
+		s.app.Begin(s, proc.ID(u))
 	}
 	for !s.stop {
 		it, ok := s.q.pop()
@@ -256,7 +216,7 @@ func (s *Sim) run() {
 					s.q.push(it)
 					continue
 				}
-				st.busy = it.at + s.cfg.Cost
+				st.busy = it.at + s.cfg.Net.Cost
 			}
 		}
 		s.cur = it.to
@@ -284,8 +244,8 @@ func (s *Sim) run() {
 			s.cfg.Progress(s.res.Served, s.now)
 		}
 	}
-	for u := range s.users {
-		if s.users[u].phase == waiting && (s.st == nil || !s.st[u].crashed) {
+	for u := range s.app.Users {
+		if s.app.Users[u].Phase == app.Waiting && (s.st == nil || !s.st[u].crashed) {
 			s.res.Open++
 		}
 	}
@@ -304,8 +264,8 @@ func (s *Sim) touch(next []item) int {
 		// A non-empty interface is (type, data): data points at the
 		// process's state.
 		data[i] = (*[2]unsafe.Pointer)(unsafe.Pointer(&s.procs[p]))[1]
-		if int(p) < len(s.users) {
-			s.touched += byte(s.users[p].phase)
+		if int(p) < len(s.app.Users) {
+			s.touched += byte(s.app.Users[p].Phase)
 		}
 	}
 	for i := range next {
@@ -318,47 +278,19 @@ func (s *Sim) touch(next []item) int {
 
 const touchBatch = 8
 
-// wake moves user u one step along the workload cycle.
+// wake moves user u one step along the application's cycle.
 func (s *Sim) wake(u proc.ID) {
-	st := &s.users[u]
-	a := s.procs[u].(proc.Allocator)
-	switch st.phase {
-	case thinking:
-		if s.draining {
-			return
-		}
-		if s.cfg.Next != nil {
-			st.req = s.cfg.Next(u, st.rnd())
-		}
-		st.phase = waiting
-		st.asked = s.now
-		st.made++
+	if s.app.Users[u].Phase == app.Thinking && !s.draining {
 		s.res.Requests++
-		if s.pb.Kind == algo.Pool {
-			s.emit(proc.Event{Kind: proc.EvAcquire, P: u})
-		} else {
-			s.emit(proc.Event{Kind: proc.EvRequest, P: u, Res: st.req.Res})
-		}
-		a.Request(s, st.req)
-	case using:
-		st.phase = thinking
-		if s.pb.Kind == algo.Pool {
-			s.emit(proc.Event{Kind: proc.EvRelease, P: u, Unit: st.unit})
-		} else {
-			s.emit(proc.Event{Kind: proc.EvExit, P: u})
-		}
-		a.Release(s)
-		s.thinkThenAsk(u, st)
 	}
+	s.app.Wake(s, s, s.procs[u].(proc.Allocator), u, s.now, !s.draining)
 }
 
-// thinkThenAsk schedules user u's next request, if it has one left.
-func (s *Sim) thinkThenAsk(u proc.ID, st *user) {
-	if s.cfg.PerUser > 0 && int(st.made) >= s.cfg.PerUser {
-		return
-	}
-	s.q.push(local(s.now+s.cfg.Think.Draw(st.rnd()), u, itemWake, nil))
-}
+// Observe implements app.Driver.
+func (s *Sim) Observe(e proc.Event) { s.emit(e) }
+
+// Schedule implements app.Driver.
+func (s *Sim) Schedule(u proc.ID, d proc.Time) { s.q.push(local(s.now+d, u, itemWake, nil)) }
 
 // emit stamps e and hands it to the sink.
 func (s *Sim) emit(e proc.Event) {
@@ -391,15 +323,15 @@ func (s *Sim) Send(to proc.ID, m proc.Message) {
 	if s.cfg.TraceMessages {
 		s.emit(proc.Event{Kind: proc.EvSend, P: s.cur, Peer: to, Msg: m.Kind()})
 	}
-	depart := s.now + s.cfg.Cost
-	if s.cfg.SendCost > 0 {
+	depart := s.now + s.cfg.Net.Cost
+	if s.cfg.Net.SendCost > 0 {
 		s.sent++
-		depart += s.cfg.SendCost * s.sent
+		depart += s.cfg.Net.SendCost * s.sent
 		if s.st != nil {
 			s.st[s.cur].busy = max(s.st[s.cur].busy, depart)
 		}
 	}
-	at := depart + s.cfg.Delay.Draw(s.net)
+	at := depart + s.cfg.Net.Delay.Draw(s.net)
 	if s.fifo != nil {
 		link := uint64(uint32(s.cur))<<32 | uint64(uint32(to))
 		at = max(at, s.fifo[link])
@@ -426,10 +358,10 @@ func (s *Sim) After(d proc.Time, t proc.Timer) {
 	if d < 0 {
 		panic(fmt.Sprintf("timer armed %d ticks in the past", d))
 	}
-	if s.cfg.Speed != nil {
-		d = s.cfg.Speed.Duration(s.cur, s.now, d)
+	if s.cfg.Net.Speed != nil {
+		d = s.cfg.Net.Speed.Duration(s.cur, s.now, d)
 	}
-	s.q.push(local(s.now+s.cfg.Cost+d, s.cur, itemFire, t))
+	s.q.push(local(s.now+s.cfg.Net.Cost+d, s.cur, itemFire, t))
 }
 
 // Emit implements proc.Env: the algorithm's own events (enter, grant,
@@ -440,29 +372,12 @@ func (s *Sim) Emit(e proc.Event) {
 	if int(e.P) >= s.pb.Users {
 		return
 	}
-	st := &s.users[e.P]
-	if e.Served() && st.phase == waiting {
-		s.longest = max(s.longest, s.now-st.asked)
-	}
-	switch e.Kind {
-	case proc.EvEnter, proc.EvGrant:
-		if st.phase != waiting {
-			return // a broken algorithm; the checkers will say so
-		}
-		st.phase = using
-		st.unit = e.Unit
-		s.res.Served++
-		s.q.push(local(s.now+s.csTime(e.P, st), e.P, itemWake, nil))
-	case proc.EvPermit, proc.EvReject:
-		if st.phase != waiting {
-			return
-		}
-		st.phase = thinking
-		s.res.Served++
-		s.thinkThenAsk(e.P, st)
-	default:
+	wait, answered := s.app.Answer(s, e.P, e, s.now)
+	if !answered {
 		return
 	}
+	s.longest = max(s.longest, wait)
+	s.res.Served++
 	if s.cfg.Requests > 0 && s.res.Served >= s.cfg.Requests {
 		switch {
 		case s.cfg.Drain == 0:
@@ -476,11 +391,4 @@ func (s *Sim) Emit(e proc.Event) {
 			}
 		}
 	}
-}
-
-func (s *Sim) csTime(u proc.ID, st *user) proc.Time {
-	if s.cfg.CSTime != nil {
-		return s.cfg.CSTime(u, st.req, st.rnd())
-	}
-	return s.cfg.CS.Draw(st.rnd())
 }

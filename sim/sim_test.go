@@ -8,6 +8,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/hygienic"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/graph"
@@ -68,21 +69,21 @@ func inOrder(xs []int) bool {
 
 func TestChannels(t *testing.T) {
 	d := dist.Uniform(1, 50)
-	b, _ := runChatter(t, sim.Config{Seed: 1, Delay: d}, 200)
+	b, _ := runChatter(t, sim.Config{Seed: 1, Net: sim.Network{Delay: d}}, 200)
 	if len(b.got) != 200 {
 		t.Fatalf("delivered %d of 200", len(b.got))
 	}
 	if inOrder(b.got) {
 		t.Error("unordered channels delivered 200 messages with random delays in order")
 	}
-	b, _ = runChatter(t, sim.Config{Seed: 1, Delay: d, FIFO: true}, 200)
+	b, _ = runChatter(t, sim.Config{Seed: 1, Net: sim.Network{Delay: d, FIFO: true}}, 200)
 	if !inOrder(b.got) || len(b.got) != 200 {
 		t.Errorf("FIFO channel reordered: %v", b.got)
 	}
 }
 
 func TestDelayAndCost(t *testing.T) {
-	b, _ := runChatter(t, sim.Config{Delay: dist.Const(7)}, 3)
+	b, _ := runChatter(t, sim.Config{Net: sim.Network{Delay: dist.Const(7)}}, 3)
 	if fmt.Sprint(b.at) != "[7 7 7]" || b.fired != 10 {
 		t.Errorf("const delay: arrivals %v, timer at %d", b.at, b.fired)
 	}
@@ -91,7 +92,7 @@ func TestDelayAndCost(t *testing.T) {
 	// (sent while handling its start), arrive at 9, and are handled at 9,
 	// 11, 13; its timer, armed during its start for tick 2+10, finds the
 	// process busy and waits until 15.
-	b, _ = runChatter(t, sim.Config{Delay: dist.Const(7), Cost: 2}, 3)
+	b, _ = runChatter(t, sim.Config{Net: sim.Network{Delay: dist.Const(7), Cost: 2}}, 3)
 	if fmt.Sprint(b.at) != "[9 11 13]" || b.fired != 15 {
 		t.Errorf("cost: arrivals %v, timer at %d (want [9 11 13], 15)", b.at, b.fired)
 	}
@@ -107,7 +108,7 @@ func (doubleSpeed) Duration(p proc.ID, _, d proc.Time) proc.Time {
 }
 
 func TestSpeedScalesLocalTimers(t *testing.T) {
-	b, _ := runChatter(t, sim.Config{Delay: dist.Const(1), Speed: doubleSpeed{}}, 1)
+	b, _ := runChatter(t, sim.Config{Net: sim.Network{Delay: dist.Const(1), Speed: doubleSpeed{}}}, 1)
 	if b.fired != 20 {
 		t.Errorf("timer of a half-speed process fired at %d, want 20", b.fired)
 	}
@@ -119,7 +120,7 @@ func (r *recorder) Event(e proc.Event) { *r = append(*r, e) }
 
 func TestCrashSilencesProcess(t *testing.T) {
 	var ev recorder
-	b, res := runChatter(t, sim.Config{Delay: dist.Const(5), Crashes: []sim.Crash{{P: 1, At: 3}}, Sink: &ev}, 4)
+	b, res := runChatter(t, sim.Config{Sink: &ev, Net: sim.Network{Delay: dist.Const(5), Crashes: []sim.Crash{{P: 1, At: 3}}}}, 4)
 	if len(b.got) != 0 || b.fired != 0 {
 		t.Errorf("crashed process handled inputs: got %v, timer %d", b.got, b.fired)
 	}
@@ -141,7 +142,7 @@ func hygienicTrace(t *testing.T, seed uint64) []byte {
 	procs, _ := hygienic.Build(pb)
 	var buf bytes.Buffer
 	w := trace.NewWriter(&buf)
-	_, err = sim.Run(sim.Config{Seed: seed, Delay: dist.Exp(10), Think: dist.Exp(20), CS: dist.Uniform(1, 9), Requests: 500, Sink: w}, pb, procs)
+	_, err = sim.Run(sim.Config{Seed: seed, Requests: 500, Sink: w, Net: sim.Network{Delay: dist.Exp(10)}, Work: app.Workload{Think: dist.Exp(20), CS: dist.Uniform(1, 9)}}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestSameSeedSameBytes(t *testing.T) {
 func TestStopsAndDrain(t *testing.T) {
 	g, _ := graph.Parse("ring:10", nil)
 	pb := algo.DiningProblem(g)
-	cfg := sim.Config{Seed: 3, Delay: dist.Uniform(1, 10), Think: dist.Uniform(0, 5), CS: dist.Const(3)}
+	cfg := sim.Config{Seed: 3, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Uniform(0, 5), CS: dist.Const(3)}}
 
 	procs, _ := hygienic.Build(pb)
 	cfg.Horizon = 500

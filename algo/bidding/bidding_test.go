@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"allot/algo"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/proc"
@@ -179,7 +180,7 @@ func simulate(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.I
 	}
 	var excl check.Exclusion
 	var events recorder
-	cfg.Next, cfg.PerUser = next, perUser
+	cfg.Work.Next, cfg.Work.PerUser = next, perUser
 	cfg.Sink = proc.Sinks{&excl, &events}
 	res, err := sim.Run(cfg, pb, procs)
 	if err != nil {
@@ -222,10 +223,7 @@ func TestExclusionAndProgress(t *testing.T) {
 					pb.Options["step"] = "2"
 					pb.Options["ratio"] = fmt.Sprint(sp.ratio)
 					const perUser = 10
-					res, excl, _ := simulate(t, a, pb, next, sim.Config{
-						Seed: seed, Delay: delay, Think: dist.Uniform(0, 20), CS: dist.Uniform(1, 8),
-						Speed: randomSpeed{sp.lo, sp.hi, rand.New(rand.NewPCG(seed, 7))},
-					}, perUser, nil)
+					res, excl, _ := simulate(t, a, pb, next, sim.Config{Seed: seed, Net: sim.Network{Delay: delay, Speed: randomSpeed{sp.lo, sp.hi, rand.New(rand.NewPCG(seed, 7))}}, Work: app.Workload{Think: dist.Uniform(0, 20), CS: dist.Uniform(1, 8)}}, perUser, nil)
 					what := fmt.Sprintf("%s %s %s %s seed %d", a.Name, ds, sp.name, name, seed)
 					if !excl.OK() {
 						t.Fatalf("%s: %d exclusion violations, first %s", what, excl.Violations, excl.First[0])
@@ -247,7 +245,7 @@ func TestLiteralTimeoutBreaksExclusion(t *testing.T) {
 	found := 0
 	for seed := range uint64(10) {
 		pb := fixedProblem(ringSets(6, 2), 6, map[string]string{"step": "1"})
-		cfg := sim.Config{Seed: seed, Delay: dist.Exp(4), Think: dist.Uniform(0, 10), CS: dist.Uniform(1, 8)}
+		cfg := sim.Config{Seed: seed, Net: sim.Network{Delay: dist.Exp(4)}, Work: app.Workload{Think: dist.Uniform(0, 10), CS: dist.Uniform(1, 8)}}
 		_, excl, _ := simulate(t, Algorithm, pb, nil, cfg, 30, func(p *Params) { p.literalTimeout = true })
 		found += excl.Violations
 		// The same runs with the granter waiting for the answer are safe.
@@ -274,8 +272,7 @@ func TestDeterministic(t *testing.T) {
 				t.Fatal(err)
 			}
 			pb.Options = map[string]string{"v": "5"}
-			_, _, runs[i] = simulate(t, a, pb, next, sim.Config{Seed: 7, Delay: dist.Uniform(1, 20),
-				Think: dist.Exp(20), CS: dist.Uniform(1, 10)}, 20, nil)
+			_, _, runs[i] = simulate(t, a, pb, next, sim.Config{Seed: 7, Net: sim.Network{Delay: dist.Uniform(1, 20)}, Work: app.Workload{Think: dist.Exp(20), CS: dist.Uniform(1, 10)}}, 20, nil)
 		}
 		if len(runs[0]) == 0 || !slices.EqualFunc(runs[0], runs[1], func(a, b proc.Event) bool {
 			return a.Time == b.Time && a.Kind == b.Kind && a.P == b.P && slices.Equal(a.Res, b.Res)

@@ -5,6 +5,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/bidding"
+	"allot/app"
 	"allot/conformance"
 	"allot/dist"
 	"allot/graph"
@@ -31,8 +32,7 @@ func BenchmarkRing(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	res, err := sim.Run(sim.Config{Seed: 1, Delay: dist.Uniform(1, 10), CS: dist.Uniform(5, 15),
-		Think: dist.Exp(40), Requests: b.N}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: 1, Requests: b.N, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{CS: dist.Uniform(5, 15), Think: dist.Exp(40)}}, pb, procs)
 	if err != nil {
 		b.Fatal(err)
 	}

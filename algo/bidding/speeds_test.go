@@ -7,6 +7,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/bidding"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/proc"
@@ -50,11 +51,7 @@ func TestSpeeds(t *testing.T) {
 					}
 					var excl check.Exclusion
 					var waits check.Waits
-					res, err := sim.Run(sim.Config{
-						Seed: seed, Delay: dist.Uniform(1, 4), Think: dist.Uniform(0, 20),
-						CS: dist.Uniform(1, 8), PerUser: 8, Next: next, Speed: sp,
-						Sink: proc.Sinks{&excl, &waits},
-					}, pb, procs)
+					res, err := sim.Run(sim.Config{Seed: seed, Sink: proc.Sinks{&excl, &waits}, Net: sim.Network{Delay: dist.Uniform(1, 4), Speed: sp}, Work: app.Workload{Think: dist.Uniform(0, 20), CS: dist.Uniform(1, 8), PerUser: 8, Next: next}}, pb, procs)
 					name := fmt.Sprintf("%s %s untame#%d seed %d", a.Name, spec, ui, seed)
 					switch {
 					case err != nil:

@@ -7,6 +7,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/doorway"
+	"allot/app"
 	"allot/check"
 	"allot/conformance"
 	"allot/dist"
@@ -56,8 +57,7 @@ func TestBusyGraphs(t *testing.T) {
 		ps, _ := doorway.Build(pb)
 		var ex check.Exclusion
 		var w check.Waits
-		res, err := sim.Run(sim.Config{Seed: seed, FIFO: true, Delay: dist.Exp(20), CS: dist.Uniform(1, 10),
-			Think: dist.Uniform(0, 20), PerUser: 30, Sink: proc.Sinks{&ex, &w}}, pb, ps)
+		res, err := sim.Run(sim.Config{Seed: seed, Sink: proc.Sinks{&ex, &w}, Net: sim.Network{FIFO: true, Delay: dist.Exp(20)}, Work: app.Workload{CS: dist.Uniform(1, 10), Think: dist.Uniform(0, 20), PerUser: 30}}, pb, ps)
 		if err != nil {
 			t.Fatal(err)
 		}

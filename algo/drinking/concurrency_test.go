@@ -9,6 +9,7 @@ import (
 	"allot/algo/doorway"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
+	"allot/app"
 	"allot/dist"
 	"allot/proc"
 	"allot/sim"
@@ -49,23 +50,14 @@ func concurrencyRun(t *testing.T, a algo.Algorithm, seed uint64, fifo bool) *cou
 		t.Fatal(err)
 	}
 	var c counter
-	_, err = sim.Run(sim.Config{
-		Seed:  seed,
-		Delay: dist.Uniform(1, 20),
-		FIFO:  fifo,
-		Think: dist.Uniform(0, 10),
-		CSTime: func(u proc.ID, _ proc.Request, _ *rand.Rand) proc.Time {
-			if u < 2 {
-				return 1 << 40
-			}
-			return 5
-		},
-		Horizon: 5000,
-		Next: func(u proc.ID, _ *rand.Rand) proc.Request {
-			return proc.Request{Res: []proc.ResID{proc.ResID(u)}}
-		},
-		Sink: &c,
-	}, pb, procs)
+	_, err = sim.Run(sim.Config{Seed: seed, Horizon: 5000, Sink: &c, Net: sim.Network{Delay: dist.Uniform(1, 20), FIFO: fifo}, Work: app.Workload{Think: dist.Uniform(0, 10), CSTime: func(u proc.ID, _ proc.Request, _ *rand.Rand) proc.Time {
+		if u < 2 {
+			return 1 << 40
+		}
+		return 5
+	}, Next: func(u proc.ID, _ *rand.Rand) proc.Request {
+		return proc.Request{Res: []proc.ResID{proc.ResID(u)}}
+	}}}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
 	}

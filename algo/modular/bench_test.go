@@ -7,6 +7,7 @@ import (
 	"allot/algo"
 	"allot/algo/central"
 	"allot/algo/hygienic"
+	"allot/app"
 	"allot/dist"
 	"allot/sim"
 	"allot/workload"
@@ -26,8 +27,7 @@ func benchRun(b *testing.B, sub algo.Algorithm) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: dist.Uniform(1, 20), Think: dist.Exp(40),
-			CS: dist.Uniform(5, 15), Requests: 2000, Next: next}, pb, procs)
+		res, err := sim.Run(sim.Config{Seed: uint64(i), Requests: 2000, Net: sim.Network{Delay: dist.Uniform(1, 20)}, Work: app.Workload{Think: dist.Exp(40), CS: dist.Uniform(5, 15), Next: next}}, pb, procs)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"allot/algo/central"
 	"allot/algo/modular"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/sim"
@@ -27,10 +28,7 @@ func ExampleFor() {
 		panic(err)
 	}
 	var excl check.Exclusion
-	res, err := sim.Run(sim.Config{
-		Seed: 1, Delay: dist.Uniform(1, 20), Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10),
-		PerUser: 50, Next: next, Sink: &excl,
-	}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: 1, Sink: &excl, Net: sim.Network{Delay: dist.Uniform(1, 20)}, Work: app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: 50, Next: next}}, pb, procs)
 	if err != nil {
 		panic(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"allot/algo/central"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/proc"
@@ -42,16 +43,12 @@ func TestLateUsersSim(t *testing.T) {
 				served[e.P]++
 			}
 		}))
-		res, err := sim.Run(sim.Config{
-			Seed: seed, Delay: dist.Exp(10), Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10),
-			PerUser: 20, Next: next, Sink: sink,
-			Join: func(u proc.ID) proc.Time {
-				if late(u) {
-					return 20000
-				}
-				return 0
-			},
-		}, pb, procs)
+		res, err := sim.Run(sim.Config{Seed: seed, Sink: sink, Net: sim.Network{Delay: dist.Exp(10)}, Work: app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: 20, Next: next, Join: func(u proc.ID) proc.Time {
+			if late(u) {
+				return 20000
+			}
+			return 0
+		}}}, pb, procs)
 		switch {
 		case err != nil:
 			t.Fatalf("seed %d: %v", seed, err)

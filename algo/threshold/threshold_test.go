@@ -7,6 +7,7 @@ import (
 	"allot/algo"
 	"allot/algo/hygienic"
 	"allot/algo/threshold"
+	"allot/app"
 	"allot/check"
 	"allot/conformance"
 	"allot/dist"
@@ -41,8 +42,7 @@ func run(t *testing.T, a algo.Algorithm, spec string, cfg sim.Config) (sim.Resul
 // every other one waits on starves only its neighbour. The hygienic
 // algorithm starves the whole line in the same run.
 func TestThresholdBreaksWaitingChains(t *testing.T) {
-	cfg := sim.Config{Seed: 1, Delay: dist.Const(5), CS: dist.Const(3), PerUser: 1,
-		Crashes: []sim.Crash{{P: 9, At: 9}}} // before the forks it asked for arrive
+	cfg := sim.Config{Seed: 1, Net: sim.Network{Delay: dist.Const(5), Crashes: []sim.Crash{{P: 9, At: 9}}}, Work: app.Workload{CS: dist.Const(3), PerUser: 1}} // before the forks it asked for arrive
 	res, ex := run(t, threshold.Algorithm, "line:10", cfg)
 	if !ex.OK() {
 		t.Fatal(ex.First)
@@ -67,7 +67,7 @@ func ExampleBuild() {
 	pb := algo.DiningProblem(g)
 	ps, _ := threshold.Build(pb, nil)
 	var ex check.Exclusion
-	res, _ := sim.Run(sim.Config{Seed: 1, Delay: dist.Uniform(1, 3), CS: dist.Const(2), Requests: 100, Sink: &ex}, pb, ps)
+	res, _ := sim.Run(sim.Config{Seed: 1, Requests: 100, Sink: &ex, Net: sim.Network{Delay: dist.Uniform(1, 3)}, Work: app.Workload{CS: dist.Const(2)}}, pb, ps)
 	fmt.Println(res.Served, ex.OK())
 	var _ proc.Sink = &ex
 	// Output: 100 true
@@ -79,7 +79,7 @@ func BenchmarkThresholdRing(b *testing.B) {
 	var msgs int64
 	for i := 0; i < b.N; i++ {
 		ps, _ := threshold.Build(pb, nil)
-		res, err := sim.Run(sim.Config{Seed: uint64(i), Delay: dist.Uniform(1, 10), CS: dist.Uniform(1, 5), Requests: 20000}, pb, ps)
+		res, err := sim.Run(sim.Config{Seed: uint64(i), Requests: 20000, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{CS: dist.Uniform(1, 5)}}, pb, ps)
 		if err != nil {
 			b.Fatal(err)
 		}

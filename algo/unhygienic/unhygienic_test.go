@@ -6,6 +6,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/unhygienic"
+	"allot/app"
 	"allot/conformance"
 	"allot/dist"
 	"allot/graph"
@@ -70,7 +71,7 @@ func Example() {
 	pb := algo.DiningProblem(g)
 	pb.Failure = []float64{0, 0, 0, 0, 0.9, 0, 0, 0, 0} // the centre is failure-prone
 	ps, _ := unhygienic.Build(pb)
-	res, _ := sim.Run(sim.Config{Seed: 1, Delay: dist.Exp(5), CS: dist.Const(3), PerUser: 10}, pb, ps)
+	res, _ := sim.Run(sim.Config{Seed: 1, Net: sim.Network{Delay: dist.Exp(5)}, Work: app.Workload{CS: dist.Const(3), PerUser: 10}}, pb, ps)
 	fmt.Println(res.Served, res.Deadlock)
 	// Output: 90 false
 }

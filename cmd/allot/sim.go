@@ -309,9 +309,9 @@ func printTable(w io.Writer, plan *run.Plan, reports []run.Report) {
 		ch = "FIFO"
 	}
 	fmt.Fprintf(w, "%s on %s; think %s, cs %s, delay %s, %s channels; seed %d\n\n", plan.Kind, what,
-		plan.Config.Think, plan.Config.CS, plan.Config.Delay, ch, plan.Scenario.Seed)
+		plan.Config.Work.Think, plan.Config.Work.CS, plan.Config.Net.Delay, ch, plan.Scenario.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	crashes := len(plan.Config.Crashes) > 0 && plan.Kind == algo.Exclusive
+	crashes := len(plan.Config.Net.Crashes) > 0 && plan.Kind == algo.Exclusive
 	head := "algorithm\tserved\tresp mean\tp50\tp99\tmax\tmsgs/served\tconcurrency\tfairness\tviolations\tstarved\tdeadlock\t"
 	if crashes {
 		head += "failure locality\tfailure set\t"

@@ -1,4 +1,4 @@
-package sim
+package app
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 // TestUserFitsACacheLine guards the layout that makes a user's step cost
 // one cache miss in large simulations.
 func TestUserFitsACacheLine(t *testing.T) {
-	if s := unsafe.Sizeof(user{}); s > 64 {
-		t.Fatalf("user is %d bytes, more than a 64-byte cache line", s)
+	if s := unsafe.Sizeof(User{}); s > 64 {
+		t.Fatalf("User is %d bytes, more than a 64-byte cache line", s)
 	}
 }
