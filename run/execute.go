@@ -1,3 +1,11 @@
+// Package run runs a compiled scenario (package scenario) in the simulator
+// and measures it: each algorithm on the same problem and seed, judged by
+// the checkers and measured by the metrics, which read only the event
+// stream. Result is one algorithm's run in the JSON shape of the CLI
+// contract.
+//
+//	scenario.Plan ──Execute(algo)──> sim.Run ──events──> check, metrics, (trace)
+//	                                     └──────────────> Result (JSON / table)
 package run
 
 import (
@@ -8,6 +16,7 @@ import (
 	"allot/check"
 	"allot/metrics"
 	"allot/proc"
+	"allot/scenario"
 	"allot/sim"
 )
 
@@ -18,8 +27,8 @@ type BadInput struct{ error }
 // Unwrap returns the underlying error.
 func (b BadInput) Unwrap() error { return b.error }
 
-// Report is one algorithm's run, in the JSON shape of the CLI contract.
-type Report struct {
+// Result is one algorithm's run, in the JSON shape of the CLI contract.
+type Result struct {
 	Algorithm        string        `json:"algorithm"`
 	Processes        int           `json:"processes"`
 	Users            int           `json:"users"`
@@ -45,7 +54,7 @@ type Report struct {
 	// starved processes) and the failure locality (check.Locality).
 	FailureLocality *int      `json:"failure_locality,omitempty"`
 	FailureSet      []proc.ID `json:"failure_set,omitempty"`
-	*QuotaReport              // quota runs only: permits, rejects, budget, waste
+	*QuotaFields              // quota runs only: permits, rejects, budget, waste
 }
 
 // Messages counts the messages of a run.
@@ -55,8 +64,8 @@ type Messages struct {
 	ByKind    map[string]int64 `json:"by_kind"`
 }
 
-// QuotaReport holds the quota kind's own fields, inlined in the report.
-type QuotaReport struct {
+// QuotaFields holds the quota kind's own fields, inlined in the report.
+type QuotaFields struct {
 	Permits int `json:"permits"`
 	Rejects int `json:"rejects"`
 	Budget  int `json:"budget"`
@@ -67,16 +76,16 @@ type QuotaReport struct {
 // seed; everything else is determined by the seed.
 var TimingFields = []string{"wall_seconds", "events_per_second"}
 
-// Execute runs algorithm a on the plan. extra sinks (a trace writer) see
-// the event stream too. progress, if set, is called now and then.
-func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served int)) (Report, error) {
+// Execute runs algorithm a on plan p. extra sinks (a trace writer) see the
+// event stream too. progress, if set, is called now and then.
+func Execute(p *scenario.Plan, a algo.Algorithm, extra proc.Sink, progress func(served int)) (Result, error) {
 	procs, err := a.Build(p.Problem)
 	if err != nil {
-		return Report{}, fmt.Errorf("%s: %w", a.Name, err)
+		return Result{}, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	for _, c := range p.Config.Net.Crashes {
 		if int(c.P) >= len(procs) {
-			return Report{}, BadInput{fmt.Errorf("--crash %d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)}
+			return Result{}, BadInput{&scenario.FieldError{Fields: []string{"crash"}, Err: fmt.Errorf("%d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)}}
 		}
 	}
 	var (
@@ -117,13 +126,13 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 	res, err := sim.Run(cfg, p.Problem, procs)
 	wall := time.Since(start).Seconds()
 	if err != nil {
-		return Report{}, fmt.Errorf("%s: %w", a.Name, err)
+		return Result{}, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	if p.Kind == algo.Quota {
 		quota.Finish()
 	}
 	sum := rec.Summary(res.End)
-	r := Report{
+	r := Result{
 		Algorithm:        a.Name,
 		Processes:        len(procs),
 		Users:            p.Problem.Users,
@@ -162,7 +171,7 @@ func (p *Plan) Execute(a algo.Algorithm, extra proc.Sink, progress func(served i
 	case algo.Pool:
 		r.Units = p.Problem.Units
 	case algo.Quota:
-		r.QuotaReport = &QuotaReport{Permits: quota.Permits, Rejects: quota.Rejects, Budget: quota.Budget, Waste: quota.Waste}
+		r.QuotaFields = &QuotaFields{Permits: quota.Permits, Rejects: quota.Rejects, Budget: quota.Budget, Waste: quota.Waste}
 	}
 	return r, nil
 }

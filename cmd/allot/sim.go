@@ -16,6 +16,7 @@ import (
 	"allot/graph"
 	"allot/proc"
 	"allot/run"
+	"allot/scenario"
 	"allot/sim"
 	"allot/trace"
 	"allot/workload"
@@ -24,7 +25,7 @@ import (
 var errHelp = errors.New("help shown")
 
 // simFlags binds the flags of `allot sim` to a scenario.
-func simFlags(s *workload.Scenario, o *simOut) *flag.FlagSet {
+func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 	fs := flag.NewFlagSet("allot sim", flag.ContinueOnError)
 	fs.StringVar(&s.Kind, "kind", s.Kind, "problem kind: exclusive, pool or quota")
 	fs.Func("algo", "algorithms to run side by side, comma-separated (default: every one of the kind)", func(v string) error {
@@ -88,10 +89,10 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
-	s := workload.Default()
+	s := scenario.Default()
 	var o simOut
 	// First pass: find a scenario file, so that flags override it.
-	probe := simFlags(&workload.Scenario{}, &simOut{})
+	probe := simFlags(&scenario.Scenario{}, &simOut{})
 	probe.SetOutput(io.Discard)
 	pos, err := parseInterleaved(probe, args)
 	if err == flag.ErrHelp {
@@ -109,7 +110,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	explicit := map[string]bool{}
 	if len(pos) == 1 {
-		file, err := workload.LoadScenario(pos[0])
+		file, err := scenario.Load(pos[0])
 		if err != nil {
 			return badf("%v", err)
 		}
@@ -129,9 +130,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if o.format != "table" && o.format != "json" {
 		return badf("--format %q: want table or json", o.format)
 	}
-	plan, err := run.Compile(s)
+	plan, err := scenario.Compile(s)
 	if err != nil {
-		return badf("%v", err)
+		return badInput(err)
 	}
 	plan.Config.TraceMessages = o.traceMessages
 	if o.cpuprofile != "" {
@@ -145,7 +146,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	reports := make([]run.Report, 0, len(plan.Algos))
+	reports := make([]run.Result, 0, len(plan.Algos))
 	for _, a := range plan.Algos {
 		var sink proc.Sink
 		var tw *trace.Writer
@@ -161,13 +162,13 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
 			}
 		}
-		rep, err := plan.Execute(a, sink, progressLine(stderr, a.Name, plan.Scenario.Requests))
+		rep, err := run.Execute(plan, a, sink, progressLine(stderr, a.Name, plan.Scenario.Requests))
 		if tw != nil {
 			err = errors.Join(err, tw.Flush(), tf.Close())
 		}
 		var bad run.BadInput
 		if errors.As(err, &bad) {
-			return badf("%v", bad.Unwrap())
+			return badInput(bad.Unwrap())
 		}
 		if err != nil {
 			return err
@@ -184,12 +185,12 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
 			Seed uint64       `json:"seed"`
-			Runs []run.Report `json:"runs"`
+			Runs []run.Result `json:"runs"`
 		}{plan.Scenario.Seed, reports}); err != nil {
 			return err
 		}
 	} else {
-		printTable(stdout, plan, reports)
+		printTable(stdout, stderr, plan, reports)
 	}
 	for _, r := range reports {
 		if r.SafetyViolations > 0 {
@@ -200,8 +201,18 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// badInput reports an error in the scenario in the CLI's words: a field's
+// name is its flag's.
+func badInput(err error) error {
+	var fe *scenario.FieldError
+	if errors.As(err, &fe) {
+		return badf("--%s: %v", strings.Join(fe.Fields, ", --"), fe.Err)
+	}
+	return badf("%v", err)
+}
+
 // overlay copies the fields file sets onto base.
-func overlay(base, file workload.Scenario, explicit map[string]bool) workload.Scenario {
+func overlay(base, file scenario.Scenario, explicit map[string]bool) scenario.Scenario {
 	if file.Users != 0 || file.Resources != 0 || file.Demand != "" {
 		base.Graph = ""
 	}
@@ -291,10 +302,10 @@ func progressLine(stderr io.Writer, name string, target int) func(int) {
 	}
 }
 
-func printTable(w io.Writer, plan *run.Plan, reports []run.Report) {
+func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result) {
 	// Clear a progress line, if one was drawn.
-	if p := progressLine(os.Stderr, "", 0); p != nil {
-		fmt.Fprint(os.Stderr, "\r\x1b[K")
+	if p := progressLine(stderr, "", 0); p != nil {
+		fmt.Fprint(stderr, "\r\x1b[K")
 	}
 	what := plan.Graph
 	if what == "" {

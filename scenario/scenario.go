@@ -1,4 +1,14 @@
-package workload
+// Package scenario is a whole run's settings — what `allot sim` and every
+// other front end read from a YAML file or flags — and their validation:
+// Compile checks every field and builds the problem instance, the
+// workload and the network model the drivers take, before anything runs.
+// The library speaks in field names (the YAML keys, which the CLI also
+// uses as flag names); it never names a flag itself.
+//
+//	YAML file ─Load─┐
+//	                ├─> Scenario ──Compile──> Plan{Problem, Algos, Sim config}
+//	flags ──────────┘     (FieldError names the field at fault)
+package scenario
 
 import (
 	"bytes"
@@ -60,15 +70,15 @@ var defaultScenario []byte
 
 // Default is the scenario `allot sim` runs without arguments.
 func Default() Scenario {
-	s, err := DecodeScenario(bytes.NewReader(defaultScenario))
+	s, err := Decode(bytes.NewReader(defaultScenario))
 	if err != nil {
-		panic("workload: embedded default scenario: " + err.Error())
+		panic("scenario: embedded default scenario: " + err.Error())
 	}
 	return s
 }
 
-// DecodeScenario reads a YAML scenario; unknown fields are errors.
-func DecodeScenario(r io.Reader) (Scenario, error) {
+// Decode reads a YAML scenario; unknown fields are errors.
+func Decode(r io.Reader) (Scenario, error) {
 	var s Scenario
 	dec := yaml.NewDecoder(r)
 	dec.KnownFields(true)
@@ -78,14 +88,14 @@ func DecodeScenario(r io.Reader) (Scenario, error) {
 	return s, nil
 }
 
-// LoadScenario reads a scenario file.
-func LoadScenario(path string) (Scenario, error) {
+// Load reads a scenario file.
+func Load(path string) (Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Scenario{}, fmt.Errorf("scenario: %w", err)
 	}
 	defer f.Close()
-	s, err := DecodeScenario(f)
+	s, err := Decode(f)
 	if err != nil {
 		// YAML reports several problems on several lines: keep one line.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")

@@ -1,11 +1,4 @@
-// Package run turns a scenario into simulator runs and their reports: it
-// validates the scenario, builds the problem once, runs each algorithm on
-// it with the same seed, and measures every run with the checkers and
-// metrics, which read only the event stream.
-//
-//	Scenario ──Compile──> Plan ──Execute(algo)──> sim.Run ──events──> check, metrics, trace
-//	                                                  └──────────────> Report (JSON / table)
-package run
+package scenario
 
 import (
 	"fmt"
@@ -22,9 +15,34 @@ import (
 	"allot/workload"
 )
 
+// FieldError is an error in one field of a scenario, or in fields that do
+// not go together.
+type FieldError struct {
+	// Fields are the YAML keys at fault, which the CLI also uses as flag
+	// names.
+	Fields []string
+	Err    error
+}
+
+func (e *FieldError) Error() string { return strings.Join(e.Fields, ", ") + ": " + e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, err error) error { return &FieldError{[]string{field}, err} }
+
+func fieldErrf(field, format string, args ...any) error {
+	return &FieldError{[]string{field}, fmt.Errorf(format, args...)}
+}
+
+// fieldsErr is an error in fields that do not go together.
+func fieldsErr(fields []string, format string, args ...any) error {
+	return &FieldError{fields, fmt.Errorf(format, args...)}
+}
+
 // Plan is a validated scenario, ready to run.
 type Plan struct {
-	Scenario workload.Scenario
+	Scenario Scenario
 	Kind     algo.Kind
 	Algos    []algo.Algorithm
 	Problem  *algo.Problem
@@ -38,14 +56,14 @@ type Plan struct {
 
 // Compile validates s and builds its problem. Errors are the user's: they
 // name the flag or field at fault.
-func Compile(s workload.Scenario) (*Plan, error) {
+func Compile(s Scenario) (*Plan, error) {
 	p := &Plan{Scenario: s}
 	var err error
 	if s.Kind == "" {
 		s.Kind = "exclusive"
 	}
 	if p.Kind, err = algo.ParseKind(s.Kind); err != nil {
-		return nil, fmt.Errorf("--kind: %w", err)
+		return nil, fieldErr("kind", err)
 	}
 	if len(s.Algo) == 0 {
 		for _, a := range all.OfKind(p.Kind) {
@@ -62,35 +80,35 @@ func Compile(s workload.Scenario) (*Plan, error) {
 	for _, name := range s.Algo {
 		a, err := all.Lookup(name)
 		if err != nil {
-			return nil, fmt.Errorf("--algo: %w", err)
+			return nil, fieldErr("algo", err)
 		}
 		if a.Kind != p.Kind {
-			return nil, fmt.Errorf("--algo %s solves %s problems, not %s (set --kind)", a.Name, a.Kind, p.Kind)
+			return nil, fieldErrf("algo", "%s solves %s problems, not %s (set kind)", a.Name, a.Kind, p.Kind)
 		}
 		if a.NeedsFIFO && !s.FIFO {
-			return nil, fmt.Errorf("--algo %s needs FIFO channels: pass --fifo", a.Name)
+			return nil, fieldsErr([]string{"algo", "fifo"}, "%s needs FIFO channels", a.Name)
 		}
 		p.Algos = append(p.Algos, a)
 	}
 	if s.Requests < 0 {
-		return nil, fmt.Errorf("--requests must be positive, not %d", s.Requests)
+		return nil, fieldErrf("requests", "must be positive, not %d", s.Requests)
 	}
 	if s.Requests == 0 && s.Horizon <= 0 {
-		return nil, fmt.Errorf("--requests or --horizon must be set, or the run never ends")
+		return nil, fieldsErr([]string{"requests", "horizon"}, "one must be set, or the run never ends")
 	}
 	if s.Horizon < 0 || s.Cost < 0 {
-		return nil, fmt.Errorf("--horizon and --cost must not be negative")
+		return nil, fieldsErr([]string{"horizon", "cost"}, "must not be negative")
 	}
 	c := sim.Config{Seed: s.Seed, Requests: s.Requests, Horizon: proc.Time(s.Horizon), Net: sim.Network{FIFO: s.FIFO, Cost: proc.Time(s.Cost)}}
 	for _, d := range []struct {
-		flag, spec string
-		to         *dist.Dist
-	}{{"--think", s.Think, &c.Work.Think}, {"--cs", s.CS, &c.Work.CS}, {"--delay", s.Delay, &c.Net.Delay}} {
+		field, spec string
+		to          *dist.Dist
+	}{{"think", s.Think, &c.Work.Think}, {"cs", s.CS, &c.Work.CS}, {"delay", s.Delay, &c.Net.Delay}} {
 		if d.spec == "" {
 			continue
 		}
 		if *d.to, err = dist.Parse(d.spec); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.flag, err)
+			return nil, fieldErr(d.field, err)
 		}
 	}
 	// Drain long enough for a queue of requests to clear, short enough to
@@ -118,7 +136,7 @@ func Compile(s workload.Scenario) (*Plan, error) {
 			pid, err1 := strconv.Atoi(ps)
 			at, err2 := strconv.ParseInt(ts, 10, 64)
 			if !ok || err1 != nil || err2 != nil || pid < 0 || at < 0 {
-				return nil, fmt.Errorf("--crash %q: want P@T with a process id and a tick", one)
+				return nil, fieldErrf("crash", "%q: want P@T with a process id and a tick", one)
 			}
 			c.Net.Crashes = append(c.Net.Crashes, sim.Crash{P: proc.ID(pid), At: proc.Time(at)})
 		}
@@ -126,7 +144,7 @@ func Compile(s workload.Scenario) (*Plan, error) {
 	if s.Speeds != "" {
 		sp, err := sim.ParseSpeeds(s.Speeds)
 		if err != nil {
-			return nil, fmt.Errorf("--speeds: %w", err)
+			return nil, fieldErr("speeds", err)
 		}
 		// The schedule is a function of (process, time): the algorithms
 		// run one after another may share it.
@@ -140,15 +158,15 @@ func Compile(s workload.Scenario) (*Plan, error) {
 }
 
 // problem builds the instance: a graph, or a dynamic workload.
-func (p *Plan) problem(s *workload.Scenario, rnd *rand.Rand) error {
+func (p *Plan) problem(s *Scenario, rnd *rand.Rand) error {
 	dynamic := s.Users != 0 || s.Resources != 0 || s.Demand != ""
 	switch p.Kind {
 	case algo.Exclusive:
 		if dynamic && s.Graph != "" {
-			return fmt.Errorf("--graph and --users/--resources/--demand describe two different workloads: give one")
+			return fieldsErr([]string{"graph", "users", "resources", "demand"}, "a graph and a dynamic workload are two different workloads: give one")
 		}
 		if s.Units != 0 || s.Budget != 0 || s.Waste != 0 {
-			return fmt.Errorf("--units, --budget and --waste are for --kind pool and quota")
+			return fieldsErr([]string{"units", "budget", "waste"}, "are for kind pool and quota")
 		}
 		if dynamic {
 			d := workload.Dynamic{Users: s.Users, Resources: s.Resources, FixedSets: s.FixedSets}
@@ -163,14 +181,14 @@ func (p *Plan) problem(s *workload.Scenario, rnd *rand.Rand) error {
 			return nil
 		}
 		if s.FixedSets {
-			return fmt.Errorf("--fixed-sets goes with --users/--resources/--demand")
+			return fieldsErr([]string{"fixed-sets"}, "goes with a dynamic workload (users, resources, demand)")
 		}
 		if workload.IsMatrix(s.Graph) {
 			// A lower-bound network: users want a row and a column of a
 			// matrix of resources (no conflict graph's edges).
 			m, err := workload.ParseMatrix(s.Graph)
 			if err != nil {
-				return fmt.Errorf("--graph: %w", err)
+				return fieldErr("graph", err)
 			}
 			p.Graph = s.Graph
 			p.Problem, err = m.Problem()
@@ -185,7 +203,7 @@ func (p *Plan) problem(s *workload.Scenario, rnd *rand.Rand) error {
 		return nil
 	default:
 		if dynamic {
-			return fmt.Errorf("--users/--resources/--demand are for --kind exclusive; %s runs on --graph", p.Kind)
+			return fieldsErr([]string{"users", "resources", "demand"}, "are for kind exclusive; %s runs on a graph", p.Kind)
 		}
 		g, err := parseGraph(s.Graph, rnd)
 		if err != nil {
@@ -194,10 +212,10 @@ func (p *Plan) problem(s *workload.Scenario, rnd *rand.Rand) error {
 		p.Graph = s.Graph
 		p.Problem = &algo.Problem{Kind: p.Kind, Users: g.N(), Graph: g, Units: s.Units, Budget: s.Budget, Waste: s.Waste}
 		if p.Kind == algo.Pool && (s.Units < 1 || s.Units >= g.N()) {
-			return fmt.Errorf("--units must be between 1 and the number of nodes - 1 (%d), not %d", g.N()-1, s.Units)
+			return fieldErrf("units", "must be between 1 and the number of nodes - 1 (%d), not %d", g.N()-1, s.Units)
 		}
 		if p.Kind == algo.Quota && (s.Budget < 1 || s.Waste < 0 || s.Waste > s.Budget) {
-			return fmt.Errorf("--budget must be positive and 0 ≤ --waste ≤ --budget (got %d, %d)", s.Budget, s.Waste)
+			return fieldsErr([]string{"budget", "waste"}, "must be 0 ≤ waste ≤ budget with budget positive (got %d, %d)", s.Budget, s.Waste)
 		}
 		return nil
 	}
@@ -205,18 +223,18 @@ func (p *Plan) problem(s *workload.Scenario, rnd *rand.Rand) error {
 
 func parseGraph(spec string, rnd *rand.Rand) (*graph.Graph, error) {
 	if spec == "" {
-		return nil, fmt.Errorf("--graph is required (%s)", graph.Specs)
+		return nil, fieldErrf("graph", "is required (%s)", graph.Specs)
 	}
 	g, err := graph.Parse(spec, rnd)
 	if err != nil {
-		return nil, fmt.Errorf("--graph: %w", err)
+		return nil, fieldErr("graph", err)
 	}
 	return g, nil
 }
 
 func parseDemand(spec string, d *workload.Dynamic) error {
 	if spec == "" {
-		return fmt.Errorf("--demand is required with --users and --resources")
+		return fieldsErr([]string{"demand"}, "is required with users and resources")
 	}
 	lo, hi, two := strings.Cut(spec, ":")
 	k1, err1 := strconv.Atoi(lo)
@@ -225,7 +243,7 @@ func parseDemand(spec string, d *workload.Dynamic) error {
 		k2, err2 = strconv.Atoi(hi)
 	}
 	if err1 != nil || err2 != nil {
-		return fmt.Errorf("--demand %q: want K or K:K2", spec)
+		return fieldErrf("demand", "%q: want K or K:K2", spec)
 	}
 	d.MinDemand, d.MaxDemand = k1, k2
 	return nil

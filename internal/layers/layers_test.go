@@ -1,0 +1,96 @@
+package layers
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "allot/"
+
+// drivers run algorithms; nothing an algorithm imports may be one.
+var drivers = []string{"sim", "explore", "host", "transport", "service", "runtime"}
+
+// rules: packages matching the key (a path, or a path prefix ending in
+// "/...") must not depend on any package matching a forbidden entry.
+var rules = []struct {
+	pkgs      string
+	forbidden []string
+	why       string
+}{
+	{"algo/...", append([]string{"app", "workload", "scenario", "run", "check", "metrics", "trace", "experiments", "conformance", "cmd", "codec"}, drivers...),
+		"algorithms are pure: the same code runs under every driver"},
+	{"proc/...", []string{"algo", "app", "workload", "scenario", "run", "check", "metrics"}, "the contract is the bottom floor"},
+	{"dist", []string{"algo", "app", "workload", "scenario", "run"}, "distributions are a leaf"},
+	{"app", append([]string{"workload", "scenario", "run", "check", "metrics"}, drivers...), "the application cycle serves every driver"},
+	{"sim", []string{"workload", "scenario", "run", "experiments", "conformance"}, "a driver runs what it is handed"},
+	{"explore", []string{"workload", "scenario", "run", "experiments", "conformance"}, "a driver runs what it is handed"},
+	{"host/...", []string{"workload", "scenario", "run", "experiments", "conformance"}, "a driver runs what it is handed"},
+	{"transport/...", []string{"workload", "scenario", "run", "experiments", "conformance", "algo"}, "a transport carries any message"},
+	{"check", append([]string{"algo/..."}, drivers...), "checkers read events, never an algorithm"},
+	{"metrics", append([]string{"algo/..."}, drivers...), "metrics read events, never an algorithm"},
+	{"scenario", []string{"run", "experiments", "cmd"}, "settings sit below what runs them"},
+}
+
+// match reports whether pkg (module-relative) matches pattern: a path, or
+// a prefix ending in "/..." that also matches the prefix itself.
+func match(pkg, pattern string) bool {
+	if p, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == p || strings.HasPrefix(pkg, p+"/")
+	}
+	return pkg == pattern || strings.HasPrefix(pkg, pattern+"/")
+}
+
+func TestFloors(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg, ok := strings.CutPrefix(f[0], module)
+		if !ok {
+			continue
+		}
+		for _, r := range rules {
+			if !match(pkg, r.pkgs) {
+				continue
+			}
+			checked++
+			for _, d := range f[1:] {
+				dep, ok := strings.CutPrefix(d, module)
+				if !ok || strings.HasPrefix(dep, "internal/") {
+					continue
+				}
+				for _, bad := range r.forbidden {
+					if match(dep, bad) && !match(pkg, bad) {
+						t.Errorf("%s depends on %s: %s", pkg, dep, r.why)
+					}
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d packages checked: the rules no longer match the tree", checked)
+	}
+}
+
+// TestFloorsCatchAViolation shows the rule matching catches what it must.
+func TestFloorsCatchAViolation(t *testing.T) {
+	for _, c := range []struct {
+		pkg, pattern string
+		want         bool
+	}{
+		{"algo/hygienic", "algo/...", true},
+		{"algo", "algo/...", true},
+		{"algorithm", "algo/...", false},
+		{"sim", "sim", true},
+		{"simulator", "sim", false},
+		{"host/mem", "host", true},
+	} {
+		if got := match(c.pkg, c.pattern); got != c.want {
+			t.Errorf("match(%q, %q) = %v", c.pkg, c.pattern, got)
+		}
+	}
+}
