@@ -2,7 +2,6 @@ package workload
 
 import (
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"allot/proc"
@@ -42,19 +41,5 @@ func TestDynamic(t *testing.T) {
 		if _, _, err := bad.Problem(r); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
-	}
-}
-
-func TestScenario(t *testing.T) {
-	d := Default()
-	if d.Graph == "" || d.Requests == 0 {
-		t.Fatalf("default scenario %+v", d)
-	}
-	s, err := DecodeScenario(strings.NewReader("kind: exclusive\nalgo: [central]\nusers: 4\nresources: 3\ndemand: \"1:2\"\n"))
-	if err != nil || s.Users != 4 || s.Algo[0] != "central" {
-		t.Fatalf("%+v %v", s, err)
-	}
-	if _, err := DecodeScenario(strings.NewReader("userz: 4\n")); err == nil {
-		t.Error("unknown field accepted")
 	}
 }

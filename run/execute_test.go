@@ -1,0 +1,59 @@
+package run
+
+import (
+	"reflect"
+	"testing"
+
+	"allot/algo/all"
+	"allot/scenario"
+)
+
+func plan(t *testing.T, edit func(*scenario.Scenario)) *scenario.Plan {
+	t.Helper()
+	s := scenario.Default()
+	s.Requests = 400
+	edit(&s)
+	p, err := scenario.Compile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestExecuteIsDeterministicAndMeasured(t *testing.T) {
+	p := plan(t, func(s *scenario.Scenario) { s.Graph = "ring:8" })
+	a, _ := all.Lookup("hygienic")
+	r1, err := Execute(p, a, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := Execute(p, a, nil, nil)
+	r1.WallSeconds, r1.EventsPerSecond, r2.WallSeconds, r2.EventsPerSecond = 0, 0, 0, 0
+	if !reflect.DeepEqual(r1, r2) {
+		t.Errorf("same plan, different results:\n%+v\n%+v", r1, r2)
+	}
+	if r1.Served < 400 || r1.SafetyViolations != 0 || r1.Starved != 0 || r1.Deadlock || r1.Messages.Total == 0 || r1.Processes != 8 {
+		t.Errorf("result %+v", r1)
+	}
+}
+
+func TestExecuteCrashBeyondTheProcessesIsBadInput(t *testing.T) {
+	p := plan(t, func(s *scenario.Scenario) { s.Graph = "ring:5"; s.Crash = []string{"7@10"} })
+	a, _ := all.Lookup("hygienic")
+	_, err := Execute(p, a, nil, nil)
+	if _, ok := err.(BadInput); !ok {
+		t.Errorf("got %v, want BadInput", err)
+	}
+}
+
+func TestExecuteReportsFailureLocality(t *testing.T) {
+	p := plan(t, func(s *scenario.Scenario) { s.Graph = "grid:4x4"; s.Crash = []string{"5@100"} })
+	a, _ := all.Lookup("threshold")
+	r, err := Execute(p, a, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FailureLocality == nil || *r.FailureLocality > 2 {
+		t.Errorf("threshold's failure locality %v, want at most 2", r.FailureLocality)
+	}
+}
