@@ -41,6 +41,11 @@ type Result struct {
 	Fairness         float64       `json:"fairness"`
 	SafetyViolations int           `json:"safety_violations"`
 	Violations       []string      `json:"violations,omitempty"`
+	// Open counts requests still unanswered when the run ended; Starved
+	// those of them that can never be answered: the run ended quiescent,
+	// nothing left to happen. A horizon cut, or a drain that saw no
+	// answer for its whole window, leaves requests open, not starved.
+	Open             int           `json:"open"`
 	Starved          int           `json:"starved"`
 	LongestWait      proc.Time     `json:"longest_wait"`
 	Deadlock         bool          `json:"deadlock"`
@@ -145,13 +150,16 @@ func Execute(p *scenario.Plan, a algo.Algorithm, extra proc.Sink, progress func(
 		Fairness:         sum.Fairness,
 		SafetyViolations: report.Violations,
 		Violations:       report.First,
-		Starved:          waits.Open(),
+		Open:             waits.Open(),
 		LongestWait:      max(waits.Longest, waits.OldestOpen(res.End)),
 		Deadlock:         waits.Deadlock(res.Quiescent) && len(p.Config.Net.Crashes) == 0,
 		EndTime:          res.End,
 		Events:           res.Inputs,
 		Delivered:        res.Delivered,
 		WallSeconds:      wall,
+	}
+	if res.Quiescent {
+		r.Starved = r.Open
 	}
 	if sum.Served > 0 {
 		r.Messages.PerServed = float64(res.Messages) / float64(sum.Served)

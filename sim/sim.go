@@ -54,10 +54,11 @@ type Config struct {
 	Horizon  proc.Time
 	// Drain, with Requests, changes what happens once Requests answers
 	// are reached: users make no new requests, and the run goes on until
-	// the open ones are answered, nothing is left to do, or the drain
-	// window has passed: Drain ticks, or four times the longest wait
-	// answered so far if that is longer (a slow algorithm is not called
-	// starving for being slow). Requests still open then are starved.
+	// the open ones are answered, nothing is left to do, or no open
+	// request has been answered for the drain window: Drain ticks, or four
+	// times the longest wait answered so far if that is longer (a slow
+	// algorithm is not cut short for being slow). Requests still open then
+	// are reported open; only a quiescent run proves them starved.
 	Drain proc.Time
 	Sink  proc.Sink
 	// TraceMessages adds EvSend and EvDeliver events to the stream.
@@ -122,7 +123,7 @@ type Sim struct {
 	now   proc.Time
 	stop  bool
 	// draining: Requests answers were reached, no new requests; the run
-	// ends at drainEnd.
+	// ends at drainEnd unless another answer extends it.
 	draining bool
 	drainEnd proc.Time
 	longest  proc.Time // the longest answered wait
@@ -382,10 +383,11 @@ func (s *Sim) Emit(e proc.Event) {
 		switch {
 		case s.cfg.Drain == 0:
 			s.stop = true
-		case !s.draining:
-			s.draining, s.drainEnd = true, s.now+max(s.cfg.Drain, 4*s.longest)
-			fallthrough
 		default:
+			// Every answer extends the drain: it ends only once no open
+			// request has been answered for the window, so a long queue
+			// that is being served is never cut short.
+			s.draining, s.drainEnd = true, s.now+max(s.cfg.Drain, 4*s.longest)
 			if s.res.Served == s.res.Requests {
 				s.stop = true
 			}

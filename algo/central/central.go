@@ -24,9 +24,12 @@
 package central
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"allot/algo"
+	"allot/internal/dense"
 	"allot/proc"
 )
 
@@ -83,72 +86,100 @@ func (u *User) Deliver(env proc.Env, _ proc.ID, m proc.Message) {
 	}
 }
 
-// Coordinator owns the resources.
+// Coordinator owns the resources. It keeps, for each resource, the users
+// waiting for it in arrival order: a request is granted when it heads the
+// queue of every resource it names and all of them are free (and its
+// user's previous grant has been released). That is the head-of-line
+// policy above, in time linear in the request's size: only the requests an
+// input can unblock are looked at (the new request; the heads of the queues
+// of released resources; the releasing user's own early request), in
+// arrival order, as a scan of every waiting request would grant them.
 type Coordinator struct {
-	owner   map[proc.ResID]proc.ID   // resource -> user holding it
-	holding map[proc.ID][]proc.ResID // user -> resources held
-	waiting []waiter                 // arrival order
+	owner   []proc.ID      // resource -> user holding it + 1 (0: free)
+	queue   [][]proc.ID    // resource -> users waiting for it, oldest first
+	holding [][]proc.ResID // user -> resources held (nil: none)
+	wait    []waiter       // user -> its waiting request
+	seq     uint64         // arrival counter
+	cand    []proc.ID      // scratch: users an input may unblock
 }
 
 type waiter struct {
-	u   proc.ID
+	seq uint64 // arrival order + 1 (0: no waiting request)
 	res []proc.ResID
 }
 
 // NewCoordinator returns a coordinator owning nothing yet.
-func NewCoordinator() *Coordinator {
-	return &Coordinator{owner: map[proc.ResID]proc.ID{}, holding: map[proc.ID][]proc.ResID{}}
-}
+func NewCoordinator() *Coordinator { return &Coordinator{} }
 
 func (c *Coordinator) Start(proc.Env)            {}
 func (c *Coordinator) Fire(proc.Env, proc.Timer) {}
 
 func (c *Coordinator) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	c.cand = c.cand[:0]
+	u := int(from)
+	c.wait = dense.Grow(c.wait, u)
+	c.holding = dense.Grow(c.holding, u)
 	switch m := m.(type) {
 	case Req:
-		c.waiting = append(c.waiting, waiter{from, m.Res})
-	case Rel:
-		for _, r := range c.holding[from] {
-			delete(c.owner, r)
+		c.seq++
+		c.wait[u] = waiter{c.seq, m.Res}
+		for _, r := range m.Res {
+			c.owner = dense.Grow(c.owner, int(r))
+			c.queue = dense.Grow(c.queue, int(r))
+			c.queue[r] = append(c.queue[r], from)
 		}
-		delete(c.holding, from)
+		c.cand = append(c.cand, from)
+	case Rel:
+		for _, r := range c.holding[u] {
+			c.owner[r] = 0
+			if q := c.queue[r]; len(q) > 0 {
+				c.cand = append(c.cand, q[0])
+			}
+		}
+		c.holding[u] = nil
+		if c.wait[u].seq != 0 {
+			c.cand = append(c.cand, from) // its request came early
+		}
 	default:
 		panic(fmt.Sprintf("central: coordinator got %T", m))
 	}
-	c.grant(env)
-}
-
-// grant serves waiting requests under the head-of-line policy.
-func (c *Coordinator) grant(env proc.Env) {
-	reserved := map[proc.ResID]bool{}
-	kept := c.waiting[:0]
-	for _, w := range c.waiting {
-		// On unordered channels a user's next request may overtake the
-		// release of its previous one: it waits for that release.
-		_, early := c.holding[w.u]
-		if !early && c.free(w.res, reserved) {
-			for _, r := range w.res {
-				c.owner[r] = w.u
-			}
-			c.holding[w.u] = w.res
-			env.Send(w.u, Grant{})
+	slices.SortFunc(c.cand, func(a, b proc.ID) int { return cmp.Compare(c.wait[a].seq, c.wait[b].seq) })
+	for i, w := range c.cand {
+		if i > 0 && w == c.cand[i-1] {
 			continue
 		}
-		for _, r := range w.res {
-			reserved[r] = true
+		if c.grantable(w) {
+			c.grant(env, w)
 		}
-		kept = append(kept, w)
 	}
-	clear(c.waiting[len(kept):])
-	c.waiting = kept
 }
 
-// free reports whether every resource of res is unowned and unreserved.
-func (c *Coordinator) free(res []proc.ResID, reserved map[proc.ResID]bool) bool {
-	for _, r := range res {
-		if _, held := c.owner[r]; held || reserved[r] {
+// grantable reports whether user u's waiting request heads every queue it
+// is in, on free resources, with u's previous grant released. On unordered
+// channels a user's next request may overtake that release: it waits.
+func (c *Coordinator) grantable(u proc.ID) bool {
+	w := c.wait[u]
+	if w.seq == 0 || c.holding[u] != nil {
+		return false
+	}
+	for _, r := range w.res {
+		if c.owner[r] != 0 || c.queue[r][0] != u {
 			return false
 		}
 	}
 	return true
+}
+
+func (c *Coordinator) grant(env proc.Env, u proc.ID) {
+	w := c.wait[u]
+	for _, r := range w.res {
+		c.owner[r] = u + 1
+		c.queue[r] = c.queue[r][1:]
+	}
+	c.holding[u] = w.res
+	if c.holding[u] == nil {
+		c.holding[u] = []proc.ResID{} // an empty request is held too
+	}
+	c.wait[u] = waiter{}
+	env.Send(u, Grant{})
 }
