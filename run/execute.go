@@ -45,16 +45,16 @@ type Result struct {
 	// those of them that can never be answered: the run ended quiescent,
 	// nothing left to happen. A horizon cut, or a drain that saw no
 	// answer for its whole window, leaves requests open, not starved.
-	Open             int           `json:"open"`
-	Starved          int           `json:"starved"`
-	LongestWait      proc.Time     `json:"longest_wait"`
-	Deadlock         bool          `json:"deadlock"`
-	EndTime          proc.Time     `json:"end_time"`
-	Events           int64         `json:"events"`
-	Delivered        int64         `json:"delivered"`
-	WallSeconds      float64       `json:"wall_seconds"`
-	EventsPerSecond  float64       `json:"events_per_second"`
-	Units            int           `json:"units,omitempty"`
+	Open            int       `json:"open"`
+	Starved         int       `json:"starved"`
+	LongestWait     proc.Time `json:"longest_wait"`
+	Deadlock        bool      `json:"deadlock"`
+	EndTime         proc.Time `json:"end_time"`
+	Events          int64     `json:"events"`
+	Delivered       int64     `json:"delivered"`
+	WallSeconds     float64   `json:"wall_seconds"`
+	EventsPerSecond float64   `json:"events_per_second"`
+	Units           int       `json:"units,omitempty"`
 	// With crashes on an exclusive problem: the failure set (crashed and
 	// starved processes) and the failure locality (check.Locality).
 	FailureLocality *int      `json:"failure_locality,omitempty"`
