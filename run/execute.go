@@ -20,12 +20,14 @@ import (
 	"allot/sim"
 )
 
-// BadInput is an error in the scenario found only when an algorithm is
-// built (its process count, say).
-type BadInput struct{ error }
+// BadInput is an error in the input found only when an algorithm is built
+// (its process count, say) or a run's output is opened.
+type BadInput struct{ Err error }
+
+func (b BadInput) Error() string { return b.Err.Error() }
 
 // Unwrap returns the underlying error.
-func (b BadInput) Unwrap() error { return b.error }
+func (b BadInput) Unwrap() error { return b.Err }
 
 // Result is one algorithm's run, in the JSON shape of the CLI contract.
 type Result struct {
@@ -55,10 +57,18 @@ type Result struct {
 	WallSeconds     float64   `json:"wall_seconds"`
 	EventsPerSecond float64   `json:"events_per_second"`
 	Units           int       `json:"units,omitempty"`
-	// With crashes on an exclusive problem: the failure set (crashed and
-	// starved processes) and the failure locality (check.Locality).
-	FailureLocality *int      `json:"failure_locality,omitempty"`
-	FailureSet      []proc.ID `json:"failure_set,omitempty"`
+	// With crashes on an exclusive problem: the processes that crashed
+	// (none when every scheduled crash came after the run ended: then the
+	// failure fields are absent), the failure set (crashed and starved
+	// processes), the failure locality (check.Locality: the farthest hop
+	// in the conflict graph from a crashed user to a starved one), and the
+	// starved users no crashed user reaches in that graph — all of them
+	// when the crashed process is not a user (a coordinator, a resource
+	// manager, a granter), which the locality cannot measure.
+	Crashed            []proc.ID `json:"crashed,omitempty"`
+	FailureLocality    *int      `json:"failure_locality,omitempty"`
+	FailureSet         []proc.ID `json:"failure_set,omitempty"`
+	FailureUnreachable int       `json:"failure_unreachable,omitempty"`
 	*QuotaFields              // quota runs only: permits, rejects, budget, waste
 }
 
@@ -81,16 +91,35 @@ type QuotaFields struct {
 // seed; everything else is determined by the seed.
 var TimingFields = []string{"wall_seconds", "events_per_second"}
 
-// Execute runs algorithm a on plan p. extra sinks (a trace writer) see the
-// event stream too. progress, if set, is called now and then.
-func Execute(p *scenario.Plan, a algo.Algorithm, extra proc.Sink, progress func(served int)) (Result, error) {
+// Build builds algorithm a's processes for plan p and checks what only
+// they tell (a crash must name one of them). Its errors are BadInput: the
+// scenario asks what a cannot do.
+func Build(p *scenario.Plan, a algo.Algorithm) ([]proc.Process, error) {
 	procs, err := a.Build(p.Problem)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w", a.Name, err)
+		return nil, BadInput{Err: fmt.Errorf("%s: %w", a.Name, err)}
 	}
 	for _, c := range p.Config.Net.Crashes {
 		if int(c.P) >= len(procs) {
-			return Result{}, BadInput{&scenario.FieldError{Fields: []string{"crash"}, Err: fmt.Errorf("%d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)}}
+			return nil, BadInput{Err: &scenario.FieldError{Fields: []string{"crash"}, Err: fmt.Errorf("%d@%d: %s runs processes 0..%d", c.P, c.At, a.Name, len(procs)-1)}}
+		}
+	}
+	return procs, nil
+}
+
+// Execute runs algorithm a on plan p. attach, when set, is called once the
+// processes are built, with their number, and returns a sink that sees the
+// event stream too (a trace writer). progress, if set, is called now and
+// then.
+func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (proc.Sink, error), progress func(served int)) (Result, error) {
+	procs, err := Build(p, a)
+	if err != nil {
+		return Result{}, err
+	}
+	var extra proc.Sink
+	if attach != nil {
+		if extra, err = attach(len(procs)); err != nil {
+			return Result{}, err
 		}
 	}
 	var (
@@ -172,8 +201,10 @@ func Execute(p *scenario.Plan, a algo.Algorithm, extra proc.Sink, progress func(
 		if res.Quiescent && cfg.Horizon > end {
 			end = cfg.Horizon // observed, silent, up to the horizon
 		}
-		lr := loc.Result(end, res.Quiescent)
-		r.FailureLocality, r.FailureSet = &lr.FailureLocality, lr.FailureSet
+		if lr := loc.Result(end, res.Quiescent); len(lr.Crashed) > 0 {
+			r.Crashed, r.FailureSet, r.FailureUnreachable = lr.Crashed, lr.FailureSet, lr.Unreachable
+			r.FailureLocality = &lr.FailureLocality
+		}
 	}
 	switch p.Kind {
 	case algo.Pool:

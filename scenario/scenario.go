@@ -34,35 +34,35 @@ import (
 //	crash: ["45@300"]
 //	seed: 8
 type Scenario struct {
-	Kind      string   `yaml:"kind"`
-	Algo      []string `yaml:"algo"`
-	Graph     string   `yaml:"graph"`
-	Users     int      `yaml:"users"`
-	Resources int      `yaml:"resources"`
-	Demand    string   `yaml:"demand"`
-	FixedSets bool     `yaml:"fixed-sets"`
-	Units     int      `yaml:"units"`
-	Budget    int      `yaml:"budget"`
-	Waste     int      `yaml:"waste"`
-	Requests  int      `yaml:"requests"`
-	Think     string   `yaml:"think"`
-	CS        string   `yaml:"cs"`
-	Delay     string   `yaml:"delay"`
-	FIFO      bool     `yaml:"fifo"`
+	Kind      string   `yaml:"kind" json:"kind,omitempty"`
+	Algo      []string `yaml:"algo" json:"algo,omitempty"`
+	Graph     string   `yaml:"graph" json:"graph,omitempty"`
+	Users     int      `yaml:"users" json:"users,omitempty"`
+	Resources int      `yaml:"resources" json:"resources,omitempty"`
+	Demand    string   `yaml:"demand" json:"demand,omitempty"`
+	FixedSets bool     `yaml:"fixed-sets" json:"fixed-sets,omitempty"`
+	Units     int      `yaml:"units" json:"units,omitempty"`
+	Budget    int      `yaml:"budget" json:"budget,omitempty"`
+	Waste     int      `yaml:"waste" json:"waste,omitempty"`
+	Requests  int      `yaml:"requests" json:"requests,omitempty"`
+	Think     string   `yaml:"think" json:"think,omitempty"`
+	CS        string   `yaml:"cs" json:"cs,omitempty"`
+	Delay     string   `yaml:"delay" json:"delay,omitempty"`
+	FIFO      bool     `yaml:"fifo" json:"fifo,omitempty"`
 	// Speeds is the process speed schedule, PATTERN:MIN:MAX[:PERIOD]
 	// (sim.ParseSpeeds); empty: every process at speed 1.
-	Speeds string   `yaml:"speeds"`
-	Crash  []string `yaml:"crash"`
-	Seed   uint64   `yaml:"seed"`
+	Speeds string   `yaml:"speeds" json:"speeds,omitempty"`
+	Crash  []string `yaml:"crash" json:"crash,omitempty"`
+	Seed   uint64   `yaml:"seed" json:"seed,omitempty"`
 	// Cost is the processing cost in ticks per handled input.
-	Cost int64 `yaml:"cost"`
+	Cost int64 `yaml:"cost" json:"cost,omitempty"`
 	// Horizon stops the run at that tick (0: none).
-	Horizon int64 `yaml:"horizon"`
+	Horizon int64 `yaml:"horizon" json:"horizon,omitempty"`
 	// Failure is a per-user failure likelihood (the unhygienic algorithm's
 	// failure model); users beyond the list get the last value.
-	Failure []float64 `yaml:"failure"`
+	Failure []float64 `yaml:"failure" json:"failure,omitempty"`
 	// Options are algorithm-specific settings.
-	Options map[string]string `yaml:"options"`
+	Options map[string]string `yaml:"options" json:"options,omitempty"`
 }
 
 //go:embed scenarios/default.yaml

@@ -115,6 +115,7 @@ type Sim struct {
 	pb    *algo.Problem
 	procs []proc.Process
 	app   *app.Cycle
+	users []app.User // app.Users, kept here to spare the hot path a load
 	st    []pstate     // nil when no process can crash or be busy
 	rng   []*rand.Rand // per process, for algorithms; made on first use
 	net   *rand.Rand   // message delays
@@ -156,6 +157,7 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 		rng:   make([]*rand.Rand, len(procs)),
 		net:   rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)),
 	}
+	s.users = s.app.Users
 	for u := 0; u < pb.Users; u++ {
 		if _, ok := procs[u].(proc.Allocator); !ok {
 			return res, fmt.Errorf("sim: user %d (%T) does not take requests", u, procs[u])
@@ -265,8 +267,8 @@ func (s *Sim) touch(next []item) int {
 		// A non-empty interface is (type, data): data points at the
 		// process's state.
 		data[i] = (*[2]unsafe.Pointer)(unsafe.Pointer(&s.procs[p]))[1]
-		if int(p) < len(s.app.Users) {
-			s.touched += byte(s.app.Users[p].Phase)
+		if int(p) < len(s.users) {
+			s.touched += byte(s.users[p].Phase)
 		}
 	}
 	for i := range next {
@@ -281,7 +283,7 @@ const touchBatch = 8
 
 // wake moves user u one step along the application's cycle.
 func (s *Sim) wake(u proc.ID) {
-	if s.app.Users[u].Phase == app.Thinking && !s.draining {
+	if s.users[u].Phase == app.Thinking && !s.draining {
 		s.res.Requests++
 	}
 	s.app.Wake(s, s, s.procs[u].(proc.Allocator), u, s.now, !s.draining)

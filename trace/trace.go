@@ -9,6 +9,18 @@
 //	{"t":401,"ev":"send","p":2,"to":5,"msg":"fork"}        (message tracing only)
 //	{"t":409,"ev":"deliver","p":5,"from":2,"msg":"fork"}   (message tracing only)
 //
+// A trace a program must read alone starts with a header line, which names
+// the run (scenario, seed, algorithm, kind, process count) and, on a dining
+// graph, the edge list (resource i joins the two processes of edges[i]); and
+// it closes with an end line, which says which processes were still holding
+// resources or a unit, and which were still waiting, when the run stopped:
+//
+//	{"t":0,"ev":"header","p":-1,"seed":1,"algorithm":"hygienic","kind":"exclusive",...}
+//	{"t":5230,"ev":"end","p":-1,"holding":[4],"open":[2,7]}
+//
+// Both are meta lines: readers that know only events skip them (their
+// "ev" is none of the event kinds), and Read does.
+//
 // The writer formats by hand: a trace of millions of events should cost
 // little more than the bytes it writes.
 package trace
@@ -20,6 +32,7 @@ import (
 	"io"
 	"strconv"
 
+	"allot/internal/dense"
 	"allot/proc"
 )
 
@@ -29,6 +42,94 @@ type Writer struct {
 	w   *bufio.Writer
 	buf []byte
 	err error
+	// What each process is doing, followed from the events for the end
+	// line: holding (in a critical section or holding a unit) or waiting.
+	state []pstate
+}
+
+type pstate uint8
+
+const (
+	idle pstate = iota
+	waiting
+	holding
+)
+
+// Header is the first line of a trace.
+type Header struct {
+	Scenario  any    `json:"scenario,omitempty"` // the run's settings
+	Seed      uint64 `json:"seed"`
+	Algorithm string `json:"algorithm"`
+	Kind      string `json:"kind"`
+	Processes int    `json:"processes"`
+	Users     int    `json:"users"`
+	// Edges, on a dining graph: resource i is shared by the two processes
+	// of Edges[i].
+	Edges [][2]proc.ID `json:"edges,omitempty"`
+}
+
+// Header writes the header line; call it before any event.
+func (t *Writer) Header(h Header) {
+	if t.err != nil {
+		return
+	}
+	body, err := json.Marshal(h)
+	if err != nil {
+		t.err = err
+		return
+	}
+	t.buf = append(t.buf[:0], `{"t":0,"ev":"header","p":-1,`...)
+	t.buf = append(t.buf, body[1:]...)
+	t.buf = append(t.buf, '\n')
+	_, t.err = t.w.Write(t.buf)
+}
+
+// End writes the end line at tick at: the processes still holding and
+// still waiting, as the events written so far show them (a crashed process
+// as it was when it crashed).
+func (t *Writer) End(at proc.Time) {
+	if t.err != nil {
+		return
+	}
+	t.buf = append(t.buf[:0], `{"t":`...)
+	t.buf = strconv.AppendInt(t.buf, int64(at), 10)
+	t.buf = append(t.buf, `,"ev":"end","p":-1`...)
+	for _, f := range []struct {
+		name string
+		want pstate
+	}{{"holding", holding}, {"open", waiting}} {
+		t.buf = append(t.buf, `,"`+f.name+`":[`...)
+		first := true
+		for p, st := range t.state {
+			if st != f.want {
+				continue
+			}
+			if !first {
+				t.buf = append(t.buf, ',')
+			}
+			first = false
+			t.buf = strconv.AppendInt(t.buf, int64(p), 10)
+		}
+		t.buf = append(t.buf, ']')
+	}
+	t.buf = append(t.buf, "}\n"...)
+	_, t.err = t.w.Write(t.buf)
+}
+
+func (t *Writer) follow(e proc.Event) {
+	var st pstate
+	switch e.Kind {
+	case proc.EvRequest, proc.EvAcquire:
+		st = waiting
+	case proc.EvEnter, proc.EvGrant:
+		st = holding
+	case proc.EvExit, proc.EvRelease, proc.EvPermit, proc.EvReject:
+		st = idle
+	default:
+		return
+	}
+	t.state = dense.Grow(t.state, int(e.P))
+	t.state[e.P] = st
 }
 
 // NewWriter writes to w.
@@ -41,6 +142,7 @@ func (t *Writer) Event(e proc.Event) {
 	if t.err != nil {
 		return
 	}
+	t.follow(e)
 	t.buf = Append(t.buf[:0], e)
 	t.buf = append(t.buf, '\n')
 	_, t.err = t.w.Write(t.buf)
@@ -110,6 +212,9 @@ func Read(r io.Reader, sink proc.Sink) error {
 		var l line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			return fmt.Errorf("trace line %d: %w", n, err)
+		}
+		if l.Ev == "header" || l.Ev == "end" {
+			continue // meta lines
 		}
 		k, err := proc.ParseEventKind(l.Ev)
 		if err != nil {

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"allot/proc"
@@ -59,3 +60,38 @@ func TestReadRejectsGarbage(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaderAndEndLines(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	w.Header(Header{Seed: 3, Algorithm: "hygienic", Kind: "exclusive", Processes: 3, Users: 3, Edges: [][2]proc.ID{{0, 1}, {1, 2}}})
+	for _, e := range []proc.Event{
+		{Time: 1, Kind: proc.EvRequest, P: 0, Res: []proc.ResID{0}},
+		{Time: 2, Kind: proc.EvRequest, P: 2, Res: []proc.ResID{1}},
+		{Time: 3, Kind: proc.EvEnter, P: 0, Res: []proc.ResID{0}},
+		{Time: 4, Kind: proc.EvRequest, P: 1, Res: []proc.ResID{0, 1}},
+		{Time: 5, Kind: proc.EvEnter, P: 2, Res: []proc.ResID{1}},
+		{Time: 6, Kind: proc.EvExit, P: 2},
+	} {
+		w.Event(e)
+	}
+	w.End(9)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if !strings.HasPrefix(lines[0], `{"t":0,"ev":"header","p":-1,"seed":3,"algorithm":"hygienic"`) || !strings.Contains(lines[0], `"edges":[[0,1],[1,2]]`) {
+		t.Errorf("header %s", lines[0])
+	}
+	if got, want := lines[len(lines)-1], `{"t":9,"ev":"end","p":-1,"holding":[0],"open":[1]}`; got != want {
+		t.Errorf("end line %s, want %s", got, want)
+	}
+	var n int
+	if err := Read(strings.NewReader(b.String()), sinkFunc(func(proc.Event) { n++ })); err != nil || n != 6 {
+		t.Errorf("Read: %v, %d events, want 6 (meta lines skipped)", err, n)
+	}
+}
+
+type sinkFunc func(proc.Event)
+
+func (f sinkFunc) Event(e proc.Event) { f(e) }

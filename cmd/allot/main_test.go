@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,5 +162,45 @@ func TestTraceCheckedByOutsideProgram(t *testing.T) {
 	out, err := exec.Command("python3", checker, tr, "--min-served", "2000").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"ok": true`) {
 		t.Fatalf("outside checker: %v\n%s", err, out)
+	}
+}
+
+// TestFlagsOverrideTheFile: every flag replaces the file's value (a list
+// such as --crash included), and a workload on the command line replaces
+// the file's whole.
+func TestFlagsOverrideTheFile(t *testing.T) {
+	dir := t.TempDir()
+	graphFile := filepath.Join(dir, "g.yaml")
+	os.WriteFile(graphFile, []byte("algo: [hygienic]\ngraph: ring:6\nrequests: 100\ncrash: [\"2@50\"]\n"), 0o644)
+	for _, c := range []struct {
+		args      []string
+		users     float64
+		crashedAt []int
+	}{
+		{[]string{graphFile}, 6, []int{2}},
+		{[]string{graphFile, "--crash", "4@60"}, 6, []int{4}},
+		{[]string{graphFile, "--users", "5", "--resources", "4", "--demand", "1:2", "--crash", "1@10"}, 5, []int{1}},
+	} {
+		out, errs, code := allot(t, append([]string{"sim", "--format", "json"}, c.args...)...)
+		if code != 0 {
+			t.Errorf("%q: exit %d: %s", c.args, code, errs)
+			continue
+		}
+		var r simJSON
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		run := r.Runs[0]
+		if run["users"].(float64) != c.users {
+			t.Errorf("%q: %v users, want %v", c.args, run["users"], c.users)
+		}
+		crashed, _ := run["crashed"].([]any)
+		var got []int
+		for _, v := range crashed {
+			got = append(got, int(v.(float64)))
+		}
+		if !slices.Equal(got, c.crashedAt) {
+			t.Errorf("%q: crashed %v, want %v", c.args, got, c.crashedAt)
+		}
 	}
 }

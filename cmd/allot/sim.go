@@ -54,7 +54,7 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 	fs.StringVar(&s.Delay, "delay", s.Delay, "message delay (ticks)")
 	fs.BoolVar(&s.FIFO, "fifo", s.FIFO, "FIFO channels (default: unordered)")
 	fs.StringVar(&s.Speeds, "speeds", s.Speeds, "process speeds PATTERN:MIN:MAX[:PERIOD], PATTERN one of "+sim.SpeedPatterns+" (default: all at speed 1)")
-	fs.Func("crash", "fail-stop crashes P@T[,P@T...]", func(v string) error { s.Crash = append(s.Crash, v); return nil })
+	fs.Func("crash", "fail-stop crashes P@T[,P@T...] (repeatable; replaces the scenario file's)", func(v string) error { o.crash = append(o.crash, v); return nil })
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "random seed")
 	fs.Int64Var(&s.Cost, "cost", s.Cost, "ticks a process is busy per handled input")
 	fs.Int64Var(&s.Horizon, "horizon", s.Horizon, "stop at this tick (0: none)")
@@ -66,6 +66,7 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 }
 
 type simOut struct {
+	crash         []string // --crash, which replaces the file's list
 	format, trace string
 	cpuprofile    string
 	traceMessages bool
@@ -108,24 +109,34 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 1 {
 		return badf("sim takes at most one scenario file, got %q", pos)
 	}
-	explicit := map[string]bool{}
 	if len(pos) == 1 {
 		file, err := scenario.Load(pos[0])
 		if err != nil {
 			return badf("%v", err)
 		}
-		s = overlay(s, file, explicit)
+		s = overlay(s, file)
 	}
 	fs := simFlags(&s, &o)
 	fs.SetOutput(io.Discard)
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return badf("%v", err)
 	}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
-	// A dynamic workload replaces the default graph, unless a graph was
-	// asked for too (which Compile rejects).
-	if (explicit["users"] || explicit["resources"] || explicit["demand"]) && !explicit["graph"] {
+	// Flags override the file field by field; a workload given on the
+	// command line replaces the file's (or the default one) whole: a
+	// dynamic workload its graph, a graph its dynamic workload. Both on
+	// the command line is Compile's error to report.
+	flags := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { flags[f.Name] = true })
+	dynamic := flags["users"] || flags["resources"] || flags["demand"]
+	switch {
+	case dynamic && !flags["graph"]:
 		s.Graph = ""
+	case flags["graph"] && !dynamic:
+		s.Users, s.Resources, s.Demand = 0, 0, ""
+		s.FixedSets = s.FixedSets && flags["fixed-sets"]
+	}
+	if flags["crash"] {
+		s.Crash = o.crash
 	}
 	if o.format != "table" && o.format != "json" {
 		return badf("--format %q: want table or json", o.format)
@@ -146,24 +157,38 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	// Every algorithm is built once before anything runs or is written,
+	// so that an input only one of them refuses stops the whole command.
+	for _, a := range plan.Algos {
+		if _, err := run.Build(plan, a); err != nil {
+			return badInput(err)
+		}
+	}
 	reports := make([]run.Result, 0, len(plan.Algos))
 	for _, a := range plan.Algos {
-		var sink proc.Sink
 		var tw *trace.Writer
 		var tf *os.File
+		var attach func(int) (proc.Sink, error)
 		if o.trace != "" {
 			path := tracePath(o.trace, a.Name, len(plan.Algos))
-			if tf, err = os.Create(path); err != nil {
-				return badf("--trace: %v", err)
-			}
-			tw = trace.NewWriter(tf)
-			sink = tw
-			if path != o.trace {
-				fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
+			attach = func(processes int) (proc.Sink, error) {
+				var err error
+				if tf, err = os.Create(path); err != nil {
+					return nil, run.BadInput{Err: fmt.Errorf("--trace: %w", err)}
+				}
+				if path != o.trace {
+					fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
+				}
+				tw = trace.NewWriter(tf)
+				tw.Header(traceHeader(plan, a, processes))
+				return tw, nil
 			}
 		}
-		rep, err := run.Execute(plan, a, sink, progressLine(stderr, a.Name, plan.Scenario.Requests))
+		rep, err := run.Execute(plan, a, attach, progressLine(stderr, a.Name, plan.Scenario.Requests))
 		if tw != nil {
+			if err == nil {
+				tw.End(rep.EndTime)
+			}
 			err = errors.Join(err, tw.Flush(), tf.Close())
 		}
 		var bad run.BadInput
@@ -212,46 +237,40 @@ func badInput(err error) error {
 }
 
 // overlay copies the fields file sets onto base.
-func overlay(base, file scenario.Scenario, explicit map[string]bool) scenario.Scenario {
+func overlay(base, file scenario.Scenario) scenario.Scenario {
 	if file.Users != 0 || file.Resources != 0 || file.Demand != "" {
 		base.Graph = ""
 	}
-	set := func(name string, nonzero bool) bool {
-		if nonzero {
-			explicit[name] = true
-		}
-		return nonzero
-	}
-	if set("kind", file.Kind != "") {
+	if file.Kind != "" {
 		base.Kind = file.Kind
 	}
-	if set("algo", len(file.Algo) > 0) {
+	if len(file.Algo) > 0 {
 		base.Algo = file.Algo
 	}
-	if set("graph", file.Graph != "") {
+	if file.Graph != "" {
 		base.Graph = file.Graph
 	}
 	for _, f := range []struct {
-		name     string
 		from, to *int
-	}{{"users", &file.Users, &base.Users}, {"resources", &file.Resources, &base.Resources}, {"units", &file.Units, &base.Units},
-		{"budget", &file.Budget, &base.Budget}, {"waste", &file.Waste, &base.Waste}, {"requests", &file.Requests, &base.Requests}} {
-		if set(f.name, *f.from != 0) {
+	}{{&file.Users, &base.Users}, {&file.Resources, &base.Resources}, {&file.Units, &base.Units},
+		{&file.Budget, &base.Budget}, {&file.Waste, &base.Waste}, {&file.Requests, &base.Requests}} {
+		if *f.from != 0 {
 			*f.to = *f.from
 		}
 	}
 	for _, f := range []struct {
-		name     string
 		from, to *string
-	}{{"demand", &file.Demand, &base.Demand}, {"think", &file.Think, &base.Think}, {"cs", &file.CS, &base.CS}, {"delay", &file.Delay, &base.Delay},
-		{"speeds", &file.Speeds, &base.Speeds}} {
-		if set(f.name, *f.from != "") {
+	}{{&file.Demand, &base.Demand}, {&file.Think, &base.Think}, {&file.CS, &base.CS}, {&file.Delay, &base.Delay},
+		{&file.Speeds, &base.Speeds}} {
+		if *f.from != "" {
 			*f.to = *f.from
 		}
 	}
 	base.FixedSets = base.FixedSets || file.FixedSets
 	base.FIFO = base.FIFO || file.FIFO
-	base.Crash = append(base.Crash, file.Crash...)
+	if file.Crash != nil {
+		base.Crash = file.Crash
+	}
 	if file.Seed != 0 {
 		base.Seed = file.Seed
 	}
@@ -268,6 +287,21 @@ func overlay(base, file scenario.Scenario, explicit map[string]bool) scenario.Sc
 		base.Options = file.Options
 	}
 	return base
+}
+
+// traceHeader names the run a trace records, so that a program can read
+// the trace alone.
+func traceHeader(plan *scenario.Plan, a algo.Algorithm, processes int) trace.Header {
+	h := trace.Header{Scenario: plan.Scenario, Seed: plan.Scenario.Seed, Algorithm: a.Name, Kind: plan.Kind.String(),
+		Processes: processes, Users: plan.Problem.Users}
+	if g := plan.Problem.Conflict; plan.Problem.Dining && g != nil {
+		h.Edges = make([][2]proc.ID, g.M())
+		for e := range h.Edges {
+			p, q := g.Ends(proc.ResID(e))
+			h.Edges[e] = [2]proc.ID{p, q}
+		}
+	}
+	return h
 }
 
 // tracePath gives each algorithm its own trace when several run:
@@ -333,8 +367,11 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result) 
 			r.Algorithm, r.Served, r.Response.Mean, r.Response.P50, r.Response.P99, r.Response.Max,
 			r.Messages.PerServed, r.Concurrency, r.Fairness, r.SafetyViolations, r.Starved, r.Deadlock)
 		if crashes {
-			fl := "-"
-			if r.FailureLocality != nil {
+			fl := "no crash happened"
+			switch {
+			case r.FailureLocality != nil && r.FailureUnreachable > 0:
+				fl = fmt.Sprintf("%d (+%d starved out of reach)", *r.FailureLocality, r.FailureUnreachable)
+			case r.FailureLocality != nil:
 				fl = fmt.Sprint(*r.FailureLocality)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t", fl, len(r.FailureSet))
