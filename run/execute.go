@@ -69,7 +69,7 @@ type Result struct {
 	FailureLocality    *int      `json:"failure_locality,omitempty"`
 	FailureSet         []proc.ID `json:"failure_set,omitempty"`
 	FailureUnreachable int       `json:"failure_unreachable,omitempty"`
-	*QuotaFields              // quota runs only: permits, rejects, budget, waste
+	*QuotaFields                 // quota runs only: permits, rejects, budget, waste
 }
 
 // Messages counts the messages of a run.

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 const usage = `allot — distributed resource allocation: multi-resource locks, pools, quotas
@@ -21,7 +22,32 @@ usage:
   allot sim [flags] [scenario.yaml]   run algorithms side by side on one workload (allot sim -h)
   allot repro [NAME...] [flags]       reproduce the papers' claims (allot repro -h)
   allot list                          list the algorithms and reproductions
+  allot version                       the version of this build (also --version)
 `
+
+// version names this build: the module version when installed with go
+// install, and the commit it was built from when the build knows it.
+func version() string {
+	v := "allot (devel)"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = "allot " + bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " commit " + s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += " (modified)"
+			}
+		}
+	}
+	return v + " " + bi.GoVersion
+}
 
 // usageError is bad input: exit 2.
 type usageError struct{ error }
@@ -51,6 +77,9 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = listCmd(stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version())
 		return 0
 	default:
 		err = badf("unknown command %q (want sim, repro or list)", args[0])

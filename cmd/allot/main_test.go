@@ -204,3 +204,22 @@ func TestFlagsOverrideTheFile(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpAndVersionOnStdout(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"--version"}, {"version"}} {
+		out, errs, code := allot(t, args...)
+		if code != 0 || out == "" || errs != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	if out, _, _ := allot(t, "--version"); !strings.HasPrefix(out, "allot ") {
+		t.Errorf("version %q", out)
+	}
+}
+
+func TestEqualRowsAreExplained(t *testing.T) {
+	_, errs, code := allot(t, "sim", "--algo", "threshold,unhygienic,hygienic", "--graph", "ring:6", "--requests", "100")
+	if code != 0 || !strings.Contains(errs, "unhygienic made exactly the same run as threshold") || strings.Contains(errs, "note: hygienic made") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -216,6 +216,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		printTable(stdout, stderr, plan, reports)
+		for _, n := range sameRuns(reports) {
+			fmt.Fprintf(stderr, "allot: note: %s made exactly the same run as %s (same messages, same answers at the same ticks)\n", n[1], n[0])
+		}
 	}
 	for _, r := range reports {
 		if r.SafetyViolations > 0 {
@@ -379,6 +382,28 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result) 
 		fmt.Fprintf(tw, "%s\t\n", si(r.EventsPerSecond))
 	}
 	tw.Flush()
+}
+
+// sameRuns finds algorithms whose runs came out identical to an earlier
+// one's, so that a table with equal rows says why: unhygienic without a
+// failure model, for instance, is the threshold algorithm.
+func sameRuns(rs []run.Result) [][2]string {
+	var same [][2]string
+	key := func(r run.Result) string {
+		r.Algorithm, r.WallSeconds, r.EventsPerSecond = "", 0, 0
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	first := map[string]string{}
+	for _, r := range rs {
+		k := key(r)
+		if f, ok := first[k]; ok {
+			same = append(same, [2]string{f, r.Algorithm})
+			continue
+		}
+		first[k] = r.Algorithm
+	}
+	return same
 }
 
 // si formats a rate with an SI suffix.
