@@ -89,6 +89,11 @@ type Algorithm struct {
 	Summary string
 	// NeedsFIFO is true for algorithms proved only on FIFO channels.
 	NeedsFIFO bool
+	// Options are the keys of Problem.Options that Build reads (nil:
+	// none). A driver hands an algorithm only these, so that several
+	// algorithms can run side by side on one problem; a key no algorithm
+	// of a run takes is the user's error.
+	Options []string
 	// Build returns all processes of a run, users first. It returns an
 	// error for a problem the algorithm cannot solve.
 	Build func(p *Problem) ([]proc.Process, error)

@@ -1,6 +1,7 @@
 package dist
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,6 +41,11 @@ func Uniform(a, b proc.Time) Dist { return Dist{kind: distUniform, a: int64(a), 
 // Exp draws from an exponential distribution with the given mean (≥ 1).
 func Exp(mean float64) Dist { return Dist{kind: distExp, mean: mean} }
 
+// MaxTicks is the longest duration a distribution may draw: 2^40 ticks
+// (35 years of milliseconds), far enough from the int64 limit that sums of
+// durations along a run cannot overflow.
+const MaxTicks = 1 << 40
+
 // Parse parses the DIST syntax above.
 func Parse(s string) (Dist, error) {
 	name, rest, _ := strings.Cut(s, ":")
@@ -54,11 +60,13 @@ func Parse(s string) (Dist, error) {
 		out := make([]int64, n)
 		for i, a := range args {
 			v, err := strconv.ParseInt(a, 10, 64)
-			if err != nil {
+			switch {
+			case errors.Is(err, strconv.ErrRange) || err == nil && v > MaxTicks:
+				return nil, fmt.Errorf("%s ticks is too long (at most %d)", a, MaxTicks)
+			case err != nil:
 				return nil, fmt.Errorf("%q is not a whole number of ticks", a)
-			}
-			if v < 0 || v > 1<<40 {
-				return nil, fmt.Errorf("%d ticks is out of range", v)
+			case v < 0:
+				return nil, fmt.Errorf("%d ticks is negative", v)
 			}
 			out[i] = v
 		}
@@ -85,7 +93,7 @@ func Parse(s string) (Dist, error) {
 			return bad("exp takes one mean")
 		}
 		m, err := strconv.ParseFloat(args[0], 64)
-		if err != nil || !(m >= 1) || m > 1<<40 {
+		if err != nil || !(m >= 1) || m > MaxTicks {
 			return bad(fmt.Sprintf("mean %q is not a number ≥ 1", args[0]))
 		}
 		return Exp(m), nil

@@ -10,6 +10,9 @@ package run
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"allot/algo"
@@ -95,9 +98,19 @@ var TimingFields = []string{"wall_seconds", "events_per_second"}
 // they tell (a crash must name one of them). Its errors are BadInput: the
 // scenario asks what a cannot do.
 func Build(p *scenario.Plan, a algo.Algorithm) ([]proc.Process, error) {
-	procs, err := a.Build(p.Problem)
+	pb := p.Problem
+	if len(pb.Options) > 0 { // each algorithm sees only its own options
+		own := *pb
+		own.Options = maps.Clone(pb.Options)
+		maps.DeleteFunc(own.Options, func(k, _ string) bool { return !slices.Contains(a.Options, k) })
+		pb = &own
+	}
+	procs, err := a.Build(pb)
 	if err != nil {
-		return nil, BadInput{Err: fmt.Errorf("%s: %w", a.Name, err)}
+		if !strings.HasPrefix(err.Error(), a.Name+":") {
+			err = fmt.Errorf("%s: %w", a.Name, err)
+		}
+		return nil, BadInput{Err: err}
 	}
 	for _, c := range p.Config.Net.Crashes {
 		if int(c.P) >= len(procs) {

@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,8 +98,13 @@ func Compile(s Scenario) (*Plan, error) {
 	if s.Requests == 0 && s.Horizon <= 0 {
 		return nil, fieldsErr([]string{"requests", "horizon"}, "one must be set, or the run never ends")
 	}
-	if s.Horizon < 0 || s.Cost < 0 {
-		return nil, fieldsErr([]string{"horizon", "cost"}, "must not be negative")
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"horizon", s.Horizon}, {"cost", s.Cost}} {
+		if f.v < 0 || f.v > dist.MaxTicks {
+			return nil, fieldErrf(f.name, "%d is out of range (0 to %d ticks)", f.v, int64(dist.MaxTicks))
+		}
 	}
 	c := sim.Config{Seed: s.Seed, Requests: s.Requests, Horizon: proc.Time(s.Horizon), Net: sim.Network{FIFO: s.FIFO, Cost: proc.Time(s.Cost)}}
 	for _, d := range []struct {
@@ -119,13 +126,16 @@ func Compile(s Scenario) (*Plan, error) {
 		return nil, err
 	}
 	p.Problem.FIFO = s.FIFO
+	if err := checkOptions(s.Options, p.Algos); err != nil {
+		return nil, err
+	}
 	p.Problem.Options = s.Options
 	if len(s.Failure) > 0 {
 		f := make([]float64, p.Problem.Users)
 		for u := range f {
 			f[u] = s.Failure[min(u, len(s.Failure)-1)]
-			if f[u] < 0 || f[u] > 1 {
-				return nil, fmt.Errorf("failure: likelihood %v is not in [0,1]", f[u])
+			if !(f[u] >= 0 && f[u] <= 1) { // NaN too
+				return nil, fieldErrf("failure", "likelihood %v is not in [0,1]", f[u])
 			}
 		}
 		p.Problem.Failure = f
@@ -135,7 +145,7 @@ func Compile(s Scenario) (*Plan, error) {
 			ps, ts, ok := strings.Cut(one, "@")
 			pid, err1 := strconv.Atoi(ps)
 			at, err2 := strconv.ParseInt(ts, 10, 64)
-			if !ok || err1 != nil || err2 != nil || pid < 0 || at < 0 {
+			if !ok || err1 != nil || err2 != nil || pid < 0 || at < 0 || at > dist.MaxTicks {
 				return nil, fieldErrf("crash", "%q: want P@T with a process id and a tick", one)
 			}
 			c.Net.Crashes = append(c.Net.Crashes, sim.Crash{P: proc.ID(pid), At: proc.Time(at)})
@@ -246,5 +256,34 @@ func parseDemand(spec string, d *workload.Dynamic) error {
 		return fieldErrf("demand", "%q: want K or K:K2", spec)
 	}
 	d.MinDemand, d.MaxDemand = k1, k2
+	return nil
+}
+
+// checkOptions refuses an option no algorithm of the run takes: a typo, or
+// an option meant for an algorithm left out. Values are the algorithms'
+// to check (their Build refuses a bad one).
+func checkOptions(opts map[string]string, algos []algo.Algorithm) error {
+	keys := slices.Sorted(maps.Keys(opts))
+	for _, k := range keys {
+		var takers []string
+		for _, a := range algos {
+			if slices.Contains(a.Options, k) {
+				takers = append(takers, a.Name)
+			}
+		}
+		if len(takers) > 0 {
+			continue
+		}
+		var known []string
+		for _, a := range algos {
+			if len(a.Options) > 0 {
+				known = append(known, a.Name+" takes "+strings.Join(a.Options, ", "))
+			}
+		}
+		if len(known) == 0 {
+			return fieldErrf("options", "%q: no algorithm of this run takes options", k)
+		}
+		return fieldErrf("options", "%q: no algorithm of this run takes it (%s)", k, strings.Join(known, "; "))
+	}
 	return nil
 }

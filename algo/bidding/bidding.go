@@ -15,6 +15,7 @@ var Algorithm = algo.Algorithm{
 	Name:    "bidding",
 	Kind:    algo.Exclusive,
 	Summary: "Reif–Spirakis uniform probabilistic bidding: granting processes, rounds, a user wins a round with probability 1/(βkv)",
+	Options: optionKeys,
 	Build:   func(p *algo.Problem) ([]proc.Process, error) { return build(p, false) },
 }
 
@@ -24,8 +25,13 @@ var Priority = algo.Algorithm{
 	Name:    "priority-bidding",
 	Kind:    algo.Exclusive,
 	Summary: "Reif–Spirakis priority bidding: small requests win more often, heavy ones lose a polylog factor",
+	Options: optionKeys,
 	Build:   func(p *algo.Problem) ([]proc.Process, error) { return build(p, true) },
 }
+
+// optionKeys are the settings Problem.Options may give (see the package
+// doc): the constants k, v, ρ (ratio), μ and the step length.
+var optionKeys = []string{"k", "v", "ratio", "mu", "step"}
 
 // Params are the constants of a run, derived from the problem (see the
 // package doc). All lengths are in steps.

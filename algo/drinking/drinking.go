@@ -28,6 +28,7 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Kind:      algo.Exclusive,
 		Summary:   "Chandy–Misra drinking philosophers (Welch–Lynch modular form): bottles per pair, " + sub.Name + " as the dining layer",
 		NeedsFIFO: sub.NeedsFIFO,
+		Options:   sub.Options,
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},

@@ -128,6 +128,7 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Kind:      algo.Exclusive,
 		Summary:   "Rhee's modular algorithm: resource managers and a distributed queue, positions chosen inside " + sub.Name,
 		NeedsFIFO: sub.NeedsFIFO,
+		Options:   sub.Options,
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},

@@ -52,6 +52,7 @@ var Algorithm = algo.Algorithm{
 	Name:    "unhygienic",
 	Kind:    algo.Exclusive,
 	Summary: "threshold points with integer heights set by a failure model (Sivilotti–Pike–Sridhar §6)",
+	Options: []string{"rule"},
 	Build:   Build,
 }
 

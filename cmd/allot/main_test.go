@@ -46,6 +46,15 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"sim", badYAML},
 		{"sim", "a.yaml", "b.yaml"},
 		{"repro", "no-such-paper"},
+		{"sim", "--cost", "1000000000000000000"},
+		{"sim", "--delay", "const:99999999999999999999"},
+		{"sim", "--requests", "99999999999999999999"},
+		{"sim", "--horizon", "-3"},
+		{"sim", "--crash", "36@10"},
+		{"sim", "--algo", "unhygienic", optionsFile(t, dir, "rule: nonsense")},
+		{"sim", "--algo", "hygienic", optionsFile(t, dir, "foo: bar")},
+		{"sim", "--algo", "bidding", optionsFile(t, dir, "k: x")},
+		{"sim", scenarioFile(t, dir, "graph: ring:5\nrequests: 10\nfailure: [.nan]\n")},
 	} {
 		out, errs, code := allot(t, args...)
 		if code != 2 {
@@ -54,6 +63,41 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
 		if len(lines) != 1 || !strings.HasPrefix(lines[0], "allot: ") || out != "" {
 			t.Errorf("%q: want one line starting 'allot: ' on stderr, got stderr %q stdout %q", args, errs, out)
+		}
+	}
+}
+
+func optionsFile(t *testing.T, dir, opts string) string {
+	return scenarioFile(t, dir, "graph: ring:5\nrequests: 10\noptions: {"+opts+"}\n")
+}
+
+func scenarioFile(t *testing.T, dir, body string) string {
+	t.Helper()
+	f, err := os.CreateTemp(dir, "s*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString(body)
+	return f.Name()
+}
+
+// TestNothingWrittenOnBadInput: a bad input stops the command before any
+// trace or profile is opened.
+func TestNothingWrittenOnBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--crash", "36@10"},
+		{"--algo", "hygienic,unhygienic", "--graph", "ring:5", "--crash", "9@10"},
+		{"--algo", "hygienic,bidding", optionsFile(t, t.TempDir(), "k: 0")},
+		{"--think", "uniform:9:1"},
+	} {
+		dir := t.TempDir()
+		args = append([]string{"sim", "--trace", filepath.Join(dir, "t.jsonl"), "--cpuprofile", filepath.Join(dir, "cpu.out")}, args...)
+		if _, errs, code := allot(t, args...); code != 2 {
+			t.Errorf("%q: exit %d (%s)", args, code, errs)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+			t.Errorf("%q: wrote %v", args, ents)
 		}
 	}
 }

@@ -146,6 +146,13 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput(err)
 	}
 	plan.Config.TraceMessages = o.traceMessages
+	// Every algorithm is built once before anything runs or is written,
+	// so that an input only one of them refuses stops the whole command.
+	for _, a := range plan.Algos {
+		if _, err := run.Build(plan, a); err != nil {
+			return badInput(err)
+		}
+	}
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
@@ -156,13 +163,6 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
-	}
-	// Every algorithm is built once before anything runs or is written,
-	// so that an input only one of them refuses stops the whole command.
-	for _, a := range plan.Algos {
-		if _, err := run.Build(plan, a); err != nil {
-			return badInput(err)
-		}
 	}
 	reports := make([]run.Result, 0, len(plan.Algos))
 	for _, a := range plan.Algos {
@@ -234,7 +234,14 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 func badInput(err error) error {
 	var fe *scenario.FieldError
 	if errors.As(err, &fe) {
-		return badf("--%s: %v", strings.Join(fe.Fields, ", --"), fe.Err)
+		flags := simFlags(&scenario.Scenario{}, &simOut{})
+		names := make([]string, len(fe.Fields))
+		for i, f := range fe.Fields {
+			if names[i] = "--" + f; flags.Lookup(f) == nil {
+				names[i] = "scenario field " + f // no flag sets it
+			}
+		}
+		return badf("%s: %v", strings.Join(names, ", "), fe.Err)
 	}
 	return badf("%v", err)
 }
