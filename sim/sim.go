@@ -115,7 +115,7 @@ type Sim struct {
 	pb    *algo.Problem
 	procs []proc.Process
 	app   *app.Cycle
-	users []app.User // app.Users, kept here to spare the hot path a load
+	users []app.User   // app.Users, kept here to spare the hot path a load
 	st    []pstate     // nil when no process can crash or be busy
 	rng   []*rand.Rand // per process, for algorithms; made on first use
 	net   *rand.Rand   // message delays
