@@ -9,7 +9,9 @@
 package algo
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"allot/graph"
@@ -58,7 +60,11 @@ type Problem struct {
 	Resources int
 	MaxSets   [][]proc.ResID
 	Conflict  *graph.Graph
-	Dining    bool
+	// NoConflict says why Conflict is nil when the workload had one too
+	// large to build (it wraps ErrTooLarge); algorithms that need the
+	// graph refuse the problem with it.
+	NoConflict error
+	Dining     bool
 	// MaxDemand is the most resources one request names, when the workload
 	// knows a bound below the largest MaxSet (a dynamic workload whose
 	// users may ask for any K of all the resources); 0 means the largest
@@ -99,24 +105,43 @@ type Algorithm struct {
 	Build func(p *Problem) ([]proc.Process, error)
 }
 
-// ConflictGraph joins users whose resource sets intersect. Resources shared
-// by many users make it dense; that is the conflict graph's nature.
+// ErrTooLarge says a conflict graph would be too large to build: a
+// workload where many users may ask for the same resources (every user may
+// ask for every resource without fixed sets) conflicts everyone with
+// everyone.
+var ErrTooLarge = errors.New("too large")
+
+// ConflictGraph joins users whose resource sets intersect, in a fixed edge
+// order: resource by resource, pairs of its users in order, each pair at
+// its first shared resource. Resources shared by many users make it dense;
+// that is the conflict graph's nature. A graph of more than graph.MaxEdges
+// edges is refused (ErrTooLarge) before any is built.
 func ConflictGraph(users int, maxSets [][]proc.ResID) (*graph.Graph, error) {
+	type pair = [2]proc.ID
+	if bound := conflictBound(users, maxSets); bound > graph.MaxEdges {
+		return nil, fmt.Errorf("the conflict graph of %d users would have up to %.3g edges (at most %d): %w", users, bound, graph.MaxEdges, ErrTooLarge)
+	}
+	if same(maxSets) { // every user may ask for the same resources
+		if len(maxSets) == 0 || len(maxSets[0]) == 0 {
+			return graph.New(users, nil)
+		}
+		edges := make([]pair, 0, users*(users-1)/2)
+		for i := 0; i < users; i++ {
+			for j := i + 1; j < users; j++ {
+				edges = append(edges, pair{proc.ID(i), proc.ID(j)})
+			}
+		}
+		return graph.New(users, edges)
+	}
 	byRes := map[proc.ResID][]proc.ID{}
 	for u, set := range maxSets {
 		for _, r := range set {
 			byRes[r] = append(byRes[r], proc.ID(u))
 		}
 	}
-	type pair = [2]proc.ID
 	seen := map[pair]bool{}
 	var edges []pair
-	rs := make([]proc.ResID, 0, len(byRes))
-	for r := range byRes {
-		rs = append(rs, r)
-	}
-	slices.Sort(rs)
-	for _, r := range rs {
+	for _, r := range slices.Sorted(maps.Keys(byRes)) {
 		us := byRes[r]
 		for i := range us {
 			for j := i + 1; j < len(us); j++ {
@@ -131,6 +156,40 @@ func ConflictGraph(users int, maxSets [][]proc.ResID) (*graph.Graph, error) {
 	return graph.New(users, edges)
 }
 
+// conflictBound bounds the conflict graph's edge count without building
+// it: pairs of users sharing some resource, at most every pair.
+func conflictBound(users int, maxSets [][]proc.ResID) float64 {
+	all := float64(users) * float64(users-1) / 2
+	if same(maxSets) {
+		if len(maxSets) == 0 || len(maxSets[0]) == 0 {
+			return 0
+		}
+		return all
+	}
+	count := map[proc.ResID]float64{}
+	for _, set := range maxSets {
+		for _, r := range set {
+			count[r]++
+		}
+	}
+	var b float64
+	for _, n := range count {
+		b += n * (n - 1) / 2
+	}
+	return min(b, all)
+}
+
+// same reports whether every set is the first one (the same slice, as a
+// workload without fixed sets hands every user).
+func same(sets [][]proc.ResID) bool {
+	for _, s := range sets {
+		if len(s) != len(sets[0]) || len(s) > 0 && &s[0] != &sets[0][0] {
+			return false
+		}
+	}
+	return true
+}
+
 // DiningProblem is the exclusive problem of a conflict graph: each node is
 // a user, each edge a resource, each request the user's incident edges.
 func DiningProblem(g *graph.Graph) *Problem {
@@ -143,6 +202,16 @@ func DiningProblem(g *graph.Graph) *Problem {
 		slices.Sort(sets[p])
 	}
 	return &Problem{Kind: Exclusive, Users: g.N(), Resources: g.M(), MaxSets: sets, Conflict: g, Dining: true}
+}
+
+// ConflictGraph returns the problem's conflict graph, or why it has none:
+// NoConflict says why a workload built none. A nil graph with a nil error
+// means nobody has tried.
+func (p *Problem) ConflictGraph() (*graph.Graph, error) {
+	if p.Conflict == nil && p.NoConflict != nil {
+		return nil, fmt.Errorf("needs the conflict graph: %w", p.NoConflict)
+	}
+	return p.Conflict, nil
 }
 
 // Completed returns a copy of the exclusive problem p with what a hosted
@@ -166,6 +235,9 @@ func (p *Problem) Completed() (*Problem, error) {
 		return nil, fmt.Errorf("%d maximum sets for %d users", len(sp.MaxSets), p.Users)
 	}
 	if sp.Conflict == nil {
+		if p.NoConflict != nil {
+			return nil, fmt.Errorf("needs the conflict graph: %w", p.NoConflict)
+		}
 		g, err := ConflictGraph(p.Users, sp.MaxSets)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -59,11 +60,18 @@ func (d Dynamic) Problem(rnd *rand.Rand) (*algo.Problem, func(proc.ID, *rand.Ran
 			sets[u] = all
 		}
 	}
+	pb := &algo.Problem{Kind: algo.Exclusive, Users: d.Users, Resources: d.Resources, MaxSets: sets, MaxDemand: d.MaxDemand}
+	// Algorithms that need no conflict graph (central, bidding) run
+	// workloads whose graph is too large to build.
 	g, err := algo.ConflictGraph(d.Users, sets)
-	if err != nil {
+	switch {
+	case errors.Is(err, algo.ErrTooLarge):
+		pb.NoConflict = err
+	case err != nil:
 		return nil, nil, err
+	default:
+		pb.Conflict = g
 	}
-	pb := &algo.Problem{Kind: algo.Exclusive, Users: d.Users, Resources: d.Resources, MaxSets: sets, Conflict: g, MaxDemand: d.MaxDemand}
 	next := func(u proc.ID, r *rand.Rand) proc.Request {
 		if d.FixedSets {
 			return proc.Request{Res: sets[u]}

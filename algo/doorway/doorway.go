@@ -123,6 +123,9 @@ func Colors(g *graph.Graph) []int32 {
 
 // Build builds one process per user over the problem's conflict graph.
 func Build(pb *algo.Problem) ([]proc.Process, error) {
+	if _, err := pb.ConflictGraph(); err != nil {
+		return nil, err
+	}
 	if pb.Kind != algo.Exclusive || pb.Conflict == nil {
 		return nil, fmt.Errorf("doorway: needs an exclusive problem with a conflict graph")
 	}

@@ -56,6 +56,9 @@ func (Token) Kind() string { return "token" }
 
 // Build returns one process per user over the problem's conflict graph.
 func Build(pb *algo.Problem) ([]proc.Process, error) {
+	if _, err := pb.ConflictGraph(); err != nil {
+		return nil, err
+	}
 	if pb.Kind != algo.Exclusive || pb.Conflict == nil {
 		return nil, fmt.Errorf("hygienic: needs an exclusive problem with a conflict graph")
 	}

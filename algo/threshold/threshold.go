@@ -126,6 +126,9 @@ type Rise func(p proc.ID, h int64, nbr []int64) int64
 // priorities are the clean and dirty forks of §5; with rise set they are
 // integer heights (§6), process p of n starting at height n-1-p.
 func Build(pb *algo.Problem, rise Rise) ([]proc.Process, error) {
+	if _, err := pb.ConflictGraph(); err != nil {
+		return nil, err
+	}
 	if pb.Kind != algo.Exclusive || pb.Conflict == nil {
 		return nil, fmt.Errorf("dining algorithm: needs an exclusive problem with a conflict graph")
 	}

@@ -148,11 +148,25 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	plan.Config.TraceMessages = o.traceMessages
 	// Every algorithm is built once before anything runs or is written,
 	// so that an input only one of them refuses stops the whole command.
+	// Left out of a default list, not refused: an algorithm that needs a
+	// conflict graph too large to build.
+	var tooLarge []string
+	kept := plan.Algos[:0:0]
 	for _, a := range plan.Algos {
-		if _, err := run.Build(plan, a); err != nil {
+		_, err := run.Build(plan, a)
+		switch {
+		case errors.Is(err, algo.ErrTooLarge) && len(plan.Scenario.Algo) == 0:
+			tooLarge = append(tooLarge, a.Name)
+			continue
+		case err != nil:
 			return badInput(err)
 		}
+		kept = append(kept, a)
 	}
+	if len(kept) == 0 {
+		return badf("no algorithm can run this workload: %v", plan.Problem.NoConflict)
+	}
+	plan.Algos = kept
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
@@ -202,6 +216,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// The note comes after the runs, so that a bad input still gets its
 	// one-line error alone.
+	if len(tooLarge) > 0 {
+		fmt.Fprintf(stderr, "allot: note: %s left out: %v\n", strings.Join(tooLarge, ", "), plan.Problem.NoConflict)
+	}
 	if len(plan.Skipped) > 0 {
 		fmt.Fprintf(stderr, "allot: note: %s left out: needs FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
 	}
