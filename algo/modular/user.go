@@ -45,7 +45,7 @@ var (
 // subEnv is the Env the hosted subroutine process runs with: ids translated,
 // messages and timers wrapped, events to this user.
 func (u *user) subEnv(env proc.Env) proc.SubEnv {
-	return proc.SubEnv{Env: shiftEnv{env, u.ids}, Parent: u}
+	return proc.SubEnv{Env: env, Parent: u, Shift: u.ids.shift()}
 }
 
 func (u *user) Start(env proc.Env) { u.sub.Start(u.subEnv(env)) }
@@ -94,7 +94,6 @@ func (u *user) SubEvent(env proc.Env, e proc.Event) {
 	if u.subRegion != trying {
 		panic(fmt.Sprintf("modular: user %d: subroutine entered in sub-region %d", u.id, u.subRegion))
 	}
-	env = env.(shiftEnv).Env // the user's own env, not the subroutine's view
 	u.subRegion = critical
 	u.reqReport = true
 	u.nMarked = 0
@@ -116,7 +115,7 @@ func (u *user) Release(env proc.Env) {
 }
 
 func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
-	if proc.Route(u.sub, u.subEnv(env), u.ids.toSub(from), m) {
+	if proc.Route(u.sub, u.subEnv(env), from, m) {
 		return
 	}
 	switch m := m.(type) {
