@@ -32,6 +32,8 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},
+		Messages: slices.Concat([]proc.Message{Request{}, Bottle{}}, sub.Messages),
+		Timers:   sub.Timers,
 	}
 }
 

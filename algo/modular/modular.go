@@ -101,6 +101,7 @@ package modular
 
 import (
 	"fmt"
+	"slices"
 
 	"allot/algo"
 	"allot/proc"
@@ -133,6 +134,8 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},
+		Messages: slices.Concat(messages, sub.Messages),
+		Timers:   sub.Timers,
 	}
 }
 

@@ -99,7 +99,7 @@ func (u *user) SubEvent(env proc.Env, e proc.Event) {
 	u.nMarked = 0
 	clear(u.avoid)
 	for _, k := range u.res {
-		env.Send(u.ids.rm(k), report{})
+		env.Send(u.ids.rm(k), Report{})
 	}
 }
 
@@ -110,7 +110,7 @@ func (u *user) Release(env proc.Env) {
 	}
 	u.region = remainder
 	for _, k := range u.res {
-		env.Send(u.ids.rm(k), release{})
+		env.Send(u.ids.rm(k), Release{})
 	}
 }
 
@@ -119,7 +119,7 @@ func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		return
 	}
 	switch m := m.(type) {
-	case marked: // lines 7–11
+	case Marked: // lines 7–11
 		if !u.reqReport {
 			panic(fmt.Sprintf("modular: user %d: marked from %d without a report", u.id, from))
 		}
@@ -136,22 +136,22 @@ func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		p := u.choose()
 		u.selected = p
 		for _, k := range u.res {
-			env.Send(u.ids.rm(k), choose{p})
+			env.Send(u.ids.rm(k), Select{p})
 		}
 		u.reqReport = false
 		u.subRegion = exit
 		u.sub.Release(u.subEnv(env))
 		u.subRegion = remainder
-	case grant: // lines 12–13
+	case Grant: // lines 12–13
 		u.grants++
 		if u.grants == len(u.res) {
 			u.region = critical
 			env.Emit(proc.Event{Kind: proc.EvEnter, Res: slices.Clone(u.res)})
 		}
-	case dec: // lines 14–15
+	case Dec: // lines 14–15
 		i := u.index(from)
 		if u.v.perQueue {
-			env.Send(from, advance{m.P})
+			env.Send(from, Advance{m.P})
 			return
 		}
 		u.lastDec[i] = m.P
@@ -162,7 +162,7 @@ func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 		clear(u.lastDec)
 		for _, k := range u.res {
-			env.Send(u.ids.rm(k), advance{m.P})
+			env.Send(u.ids.rm(k), Advance{m.P})
 		}
 	default:
 		panic(fmt.Sprintf("modular: user %d: unexpected message %T from %d", u.id, m, from))
