@@ -329,6 +329,7 @@ func (d *decoding) fixed(n int) ([]byte, error) {
 // length reads a slice or string length: elements of at least min bytes
 // each must fit in what is left.
 func (d *decoding) length(min int) (int, error) {
+	at := d.off
 	n, err := d.uvarint()
 	if err != nil {
 		return 0, err
@@ -338,7 +339,9 @@ func (d *decoding) length(min int) (int, error) {
 		left = MaxSize
 	}
 	if n > left/uint64(max(min, 1)) {
-		return 0, d.fail("length %d, but %d bytes left", n, len(d.b)-d.off)
+		left := len(d.b) - d.off
+		d.off = at
+		return 0, d.fail("length %d, but %d bytes left", n, left)
 	}
 	return int(n), nil
 }
