@@ -6,6 +6,30 @@
 // driver calls as proc.Allocator. An algorithm may add helper processes
 // after them (a coordinator, resource managers, granting processes): Build
 // returns every process of the run, users first.
+//
+// # Messages and timers
+//
+// Every algorithm declares the types its processes send and arm, in its
+// Algorithm's Messages and Timers, one zero value of each type:
+//
+//	var Algorithm = algo.Algorithm{
+//		Name:     "central",
+//		...
+//		Messages: []proc.Message{Req{}, Grant{}, Rel{}},
+//	}
+//
+// The declarations are the registry the wire codec (package codec) reads:
+// what is not declared cannot be encoded, so it can neither cross the
+// network nor be fingerprinted by the explorer. A type is exported, named,
+// and a plain value built of booleans, integers, floats, strings, slices,
+// arrays and structs with exported fields (no maps, pointers, funcs or
+// channels; a field of type proc.Message or proc.Timer holds a declared
+// type). An algorithm that hosts a subroutine lists the subroutine's types
+// after its own (modular.For, drinking.For), and one that reuses another
+// package's messages lists that package's declaration (unhygienic). The
+// codec's tests run every catalogue entry in the simulator and fail on any
+// message or timer that is not declared or does not survive the codec, so
+// a new algorithm cannot forget one.
 package algo
 
 import (
@@ -103,6 +127,13 @@ type Algorithm struct {
 	// Build returns all processes of a run, users first. It returns an
 	// error for a problem the algorithm cannot solve.
 	Build func(p *Problem) ([]proc.Process, error)
+	// Messages holds a value of every message type the processes of a run
+	// send, and Timers a value of every timer type they arm, the
+	// subroutine's included for an algorithm that hosts one (they travel
+	// inside proc.Wrapped and proc.WrappedTimer, which are never listed).
+	// See "Messages and timers" in the package comment.
+	Messages []proc.Message
+	Timers   []proc.Timer
 }
 
 // ErrTooLarge says a conflict graph would be too large to build: a

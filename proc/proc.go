@@ -39,7 +39,10 @@
 // subroutine a SubEnv: what the subroutine sends travels wrapped in a
 // Wrapped message, the timers it arms come back as WrappedTimer, and the
 // events it emits go to the parent's SubEvent instead of the application.
-// The parent unwraps with Route. See ExampleSubEnv.
+// The parent unwraps with Route. A Shift translates the subroutine's ids
+// when the parent adds processes of its own among them, and Host runs a
+// subroutine's helper process (a coordinator) as a process of the run. See
+// ExampleSubEnv.
 package proc
 
 import "math/rand/v2"

@@ -17,6 +17,9 @@ var Algorithm = algo.Algorithm{
 	Summary: "Reif–Spirakis uniform probabilistic bidding: granting processes, rounds, a user wins a round with probability 1/(βkv)",
 	Options: optionKeys,
 	Build:   func(p *algo.Problem) ([]proc.Process, error) { return build(p, false) },
+
+	Messages: messages,
+	Timers:   timers,
 }
 
 // Priority is priority bidding (§4): users grouped by demand, random waits,
@@ -27,6 +30,9 @@ var Priority = algo.Algorithm{
 	Summary: "Reif–Spirakis priority bidding: small requests win more often, heavy ones lose a polylog factor",
 	Options: optionKeys,
 	Build:   func(p *algo.Problem) ([]proc.Process, error) { return build(p, true) },
+
+	Messages: messages,
+	Timers:   timers,
 }
 
 // optionKeys are the settings Problem.Options may give (see the package
@@ -213,6 +219,11 @@ type (
 	Decline struct{ R, A uint32 }
 	// Release is N_ij ← 1: the user is done with the resource.
 	Release struct{ R, A uint32 }
+)
+
+var (
+	messages = []proc.Message{Win{}, Agree{}, Deny{}, Accept{}, Decline{}, Release{}}
+	timers   = []proc.Timer{UserTimer{}, GranterTimer{}}
 )
 
 func (Win) Kind() string     { return "win" }

@@ -41,9 +41,12 @@ type lease struct {
 	exp proc.Time
 }
 
-type granterTimer struct {
-	gen   uint32
-	offer bool // literalTimeout: the offer's deadline
+// GranterTimer is a granter's timer for its generation Gen: the end of the
+// gathering step, or with Offer the offer's deadline (the literalTimeout
+// variant).
+type GranterTimer struct {
+	Gen   uint32
+	Offer bool
 }
 
 const (
@@ -113,7 +116,7 @@ func (g *Granter) win(env proc.Env, from proc.ID, m Win) {
 		g.phase = gGathering
 		g.pend = append(g.pend[:0], bid{from, m.R, m.A})
 		g.gen++
-		env.After(g.p.Step, granterTimer{gen: g.gen})
+		env.After(g.p.Step, GranterTimer{Gen: g.gen})
 	case gGathering:
 		if g.leases != nil && int(m.G) != g.cur {
 			g.deny(env, from, m.R, m.A)
@@ -140,14 +143,14 @@ func (g *Granter) deny(env proc.Env, to proc.ID, r, a uint32) {
 
 // Fire ends a gather window: M_j = 1 agrees, M_j ≥ 2 denies every winner.
 func (g *Granter) Fire(env proc.Env, t proc.Timer) {
-	tm := t.(granterTimer)
-	if tm.offer {
-		if g.phase == gOffered && tm.gen == g.gen {
+	tm := t.(GranterTimer)
+	if tm.Offer {
+		if g.phase == gOffered && tm.Gen == g.gen {
 			g.free() // the broken variant: the Accept may be in flight
 		}
 		return
 	}
-	if g.phase != gGathering || tm.gen != g.gen {
+	if g.phase != gGathering || tm.Gen != g.gen {
 		return
 	}
 	if len(g.pend) == 1 {
@@ -158,7 +161,7 @@ func (g *Granter) Fire(env proc.Env, t proc.Timer) {
 		g.pend = g.pend[:0]
 		if g.p.literalTimeout {
 			g.gen++
-			env.After(proc.Time(g.p.Lambda1)*g.p.Step, granterTimer{g.gen, true})
+			env.After(proc.Time(g.p.Lambda1)*g.p.Step, GranterTimer{g.gen, true})
 		}
 		return
 	}

@@ -186,7 +186,7 @@ func TestUserAnswersEveryAgree(t *testing.T) {
 	}
 	// The window ends: the next attempt, all agree, enter with the request.
 	for _, tm := range env.timers {
-		if ut := tm.(userTimer); ut.kind == tWindow {
+		if ut := tm.(UserTimer); ut.Phase == tWindow {
 			u.Fire(env, ut)
 		}
 	}

@@ -48,9 +48,11 @@ type UserStats struct {
 // Stats reports the user's counters.
 func (u *User) Stats() UserStats { return u.stats }
 
-type userTimer struct {
-	kind uint8 // tBegin, tRound, tWindow
-	r, a uint32
+// UserTimer is a user's timer: Phase (tBegin, tRound or tWindow) of round
+// R, attempt A.
+type UserTimer struct {
+	Phase uint8
+	R, A  uint32
 }
 
 const (
@@ -109,7 +111,7 @@ func (u *User) startRound(env proc.Env) {
 	u.winner, u.bidding, u.roundOver = false, false, false
 	if u.p.Priority {
 		if w := env.Rand().IntN(u.p.C1); w > 0 {
-			env.After(proc.Time(w)*u.p.Step, userTimer{tBegin, u.r, 0})
+			env.After(proc.Time(w)*u.p.Step, UserTimer{tBegin, u.r, 0})
 			return
 		}
 	}
@@ -118,7 +120,7 @@ func (u *User) startRound(env proc.Env) {
 
 // draw is the start of the round proper: one draw, then c steps.
 func (u *User) draw(env proc.Env) {
-	env.After(proc.Time(u.p.C)*u.p.Step, userTimer{tRound, u.r, 0})
+	env.After(proc.Time(u.p.C)*u.p.Step, UserTimer{tRound, u.r, 0})
 	if !u.want {
 		return
 	}
@@ -142,7 +144,7 @@ func (u *User) attempt(env proc.Env) {
 	for _, res := range u.req {
 		env.Send(u.granter(res), Win{u.r, u.a, uint8(u.group)})
 	}
-	env.After(proc.Time(u.p.Lambda1)*u.p.Step, userTimer{tWindow, u.r, u.a})
+	env.After(proc.Time(u.p.Lambda1)*u.p.Step, UserTimer{tWindow, u.r, u.a})
 }
 
 // fail gives up the open attempt: every granter that agreed is told so, and
@@ -256,15 +258,15 @@ func (u *User) endRound(env proc.Env) {
 
 // Fire handles the round and window timers.
 func (u *User) Fire(env proc.Env, t proc.Timer) {
-	tm := t.(userTimer)
-	if tm.r != u.r || !u.running {
+	tm := t.(UserTimer)
+	if tm.R != u.r || !u.running {
 		return // a timer of an earlier round
 	}
-	switch tm.kind {
+	switch tm.Phase {
 	case tBegin:
 		u.draw(env)
 	case tWindow:
-		if tm.a != u.a || !u.winner {
+		if tm.A != u.a || !u.winner {
 			return
 		}
 		u.windowOver = true

@@ -39,6 +39,8 @@ var Algorithm = algo.Algorithm{
 	Kind:    algo.Exclusive,
 	Summary: "one coordinator owns every resource, grants in arrival order",
 	Build:   Build,
+
+	Messages: []proc.Message{Req{}, Grant{}, Rel{}},
 }
 
 // Req asks the coordinator for resources.

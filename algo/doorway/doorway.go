@@ -83,6 +83,8 @@ var Algorithm = algo.Algorithm{
 	Summary:   "Choy–Singh static colours, threshold fork collection, asynchronous doorway (Sivilotti–Pike–Sridhar §4): failure locality 3, FIFO channels",
 	NeedsFIFO: true,
 	Build:     Build,
+
+	Messages: []proc.Message{Fork{}, Req{}, Door{}, Ack{}},
 }
 
 // Fork hands over the fork of the edge; with Req the sender asks it back.

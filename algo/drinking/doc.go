@@ -83,5 +83,5 @@
 // proc.SubEnv: a user's dining process lives inside the user, its messages
 // travel as proc.Wrapped and are counted under the subroutine's kinds, its
 // Enter reaches the user's SubEvent. Helper processes of the subroutine (a
-// coordinator) keep their ids, after the users.
+// coordinator) keep their ids, after the users, each run by a proc.Host.
 package drinking

@@ -32,6 +32,8 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},
+		Messages: slices.Concat([]proc.Message{Request{}, Bottle{}}, sub.Messages),
+		Timers:   sub.Timers,
 	}
 }
 
@@ -103,7 +105,7 @@ func build(sub algo.Algorithm, pb *algo.Problem, v variant) ([]proc.Process, err
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for _, h := range subProcs[pb.Users:] {
-		procs = append(procs, &host{inner: h})
+		procs = append(procs, &proc.Host{Inner: h})
 	}
 	return procs, nil
 }
@@ -176,31 +178,3 @@ func intersect(a, b []proc.ResID) []proc.ResID {
 	}
 	return out
 }
-
-// host runs one helper process of the subroutine (a coordinator) under its
-// own id, its traffic wrapped like the users' dining processes'.
-type host struct{ inner proc.Process }
-
-var (
-	_ proc.Process = (*host)(nil)
-	_ proc.Parent  = (*host)(nil)
-)
-
-func (h *host) env(env proc.Env) proc.SubEnv { return proc.SubEnv{Env: env, Parent: h} }
-
-func (h *host) Start(env proc.Env) { h.inner.Start(h.env(env)) }
-
-func (h *host) Deliver(env proc.Env, from proc.ID, m proc.Message) {
-	if !proc.Route(h.inner, h.env(env), from, m) {
-		panic(fmt.Sprintf("drinking: subroutine helper: unexpected message %T from %d", m, from))
-	}
-}
-
-func (h *host) Fire(env proc.Env, t proc.Timer) {
-	if !proc.Route(h.inner, h.env(env), proc.None, t) {
-		panic(fmt.Sprintf("drinking: subroutine helper: unexpected timer %T", t))
-	}
-}
-
-// SubEvent drops a helper's events: only users eat.
-func (h *host) SubEvent(proc.Env, proc.Event) {}

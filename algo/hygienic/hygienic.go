@@ -43,6 +43,8 @@ var Algorithm = algo.Algorithm{
 	Kind:    algo.Exclusive,
 	Summary: "Chandy–Misra clean/dirty forks, request tokens, acyclic priority",
 	Build:   Build,
+
+	Messages: []proc.Message{Fork{}, Token{}},
 }
 
 // Fork hands over the fork of the edge between sender and receiver.

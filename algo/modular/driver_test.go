@@ -151,7 +151,7 @@ func (e tenv) Send(to proc.ID, m proc.Message) {
 	}
 	n.messages++
 	n.byKind[m.Kind()]++
-	if _, ok := m.(release); ok {
+	if _, ok := m.(Release); ok {
 		n.inflight[e.self]++
 	}
 	if n.onSend != nil {
@@ -272,7 +272,7 @@ func (n *tnet) run() (err error) {
 		env := tenv{n, it.to}
 		switch it.kind {
 		case itDeliver:
-			if _, ok := it.m.(release); ok {
+			if _, ok := it.m.(Release); ok {
 				n.inflight[it.from]--
 			}
 			n.procs[it.to].Deliver(env, it.from, it.m)

@@ -29,7 +29,7 @@ func stale(m *manager, u proc.ID) bool {
 		return false
 	}
 	for _, h := range m.held[m.heldHead:] {
-		if _, ok := h.m.(release); ok && h.from == u {
+		if _, ok := h.m.(Release); ok && h.from == u {
 			return true
 		}
 	}
@@ -123,7 +123,7 @@ type initialBound struct {
 }
 
 func (b *initialBound) onSend(n *tnet, from, to proc.ID, m proc.Message) error {
-	c, ok := m.(choose)
+	c, ok := m.(Select)
 	if !ok {
 		return nil
 	}

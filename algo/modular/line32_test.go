@@ -57,16 +57,16 @@ func TestLine32(t *testing.T) {
 				msg  proc.Message
 				want []string
 			}{
-				{X, report{}, []string{"marked{[]}→10"}},
-				{X, choose{1}, []string{"grant{}→10"}},
-				{B, report{}, []string{"marked{[1]}→11"}},
+				{X, Report{}, []string{"marked{[]}→10"}},
+				{X, Select{1}, []string{"grant{}→10"}},
+				{B, Report{}, []string{"marked{[1]}→11"}},
 				// 2 is free here but marked in another of B's queues.
-				{B, choose{3}, []string{"dec{3}→11"}},
-				{X, release{}, nil},
-				{B, advance{3}, []string{"dec{2}→11"}},
-				{C, report{}, []string{"marked{[1 2]}→12"}},
-				{C, choose{3}, nil},
-				{B, advance{2}, tc.wantAdv2},
+				{B, Select{3}, []string{"dec{3}→11"}},
+				{X, Release{}, nil},
+				{B, Advance{3}, []string{"dec{2}→11"}},
+				{C, Report{}, []string{"marked{[1 2]}→12"}},
+				{C, Select{3}, nil},
+				{B, Advance{2}, tc.wantAdv2},
 			}
 			for i, s := range steps {
 				m.Deliver(env, s.from, s.msg)

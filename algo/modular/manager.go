@@ -44,7 +44,7 @@ func (m *manager) Fire(proc.Env, proc.Timer) {}
 
 func (m *manager) Deliver(env proc.Env, from proc.ID, msg proc.Message) {
 	if m.critical {
-		if _, ok := msg.(choose); !ok && !m.v.noCriticalHold {
+		if _, ok := msg.(Select); !ok && !m.v.noCriticalHold {
 			m.held = append(m.held, heldMsg{from, msg})
 			return
 		}
@@ -66,10 +66,10 @@ func (m *manager) Deliver(env proc.Env, from proc.ID, msg proc.Message) {
 // step is one guarded command of Fig. 5 (lines 1–15).
 func (m *manager) step(env proc.Env, from proc.ID, msg proc.Message) {
 	switch msg := msg.(type) {
-	case report: // lines 1–4
-		env.Send(from, marked{m.markedSet()})
+	case Report: // lines 1–4
+		env.Send(from, Marked{m.markedSet()})
 		m.critical, m.critUser = true, from
-	case choose: // lines 5–9
+	case Select: // lines 5–9
 		if !m.critical || from != m.critUser {
 			panic(fmt.Sprintf("modular: rm of resource %d: select from user %d while rm_critical=%v for user %d (the subroutine broke exclusion)", m.k, from, m.critical, m.critUser))
 		}
@@ -78,14 +78,14 @@ func (m *manager) step(env proc.Env, from proc.ID, msg proc.Message) {
 		m.grow(p)
 		m.occupy(p, from)
 		if p == 1 {
-			env.Send(from, grant{})
+			env.Send(from, Grant{})
 		}
 		m.adjust(env, p)
-	case advance: // lines 10–12
+	case Advance: // lines 10–12
 		m.grow(msg.P)
 		m.recvAdv[msg.P] = true
 		m.adjust(env, msg.P)
-	case release: // lines 13–15
+	case Release: // lines 13–15
 		if m.occ[1] != from {
 			panic(fmt.Sprintf("modular: rm of resource %d: release from user %d, but position 1 holds %d", m.k, from, m.occ[1]))
 		}
@@ -140,7 +140,7 @@ func (m *manager) adjust(env proc.Env, p int32) {
 	for int(p) < len(m.occ) && m.occ[p] != proc.None && m.occ[p-1] == proc.None {
 		if !m.decSent[p] {
 			m.decSent[p] = true
-			env.Send(m.occ[p], dec{p})
+			env.Send(m.occ[p], Dec{p})
 		}
 		if m.recvAdv[p] {
 			m.advanceOne(env, p)
@@ -158,7 +158,7 @@ func (m *manager) advanceOne(env proc.Env, p int32) {
 	m.recvAdv[p] = false
 	m.decSent[p] = false
 	if p-1 == 1 {
-		env.Send(u, grant{})
+		env.Send(u, Grant{})
 		return
 	}
 	if !m.decSent[p-1] && m.occ[p-2] == proc.None {
@@ -167,6 +167,6 @@ func (m *manager) advanceOne(env proc.Env, p int32) {
 		} else {
 			m.decSent[p-1] = true
 		}
-		env.Send(u, dec{p - 1})
+		env.Send(u, Dec{p - 1})
 	}
 }

@@ -34,9 +34,10 @@
 // subroutine process lives inside the user (its messages travel as
 // proc.Wrapped, its Enter arrives at the user's SubEvent and means "in the
 // subroutine's critical region", Fig. 4 line 4), and each helper process of
-// the subroutine is hosted by a process of its own after the managers. The
-// subroutine numbers its helpers from U; the hosts translate its ids to
-// U+R.. and back, so the subroutine never knows it is hosted.
+// the subroutine is hosted by a process of its own after the managers
+// (proc.Host). The subroutine numbers its helpers from U; a proc.Shift
+// translates its ids to U+R.. and back, so the subroutine never knows it is
+// hosted.
 //
 // The sub-problem is the problem itself, users only: same users, resources,
 // maximum sets and conflict graph. The subroutine is asked for the user's
@@ -100,6 +101,7 @@ package modular
 
 import (
 	"fmt"
+	"slices"
 
 	"allot/algo"
 	"allot/proc"
@@ -132,6 +134,8 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},
+		Messages: slices.Concat(messages, sub.Messages),
+		Timers:   sub.Timers,
 	}
 }
 
@@ -170,7 +174,7 @@ func build(sub algo.Algorithm, pb *algo.Problem, v variant) ([]proc.Process, err
 		procs = append(procs, newManager(proc.ResID(k), v))
 	}
 	for _, h := range subProcs[pb.Users:] {
-		procs = append(procs, &host{inner: h, ids: ids})
+		procs = append(procs, &proc.Host{Inner: h, Shift: ids.shift()})
 	}
 	return procs, nil
 }
@@ -184,59 +188,7 @@ func (m idMap) res(rm proc.ID) proc.ResID {
 	return proc.ResID(int32(rm) - m.users)
 }
 
-// toSub is the subroutine's id of run process id.
-func (m idMap) toSub(id proc.ID) proc.ID {
-	if int32(id) >= m.users+m.resources {
-		return id - proc.ID(m.resources)
-	}
-	return id
+// shift places the subroutine's helpers after the managers.
+func (m idMap) shift() proc.Shift {
+	return proc.Shift{At: proc.ID(m.users), By: proc.ID(m.resources)}
 }
-
-// fromSub is the run's id of subroutine process id.
-func (m idMap) fromSub(id proc.ID) proc.ID {
-	if int32(id) >= m.users {
-		return id + proc.ID(m.resources)
-	}
-	return id
-}
-
-// shiftEnv is the subroutine's view of an Env: its own ids.
-type shiftEnv struct {
-	proc.Env
-	ids idMap
-}
-
-func (s shiftEnv) Self() proc.ID                   { return s.ids.toSub(s.Env.Self()) }
-func (s shiftEnv) Send(to proc.ID, m proc.Message) { s.Env.Send(s.ids.fromSub(to), m) }
-
-// host runs one helper process of the subroutine.
-type host struct {
-	inner proc.Process
-	ids   idMap
-}
-
-var (
-	_ proc.Process = (*host)(nil)
-	_ proc.Parent  = (*host)(nil)
-)
-
-func (h *host) env(env proc.Env) proc.SubEnv {
-	return proc.SubEnv{Env: shiftEnv{env, h.ids}, Parent: h}
-}
-
-func (h *host) Start(env proc.Env) { h.inner.Start(h.env(env)) }
-
-func (h *host) Deliver(env proc.Env, from proc.ID, m proc.Message) {
-	if !proc.Route(h.inner, h.env(env), h.ids.toSub(from), m) {
-		panic(fmt.Sprintf("modular: subroutine helper: unexpected message %T from %d", m, from))
-	}
-}
-
-func (h *host) Fire(env proc.Env, t proc.Timer) {
-	if !proc.Route(h.inner, h.env(env), proc.None, t) {
-		panic(fmt.Sprintf("modular: subroutine helper: unexpected timer %T", t))
-	}
-}
-
-// SubEvent drops a helper's events: only users enter critical regions.
-func (h *host) SubEvent(proc.Env, proc.Event) {}

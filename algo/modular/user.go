@@ -45,7 +45,7 @@ var (
 // subEnv is the Env the hosted subroutine process runs with: ids translated,
 // messages and timers wrapped, events to this user.
 func (u *user) subEnv(env proc.Env) proc.SubEnv {
-	return proc.SubEnv{Env: shiftEnv{env, u.ids}, Parent: u}
+	return proc.SubEnv{Env: env, Parent: u, Shift: u.ids.shift()}
 }
 
 func (u *user) Start(env proc.Env) { u.sub.Start(u.subEnv(env)) }
@@ -94,13 +94,12 @@ func (u *user) SubEvent(env proc.Env, e proc.Event) {
 	if u.subRegion != trying {
 		panic(fmt.Sprintf("modular: user %d: subroutine entered in sub-region %d", u.id, u.subRegion))
 	}
-	env = env.(shiftEnv).Env // the user's own env, not the subroutine's view
 	u.subRegion = critical
 	u.reqReport = true
 	u.nMarked = 0
 	clear(u.avoid)
 	for _, k := range u.res {
-		env.Send(u.ids.rm(k), report{})
+		env.Send(u.ids.rm(k), Report{})
 	}
 }
 
@@ -111,16 +110,16 @@ func (u *user) Release(env proc.Env) {
 	}
 	u.region = remainder
 	for _, k := range u.res {
-		env.Send(u.ids.rm(k), release{})
+		env.Send(u.ids.rm(k), Release{})
 	}
 }
 
 func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
-	if proc.Route(u.sub, u.subEnv(env), u.ids.toSub(from), m) {
+	if proc.Route(u.sub, u.subEnv(env), from, m) {
 		return
 	}
 	switch m := m.(type) {
-	case marked: // lines 7–11
+	case Marked: // lines 7–11
 		if !u.reqReport {
 			panic(fmt.Sprintf("modular: user %d: marked from %d without a report", u.id, from))
 		}
@@ -137,22 +136,22 @@ func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		p := u.choose()
 		u.selected = p
 		for _, k := range u.res {
-			env.Send(u.ids.rm(k), choose{p})
+			env.Send(u.ids.rm(k), Select{p})
 		}
 		u.reqReport = false
 		u.subRegion = exit
 		u.sub.Release(u.subEnv(env))
 		u.subRegion = remainder
-	case grant: // lines 12–13
+	case Grant: // lines 12–13
 		u.grants++
 		if u.grants == len(u.res) {
 			u.region = critical
 			env.Emit(proc.Event{Kind: proc.EvEnter, Res: slices.Clone(u.res)})
 		}
-	case dec: // lines 14–15
+	case Dec: // lines 14–15
 		i := u.index(from)
 		if u.v.perQueue {
-			env.Send(from, advance{m.P})
+			env.Send(from, Advance{m.P})
 			return
 		}
 		u.lastDec[i] = m.P
@@ -163,7 +162,7 @@ func (u *user) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 		clear(u.lastDec)
 		for _, k := range u.res {
-			env.Send(u.ids.rm(k), advance{m.P})
+			env.Send(u.ids.rm(k), Advance{m.P})
 		}
 	default:
 		panic(fmt.Sprintf("modular: user %d: unexpected message %T from %d", u.id, m, from))

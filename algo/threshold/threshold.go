@@ -93,6 +93,8 @@ var Algorithm = algo.Algorithm{
 	Kind:    algo.Exclusive,
 	Summary: "dynamic threshold points (Sivilotti–Pike–Sridhar §5): failure locality 2 on unordered channels",
 	Build:   func(pb *algo.Problem) ([]proc.Process, error) { return Build(pb, nil) },
+
+	Messages: []proc.Message{Fork{}, Req{}},
 }
 
 // Fork is the fork of an edge in transit.

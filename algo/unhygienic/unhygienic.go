@@ -54,6 +54,8 @@ var Algorithm = algo.Algorithm{
 	Summary: "threshold points with integer heights set by a failure model (Sivilotti–Pike–Sridhar §6)",
 	Options: []string{"rule"},
 	Build:   Build,
+
+	Messages: threshold.Algorithm.Messages, // it runs the threshold processes
 }
 
 // Build builds the processes; see the package comment for the options.
