@@ -14,6 +14,7 @@ import (
 	"allot/algo/drinking"
 	"allot/algo/hygienic"
 	"allot/algo/modular"
+	"allot/algo/pool"
 	"allot/algo/threshold"
 	"allot/algo/unhygienic"
 )
@@ -57,6 +58,7 @@ func base() []algo.Algorithm {
 		unhygienic.Algorithm,
 		bidding.Algorithm,
 		bidding.Priority,
+		pool.Algorithm,
 	}
 }
 

@@ -1,0 +1,10 @@
+package pool_test
+
+import (
+	"testing"
+
+	"allot/algo/pool"
+	"allot/conformance"
+)
+
+func TestConformance(t *testing.T) { conformance.Pool(t, pool.Algorithm) }
