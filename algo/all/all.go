@@ -9,7 +9,9 @@ import (
 
 	"allot/algo"
 	"allot/algo/bidding"
+	"allot/algo/broadcastpool"
 	"allot/algo/central"
+	"allot/algo/centralpool"
 	"allot/algo/doorway"
 	"allot/algo/drinking"
 	"allot/algo/hygienic"
@@ -59,6 +61,8 @@ func base() []algo.Algorithm {
 		bidding.Algorithm,
 		bidding.Priority,
 		pool.Algorithm,
+		centralpool.Algorithm,
+		broadcastpool.Algorithm,
 	}
 }
 

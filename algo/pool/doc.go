@@ -14,11 +14,11 @@
 // threshold of the link (rule 4), so of two messages crossing on a link
 // exactly one has its m row taken into account:
 //
-//	  I                                     j
-//	  m[j,r]:=true, TH[j]:=HSN ──Request/Release{TH, m[j,·]}──>  accept iff
-//	                                            TH > TH[I], or TH = TH[I] and I > j;
-//	                                            then for every r with m[r] on both
-//	                                            sides: m[I,r]:=false, r is j's
+//	I                                     j
+//	m[j,r]:=true, TH[j]:=HSN ──Request/Release{TH, m[j,·]}──>  accept iff
+//	                                          TH > TH[I], or TH = TH[I] and I > j;
+//	                                          then for every r with m[r] on both
+//	                                          sides: m[I,r]:=false, r is j's
 //
 // A node that lacks units (it waits, or more neighbours are queued at it
 // than it has units) sends Request to every neighbour that may hold units,

@@ -1,0 +1,10 @@
+package broadcastpool_test
+
+import (
+	"testing"
+
+	"allot/algo/broadcastpool"
+	"allot/conformance"
+)
+
+func TestConformance(t *testing.T) { conformance.Pool(t, broadcastpool.Algorithm) }

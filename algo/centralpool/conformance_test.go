@@ -1,0 +1,10 @@
+package centralpool_test
+
+import (
+	"testing"
+
+	"allot/algo/centralpool"
+	"allot/conformance"
+)
+
+func TestConformance(t *testing.T) { conformance.Pool(t, centralpool.Algorithm) }
