@@ -8,3 +8,5 @@ import (
 )
 
 func TestConformance(t *testing.T) { conformance.Pool(t, broadcastpool.Algorithm) }
+
+func TestGolden(t *testing.T) { conformance.Golden(t, broadcastpool.Algorithm, "testdata/golden") }

@@ -8,3 +8,5 @@ import (
 )
 
 func TestConformance(t *testing.T) { conformance.Pool(t, centralpool.Algorithm) }
+
+func TestGolden(t *testing.T) { conformance.Golden(t, centralpool.Algorithm, "testdata/golden") }

@@ -8,3 +8,5 @@ import (
 )
 
 func TestConformance(t *testing.T) { conformance.Pool(t, pool.Algorithm) }
+
+func TestGolden(t *testing.T) { conformance.Golden(t, pool.Algorithm, "testdata/golden") }
