@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"allot/algo"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/graph"
@@ -78,13 +79,10 @@ func RunPoolCase(a algo.Algorithm, c Case) string {
 	pool := check.Pool{Units: c.Units}
 	var waits check.Waits
 	res, err := sim.Run(sim.Config{
-		Seed:    c.Seed,
-		Delay:   c.Delay,
-		FIFO:    a.NeedsFIFO,
-		Think:   dist.Uniform(0, 30),
-		CS:      dist.Uniform(1, 10),
-		PerUser: PerUser,
-		Sink:    proc.Sinks{&pool, &waits},
+		Seed: c.Seed,
+		Net:  sim.Network{Delay: c.Delay, FIFO: a.NeedsFIFO},
+		Work: app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: PerUser},
+		Sink: proc.Sinks{&pool, &waits},
 	}, pb, procs)
 	switch {
 	case err != nil:

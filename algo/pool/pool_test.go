@@ -9,6 +9,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/pool"
+	"allot/app"
 	"allot/conformance"
 	"allot/dist"
 	"allot/graph"
@@ -102,7 +103,7 @@ func ExampleBuild() {
 	if err != nil {
 		panic(err)
 	}
-	res, _ := sim.Run(sim.Config{Delay: dist.Const(1), CS: dist.Const(2), PerUser: 1, Sink: grants{}}, pb, procs)
+	res, _ := sim.Run(sim.Config{Net: sim.Network{Delay: dist.Const(1)}, Work: app.Workload{CS: dist.Const(2), PerUser: 1}, Sink: grants{}}, pb, procs)
 	fmt.Println(res.Served, "grants,", res.Messages, "messages")
 	// Output:
 	// t=0 node 0 uses unit 0

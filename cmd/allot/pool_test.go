@@ -15,8 +15,8 @@ func TestPoolBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sim", "--kind", "pool", "--graph", "tree:7:2"}, "--units is required"},
-		{[]string{"sim", "--kind", "pool", "--graph", "tree:7:2", "--units", "0"}, "--units is required"},
+		{[]string{"sim", "--kind", "pool", "--graph", "tree:7:2"}, "is required"},
+		{[]string{"sim", "--kind", "pool", "--graph", "tree:7:2", "--units", "0"}, "is required"},
 		{[]string{"sim", "--kind", "pool", "--graph", "tree:7:2", "--units", "-2"}, "positive"},
 		{[]string{"sim", "--kind", "pool", "--graph", "tree:7:2", "--units", "7"}, "n > R"},
 		{[]string{"sim", "--kind", "pool", "--graph", "tree:7:2", "--units", "70"}, "n > R"},

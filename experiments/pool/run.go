@@ -9,6 +9,7 @@ import (
 	"allot/algo/broadcastpool"
 	"allot/algo/centralpool"
 	carvalho "allot/algo/pool"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/experiments/study"
@@ -102,9 +103,8 @@ func measure(j job, base uint64, requests int) run {
 	pm := metrics.Pool{Units: units}
 	res, err := sim.Run(sim.Config{
 		Seed:     seed,
-		Delay:    dist.Uniform(delayLo, delayHi),
-		Think:    dist.Exp(thinkMean(Loads[j.load])),
-		CS:       dist.Uniform(holdMin, holdMax),
+		Net:      sim.Network{Delay: dist.Uniform(delayLo, delayHi)},
+		Work:     app.Workload{Think: dist.Exp(thinkMean(Loads[j.load])), CS: dist.Uniform(holdMin, holdMax)},
 		Requests: requests,
 		Drain:    1 << 40, // every open request is answered before the run ends
 		Sink:     proc.Sinks{&safety, &waits, &rec, &pm},
