@@ -5,22 +5,24 @@
 // from that description (the 1982 paper is not in the reading list), built
 // the plain way:
 //
-//		requester ──Ask{seq}──> every other node (n−1 messages, complete graph)
-//		          <──Offer{seq, unit}── a node with a free unit (the unit moves)
-//		          <──Busy{seq}───────── a node with none
-//		all n−1 answered Busy ──> wait a random backoff, ask again
+//	requester ──Ask{seq}──> every other node (n−1 messages, complete graph)
+//	          <──Offer{seq, unit}── a node with a free unit (the unit moves)
+//	          <──Busy{seq}───────── a node with none
+//	all n−1 answered Busy ──> wait a random backoff, ask again
 //
-//	  - Units are not owned: a node keeps any unit it received and did not
-//	    use, and every unit it released, as free, and offers it to the next
-//	    Ask that reaches it. Units start at node 0, as in R-RESOURCES.
-//	  - A node that is offered several units keeps the extra ones free.
-//	  - Nothing orders competing requesters, so nothing prevents a
-//	    conspiracy of faster requesters from starving a node; the random
-//	    backoff makes each request succeed with probability 1, not within a
-//	    bound. This is the weakness §4 names.
-//	  - Backoff: after the k-th all-busy attempt of a request, a uniform
-//	    draw in [1, min(1024, 16·2^(k-1))] ticks (binary exponential backoff,
-//	    constants chosen once, not tuned to any workload).
+// The details:
+//
+//   - Units are not owned: a node keeps any unit it received and did not
+//     use, and every unit it released, as free, and offers it to the next
+//     Ask that reaches it. Units start at node 0, as in R-RESOURCES.
+//   - A node that is offered several units keeps the extra ones free.
+//   - Nothing orders competing requesters, so nothing prevents a
+//     conspiracy of faster requesters from starving a node; the random
+//     backoff makes each request succeed with probability 1, not within a
+//     bound. This is the weakness §4 names.
+//   - Backoff: after the k-th all-busy attempt of a request, a uniform
+//     draw in [1, min(1024, 16·2^(k-1))] ticks (binary exponential backoff,
+//     constants chosen once, not tuned to any workload).
 //
 // The communication graph is taken as complete whatever --graph says.
 package broadcastpool
