@@ -13,6 +13,7 @@ import (
 func TestCatalogue(t *testing.T) {
 	suites := map[algo.Kind]func(*testing.T, algo.Algorithm){
 		algo.Exclusive: conformance.Exclusive,
+		algo.Pool:      conformance.Pool,
 	}
 	for _, a := range all.List() {
 		suite, ok := suites[a.Kind]

@@ -25,6 +25,7 @@ import (
 // Case is one conformance run.
 type Case struct {
 	Name  string // graph spec or dynamic workload
+	Units int    // pool cases: R
 	Seed  uint64
 	Delay dist.Dist
 }
@@ -36,7 +37,11 @@ type Failure struct {
 }
 
 func (f Failure) String() string {
-	return fmt.Sprintf("%s delay=%s seed=%d: %s", f.Case.Name, f.Case.Delay, f.Case.Seed, f.Why)
+	name := f.Case.Name
+	if f.Case.Units > 0 {
+		name += fmt.Sprintf(" units=%d", f.Case.Units)
+	}
+	return fmt.Sprintf("%s delay=%s seed=%d: %s", name, f.Case.Delay, f.Case.Seed, f.Why)
 }
 
 // Graphs are the conflict graphs of the suite; "dyn:U:R:K1:K2[:fixed]"

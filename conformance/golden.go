@@ -24,7 +24,8 @@ import (
 //
 //	run graph=ring:3 delay=const:1 think=const:0 cs=const:2 per-user=1 seed=1 [crash=1@5] [fifo]
 //
-// runs one small scenario (graph may also be dyn:U:R:K1:K2[:fixed]) to
+// runs one small scenario (graph may also be dyn:U:R:K1:K2[:fixed]; with
+// units=R it is the communication graph of a pool of R units) to
 // quiescence and prints its whole trace, message events included, then a
 // summary line. `go test -rewrite` regenerates the expected output.
 func Golden(t *testing.T, a algo.Algorithm, path string) {
@@ -47,6 +48,12 @@ func Golden(t *testing.T, a algo.Algorithm, path string) {
 		pb, next, err := problem(args["graph"], rand.New(rand.NewPCG(seed, 99)))
 		if err != nil {
 			td.Fatalf(t, "%v", err)
+		}
+		if u, ok := args["units"]; ok { // a pool of R units on the graph
+			if pb.Units, err = strconv.Atoi(u); err != nil {
+				td.Fatalf(t, "units: %v", err)
+			}
+			pb = &algo.Problem{Kind: algo.Pool, Users: pb.Users, Graph: pb.Conflict, Units: pb.Units}
 		}
 		_, fifo := args["fifo"]
 		pb.FIFO = fifo
@@ -73,13 +80,14 @@ func Golden(t *testing.T, a algo.Algorithm, path string) {
 		var buf bytes.Buffer
 		w := trace.NewWriter(&buf)
 		var excl check.Exclusion
-		cfg.Sink = proc.Sinks{w, &excl}
+		pool := check.Pool{Units: pb.Units}
+		cfg.Sink = proc.Sinks{w, &excl, &pool}
 		res, err := sim.Run(cfg, pb, procs)
 		if err != nil {
 			td.Fatalf(t, "%v", err)
 		}
 		w.Flush()
-		fmt.Fprintf(&buf, "served=%d messages=%d end=%d quiescent=%v violations=%d\n", res.Served, res.Messages, res.End, res.Quiescent, excl.Violations)
+		fmt.Fprintf(&buf, "served=%d messages=%d end=%d quiescent=%v violations=%d\n", res.Served, res.Messages, res.End, res.Quiescent, excl.Violations+pool.Violations)
 		return strings.TrimRight(buf.String(), "\n") + "\n"
 	})
 }

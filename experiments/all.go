@@ -4,10 +4,13 @@
 // repro` runs them and the tests run the --quick configuration.
 package experiments
 
-import "allot/experiments/study"
+import (
+	"allot/experiments/pool"
+	"allot/experiments/study"
+)
 
 // All lists the reproductions, one per paper, in the order `allot repro`
 // runs them.
 func All() []study.Experiment {
-	return []study.Experiment{Locality(), Rhee(), Bidding()}
+	return []study.Experiment{Locality(), Rhee(), Bidding(), pool.Experiment()}
 }

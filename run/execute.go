@@ -73,6 +73,8 @@ type Result struct {
 	FailureSet         []proc.ID `json:"failure_set,omitempty"`
 	FailureUnreachable int       `json:"failure_unreachable,omitempty"`
 	*QuotaFields                 // quota runs only: permits, rejects, budget, waste
+	// Pool runs only: grants, migrations, migration_per_grant, utilisation.
+	*metrics.PoolSummary
 }
 
 // Messages counts the messages of a run.
@@ -145,6 +147,7 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 		excl  check.Exclusion
 		pool  = check.Pool{Units: p.Problem.Units}
 		quota = check.Quota{Budget: p.Problem.Budget, Waste: p.Problem.Waste}
+		poolm = metrics.Pool{Units: p.Problem.Units}
 	)
 	var report *check.Report
 	switch p.Kind {
@@ -156,6 +159,9 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 		safety, report = &quota, &quota.Report
 	}
 	sinks := proc.Sinks{safety, &waits, &rec}
+	if p.Kind == algo.Pool {
+		sinks = append(sinks, &poolm)
+	}
 	var loc *check.Locality
 	if len(p.Config.Net.Crashes) > 0 && p.Kind == algo.Exclusive && p.Problem.Conflict != nil {
 		loc = &check.Locality{Graph: p.Problem.Conflict}
@@ -222,6 +228,8 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 	switch p.Kind {
 	case algo.Pool:
 		r.Units = p.Problem.Units
+		ps := poolm.Summary(res.End)
+		r.PoolSummary = &ps
 	case algo.Quota:
 		r.QuotaFields = &QuotaFields{Permits: quota.Permits, Rejects: quota.Rejects, Budget: quota.Budget, Waste: quota.Waste}
 	}

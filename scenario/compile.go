@@ -221,14 +221,30 @@ func (p *Plan) problem(s *Scenario, rnd *rand.Rand) error {
 		}
 		p.Graph = s.Graph
 		p.Problem = &algo.Problem{Kind: p.Kind, Users: g.N(), Graph: g, Units: s.Units, Budget: s.Budget, Waste: s.Waste}
-		if p.Kind == algo.Pool && (s.Units < 1 || s.Units >= g.N()) {
-			return fieldErrf("units", "must be between 1 and the number of nodes - 1 (%d), not %d", g.N()-1, s.Units)
+		if p.Kind == algo.Pool {
+			if err := poolUnits(s.Units, g.N()); err != nil {
+				return err
+			}
 		}
 		if p.Kind == algo.Quota && (s.Budget < 1 || s.Waste < 0 || s.Waste > s.Budget) {
 			return fieldsErr([]string{"budget", "waste"}, "must be 0 ≤ waste ≤ budget with budget positive (got %d, %d)", s.Budget, s.Waste)
 		}
 		return nil
 	}
+}
+
+// poolUnits checks the pool size R against the n nodes of the graph: the
+// pool algorithms share R units among n > R nodes (Carvalho §1).
+func poolUnits(units, n int) error {
+	switch {
+	case units == 0:
+		return fieldErrf("units", "is required with kind pool: the pool size R, 1 ≤ R < %d (the nodes)", n)
+	case units < 0:
+		return fieldErrf("units", "must be positive, not %d", units)
+	case units >= n:
+		return fieldErrf("units", "%d is not below the %d nodes of the graph: a pool shares R units among n > R nodes", units, n)
+	}
+	return nil
 }
 
 func parseGraph(spec string, rnd *rand.Rand) (*graph.Graph, error) {

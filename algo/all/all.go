@@ -9,11 +9,14 @@ import (
 
 	"allot/algo"
 	"allot/algo/bidding"
+	"allot/algo/broadcastpool"
 	"allot/algo/central"
+	"allot/algo/centralpool"
 	"allot/algo/doorway"
 	"allot/algo/drinking"
 	"allot/algo/hygienic"
 	"allot/algo/modular"
+	"allot/algo/pool"
 	"allot/algo/threshold"
 	"allot/algo/unhygienic"
 )
@@ -57,6 +60,9 @@ func base() []algo.Algorithm {
 		unhygienic.Algorithm,
 		bidding.Algorithm,
 		bidding.Priority,
+		pool.Algorithm,
+		centralpool.Algorithm,
+		broadcastpool.Algorithm,
 	}
 }
 

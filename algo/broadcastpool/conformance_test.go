@@ -1,0 +1,12 @@
+package broadcastpool_test
+
+import (
+	"testing"
+
+	"allot/algo/broadcastpool"
+	"allot/conformance"
+)
+
+func TestConformance(t *testing.T) { conformance.Pool(t, broadcastpool.Algorithm) }
+
+func TestGolden(t *testing.T) { conformance.Golden(t, broadcastpool.Algorithm, "testdata/golden") }
