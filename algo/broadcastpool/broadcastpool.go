@@ -36,10 +36,12 @@ import (
 
 // Algorithm is the catalogue entry.
 var Algorithm = algo.Algorithm{
-	Name:    "broadcast-pool",
-	Kind:    algo.Pool,
-	Summary: "free-servers style: broadcast the request, take the first unit offered, back off if none",
-	Build:   Build,
+	Name:     "broadcast-pool",
+	Kind:     algo.Pool,
+	Summary:  "free-servers style: broadcast the request, take the first unit offered, back off if none",
+	Messages: []proc.Message{Ask{}, Offer{}, Busy{}},
+	Timers:   []proc.Timer{Retry{}},
+	Build:    Build,
 }
 
 // Backoff bounds, in ticks.
@@ -117,7 +119,7 @@ func (x *Node) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			if x.busy++; x.busy == x.n-1 {
 				x.tries++
 				window := min(backoffCap, backoffBase<<min(x.tries-1, 10))
-				env.After(proc.Time(1+env.Rand().Int64N(int64(window))), retry{x.seq})
+				env.After(proc.Time(1+env.Rand().Int64N(int64(window))), Retry{x.seq})
 			}
 		}
 	default:
@@ -126,7 +128,7 @@ func (x *Node) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 }
 
 func (x *Node) Fire(env proc.Env, t proc.Timer) {
-	if r, ok := t.(retry); ok && x.waiting && r.seq == x.seq {
+	if r, ok := t.(Retry); ok && x.waiting && r.Seq == x.seq {
 		x.ask(env)
 	}
 }

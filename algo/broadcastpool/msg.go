@@ -17,5 +17,5 @@ func (Ask) Kind() string   { return "ask" }
 func (Offer) Kind() string { return "offer" }
 func (Busy) Kind() string  { return "busy" }
 
-// retry is the timer of a requester's next attempt.
-type retry struct{ seq uint32 }
+// Retry is the timer of a requester's next attempt.
+type Retry struct{ Seq uint32 }

@@ -28,10 +28,11 @@ import (
 
 // Algorithm is the catalogue entry.
 var Algorithm = algo.Algorithm{
-	Name:    "central-pool",
-	Kind:    algo.Pool,
-	Summary: "one owner holds all R units, grants in arrival order",
-	Build:   Build,
+	Name:     "central-pool",
+	Kind:     algo.Pool,
+	Summary:  "one owner holds all R units, grants in arrival order",
+	Messages: []proc.Message{Acquire{}, Grant{}, Give{}},
+	Build:    Build,
 }
 
 // Build returns the users followed by the owner (id Users).

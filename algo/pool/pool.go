@@ -12,10 +12,11 @@ import (
 
 // Algorithm is the catalogue entry.
 var Algorithm = algo.Algorithm{
-	Name:    "pool",
-	Kind:    algo.Pool,
-	Summary: "Carvalho's R-RESOURCES: units move between tree neighbours under acceptance thresholds",
-	Build:   Build,
+	Name:     "pool",
+	Kind:     algo.Pool,
+	Summary:  "Carvalho's R-RESOURCES: units move between tree neighbours under acceptance thresholds",
+	Messages: []proc.Message{Request{}, Release{}},
+	Build:    Build,
 }
 
 // Build returns one controller per node of pb.Graph, on its breadth-first
