@@ -124,6 +124,10 @@ type Algorithm struct {
 	// algorithms can run side by side on one problem; a key no algorithm
 	// of a run takes is the user's error.
 	Options []string
+	// PerResource is true when Build adds one process per resource (a
+	// resource manager, a granting process): a run's size then grows with
+	// the resources, not only with the users.
+	PerResource bool
 	// Build returns all processes of a run, users first. It returns an
 	// error for a problem the algorithm cannot solve.
 	Build func(p *Problem) ([]proc.Process, error)
@@ -142,6 +146,16 @@ type Algorithm struct {
 // everyone.
 var ErrTooLarge = errors.New("too large")
 
+// TooLarge is an error, formatted as fmt.Errorf does, that is ErrTooLarge.
+func TooLarge(format string, args ...any) error {
+	return tooLarge{fmt.Sprintf(format, args...)}
+}
+
+type tooLarge struct{ msg string }
+
+func (e tooLarge) Error() string        { return e.msg }
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
+
 // ConflictGraph joins users whose resource sets intersect, in a fixed edge
 // order: resource by resource, pairs of its users in order, each pair at
 // its first shared resource. Resources shared by many users make it dense;
@@ -150,7 +164,7 @@ var ErrTooLarge = errors.New("too large")
 func ConflictGraph(users int, maxSets [][]proc.ResID) (*graph.Graph, error) {
 	type pair = [2]proc.ID
 	if bound := conflictBound(users, maxSets); bound > graph.MaxEdges {
-		return nil, fmt.Errorf("the conflict graph of %d users would have up to %.3g edges (at most %d): %w", users, bound, graph.MaxEdges, ErrTooLarge)
+		return nil, TooLarge("the conflict graph of %d users would have up to %.3g edges (at most %d)", users, bound, graph.MaxEdges)
 	}
 	if same(maxSets) { // every user may ask for the same resources
 		if len(maxSets) == 0 || len(maxSets[0]) == 0 {

@@ -17,6 +17,7 @@ import (
 
 	"allot/algo"
 	"allot/check"
+	"allot/graph"
 	"allot/metrics"
 	"allot/proc"
 	"allot/scenario"
@@ -100,6 +101,10 @@ var TimingFields = []string{"wall_seconds", "events_per_second"}
 // they tell (a crash must name one of them). Its errors are BadInput: the
 // scenario asks what a cannot do.
 func Build(p *scenario.Plan, a algo.Algorithm) ([]proc.Process, error) {
+	if need := Footprint(p.Problem, a); p.Memory > 0 && need > p.Memory {
+		return nil, BadInput{Err: algo.TooLarge("%s: a run of %d processes needs about %s (≈ %d B a process, plus the graph), more than the %s this machine has",
+			a.Name, processes(p.Problem, a), gib(need), bytesPerProcess, gib(p.Memory))}
+	}
 	pb := p.Problem
 	if len(pb.Options) > 0 { // each algorithm sees only its own options
 		own := *pb
@@ -235,3 +240,40 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 	}
 	return r, nil
 }
+
+// bytesPerProcess is what a simulated process costs, its share of the
+// event queue and the metrics included: 500–850 B measured for hygienic on
+// rings of 10^5 to 10^6 processes, rounded up for heavier algorithms.
+const bytesPerProcess = 1024
+
+// processes is how many processes a builds for pb.
+func processes(pb *algo.Problem, a algo.Algorithm) int64 {
+	n := int64(pb.Users) + 1 // a coordinator, an owner
+	if a.PerResource {
+		n += int64(pb.Resources)
+	}
+	return n
+}
+
+// Footprint estimates the memory a run of a on pb needs, in bytes, before
+// anything is built: its processes, the graphs' edges and the resource
+// sets.
+func Footprint(pb *algo.Problem, a algo.Algorithm) int64 {
+	b := processes(pb, a) * bytesPerProcess
+	for _, g := range []*graph.Graph{pb.Conflict, pb.Graph} {
+		if g != nil {
+			b += int64(g.M()) * 64
+		}
+	}
+	// Without fixed sets every user shares one set of every resource.
+	var first *proc.ResID
+	for _, set := range pb.MaxSets {
+		if len(set) > 0 && &set[0] != first {
+			first = &set[0]
+			b += int64(len(set)) * 4
+		}
+	}
+	return b
+}
+
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

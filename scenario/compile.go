@@ -51,6 +51,10 @@ type Plan struct {
 	Next     func(proc.ID, *rand.Rand) proc.Request
 	Config   sim.Config // without Sink
 	Graph    string     // the graph spec, or "" for a dynamic workload
+	// Memory, when positive, is the memory a run may use, in bytes: a run
+	// estimated to need more is refused before it is built (the driver's
+	// machine is the caller's to know).
+	Memory int64
 	// Skipped names the algorithms left out of a default list because
 	// they need FIFO channels and the scenario has none.
 	Skipped []string

@@ -12,11 +12,12 @@ import (
 
 // Algorithm is uniform probabilistic bidding (§3).
 var Algorithm = algo.Algorithm{
-	Name:    "bidding",
-	Kind:    algo.Exclusive,
-	Summary: "Reif–Spirakis uniform probabilistic bidding: granting processes, rounds, a user wins a round with probability 1/(βkv)",
-	Options: optionKeys,
-	Build:   func(p *algo.Problem) ([]proc.Process, error) { return build(p, false) },
+	Name:        "bidding",
+	Kind:        algo.Exclusive,
+	Summary:     "Reif–Spirakis uniform probabilistic bidding: granting processes, rounds, a user wins a round with probability 1/(βkv)",
+	Options:     optionKeys,
+	PerResource: true,
+	Build:       func(p *algo.Problem) ([]proc.Process, error) { return build(p, false) },
 
 	Messages: messages,
 	Timers:   timers,
@@ -25,11 +26,12 @@ var Algorithm = algo.Algorithm{
 // Priority is priority bidding (§4): users grouped by demand, random waits,
 // granter rounds split into one interval per group.
 var Priority = algo.Algorithm{
-	Name:    "priority-bidding",
-	Kind:    algo.Exclusive,
-	Summary: "Reif–Spirakis priority bidding: small requests win more often, heavy ones lose a polylog factor",
-	Options: optionKeys,
-	Build:   func(p *algo.Problem) ([]proc.Process, error) { return build(p, true) },
+	Name:        "priority-bidding",
+	Kind:        algo.Exclusive,
+	Summary:     "Reif–Spirakis priority bidding: small requests win more often, heavy ones lose a polylog factor",
+	Options:     optionKeys,
+	PerResource: true,
+	Build:       func(p *algo.Problem) ([]proc.Process, error) { return build(p, true) },
 
 	Messages: messages,
 	Timers:   timers,

@@ -131,6 +131,8 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Summary:   "Rhee's modular algorithm: resource managers and a distributed queue, positions chosen inside " + sub.Name,
 		NeedsFIFO: sub.NeedsFIFO,
 		Options:   sub.Options,
+		// One resource manager per resource.
+		PerResource: true,
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},

@@ -146,6 +146,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput(err)
 	}
 	plan.Config.TraceMessages = o.traceMessages
+	plan.Memory = machineMemory()
 	// Every algorithm is built once before anything runs or is written,
 	// so that an input only one of them refuses stops the whole command.
 	// Left out of a default list, not refused: an algorithm that needs a
@@ -439,4 +440,23 @@ func si(x float64) string {
 		return fmt.Sprintf("%.1fk", x/1e3)
 	}
 	return fmt.Sprintf("%.0f", x)
+}
+
+// machineMemory is this machine's memory in bytes (MemTotal of
+// /proc/meminfo), or 0 where it cannot be read: then no run is refused for
+// its size.
+func machineMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }
