@@ -192,3 +192,14 @@ func (m idMap) res(rm proc.ID) proc.ResID {
 func (m idMap) shift() proc.Shift {
 	return proc.Shift{At: proc.ID(m.users), By: proc.ID(m.resources)}
 }
+
+// Literal32 is modular over sub with Fig. 5 line 32 read as printed
+// (has_dec_sent(p) := true), named modular-<sub>/literal32. It is not in
+// the catalogue: it is the broken reading the suites keep (the conformance
+// suite and the explorer find it).
+func Literal32(sub algo.Algorithm) algo.Algorithm {
+	a := forVariant(sub, variant{literal32: true})
+	a.Name += "/literal32"
+	a.Summary = "BROKEN on purpose: " + a.Summary + ", with Fig. 5 line 32 as printed"
+	return a
+}
