@@ -75,14 +75,14 @@ func (c *Counterexample) WriteTrace(w io.Writer, messages bool) error {
 // would draw is used: the n-th send is delivered at step k, the n-th think
 // time ends at step k. nil records nothing.
 type schedule struct {
-	sends   []int64 // per send: sent at, then the delay (or -1: never)
-	sentAt  []int64
-	think   []int64 // per think draw: drawn at, then the duration
-	thinkAt []int64
+	sends    []int64 // per send: sent at, then the delay (or -1: never)
+	sentAt   []int64
+	think    []int64 // per think draw: drawn at, then the duration
+	thinkAt  []int64
 	cs, csAt []int64
-	pending []pend // per user: the draw its wake-up consumes
-	timers  int
-	crashes []string
+	pending  []pend // per user: the draw its wake-up consumes
+	timers   int
+	crashes  []string
 }
 
 type pend struct {

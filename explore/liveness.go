@@ -86,10 +86,11 @@ func (x *Explorer) fairCycles(g *graph, res *Result) *lasso {
 			}
 		}
 		fair := true
+		need := map[uint64]bool{}
 		for l, k := range enabled {
-			if k == len(c) && !taken[l] && !crash[l] {
-				fair = false
-				break
+			if k == len(c) && !crash[l] {
+				need[l] = true
+				fair = fair && taken[l]
 			}
 		}
 		if !fair {
@@ -99,7 +100,7 @@ func (x *Explorer) fairCycles(g *graph, res *Result) *lasso {
 			for w := wait; w != 0; w &= w - 1 {
 				users = append(users, proc.ID(bits.TrailingZeros64(w)))
 			}
-			best = &lasso{kind: Livelock, what: fmt.Sprintf("users %v wait for ever on a fair cycle of %d states", users, len(c)), at: entry, loop: cycleThrough(g, off, in, entry)}
+			best = &lasso{kind: Livelock, what: fmt.Sprintf("users %v wait for ever on a fair cycle of %d states", users, len(c)), at: entry, loop: fairLoop(g, off, in, entry, need)}
 		}
 		for _, v := range c {
 			in[v] = false
@@ -130,32 +131,97 @@ func (x *Explorer) fairCycles(g *graph, res *Result) *lasso {
 	return best
 }
 
-// cycleThrough is a shortest cycle from v back to v inside the component
-// marked in.
-func cycleThrough(g *graph, off []int32, in []bool, v int32) []uint64 {
-	prev := map[int32]int32{}
-	via := map[int32]uint64{}
-	queue := []int32{v}
+// fairLoop is a closed walk from v inside the component marked in that
+// is fair on its own: it takes every input in need (enabled in every state
+// of the component) and passes through every state, so every other input
+// is disabled somewhere on it. Repeated for ever, it is a fair run.
+func fairLoop(g *graph, off []int32, in []bool, v int32, need map[uint64]bool) []uint64 {
+	var loop []uint64
+	cur := v
+	seen := map[int32]bool{v: true}
+	walk := func(to int32) {
+		if to == cur {
+			return
+		}
+		p := pathWithin(g, off, in, cur, to)
+		for _, e := range p {
+			loop = append(loop, g.lab[e])
+			seen[g.dst[e]] = true
+		}
+		cur = to
+	}
+	// One transition per input in need, in a deterministic order.
+	var edges []int32
+	done := map[uint64]bool{}
+	for u := range in {
+		if !in[u] {
+			continue
+		}
+		for e := off[u]; e < off[u+1]; e++ {
+			if l := g.lab[e]; need[l] && !done[l] && in[g.dst[e]] {
+				done[l] = true
+				edges = append(edges, e)
+			}
+		}
+	}
+	for _, e := range edges {
+		walk(g.src[e])
+		loop = append(loop, g.lab[e])
+		cur = g.dst[e]
+		seen[cur] = true
+	}
+	for u := range in {
+		if in[u] && !seen[int32(u)] {
+			walk(int32(u))
+		}
+	}
+	if len(loop) == 0 { // nothing in need, one state: its shortest cycle
+		for _, e := range pathWithin(g, off, in, v, v) {
+			loop = append(loop, g.lab[e])
+		}
+	}
+	walk(v)
+	return loop
+}
+
+// pathWithin is a shortest path (transition indices) from a to b inside
+// the component marked in; from a to a it is a shortest cycle.
+func pathWithin(g *graph, off []int32, in []bool, a, b int32) []int32 {
+	if a == b {
+		// A cycle: a shortest path from a successor back to a.
+		best := []int32(nil)
+		for e := off[a]; e < off[a+1]; e++ {
+			if w := g.dst[e]; in[w] {
+				if w == a {
+					return []int32{e}
+				}
+				if p := pathWithin(g, off, in, w, a); best == nil || len(p)+1 < len(best) {
+					best = append([]int32{e}, p...)
+				}
+			}
+		}
+		return best
+	}
+	prev := map[int32]int32{a: -1}
+	queue := []int32{a}
 	for len(queue) > 0 {
 		u := queue[0]
 		queue = queue[1:]
 		for e := off[u]; e < off[u+1]; e++ {
 			w := g.dst[e]
-			if !in[w] {
+			if _, ok := prev[w]; ok || !in[w] {
 				continue
 			}
-			if w == v {
-				loop := []uint64{g.lab[e]}
-				for ; u != v; u = prev[u] {
-					loop = append(loop, via[u])
+			prev[w] = e
+			if w == b {
+				var p []int32
+				for x := b; x != a; x = g.src[prev[x]] {
+					p = append(p, prev[x])
 				}
-				slices.Reverse(loop)
-				return loop
+				slices.Reverse(p)
+				return p
 			}
-			if _, ok := prev[w]; !ok {
-				prev[w], via[w] = u, g.lab[e]
-				queue = append(queue, w)
-			}
+			queue = append(queue, w)
 		}
 	}
 	return nil
