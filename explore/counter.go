@@ -39,13 +39,15 @@ type Step struct {
 // Durations the path never uses (a message still in flight at its end, a
 // request the path does not make) are set past the horizon.
 type SimReplay struct {
-	Think, CS, Delay string   // dist specs (seq:...)
-	Crash            []string // P@T
-	Horizon          int      // the path's length: the run stops there
+	Think   string   `json:"think"` // dist specs (seq:...)
+	CS      string   `json:"cs"`
+	Delay   string   `json:"delay"`
+	Crash   []string `json:"crash,omitempty"` // P@T
+	Horizon int      `json:"horizon"`         // the path's length: the run stops there
 	// Exact is false when the path arms timers: the simulator fires a
 	// timer d ticks after it is armed, the explorer at any step after, so
 	// the simulated run may take another path.
-	Exact bool
+	Exact bool `json:"exact"`
 }
 
 // Args are the `allot sim` flags of the replay (the workload flags, seed

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExploreAcceptance: modular-central on 3 users, 2 resources, demand
+// 1:2, one request each: a complete search, no violation, the state count.
+func TestExploreAcceptance(t *testing.T) {
+	out, errs, code := allot(t, "explore", "--algo", "modular-central", "--users", "3", "--resources", "2", "--demand", "1:2", "--requests", "1", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		States     int  `json:"states"`
+		Complete   bool `json:"complete"`
+		Violations int  `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err, out)
+	}
+	if !r.Complete || r.Violations != 0 || r.States < 100 {
+		t.Fatalf("%s", out)
+	}
+}
+
+// TestExploreFindsLine32AndReplays: the literal line 32 is found, exit 1,
+// and the printed `allot sim` command writes the very same trace.
+func TestExploreFindsLine32AndReplays(t *testing.T) {
+	dir := t.TempDir()
+	ceTrace := filepath.Join(dir, "ce.jsonl")
+	out, errs, code := allot(t, "explore", "--algo", "modular-central/literal32", "--users", "3", "--resources", "2", "--demand", "1:2", "--requests", "2", "--trace", ceTrace)
+	if code != 1 || !strings.Contains(out, "shortest counterexample (panic, 36 steps)") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	_, cmd, ok := strings.Cut(out, "replay in the simulator (step k at tick k):\n  ")
+	if !ok {
+		t.Fatalf("no replay command:\n%s", out)
+	}
+	args := strings.Fields(strings.SplitN(cmd, "\n", 2)[0])
+	if args[0] != "allot" || args[len(args)-1] != "replay.jsonl" {
+		t.Fatalf("replay command %q", args)
+	}
+	replayTrace := filepath.Join(dir, "replay.jsonl")
+	args[len(args)-1] = replayTrace
+	_, errs, code = allot(t, args[1:]...)
+	if code != 1 || !strings.Contains(errs, "panic") {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	want, _ := os.ReadFile(ceTrace)
+	got, _ := os.ReadFile(replayTrace)
+	if len(want) == 0 || string(got) != string(want) {
+		t.Fatalf("the simulator's trace differs from the counterexample's:\n%s\nvs\n%s", got, want)
+	}
+}
+
+func TestExploreBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"explore"},
+		{"explore", "--algo", "nope"},
+		{"explore", "--algo", "hygienic", "--requests", "0"},
+		{"explore", "--algo", "hygienic", "--crash", "x"},
+		{"explore", "--algo", "hygienic", "--crash", "9"},
+		{"explore", "--algo", "hygienic", "--format", "xml"},
+		{"explore", "--algo", "hygienic", "--max-depth", "-1"},
+		{"explore", "--algo", "hygienic", "--graph", "ring:0"},
+		{"explore", "--algo", "hygienic", "extra"},
+		{"explore", "--algo", "doorway"},
+	} {
+		out, errs, code := allot(t, args...)
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "allot: ") || out != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errs, out)
+		}
+	}
+}
