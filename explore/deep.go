@@ -39,6 +39,23 @@ func exported(v reflect.Value) reflect.Value {
 // deep copy. Cached per type.
 var flatCache = map[reflect.Type]bool{}
 
+// deepFields lists the fields of struct type t that are not flat.
+var deepFieldsCache = map[reflect.Type][]int{}
+
+func deepFields(t reflect.Type) []int {
+	if f, ok := deepFieldsCache[t]; ok {
+		return f
+	}
+	var f []int
+	for i := range t.NumField() {
+		if !flat(t.Field(i).Type) {
+			f = append(f, i)
+		}
+	}
+	deepFieldsCache[t] = f
+	return f
+}
+
 func flat(t reflect.Type) bool {
 	if f, ok := flatCache[t]; ok {
 		return f
@@ -105,7 +122,7 @@ func (w *walker) refs(v reflect.Value, into map[uintptr]bool) {
 		if flat(v.Type()) {
 			return
 		}
-		for i := range v.NumField() {
+		for _, i := range deepFields(v.Type()) {
 			w.refs(exported(v.Field(i)), into)
 		}
 	}
@@ -131,7 +148,10 @@ func (w *walker) freeze(roots []any) {
 
 // clone returns a deep copy of x (a process, a checker).
 func (w *walker) clone(x any) any {
-	w.memo = map[uintptr]reflect.Value{}
+	clear(w.memo)
+	if w.memo == nil {
+		w.memo = map[uintptr]reflect.Value{}
+	}
 	v := reflect.ValueOf(&x).Elem()
 	return w.deep(v).Interface()
 }
@@ -199,10 +219,7 @@ func (w *walker) deep(v reflect.Value) reflect.Value {
 	case reflect.Struct:
 		n := reflect.New(t).Elem()
 		n.Set(v)
-		for i := range n.NumField() {
-			if flat(t.Field(i).Type) {
-				continue
-			}
+		for _, i := range deepFields(t) {
 			f := exported(n.Field(i))
 			f.Set(w.deep(f))
 		}

@@ -258,7 +258,7 @@ func (x *Explorer) search() (*Result, error) {
 // events, decides with the run quiescent).
 func (x *Explorer) judgeStuck(s *state, res *Result) (kind, what string) {
 	if x.cfg.Problem.Kind == algo.Quota {
-		q := s.chk.quota
+		q := s.chk.safety.(*quota).Quota
 		q.Finish()
 		if !q.OK() {
 			return Safety, q.First[0]

@@ -37,6 +37,7 @@ var (
 	ring3    = workload.Scenario{Graph: "ring:3"}
 	line3    = workload.Scenario{Graph: "line:3"}
 	dynamic3 = workload.Scenario{Users: 3, Resources: 2, Demand: "1:2"}
+	ring4    = workload.Scenario{Graph: "ring:4"}
 )
 
 // TestCatalogue explores every catalogue algorithm on a tiny instance and

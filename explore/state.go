@@ -26,22 +26,28 @@ type armed struct {
 	h uint64 // fingerprint of (p, t)
 }
 
-// checkers are the event-stream checkers of one path. They are copied
-// with the state, not fingerprinted: fed only by events, on a path without
-// a violation they hold what the users' phases already say.
+// checkers are the event-stream checkers of one path: the safety checker
+// of the problem's kind and, with crashes, the failure-locality one. They
+// are copied with the state, not fingerprinted: fed only by events, on a
+// path without a violation they hold what the users' phases already say.
 type checkers struct {
-	excl  check.Exclusion
-	pool  check.Pool
-	quota check.Quota
-	waits check.Waits
-	loc   *check.Locality // with crashes
+	safety interface {
+		proc.Sink
+		report() *check.Report
+	}
+	loc *check.Locality
 }
 
+type exclusion struct{ check.Exclusion }
+type pool struct{ check.Pool }
+type quota struct{ check.Quota }
+
+func (c *exclusion) report() *check.Report { return &c.Report }
+func (c *pool) report() *check.Report      { return &c.Report }
+func (c *quota) report() *check.Report     { return &c.Report }
+
 func (c *checkers) Event(e proc.Event) {
-	c.excl.Event(e)
-	c.pool.Event(e)
-	c.quota.Event(e)
-	c.waits.Event(e)
+	c.safety.Event(e)
 	if c.loc != nil {
 		c.loc.Event(e)
 	}
@@ -50,10 +56,8 @@ func (c *checkers) Event(e proc.Event) {
 // violations is the number of safety violations seen on the path, and the
 // first one's description.
 func (c *checkers) violations() (int, string) {
-	for _, r := range []*check.Report{&c.excl.Report, &c.pool.Report, &c.quota.Report} {
-		if r.Violations > 0 {
-			return r.Violations, r.First[0]
-		}
+	if r := c.safety.report(); r.Violations > 0 {
+		return r.Violations, r.First[0]
 	}
 	return 0, ""
 }
@@ -415,7 +419,15 @@ func (x *Explorer) initial(extra proc.Sink, rec *schedule) (*state, error) {
 		users:   slices.Clone(x.app.Users),
 		wake:    make([]bool, pb.Users),
 		crashed: make([]bool, len(procs)),
-		chk:     &checkers{pool: check.Pool{Units: pb.Units}, quota: check.Quota{Budget: pb.Budget, Waste: pb.Waste}},
+		chk:     &checkers{},
+	}
+	switch pb.Kind {
+	case algo.Exclusive:
+		s.chk.safety = &exclusion{}
+	case algo.Pool:
+		s.chk.safety = &pool{check.Pool{Units: pb.Units}}
+	default:
+		s.chk.safety = &quota{check.Quota{Budget: pb.Budget, Waste: pb.Waste}}
 	}
 	if len(x.cfg.Crash) > 0 && pb.Kind == algo.Exclusive && pb.Conflict != nil {
 		s.chk.loc = &check.Locality{Graph: pb.Conflict}
