@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -172,19 +173,21 @@ func (c *collect) Event(e proc.Event) { *c = append(*c, e) }
 // replay runs path (input labels) from the initial state. It returns the
 // final state and a description of each step.
 func (x *Explorer) replay(path []uint64, into *collect) (*state, []Step, error) {
-	return x.replayRec(path, into, nil)
+	s, _, _, err := x.replayRec(path, into, nil)
+	return s, nil, err
 }
 
-func (x *Explorer) replayRec(path []uint64, into *collect, rec *schedule) (*state, []Step, error) {
+// replayRec is replay recording the simulator's schedule; panicked
+// reports that the last step panicked (s is then the state before it).
+func (x *Explorer) replayRec(path []uint64, into *collect, rec *schedule) (s *state, steps []Step, panicked bool, err error) {
 	var sink proc.Sink
 	if into != nil {
 		sink = into
 	}
-	s, err := x.initial(sink, rec)
+	s, err = x.initial(sink, rec)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	var steps []Step
 	var cs []choice
 	for k, lab := range path {
 		cs = x.choices(s, cs)
@@ -196,7 +199,7 @@ func (x *Explorer) replayRec(path []uint64, into *collect, rec *schedule) (*stat
 			}
 		}
 		if found < 0 {
-			return nil, nil, fmt.Errorf("explore: replay: step %d is not enabled (the state's fingerprint collided)", k+1)
+			return nil, nil, false, errCollision
 		}
 		c := cs[found]
 		what := s.describe(c)
@@ -214,13 +217,17 @@ func (x *Explorer) replayRec(path []uint64, into *collect, rec *schedule) (*stat
 		if err != nil {
 			st.Events = append(st.Events, err.Error())
 			steps = append(steps, st)
-			return s, steps, nil
+			return s, steps, true, nil
 		}
 		steps = append(steps, st)
 		s = n
 	}
-	return s, steps, nil
+	return s, steps, false, nil
 }
+
+// errCollision: a path found by fingerprints does not replay. Two states
+// had the same fingerprint (about n²/2⁶⁵ likely for n states).
+var errCollision = errors.New("explore: a counterexample did not replay: two states shared a fingerprint")
 
 func describeEvent(e proc.Event) string {
 	switch e.Kind {
@@ -240,9 +247,26 @@ func describeEvent(e proc.Event) string {
 func (x *Explorer) counterexample(kind, what string, path []uint64, loop int) (*Counterexample, error) {
 	var events collect
 	rec := &schedule{}
-	_, steps, err := x.replayRec(path, &events, rec)
+	end, steps, panicked, err := x.replayRec(path, &events, rec)
 	if err != nil {
 		return nil, err
+	}
+	// The violation must be there at the end of the replay too.
+	var cs []choice
+	ok := false
+	switch kind {
+	case Panic:
+		ok = panicked
+	case Safety:
+		v, _ := end.chk.violations()
+		ok = !panicked && (v > 0 || len(x.choices(end, cs)) == 0)
+	case Deadlock, Locality:
+		ok = !panicked && len(x.choices(end, cs)) == 0
+	case Livelock:
+		ok = !panicked
+	}
+	if !ok && !(kind == Locality && loop >= 0) {
+		return nil, errCollision
 	}
 	never := int64(len(path) + 1)
 	ce := &Counterexample{Kind: kind, What: what, Length: len(path), Loop: loop, Steps: steps, Events: events,

@@ -27,9 +27,9 @@
 // contract and left out. Only one BFS level of whole states is alive at a
 // time; a successor shares every process that did not move with its parent.
 // Two distinct states collide with probability about n²/2⁶⁵ for n states
-// (below 10⁻⁸ for a million); a collision could only hide states, and a
-// counterexample is replayed from the initial state, so a false one cannot
-// be reported.
+// (below 10⁻⁸ for a million). A collision can hide states; it cannot
+// forge a violation: a counterexample is replayed from the initial state
+// and must show the violation again, or the search fails with an error.
 //
 // # Time, timers and randomness
 //
