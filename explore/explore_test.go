@@ -270,6 +270,21 @@ func (spin) Fire(proc.Env, proc.Timer)                       {}
 func (spin) Request(env proc.Env, _ proc.Request)            { env.Send(env.Self(), ping{}) }
 func (spin) Release(proc.Env)                                {}
 
+// TestHygienicChain: hygienic's failure locality is not bounded by a
+// constant: with two requests each on line:4, a crash of process 0 can
+// leave processes 1 and 2 starving (locality 2).
+func TestHygienicChain(t *testing.T) {
+	cfg := instance(t, "hygienic", workload.Scenario{Graph: "line:4"}, 2)
+	cfg.Crash, cfg.Locality = []proc.ID{0}, 1
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce := r.Counterexample; ce == nil || ce.Kind != Locality || ce.Length != 18 || r.FailureLocality != 2 {
+		t.Fatalf("want locality 2 after 18 steps, got %+v (locality %d)", ce, r.FailureLocality)
+	}
+}
+
 // TestLocality: threshold keeps failure locality 2 when a process of a
 // line crashes at any point; the explorer measures it and a claim of 0 is
 // refuted with a counterexample.

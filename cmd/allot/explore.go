@@ -213,7 +213,10 @@ func printExplore(w io.Writer, plan *run.Plan, o exploreOpts, r *explore.Result,
 	}
 	fmt.Fprintln(w)
 	verdict := "complete: every reachable state explored"
-	if !r.Complete {
+	switch {
+	case r.Violations > 0:
+		verdict = "stopped at the first violation (breadth-first: none is shorter)"
+	case !r.Complete:
 		verdict = "INCOMPLETE: stopped by the " + r.Cut + " bound; the verdict covers the states reached"
 	}
 	fmt.Fprintf(w, "%d states, %d transitions, depth %d, %d terminal, %d cycles (%d unfair); %s\n", r.States, r.Edges, r.Depth, r.Terminal, r.Cycles, r.Unfair, verdict)
