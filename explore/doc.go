@@ -4,13 +4,13 @@
 // of package check — no model of either — and searches breadth-first from
 // the initial state, so the first violation it meets has a shortest path.
 //
-//	              initial state (every process started, every user's first wake-up pending)
-//	                    │  choose one enabled input:
-//	   wake-up of a user (request or exit) │ a message in flight │ an armed timer │ a crash
-//	                    v
-//	  copy the moving process (deep), run the input through proc.Env / app.Cycle,
-//	  feed the events to the path's checkers, fingerprint the successor:
-//	  seen ──> a transition to a known state; new ──> the next BFS level
+//	            initial state (every process started, every user's first wake-up pending)
+//	                  │  choose one enabled input:
+//	 wake-up of a user (request or exit) │ a message in flight │ an armed timer │ a crash
+//	                  v
+//	copy the moving process (deep), run the input through proc.Env / app.Cycle,
+//	feed the events to the path's checkers, fingerprint the successor:
+//	seen ──> a transition to a known state; new ──> the next BFS level
 //
 // # The state and its fingerprint
 //
