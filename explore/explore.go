@@ -92,8 +92,9 @@ const (
 type Explorer struct {
 	cfg  Config
 	w    walker
-	app  *app.Cycle
-	seen []uint64
+	app   *app.Cycle
+	seen  []uint64
+	roots []any // the initial processes: the owners of the frozen memory
 }
 
 // Run explores cfg's instance breadth-first from the initial state, so the

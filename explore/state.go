@@ -411,6 +411,9 @@ func (x *Explorer) initial(extra proc.Sink, rec *schedule) (*state, error) {
 		// The problem is shared by every process and the checkers.
 		roots = append(roots, pb, pb)
 		x.w.freeze(roots)
+		// Keep what was frozen alive: a freed address reused by a new,
+		// private object would be taken for shared memory.
+		x.roots = roots
 	}
 	s := &state{
 		procs:   procs,
