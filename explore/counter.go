@@ -61,15 +61,21 @@ func (r SimReplay) Args() []string {
 	return a
 }
 
-// WriteTrace writes the counterexample's events as JSONL (trace format);
-// messages adds the send and deliver events.
-func (c *Counterexample) WriteTrace(w io.Writer, messages bool) error {
+// WriteTrace writes the counterexample as a trace (JSONL): the header h,
+// the events (messages adds send and deliver), and the end line at the
+// last step — none when the path ends in a panic, as in the simulator,
+// whose run fails there.
+func (c *Counterexample) WriteTrace(w io.Writer, h trace.Header, messages bool) error {
 	tw := trace.NewWriter(w)
+	tw.Header(h)
 	for _, e := range c.Events {
 		if !messages && (e.Kind == proc.EvSend || e.Kind == proc.EvDeliver) {
 			continue
 		}
 		tw.Event(e)
+	}
+	if c.Kind != Panic {
+		tw.End(proc.Time(c.Length))
 	}
 	return tw.Flush()
 }

@@ -90,8 +90,8 @@ const (
 
 // Explorer runs one search.
 type Explorer struct {
-	cfg  Config
-	w    walker
+	cfg   Config
+	w     walker
 	app   *app.Cycle
 	seen  []uint64
 	roots []any // the initial processes: the owners of the frozen memory

@@ -10,12 +10,12 @@ import (
 	"allot/algo/all"
 	"allot/proc"
 	"allot/run"
-	"allot/workload"
+	"allot/scenario"
 )
 
 // instance compiles a scenario the way `allot explore` does and returns
 // the exploration's config.
-func instance(t *testing.T, name string, s workload.Scenario, requests int) Config {
+func instance(t *testing.T, name string, s scenario.Scenario, requests int) Config {
 	t.Helper()
 	a, err := all.Lookup(name)
 	if err != nil {
@@ -26,7 +26,7 @@ func instance(t *testing.T, name string, s workload.Scenario, requests int) Conf
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
-	plan, err := run.Compile(s)
+	plan, err := scenario.Compile(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,10 +34,10 @@ func instance(t *testing.T, name string, s workload.Scenario, requests int) Conf
 }
 
 var (
-	ring3    = workload.Scenario{Graph: "ring:3"}
-	line3    = workload.Scenario{Graph: "line:3"}
-	dynamic3 = workload.Scenario{Users: 3, Resources: 2, Demand: "1:2"}
-	ring4    = workload.Scenario{Graph: "ring:4"}
+	ring3    = scenario.Scenario{Graph: "ring:3"}
+	line3    = scenario.Scenario{Graph: "line:3"}
+	dynamic3 = scenario.Scenario{Users: 3, Resources: 2, Demand: "1:2"}
+	ring4    = scenario.Scenario{Graph: "ring:4"}
 )
 
 // TestCatalogue explores every catalogue algorithm on a tiny instance and
@@ -78,7 +78,7 @@ func TestCatalogue(t *testing.T) {
 func TestBrokenVariants(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		s        workload.Scenario
+		s        scenario.Scenario
 		requests int
 		kind     string
 		length   int
@@ -90,7 +90,7 @@ func TestBrokenVariants(t *testing.T) {
 		// to another resource (the modular user's assertion).
 		{"modular-central/literal32", dynamic3, 2, Panic, 36},
 		// The granter withdraws its offer while the Accept is in flight.
-		{"bidding/literal-timeout", workload.Scenario{Users: 2, Resources: 1, Demand: "1"}, 1, Safety, 12},
+		{"bidding/literal-timeout", scenario.Scenario{Users: 2, Resources: 1, Demand: "1"}, 1, Safety, 12},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := instance(t, c.name, c.s, c.requests)
@@ -115,7 +115,7 @@ func TestBrokenVariants(t *testing.T) {
 func TestReplayInSim(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		s        workload.Scenario
+		s        scenario.Scenario
 		requests int
 	}{
 		{"hygienic/handover", ring3, 1},
@@ -149,19 +149,19 @@ type events []proc.Event
 func (e *events) Event(ev proc.Event) { *e = append(*e, ev) }
 
 // simulate runs the replay the way `allot sim` does with the replay's flags.
-func simulate(t *testing.T, name string, s workload.Scenario, cfg Config, r SimReplay) []proc.Event {
+func simulate(t *testing.T, name string, s scenario.Scenario, cfg Config, r SimReplay) []proc.Event {
 	t.Helper()
 	s.Algo = []string{name}
 	s.Seed, s.FIFO = cfg.Seed, cfg.FIFO
 	s.Requests = cfg.Problem.Users * cfg.Requests
 	s.Think, s.CS, s.Delay, s.Horizon, s.Crash = r.Think, r.CS, r.Delay, int64(r.Horizon), r.Crash
-	plan, err := run.Compile(s)
+	plan, err := scenario.Compile(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	plan.Config.TraceMessages = true
 	var got events
-	_, err = plan.Execute(plan.Algos[0], &got, nil)
+	_, err = run.Execute(plan, plan.Algos[0], func(int) (proc.Sink, error) { return &got, nil }, nil)
 	t.Logf("simulator: %v", err) // a panic the counterexample ends with
 	return got
 }
@@ -274,7 +274,7 @@ func (spin) Release(proc.Env)                                {}
 // constant: with two requests each on line:4, a crash of process 0 can
 // leave processes 1 and 2 starving (locality 2).
 func TestHygienicChain(t *testing.T) {
-	cfg := instance(t, "hygienic", workload.Scenario{Graph: "line:4"}, 2)
+	cfg := instance(t, "hygienic", scenario.Scenario{Graph: "line:4"}, 2)
 	cfg.Crash, cfg.Locality = []proc.ID{0}, 1
 	r, err := Run(cfg)
 	if err != nil {
@@ -289,7 +289,7 @@ func TestHygienicChain(t *testing.T) {
 // line crashes at any point; the explorer measures it and a claim of 0 is
 // refuted with a counterexample.
 func TestLocality(t *testing.T) {
-	s := workload.Scenario{Graph: "line:4"}
+	s := scenario.Scenario{Graph: "line:4"}
 	cfg := instance(t, "threshold", s, 1)
 	cfg.Crash, cfg.Locality = []proc.ID{0}, 2
 	r, err := Run(cfg)

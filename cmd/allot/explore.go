@@ -14,8 +14,7 @@ import (
 	"allot/explore"
 	"allot/graph"
 	"allot/proc"
-	"allot/run"
-	"allot/workload"
+	"allot/scenario"
 )
 
 // claimedLocality is the failure locality the papers prove, checked by
@@ -23,7 +22,7 @@ import (
 var claimedLocality = map[string]int{"threshold": 2, "doorway": 3}
 
 type exploreOpts struct {
-	s                   workload.Scenario
+	s                   scenario.Scenario
 	requests            int
 	crash               string
 	locality            int
@@ -92,11 +91,12 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 		s.Graph = "ring:3"
 	}
 	s.Requests = 1 // the simulator's stop rule; the explorer bounds requests per user
-	plan, err := run.Compile(s)
+	plan, err := scenario.Compile(s)
 	if err != nil {
-		return badf("%v", err)
+		return badInput(err)
 	}
 	a := plan.Algos[0]
+	plan.Scenario.Requests = plan.Problem.Users * o.requests // as the trace header shows it
 	cfg := explore.Config{
 		Algorithm: a, Problem: plan.Problem, Next: plan.Next, Requests: o.requests, FIFO: s.FIFO,
 		Seed: s.Seed, MaxDepth: o.maxDepth, MaxStates: o.maxStates, Timeout: o.timeout, Locality: o.locality,
@@ -139,7 +139,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return badf("--trace: %v", err)
 			}
-			err = errors.Join(ce.WriteTrace(f, true), f.Close())
+			err = errors.Join(ce.WriteTrace(f, traceHeader(plan, a, res.Processes), true), f.Close())
 			if err != nil {
 				return err
 			}
@@ -168,7 +168,7 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // replayCommand is the `allot sim` run of a counterexample.
-func replayCommand(name string, s workload.Scenario, requests int, r explore.SimReplay) string {
+func replayCommand(name string, s scenario.Scenario, requests int, r explore.SimReplay) string {
 	a := []string{"allot", "sim", "--algo", name}
 	if s.Kind != "" && s.Kind != "exclusive" {
 		a = append(a, "--kind", s.Kind)
@@ -197,7 +197,7 @@ func replayCommand(name string, s workload.Scenario, requests int, r explore.Sim
 	return strings.Join(append(a, "--trace-messages", "--trace", "replay.jsonl"), " ")
 }
 
-func printExplore(w io.Writer, plan *run.Plan, o exploreOpts, r *explore.Result, replay string) {
+func printExplore(w io.Writer, plan *scenario.Plan, o exploreOpts, r *explore.Result, replay string) {
 	what := plan.Graph
 	if what == "" {
 		s := plan.Scenario
