@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,25 @@ func TestExploreBadInput(t *testing.T) {
 		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "allot: ") || out != "" {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errs, out)
 		}
+	}
+}
+
+// TestExploreTraceOutsideChecker: the outside checker, reading only the
+// counterexample's trace, finds the violation the explorer reports.
+func TestExploreTraceOutsideChecker(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "ce.jsonl")
+	if _, errs, code := allot(t, "explore", "--algo", "hygienic/handover", "--trace", tr); code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	checker := filepath.Join("..", "..", "..", "shared", "tools", "check_trace.py")
+	if _, err := os.Stat(checker); err != nil {
+		t.Skip("outside trace checker not found")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	out, _ := exec.Command("python3", checker, tr).CombinedOutput()
+	if !strings.Contains(string(out), `"ok": false`) || !strings.Contains(string(out), "p1 enters") {
+		t.Fatalf("outside checker:\n%s", out)
 	}
 }
