@@ -25,7 +25,11 @@
 // order-independent sums over the multisets. Memory the processes share
 // (the problem, the graph, an algorithm's parameters) is read-only by the
 // contract and left out. Only one BFS level of whole states is alive at a
-// time; a successor shares every process that did not move with its parent.
+// time; a successor shares every process that did not move with its parent
+// and gets a deep copy of the one that moves. (DESIGN.md's explorer replays
+// schedules from the initial state; copying the one moving process is
+// cheaper than replaying a path per state, and only counterexamples are
+// replayed.)
 // Two distinct states collide with probability about n²/2⁶⁵ for n states
 // (below 10⁻⁸ for a million). A collision can hide states; it cannot
 // forge a violation: a counterexample is replayed from the initial state
@@ -39,9 +43,13 @@
 // explored. A timer armed with Env.After(d, t) may fire at any step after
 // it is armed, before or after anything else — the weakest assumption, so
 // a safety property proved here holds whatever the durations and speeds.
-// Env.Now is the number of steps taken (the trace's tick). Of the
-// catalogue, only bidding and priority-bidding arm timers and only
-// priority-bidding's granters read Now (to expire a winner's flag):
+// Env.Now is the number of steps taken (the trace's tick). A process that
+// reads it may act on it, so once one does the search starts again with the
+// step count in every fingerprint: equal states at different times are
+// then never merged (sound, at the price of a state space that grows with
+// depth and has no cycles). Of the catalogue, only bidding and
+// priority-bidding arm timers and only priority-bidding's granters read Now
+// (to expire a winner's flag):
 //
 //   - their exclusion is explored under every timing (the literal bidding
 //     timeout, bidding/literal-timeout, breaks it in 12 steps);

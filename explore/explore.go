@@ -70,6 +70,9 @@ type Result struct {
 	// that can go on for ever); Unfair of them are not fair to every input.
 	Cycles int `json:"cycles"`
 	Unfair int `json:"unfair_cycles"`
+	// Timed: a process reads Env.Now, so states are told apart by their
+	// step count too (never merged across depths; no cycle can be found).
+	Timed bool `json:"timed,omitempty"`
 	// FailureLocality is the largest failure locality reached (with
 	// crashes; -1 without).
 	FailureLocality int             `json:"failure_locality"`
@@ -95,6 +98,9 @@ type Explorer struct {
 	app   *app.Cycle
 	seen  []uint64
 	roots []any // the initial processes: the owners of the frozen memory
+	// nowRead: a process read Env.Now; timed: the fingerprints hold the
+	// step count, so that equal states at different times stay apart.
+	nowRead, timed bool
 }
 
 // Run explores cfg's instance breadth-first from the initial state, so the
@@ -108,8 +114,17 @@ func Run(cfg Config) (*Result, error) {
 	}
 	x := &Explorer{cfg: cfg}
 	x.app = app.New(cfg.Problem, app.Workload{Next: cfg.Next, PerUser: cfg.Requests}, cfg.Seed)
-	return x.search()
+	res, err := x.search()
+	if err == errTimed {
+		// A process reads the clock: start again with the step count in
+		// every fingerprint.
+		x.timed = true
+		res, err = x.search()
+	}
+	return res, err
 }
+
+var errTimed = errors.New("explore: a process read Env.Now")
 
 // graph is what the search keeps: fingerprints, not states.
 type graph struct {
@@ -151,7 +166,10 @@ func (x *Explorer) search() (*Result, error) {
 		return nil, fmt.Errorf("explore: %s: %w", x.cfg.Algorithm.Name, err)
 	}
 	pb := x.cfg.Problem
-	res := &Result{Algorithm: x.cfg.Algorithm.Name, Processes: len(s0.procs), Users: pb.Users, FailureLocality: -1}
+	if x.nowRead && !x.timed {
+		return nil, errTimed
+	}
+	res := &Result{Algorithm: x.cfg.Algorithm.Name, Processes: len(s0.procs), Users: pb.Users, FailureLocality: -1, Timed: x.timed}
 	if len(x.cfg.Crash) > 0 {
 		res.FailureLocality = 0
 	}
@@ -215,6 +233,9 @@ func (x *Explorer) search() (*Result, error) {
 				n, err := x.step(s, c, nil, nil)
 				if err != nil {
 					return found(Panic, err.Error(), nd.id, []uint64{lab}, -1)
+				}
+				if x.nowRead && !x.timed {
+					return nil, errTimed
 				}
 				res.Edges++
 				fp := x.fingerprint(n)

@@ -189,7 +189,12 @@ type stepper struct {
 }
 
 func (e *stepper) Self() proc.ID  { return e.cur }
-func (e *stepper) Now() proc.Time { return e.now }
+// Now is the number of steps taken. A process that reads it may act on
+// it, so from then on the fingerprints hold it too (Explorer.timed).
+func (e *stepper) Now() proc.Time {
+	e.x.nowRead = true
+	return e.now
+}
 
 func (e *stepper) Rand() *rand.Rand {
 	if e.rnd == nil {
@@ -357,6 +362,9 @@ func (x *Explorer) fingerprint(s *state) uint64 {
 	}
 	var h hasher
 	h.add(sum)
+	if x.timed {
+		h.add(uint64(s.depth))
+	}
 	h.add(x.w.hash(s.users))
 	for u, w := range s.wake {
 		if w {
