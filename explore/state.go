@@ -188,7 +188,8 @@ type stepper struct {
 	rnd   *rand.Rand
 }
 
-func (e *stepper) Self() proc.ID  { return e.cur }
+func (e *stepper) Self() proc.ID { return e.cur }
+
 // Now is the number of steps taken. A process that reads it may act on
 // it, so from then on the fingerprints hold it too (Explorer.timed).
 func (e *stepper) Now() proc.Time {
