@@ -14,6 +14,7 @@ import (
 	"allot/explore"
 	"allot/graph"
 	"allot/proc"
+	"allot/run"
 	"allot/scenario"
 )
 
@@ -23,7 +24,7 @@ var claimedLocality = map[string]int{"threshold": 2, "doorway": 3}
 
 type exploreOpts struct {
 	s                   scenario.Scenario
-	requests            int
+	requests, seeds     int
 	crash               string
 	locality            int
 	maxDepth, maxStates int
@@ -48,7 +49,8 @@ func exploreFlags(o *exploreOpts) *flag.FlagSet {
 	fs.BoolVar(&s.FIFO, "fifo", false, "FIFO channels (default: unordered)")
 	fs.StringVar(&o.crash, "crash", "", "processes that may crash, each at any step: P[,P...]")
 	fs.IntVar(&o.locality, "locality", -1, "with --crash: the failure locality to check (default: the paper's claim, threshold 2, doorway 3; else measured only)")
-	fs.Uint64Var(&s.Seed, "seed", 1, "seed of the processes' and users' random draws (one seed per exploration)")
+	fs.Uint64Var(&s.Seed, "seed", 1, "seed of the processes' and users' random draws (the requests' sets of a dynamic workload, bidding's draws)")
+	fs.IntVar(&o.seeds, "seeds", 1, "explore seeds --seed, --seed+1, ... this many (each a search of its own; stops at a violation)")
 	fs.IntVar(&o.maxDepth, "max-depth", 0, "cut paths at this many steps (0: none)")
 	fs.IntVar(&o.maxStates, "max-states", 5_000_000, "stop after this many distinct states (0: none)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop after this long (0: none)")
@@ -83,6 +85,9 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 	if o.requests < 1 {
 		return badf("--requests must be at least 1, not %d", o.requests)
 	}
+	if o.seeds < 1 {
+		return badf("--seeds must be at least 1, not %d", o.seeds)
+	}
 	if o.maxDepth < 0 || o.maxStates < 0 || o.timeout < 0 {
 		return badf("--max-depth, --max-states and --timeout must not be negative")
 	}
@@ -91,80 +96,124 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 		s.Graph = "ring:3"
 	}
 	s.Requests = 1 // the simulator's stop rule; the explorer bounds requests per user
-	plan, err := scenario.Compile(s)
-	if err != nil {
-		return badInput(err)
-	}
-	a := plan.Algos[0]
-	plan.Scenario.Requests = plan.Problem.Users * o.requests // as the trace header shows it
-	cfg := explore.Config{
-		Algorithm: a, Problem: plan.Problem, Next: plan.Next, Requests: o.requests, FIFO: s.FIFO,
-		Seed: s.Seed, MaxDepth: o.maxDepth, MaxStates: o.maxStates, Timeout: o.timeout, Locality: o.locality,
-	}
+	var crash []proc.ID
 	if o.crash != "" {
 		for _, p := range strings.Split(o.crash, ",") {
 			id, err := strconv.Atoi(strings.TrimSpace(p))
 			if err != nil || id < 0 {
 				return badf("--crash %q: want process ids P[,P...] (each may crash at any step)", o.crash)
 			}
-			cfg.Crash = append(cfg.Crash, proc.ID(id))
+			crash = append(crash, proc.ID(id))
 		}
-		if cfg.Locality < 0 {
-			if l, ok := claimedLocality[a.Name]; ok {
-				cfg.Locality = l
+	}
+	// Every seed's instance is checked before anything is explored.
+	plans := make([]*scenario.Plan, o.seeds)
+	for i := range plans {
+		s.Seed = o.s.Seed + uint64(i)
+		plan, err := scenario.Compile(s)
+		if err != nil {
+			return badInput(err)
+		}
+		procs, err := run.Build(plan, plan.Algos[0])
+		var bad run.BadInput
+		if errors.As(err, &bad) {
+			return badInput(bad.Unwrap())
+		}
+		if err != nil {
+			return err
+		}
+		for _, p := range crash {
+			if int(p) >= len(procs) {
+				return badf("--crash %d: %s runs processes 0..%d", p, plan.Algos[0].Name, len(procs)-1)
 			}
 		}
+		plan.Scenario.Requests = plan.Problem.Users * o.requests // as the trace header shows it
+		plans[i] = plan
 	}
-	if p := progressTo(stderr); p != nil {
-		cfg.Progress = func(pr explore.Progress) {
-			fmt.Fprintf(p, "\r%s: %d states, depth %d, %.0f states/s\x1b[K", a.Name, pr.States, pr.Depth, pr.StatesPerSecond)
+	var runs []exploreRun
+	var found *exploreRun
+	for _, plan := range plans {
+		r, err := exploreOne(plan, o, crash, stderr)
+		if err != nil {
+			return err
 		}
-		defer fmt.Fprint(p, "\r\x1b[K")
-	}
-	res, err := explore.Run(cfg)
-	if err != nil {
-		if strings.Contains(err.Error(), "crash of process") {
-			return badf("--crash: %v", err)
+		runs = append(runs, r)
+		if r.Violations > 0 {
+			found = &runs[len(runs)-1]
+			break
 		}
-		return err
 	}
-	if cfg.Progress != nil {
-		fmt.Fprint(stderr, "\r\x1b[K")
-	}
-	replay := ""
-	if ce := res.Counterexample; ce != nil {
-		replay = replayCommand(a.Name, s, plan.Problem.Users*o.requests, ce.Sim)
-		if o.trace != "" {
-			f, err := os.Create(o.trace)
-			if err != nil {
-				return badf("--trace: %v", err)
-			}
-			err = errors.Join(ce.WriteTrace(f, traceHeader(plan, a, res.Processes), true), f.Close())
-			if err != nil {
-				return err
-			}
+	if found != nil && o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return badf("--trace: %v", err)
+		}
+		plan := plans[len(runs)-1]
+		if err := errors.Join(found.Counterexample.WriteTrace(f, traceHeader(plan, plan.Algos[0], found.Processes), true), f.Close()); err != nil {
+			return err
 		}
 	}
 	if o.format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
-			Seed     uint64 `json:"seed"`
-			Requests int    `json:"requests_per_user"`
-			FIFO     bool   `json:"fifo"`
-			*explore.Result
-			Replay string `json:"replay,omitempty"`
-		}{s.Seed, o.requests, s.FIFO, res, replay}); err != nil {
+			Runs []exploreRun `json:"runs"`
+		}{runs}); err != nil {
 			return err
 		}
 	} else {
-		printExplore(stdout, plan, o, res, replay)
+		for i, r := range runs {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			printExplore(stdout, plans[i], o, r)
+		}
 	}
-	if res.Violations > 0 {
-		fmt.Fprintf(stderr, "allot: %s: %s: %s\n", a.Name, res.Counterexample.Kind, res.Counterexample.What)
+	if found != nil {
+		fmt.Fprintf(stderr, "allot: %s: seed %d: %s: %s\n", found.Algorithm, found.Seed, found.Counterexample.Kind, found.Counterexample.What)
 		return errFailed
 	}
 	return nil
+}
+
+// exploreRun is one seed's search, in the JSON output.
+type exploreRun struct {
+	Seed     uint64 `json:"seed"`
+	Requests int    `json:"requests_per_user"`
+	FIFO     bool   `json:"fifo"`
+	*explore.Result
+	// Replay is the `allot sim` command of the counterexample.
+	Replay string `json:"replay,omitempty"`
+}
+
+// exploreOne searches one seed's instance.
+func exploreOne(plan *scenario.Plan, o exploreOpts, crash []proc.ID, stderr io.Writer) (exploreRun, error) {
+	s := plan.Scenario
+	a := plan.Algos[0]
+	cfg := explore.Config{
+		Algorithm: a, Problem: plan.Problem, Next: plan.Next, Requests: o.requests, FIFO: s.FIFO, Crash: crash,
+		Seed: s.Seed, MaxDepth: o.maxDepth, MaxStates: o.maxStates, Timeout: o.timeout, Locality: o.locality,
+	}
+	if len(crash) > 0 && cfg.Locality < 0 {
+		if l, ok := claimedLocality[a.Name]; ok {
+			cfg.Locality = l
+		}
+	}
+	if p := progressTo(stderr); p != nil {
+		cfg.Progress = func(pr explore.Progress) {
+			fmt.Fprintf(p, "\r%s, seed %d: %d states, depth %d, %.0f states/s\x1b[K", a.Name, s.Seed, pr.States, pr.Depth, pr.StatesPerSecond)
+		}
+		defer fmt.Fprint(p, "\r\x1b[K")
+	}
+	res, err := explore.Run(cfg)
+	if err != nil {
+		return exploreRun{}, err
+	}
+	r := exploreRun{Seed: s.Seed, Requests: o.requests, FIFO: s.FIFO, Result: res}
+	if ce := res.Counterexample; ce != nil {
+		r.Replay = replayCommand(a.Name, s, plan.Problem.Users*o.requests, ce.Sim)
+	}
+	return r, nil
 }
 
 // replayCommand is the `allot sim` run of a counterexample.
@@ -197,7 +246,8 @@ func replayCommand(name string, s scenario.Scenario, requests int, r explore.Sim
 	return strings.Join(append(a, "--trace-messages", "--trace", "replay.jsonl"), " ")
 }
 
-func printExplore(w io.Writer, plan *scenario.Plan, o exploreOpts, r *explore.Result, replay string) {
+func printExplore(w io.Writer, plan *scenario.Plan, o exploreOpts, er exploreRun) {
+	r, replay := er.Result, er.Replay
 	what := plan.Graph
 	if what == "" {
 		s := plan.Scenario
@@ -207,7 +257,7 @@ func printExplore(w io.Writer, plan *scenario.Plan, o exploreOpts, r *explore.Re
 	if o.s.FIFO {
 		ch = "FIFO"
 	}
-	fmt.Fprintf(w, "explore %s on %s: %d processes, %d request(s) per user, %s channels, seed %d", r.Algorithm, what, r.Processes, o.requests, ch, o.s.Seed)
+	fmt.Fprintf(w, "explore %s on %s: %d processes, %d request(s) per user, %s channels, seed %d", r.Algorithm, what, r.Processes, o.requests, ch, er.Seed)
 	if o.crash != "" {
 		fmt.Fprintf(w, ", may crash: %s", o.crash)
 	}

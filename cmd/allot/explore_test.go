@@ -17,16 +17,50 @@ func TestExploreAcceptance(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var r struct {
-		States     int  `json:"states"`
-		Complete   bool `json:"complete"`
-		Violations int  `json:"violations"`
+	var j struct {
+		Runs []struct {
+			Seed       uint64 `json:"seed"`
+			States     int    `json:"states"`
+			Complete   bool   `json:"complete"`
+			Violations int    `json:"violations"`
+		} `json:"runs"`
 	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatal(err, out)
 	}
-	if !r.Complete || r.Violations != 0 || r.States < 100 {
+	if len(j.Runs) != 1 {
 		t.Fatalf("%s", out)
+	}
+	if r := j.Runs[0]; !r.Complete || r.Violations != 0 || r.States < 100 || r.Seed != 1 {
+		t.Fatalf("%s", out)
+	}
+}
+
+// TestExploreSeeds: --seeds explores one instance per seed, each with its
+// own draws (a dynamic workload's sets), and stops at a violation.
+func TestExploreSeeds(t *testing.T) {
+	out, errs, code := allot(t, "explore", "--algo", "modular-hygienic", "--users", "3", "--resources", "2", "--demand", "1:2", "--seeds", "3", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var j struct {
+		Runs []struct {
+			Seed     uint64 `json:"seed"`
+			States   int    `json:"states"`
+			Complete bool   `json:"complete"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || len(j.Runs) != 3 {
+		t.Fatal(err, out)
+	}
+	for i, r := range j.Runs {
+		if r.Seed != uint64(1+i) || !r.Complete {
+			t.Fatalf("%s", out)
+		}
+	}
+	out, _, code = allot(t, "explore", "--algo", "hygienic/handover", "--seeds", "3")
+	if code != 1 || strings.Count(out, "states,") != 1 {
+		t.Fatalf("exit %d, want one search stopped at its violation:\n%s", code, out)
 	}
 }
 
@@ -75,6 +109,7 @@ func TestExploreBadInput(t *testing.T) {
 		{"explore", "--algo", "hygienic", "--graph", "ring:0"},
 		{"explore", "--algo", "hygienic", "extra"},
 		{"explore", "--algo", "doorway"},
+		{"explore", "--algo", "hygienic", "--seeds", "0"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
