@@ -38,6 +38,7 @@ var (
 	line3    = scenario.Scenario{Graph: "line:3"}
 	dynamic3 = scenario.Scenario{Users: 3, Resources: 2, Demand: "1:2"}
 	ring4    = scenario.Scenario{Graph: "ring:4"}
+	dynamic4 = scenario.Scenario{Users: 4, Resources: 2, Demand: "1:2"}
 )
 
 // TestCatalogue explores every catalogue algorithm on a tiny instance and
@@ -89,6 +90,10 @@ func TestBrokenVariants(t *testing.T) {
 		// Line 32 as printed: a stale dec reaches user 1 after it moved on
 		// to another resource (the modular user's assertion).
 		{"modular-central/literal32", dynamic3, 2, Panic, 36},
+		// Under the paper's own model (§5: each user enters its trying
+		// region once), four users: one is locked out for ever, as the
+		// package doc reads Claim 5.4 failing.
+		{"modular-central/literal32", dynamic4, 1, Deadlock, 45},
 		// The granter withdraws its offer while the Accept is in flight.
 		{"bidding/literal-timeout", scenario.Scenario{Users: 2, Resources: 1, Demand: "1"}, 1, Safety, 12},
 	} {
@@ -110,6 +115,17 @@ func TestBrokenVariants(t *testing.T) {
 	}
 }
 
+// TestLine32Settled: on the instance where the literal line 32 locks a
+// user out, the reading the package chose (has_dec_sent(p−1)) is correct
+// on every interleaving.
+func TestLine32Settled(t *testing.T) {
+	r, err := Run(instance(t, "modular-central", dynamic4, 1))
+	if err != nil || !r.Complete || r.Violations > 0 {
+		t.Fatal(err, r)
+	}
+	t.Logf("%d states", r.States)
+}
+
 // TestReplayInSim: a counterexample of an algorithm without timers replays
 // in the simulator step for step: the same events at the same ticks.
 func TestReplayInSim(t *testing.T) {
@@ -120,6 +136,7 @@ func TestReplayInSim(t *testing.T) {
 	}{
 		{"hygienic/handover", ring3, 1},
 		{"modular-central/literal32", dynamic3, 2},
+		{"modular-central/literal32", dynamic4, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := instance(t, c.name, c.s, c.requests)
