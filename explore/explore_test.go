@@ -94,6 +94,16 @@ func TestBrokenVariants(t *testing.T) {
 		// region once), four users: one is locked out for ever, as the
 		// package doc reads Claim 5.4 failing.
 		{"modular-central/literal32", dynamic4, 1, Deadlock, 45},
+		// The modular package's other broken behaviours: its own assertions
+		// (Lemma 5.1; rm_critical) fire. (Its tail and per-queue variants
+		// break bounds the package tests measure — positions, concurrency —
+		// not exclusion or progress, and are clean on these instances.)
+		{"modular-central/always-front", dynamic3, 1, Panic, 13},
+		{"modular-central/no-critical-hold", dynamic3, 1, Panic, 11},
+		// The drinking package's: a bottle handed over while drinking; a
+		// request that overtook its bottle, never looked at again.
+		{"drinking-hygienic/yield-while-drinking", line3, 1, Safety, 4},
+		{"drinking-hygienic/no-yield-on-arrival", line3, 1, Deadlock, 14},
 		// The granter withdraws its offer while the Accept is in flight.
 		{"bidding/literal-timeout", scenario.Scenario{Users: 2, Resources: 1, Demand: "1"}, 1, Safety, 12},
 	} {
@@ -135,8 +145,8 @@ func TestReplayInSim(t *testing.T) {
 		requests int
 	}{
 		{"hygienic/handover", ring3, 1},
-		{"modular-central/literal32", dynamic3, 2},
 		{"modular-central/literal32", dynamic4, 1},
+		{"drinking-hygienic/no-yield-on-arrival", line3, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := instance(t, c.name, c.s, c.requests)

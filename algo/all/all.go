@@ -79,16 +79,20 @@ func OfKind(k algo.Kind) []algo.Algorithm {
 
 // Broken returns the deliberately broken variants the suites keep to show
 // their checks can fail, named ALGO/VARIANT: a hygienic node handing a fork
-// over while eating, Rhee's Fig. 5 line 32 as printed (over every
-// exclusion subroutine), the bidding granter's literal timeout. They are
-// not in List; Lookup finds them by name, so that `allot sim` and `allot
-// explore` can run them.
+// over while eating, the bidding granter's literal timeout, Rhee's Fig. 5
+// line 32 as printed and the modular package's other broken behaviours
+// (over every exclusion subroutine), the drinking package's (over every
+// dining one). They are not in List; Lookup finds them by name, so that
+// `allot sim` and `allot explore` can run them.
 func Broken() []algo.Algorithm {
 	list := []algo.Algorithm{hygienic.Handover, bidding.LiteralTimeout}
 	for _, a := range base() {
 		if a.Kind == algo.Exclusive {
-			list = append(list, modular.Literal32(a))
+			list = append(list, modular.Broken(a)...)
 		}
+	}
+	for _, a := range dining() {
+		list = append(list, drinking.Broken(a)...)
 	}
 	return list
 }

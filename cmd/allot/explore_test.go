@@ -64,13 +64,14 @@ func TestExploreSeeds(t *testing.T) {
 	}
 }
 
-// TestExploreFindsLine32AndReplays: the literal line 32 is found, exit 1,
-// and the printed `allot sim` command writes the very same trace.
+// TestExploreFindsLine32AndReplays: the literal line 32 is found (four
+// users, one request each: one is locked out), exit 1, and the printed
+// `allot sim` command writes the very same trace.
 func TestExploreFindsLine32AndReplays(t *testing.T) {
 	dir := t.TempDir()
 	ceTrace := filepath.Join(dir, "ce.jsonl")
-	out, errs, code := allot(t, "explore", "--algo", "modular-central/literal32", "--users", "3", "--resources", "2", "--demand", "1:2", "--requests", "2", "--trace", ceTrace)
-	if code != 1 || !strings.Contains(out, "shortest counterexample (panic, 36 steps)") {
+	out, errs, code := allot(t, "explore", "--algo", "modular-central/literal32", "--users", "4", "--resources", "2", "--demand", "1:2", "--trace", ceTrace)
+	if code != 1 || !strings.Contains(out, "shortest counterexample (deadlock, 45 steps)") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	_, cmd, ok := strings.Cut(out, "replay in the simulator (step k at tick k):\n  ")
@@ -84,7 +85,7 @@ func TestExploreFindsLine32AndReplays(t *testing.T) {
 	replayTrace := filepath.Join(dir, "replay.jsonl")
 	args[len(args)-1] = replayTrace
 	_, errs, code = allot(t, args[1:]...)
-	if code != 1 || !strings.Contains(errs, "panic") {
+	if code != 0 {
 		t.Fatalf("replay: exit %d: %s", code, errs)
 	}
 	// The same events and end; the headers name each its own run.
