@@ -52,7 +52,7 @@ func exploreFlags(o *exploreOpts) *flag.FlagSet {
 	fs.Uint64Var(&s.Seed, "seed", 1, "seed of the processes' and users' random draws (the requests' sets of a dynamic workload, bidding's draws)")
 	fs.IntVar(&o.seeds, "seeds", 1, "explore seeds --seed, --seed+1, ... this many (each a search of its own; stops at a violation)")
 	fs.IntVar(&o.maxDepth, "max-depth", 0, "cut paths at this many steps (0: none)")
-	fs.IntVar(&o.maxStates, "max-states", 5_000_000, "stop after this many distinct states (0: none)")
+	fs.IntVar(&o.maxStates, "max-states", 2_000_000, "stop after this many distinct states (0: none; about 600 bytes each at peak, for the states and the search frontier)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "stop after this long (0: none)")
 	fs.StringVar(&o.format, "format", "table", "output: table or json")
 	fs.StringVar(&o.trace, "trace", "", "write the counterexample's events as JSONL to FILE")
