@@ -4,7 +4,7 @@ import "testing"
 
 // BenchmarkRing4: hygienic on ring:4, two requests each, to completion.
 func BenchmarkRing4(b *testing.B) {
-	cfg := instance(&testing.T{}, "hygienic", ring4, 2)
+	cfg := instance(b, "hygienic", ring4, 2)
 	for b.Loop() {
 		r, err := Run(cfg)
 		if err != nil || !r.Complete || r.Violations > 0 {

@@ -15,7 +15,7 @@ import (
 
 // instance compiles a scenario the way `allot explore` does and returns
 // the exploration's config.
-func instance(t *testing.T, name string, s scenario.Scenario, requests int) Config {
+func instance(t testing.TB, name string, s scenario.Scenario, requests int) Config {
 	t.Helper()
 	a, err := all.Lookup(name)
 	if err != nil {
