@@ -238,6 +238,12 @@ func (x *Explorer) search() (*Result, error) {
 					return nil, errTimed
 				}
 				res.Edges++
+				// Checked on every transition, known target or not: the
+				// checkers are not in the fingerprint, and a violation is a
+				// property of the step (the parent had none).
+				if v, what := n.chk.violations(); v > 0 {
+					return found(Safety, what, nd.id, []uint64{lab}, -1)
+				}
 				fp := x.fingerprint(n)
 				id, known := g.ids[fp]
 				if !known {
@@ -254,9 +260,6 @@ func (x *Explorer) search() (*Result, error) {
 				}
 				if known {
 					continue
-				}
-				if v, what := n.chk.violations(); v > 0 {
-					return found(Safety, what, id, nil, -1)
 				}
 				next = append(next, node{n, id})
 			}
