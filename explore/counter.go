@@ -249,15 +249,13 @@ func describeEvent(e proc.Event) string {
 	return fmt.Sprintf("%s p%d", e.Kind, e.P)
 }
 
-// counterexample replays path and describes it.
+// counterexample replays path, checks that the violation is there again
+// at its end, and describes it.
 func (x *Explorer) counterexample(kind, what string, path []uint64, loop int) (*Counterexample, error) {
-	var events collect
-	rec := &schedule{}
-	end, steps, panicked, err := x.replayRec(path, &events, rec)
+	ce, end, panicked, err := x.describePath(path)
 	if err != nil {
 		return nil, err
 	}
-	// The violation must be there at the end of the replay too.
 	var cs []choice
 	ok := false
 	switch kind {
@@ -274,11 +272,25 @@ func (x *Explorer) counterexample(kind, what string, path []uint64, loop int) (*
 	if !ok && !(kind == Locality && loop >= 0) {
 		return nil, errCollision
 	}
+	ce.Kind, ce.What, ce.Loop = kind, what, loop
+	return ce, nil
+}
+
+// describePath replays path and describes it: steps, events, the
+// simulator's schedule. It returns the last state and whether the last
+// step panicked.
+func (x *Explorer) describePath(path []uint64) (*Counterexample, *state, bool, error) {
+	var events collect
+	rec := &schedule{}
+	end, steps, panicked, err := x.replayRec(path, &events, rec)
+	if err != nil {
+		return nil, nil, false, err
+	}
 	never := int64(len(path) + 1)
-	ce := &Counterexample{Kind: kind, What: what, Length: len(path), Loop: loop, Steps: steps, Events: events,
+	ce := &Counterexample{Length: len(path), Loop: -1, Steps: steps, Events: events,
 		Sim: SimReplay{
 			Think: seqSpec(rec.think, never), CS: seqSpec(rec.cs, never), Delay: seqSpec(rec.sends, never),
 			Crash: rec.crashes, Horizon: len(path), Exact: rec.timers == 0,
 		}}
-	return ce, nil
+	return ce, end, panicked, nil
 }

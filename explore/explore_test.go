@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/all"
+	"allot/app"
 	"allot/proc"
 	"allot/run"
 	"allot/scenario"
@@ -180,7 +182,7 @@ func simulate(t *testing.T, name string, s scenario.Scenario, cfg Config, r SimR
 	t.Helper()
 	s.Algo = []string{name}
 	s.Seed, s.FIFO = cfg.Seed, cfg.FIFO
-	s.Requests = cfg.Problem.Users * cfg.Requests
+	s.Requests = cfg.Problem.Users*cfg.Requests + 1 // never reached: the horizon ends the run
 	s.Think, s.CS, s.Delay, s.Horizon, s.Crash = r.Think, r.CS, r.Delay, int64(r.Horizon), r.Crash
 	plan, err := scenario.Compile(s)
 	if err != nil {
@@ -341,5 +343,58 @@ func TestLocality(t *testing.T) {
 	t.Logf("claim 0 refuted: %s (%d steps)", r.Counterexample.What, r.Counterexample.Length)
 	for _, st := range r.Counterexample.Steps {
 		t.Log(st)
+	}
+}
+
+// TestSimulatorAgrees is a differential test of the explorer against the
+// simulator: random paths through the explorer (random interleavings, with
+// crashes) replay in the simulator event for event, for every catalogue
+// algorithm that arms no timer. The explorer deep-copies processes and
+// fingerprints them; the simulator runs one copy: they must agree.
+func TestSimulatorAgrees(t *testing.T) {
+	for _, a := range all.List() {
+		if strings.Contains(a.Name, "bidding") {
+			continue // timers: the simulator fires them when due
+		}
+		t.Run(a.Name, func(t *testing.T) {
+			s := ring3
+			if strings.HasPrefix(a.Name, "modular-") {
+				s = dynamic4
+			}
+			cfg := instance(t, a.Name, s, 2)
+			cfg.Crash = []proc.ID{1}
+			for seed := range uint64(10) {
+				x := &Explorer{cfg: cfg}
+				x.app = app.New(cfg.Problem, app.Workload{Next: cfg.Next, PerUser: cfg.Requests}, cfg.Seed)
+				st, err := x.initial(nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rnd := rand.New(rand.NewPCG(seed, 9))
+				var path []uint64
+				var cs []choice
+				for len(path) < 80 {
+					if cs = x.choices(st, cs); len(cs) == 0 {
+						break
+					}
+					c := cs[rnd.IntN(len(cs))]
+					if c.kind == inCrash && rnd.IntN(8) > 0 {
+						continue // crash late, if at all
+					}
+					path = append(path, st.label(c))
+					if st, err = x.step(st, c, nil, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				ce, _, _, err := x.describePath(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := simulate(t, a.Name, s, cfg, ce.Sim)
+				if !slices.EqualFunc(got, ce.Events, sameEvent) {
+					t.Fatalf("seed %d: %d steps: the simulator took another path:\nsim:     %v\nexplore: %v", seed, len(path), got, ce.Events)
+				}
+			}
+		})
 	}
 }

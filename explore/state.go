@@ -233,7 +233,19 @@ func (e *stepper) Emit(ev proc.Event) {
 	ev.P = e.cur
 	e.emit(ev)
 	if int(ev.P) < len(e.n.users) {
-		e.x.cycle(e.n).Answer(e, ev.P, ev, 0)
+		if _, answered := e.x.cycle(e.n).Answer(e, ev.P, ev, 0); answered && e.n.users[ev.P].Phase == app.Thinking {
+			e.capped(ev.P)
+		}
+	}
+}
+
+// capped records, for the simulator's replay, the think time the simulator
+// draws where the cycle asks for none: once a user made its last request
+// (the simulator caps requests in total, not per user), it thinks for
+// longer than the replay lasts.
+func (e *stepper) capped(u proc.ID) {
+	if !e.n.wake[u] {
+		e.rec.schedule(u, e.now, false)
 	}
 }
 
@@ -327,7 +339,11 @@ func (x *Explorer) step(s *state, c choice, extra proc.Sink, rec *schedule) (n *
 		p.Fire(e, t)
 	case inWake:
 		n.wake[c.p] = false
+		using := n.users[c.p].Phase == app.Using
 		x.cycle(n).Wake(e, e, p.(proc.Allocator), c.p, 0, true)
+		if using {
+			e.capped(c.p)
+		}
 	}
 	n.ph[c.p] = x.procHash(n, c.p)
 	return n, nil

@@ -211,7 +211,9 @@ func exploreOne(plan *scenario.Plan, o exploreOpts, crash []proc.ID, stderr io.W
 	}
 	r := exploreRun{Seed: s.Seed, Requests: o.requests, FIFO: s.FIFO, Result: res}
 	if ce := res.Counterexample; ce != nil {
-		r.Replay = replayCommand(a.Name, s, plan.Problem.Users*o.requests, ce.Sim)
+		// One more request than the users make: the simulator never stops
+		// for the count (and never drains); the horizon ends the replay.
+		r.Replay = replayCommand(a.Name, s, plan.Problem.Users*o.requests+1, ce.Sim)
 	}
 	return r, nil
 }
