@@ -153,7 +153,12 @@ func (r *schedule) take(s *state, c choice, now proc.Time) {
 	}
 }
 
+// seqSpec is the seq: distribution of durations ds, unused ones (-1) and
+// every later draw set to never.
 func seqSpec(ds []int64, never int64) string {
+	for len(ds) > 0 && (ds[len(ds)-1] < 0 || ds[len(ds)-1] == never) {
+		ds = ds[:len(ds)-1] // the last value repeats
+	}
 	var b strings.Builder
 	b.WriteString("seq:")
 	for i, d := range ds {
