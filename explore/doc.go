@@ -47,9 +47,11 @@
 // reads it may act on it, so once one does the search starts again with the
 // step count in every fingerprint: equal states at different times are
 // then never merged (sound, at the price of a state space that grows with
-// depth and has no cycles). Of the catalogue, only bidding and
-// priority-bidding arm timers and only priority-bidding's granters read Now
-// (to expire a winner's flag):
+// depth and has no cycles). Of the catalogue, bidding, priority-bidding
+// and broadcast-pool arm timers (broadcast-pool's retries back off for a
+// random time and count attempts, so it too is explored to a depth bound),
+// and only priority-bidding's granters read Now (to expire a winner's
+// flag). For bidding:
 //
 //   - their exclusion is explored under every timing (the literal bidding
 //     timeout, bidding/literal-timeout, breaks it in 12 steps);

@@ -7,10 +7,10 @@ import (
 	"allot/proc"
 )
 
-// The catalogue has no pool algorithm yet: a toy one (a server owning the
-// units) shows the explorer drives the pool cycle (acquire, grant,
-// release) and that check.Pool, fed by the paths' events, catches a server
-// that grants a unit twice.
+// A toy pool (a server owning the units) shows that check.Pool, fed by the
+// paths' events, catches a server that grants a unit twice, with the
+// shortest path to it (the catalogue's pools are explored in
+// TestCatalogue, Carvalho's literal readings in TestBrokenVariants).
 
 type acq struct{}
 type rel struct{ U int32 }

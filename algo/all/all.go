@@ -82,7 +82,8 @@ func OfKind(k algo.Kind) []algo.Algorithm {
 // over while eating, the bidding granter's literal timeout, Rhee's Fig. 5
 // line 32 as printed and the modular package's other broken behaviours
 // (over every exclusion subroutine), the drinking package's (over every
-// dining one). They are not in List; Lookup finds them by name, so that
+// dining one), and the pool's two literal readings of Carvalho's listing.
+// They are not in List; Lookup finds them by name, so that
 // `allot sim` and `allot explore` can run them.
 func Broken() []algo.Algorithm {
 	list := []algo.Algorithm{hygienic.Handover, bidding.LiteralTimeout}
@@ -94,7 +95,7 @@ func Broken() []algo.Algorithm {
 	for _, a := range dining() {
 		list = append(list, drinking.Broken(a)...)
 	}
-	return list
+	return append(list, pool.Broken()...)
 }
 
 // Lookup finds an algorithm by name: a catalogue entry, or a broken
