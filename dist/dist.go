@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,10 +19,22 @@ import (
 //	exp:MEAN       exponential with the given mean, rounded to the nearest
 //	               tick and never below 1 (a message cannot arrive at the
 //	               tick it is sent)
+//	seq:X,Y,...    X for the first draw, Y for the second, ..., the last
+//	               value for every draw after: a script, not a random
+//	               distribution (the explorer's counterexamples replay in
+//	               the simulator this way). A seq keeps its place across
+//	               copies: use it for one run.
 type Dist struct {
 	kind distKind
 	a, b int64
 	mean float64
+	seq  *script
+}
+
+// script is a seq distribution's values and how many were drawn.
+type script struct {
+	vals []int64
+	next int
 }
 
 type distKind uint8
@@ -30,6 +43,7 @@ const (
 	distConst distKind = iota
 	distUniform
 	distExp
+	distSeq
 )
 
 // Const is the distribution that always draws x.
@@ -46,12 +60,21 @@ func Exp(mean float64) Dist { return Dist{kind: distExp, mean: mean} }
 // durations along a run cannot overflow.
 const MaxTicks = 1 << 40
 
+// Seq is the scripted distribution seq:vals... (at least one value).
+func Seq(vals ...proc.Time) Dist {
+	sc := &script{}
+	for _, v := range vals {
+		sc.vals = append(sc.vals, int64(v))
+	}
+	return Dist{kind: distSeq, seq: sc}
+}
+
 // Parse parses the DIST syntax above.
 func Parse(s string) (Dist, error) {
 	name, rest, _ := strings.Cut(s, ":")
 	args := strings.Split(rest, ":")
 	bad := func(why string) (Dist, error) {
-		return Dist{}, fmt.Errorf("bad distribution %q: %s (want const:X, uniform:A:B or exp:MEAN)", s, why)
+		return Dist{}, fmt.Errorf("bad distribution %q: %s (want const:X, uniform:A:B, exp:MEAN or seq:X,Y,...)", s, why)
 	}
 	ints := func(n int) ([]int64, error) {
 		if rest == "" || len(args) != n {
@@ -88,6 +111,18 @@ func Parse(s string) (Dist, error) {
 			return bad("A > B")
 		}
 		return Uniform(proc.Time(v[0]), proc.Time(v[1])), nil
+	case "seq":
+		vals := strings.Split(rest, ",")
+		args = vals
+		v, err := ints(len(vals))
+		if err != nil {
+			return bad(err.Error())
+		}
+		ts := make([]proc.Time, len(v))
+		for i := range v {
+			ts[i] = proc.Time(v[i])
+		}
+		return Seq(ts...), nil
 	case "exp":
 		if rest == "" || len(args) != 1 {
 			return bad("exp takes one mean")
@@ -111,6 +146,11 @@ func (d Dist) Draw(r *rand.Rand) proc.Time {
 		return proc.Time(d.a + r.Int64N(d.b-d.a+1))
 	case distExp:
 		return proc.Time(max(1, math.Round(r.ExpFloat64()*d.mean)))
+	case distSeq:
+		sc := d.seq
+		v := sc.vals[min(sc.next, len(sc.vals)-1)]
+		sc.next++
+		return proc.Time(v)
 	}
 	return proc.Time(d.a)
 }
@@ -122,14 +162,23 @@ func (d Dist) Mean() float64 {
 		return float64(d.a+d.b) / 2
 	case distExp:
 		return d.mean
+	case distSeq:
+		var sum int64
+		for _, v := range d.seq.vals {
+			sum += v
+		}
+		return float64(sum) / float64(len(d.seq.vals))
 	}
 	return float64(d.a)
 }
 
 // Min is the smallest value Draw can return.
 func (d Dist) Min() proc.Time {
-	if d.kind == distExp {
+	switch d.kind {
+	case distExp:
 		return 1
+	case distSeq:
+		return proc.Time(slices.Min(d.seq.vals))
 	}
 	return proc.Time(d.a)
 }
@@ -141,6 +190,12 @@ func (d Dist) String() string {
 		return fmt.Sprintf("uniform:%d:%d", d.a, d.b)
 	case distExp:
 		return "exp:" + strconv.FormatFloat(d.mean, 'g', -1, 64)
+	case distSeq:
+		v := make([]string, len(d.seq.vals))
+		for i, x := range d.seq.vals {
+			v[i] = strconv.FormatInt(x, 10)
+		}
+		return "seq:" + strings.Join(v, ",")
 	}
 	return fmt.Sprintf("const:%d", d.a)
 }

@@ -3,7 +3,10 @@ package dist
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"allot/proc"
 )
 
 func TestParse(t *testing.T) {
@@ -40,9 +43,28 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
-	for _, s := range []string{"", "const", "const:", "const:-1", "const:1.5", "uniform:5:2", "uniform:1", "exp:0", "exp:abc", "normal:3"} {
+	for _, s := range []string{"", "const", "const:", "const:-1", "const:1.5", "uniform:5:2", "uniform:1", "exp:0", "exp:abc", "normal:3", "seq:", "seq:1,,2", "seq:-1"} {
 		if _, err := Parse(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
+	}
+}
+
+// TestSeq: a scripted distribution draws its values in turn, then its last
+// one for ever, and prints as it parses.
+func TestSeq(t *testing.T) {
+	d, err := Parse("seq:3,1,4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []proc.Time
+	for range 5 {
+		got = append(got, d.Draw(nil))
+	}
+	if want := []proc.Time{3, 1, 4, 4, 4}; !slices.Equal(got, want) {
+		t.Fatalf("draws %v, want %v", got, want)
+	}
+	if d.String() != "seq:3,1,4" || d.Min() != 1 || d.Mean() != 8.0/3 {
+		t.Fatalf("%s: min %d mean %v", d, d.Min(), d.Mean())
 	}
 }

@@ -77,8 +77,37 @@ func OfKind(k algo.Kind) []algo.Algorithm {
 	return out
 }
 
-// Lookup finds an algorithm by name.
+// Broken returns the deliberately broken variants the suites keep to show
+// their checks can fail, named ALGO/VARIANT: a hygienic node handing a fork
+// over while eating, the bidding granter's literal timeout, Rhee's Fig. 5
+// line 32 as printed and the modular package's other broken behaviours
+// (over every exclusion subroutine), the drinking package's (over every
+// dining one), and the pool's two literal readings of Carvalho's listing.
+// They are not in List; Lookup finds them by name, so that
+// `allot sim` and `allot explore` can run them.
+func Broken() []algo.Algorithm {
+	list := []algo.Algorithm{hygienic.Handover, bidding.LiteralTimeout}
+	for _, a := range base() {
+		if a.Kind == algo.Exclusive {
+			list = append(list, modular.Broken(a)...)
+		}
+	}
+	for _, a := range dining() {
+		list = append(list, drinking.Broken(a)...)
+	}
+	return append(list, pool.Broken()...)
+}
+
+// Lookup finds an algorithm by name: a catalogue entry, or a broken
+// variant (Broken).
 func Lookup(name string) (algo.Algorithm, error) {
+	if strings.Contains(name, "/") {
+		for _, a := range Broken() {
+			if a.Name == name {
+				return a, nil
+			}
+		}
+	}
 	var names []string
 	for _, a := range List() {
 		if a.Name == name {

@@ -41,6 +41,25 @@ var Priority = algo.Algorithm{
 // doc): the constants k, v, ρ (ratio), μ and the step length.
 var optionKeys = []string{"k", "v", "ratio", "mu", "step"}
 
+// LiteralTimeout is uniform bidding with the paper's listing taken
+// literally: a granter gives up its offer after λ1 steps, even while the
+// winner's Accept is in flight. It is not in the catalogue: it is the
+// broken variant the suites keep (TestLiteralTimeoutBreaksExclusion, the
+// explorer).
+var LiteralTimeout = algo.Algorithm{
+	Name:    "bidding/literal-timeout",
+	Kind:    algo.Exclusive,
+	Summary: "BROKEN on purpose: bidding whose granters withdraw an offer after λ1 steps",
+	Options: optionKeys,
+	Build: func(pb *algo.Problem) ([]proc.Process, error) {
+		procs, err := build(pb, false)
+		if err == nil && len(procs) > 0 {
+			procs[0].(*User).p.literalTimeout = true // one Params, shared by all
+		}
+		return procs, err
+	},
+}
+
 // Params are the constants of a run, derived from the problem (see the
 // package doc). All lengths are in steps.
 type Params struct {

@@ -22,6 +22,24 @@ type variant struct {
 	noYieldOnArrival   bool // apply the yielding rule only when a request arrives, not when a bottle does
 }
 
+// Broken returns the drinking philosophers over sub with each broken
+// behaviour the package's tests keep, named drinking-<sub>/<variant>:
+// yield-while-drinking and no-yield-on-arrival (see variant). Neither is in
+// the catalogue.
+func Broken(sub algo.Algorithm) []algo.Algorithm {
+	var out []algo.Algorithm
+	for _, b := range []struct {
+		name string
+		v    variant
+	}{{"yield-while-drinking", variant{yieldWhileDrinking: true}}, {"no-yield-on-arrival", variant{noYieldOnArrival: true}}} {
+		a := forVariant(sub, b.v)
+		a.Name += "/" + b.name
+		a.Summary = "BROKEN on purpose: " + a.Summary + ", " + b.name
+		out = append(out, a)
+	}
+	return out
+}
+
 func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 	return algo.Algorithm{
 		Name:      "drinking-" + sub.Name,

@@ -194,3 +194,32 @@ func (m idMap) res(rm proc.ID) proc.ResID {
 func (m idMap) shift() proc.Shift {
 	return proc.Shift{At: proc.ID(m.users), By: proc.ID(m.resources)}
 }
+
+// Literal32 is modular over sub with Fig. 5 line 32 read as printed
+// (has_dec_sent(p) := true), named modular-<sub>/literal32. It is not in
+// the catalogue: it is the broken reading the suites keep (the conformance
+// suite and the explorer find it).
+func Literal32(sub algo.Algorithm) algo.Algorithm {
+	return broken(sub, "literal32", "Fig. 5 line 32 as printed", variant{literal32: true})
+}
+
+// Broken returns modular over sub with each broken behaviour the package's
+// tests keep, named modular-<sub>/<variant>: literal32, always-front,
+// tail, per-queue, no-critical-hold (see variant). None is in the
+// catalogue.
+func Broken(sub algo.Algorithm) []algo.Algorithm {
+	return []algo.Algorithm{
+		Literal32(sub),
+		broken(sub, "always-front", "users select position 1 whatever is marked", variant{alwaysFront: true}),
+		broken(sub, "tail", "users select behind the last marked position", variant{tail: true}),
+		broken(sub, "per-queue", "users answer each dec at once, to its manager only (Fig. 3)", variant{perQueue: true}),
+		broken(sub, "no-critical-hold", "managers serve everything while rm_critical", variant{noCriticalHold: true}),
+	}
+}
+
+func broken(sub algo.Algorithm, name, what string, v variant) algo.Algorithm {
+	a := forVariant(sub, v)
+	a.Name += "/" + name
+	a.Summary = "BROKEN on purpose: " + a.Summary + ", " + what
+	return a
+}

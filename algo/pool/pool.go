@@ -26,7 +26,7 @@ func Build(pb *algo.Problem) ([]proc.Process, error) {
 }
 
 // reading selects how the two damaged places of the listing are read (see
-// the package doc); only the tests build the literal ones.
+// the package doc); only the tests and Broken build the literal ones.
 type reading uint8
 
 const (

@@ -73,6 +73,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = simCmd(args[1:], stdout, stderr)
 	case "repro":
 		err = reproCmd(args[1:], stdout, stderr)
+	case "explore":
+		err = exploreCmd(args[1:], stdout, stderr)
 	case "list":
 		err = listCmd(stdout)
 	case "help", "-h", "-help", "--help":
