@@ -3,6 +3,7 @@
 //
 //	allot sim [flags] [scenario.yaml]   compare algorithms on one workload
 //	allot repro [NAME...] [flags]       run the paper reproductions
+//	allot explore [flags]               every interleaving of a tiny instance
 //	allot list                          the algorithms and reproductions
 //
 // Bad input prints one line starting "allot: " and exits 2.
@@ -21,6 +22,7 @@ const usage = `allot — distributed resource allocation: multi-resource locks, 
 usage:
   allot sim [flags] [scenario.yaml]   run algorithms side by side on one workload (allot sim -h)
   allot repro [NAME...] [flags]       reproduce the papers' claims (allot repro -h)
+  allot explore [flags]               check every interleaving of a tiny instance (allot explore -h)
   allot list                          list the algorithms and reproductions
   allot version                       the version of this build (also --version)
 `
@@ -84,7 +86,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro or list)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list or version)", args[0])
 	}
 	var ue usageError
 	switch {
