@@ -128,6 +128,10 @@ type Algorithm struct {
 	// resource manager, a granting process): a run's size then grows with
 	// the resources, not only with the users.
 	PerResource bool
+	// PerShared, when set, is how many resources the algorithm keeps
+	// state for per pair of conflicting users (a bottle per shared
+	// resource), so that a run's size can be told before Build makes it.
+	PerShared func(p *Problem) int64
 	// Build returns all processes of a run, users first. It returns an
 	// error for a problem the algorithm cannot solve.
 	Build func(p *Problem) ([]proc.Process, error)

@@ -260,6 +260,9 @@ func processes(pb *algo.Problem, a algo.Algorithm) int64 {
 // sets.
 func Footprint(pb *algo.Problem, a algo.Algorithm) int64 {
 	b := processes(pb, a) * bytesPerProcess
+	if a.PerShared != nil {
+		b += a.PerShared(pb) * 32 // a bottle's state, kept at both ends
+	}
 	for _, g := range []*graph.Graph{pb.Conflict, pb.Graph} {
 		if g != nil {
 			b += int64(g.M()) * 64

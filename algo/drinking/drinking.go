@@ -47,6 +47,7 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Summary:   "Chandy–Misra drinking philosophers (Welch–Lynch modular form): bottles per pair, " + sub.Name + " as the dining layer",
 		NeedsFIFO: sub.NeedsFIFO,
 		Options:   sub.Options,
+		PerShared: bottles,
 		Build: func(pb *algo.Problem) ([]proc.Process, error) {
 			return build(sub, pb, v)
 		},
@@ -195,4 +196,29 @@ func intersect(a, b []proc.ResID) []proc.ResID {
 		}
 	}
 	return out
+}
+
+// bottles bounds the bottles a run keeps: for each pair of conflicting
+// users, the smaller of their maximum sets (every resource, for users
+// without fixed sets).
+func bottles(pb *algo.Problem) int64 {
+	g := pb.Conflict
+	if g == nil {
+		return 0
+	}
+	size := func(u proc.ID) int64 {
+		if pb.MaxSets == nil {
+			return int64(pb.Resources)
+		}
+		return int64(len(pb.MaxSets[u]))
+	}
+	var n int64
+	for u := proc.ID(0); int(u) < g.N(); u++ {
+		for _, v := range g.Neighbors(u) {
+			if v > u {
+				n += min(size(u), size(v))
+			}
+		}
+	}
+	return n
 }

@@ -152,12 +152,16 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	// Left out of a default list, not refused: an algorithm that needs a
 	// conflict graph too large to build.
 	var tooLarge []string
+	var why error
 	kept := plan.Algos[:0:0]
 	for _, a := range plan.Algos {
 		_, err := run.Build(plan, a)
 		switch {
 		case errors.Is(err, algo.ErrTooLarge) && len(plan.Scenario.Algo) == 0:
 			tooLarge = append(tooLarge, a.Name)
+			if why == nil {
+				why = err
+			}
 			continue
 		case err != nil:
 			return badInput(err)
@@ -165,7 +169,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		kept = append(kept, a)
 	}
 	if len(kept) == 0 {
-		return badf("no algorithm can run this workload: %v", plan.Problem.NoConflict)
+		return badf("no algorithm can run this workload here: %v", why)
 	}
 	plan.Algos = kept
 	if o.cpuprofile != "" {
@@ -218,7 +222,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	// The note comes after the runs, so that a bad input still gets its
 	// one-line error alone.
 	if len(tooLarge) > 0 {
-		fmt.Fprintf(stderr, "allot: note: %s left out: %v\n", strings.Join(tooLarge, ", "), plan.Problem.NoConflict)
+		fmt.Fprintf(stderr, "allot: note: %s left out as too large to run here (the first: %v)\n", strings.Join(tooLarge, ", "), why)
 	}
 	if len(plan.Skipped) > 0 {
 		fmt.Fprintf(stderr, "allot: note: %s left out: needs FIFO channels (--fifo)\n", strings.Join(plan.Skipped, ", "))
