@@ -1,9 +1,12 @@
 package run
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
+	"allot/algo"
 	"allot/algo/all"
 	"allot/scenario"
 )
@@ -55,5 +58,25 @@ func TestExecuteReportsFailureLocality(t *testing.T) {
 	}
 	if r.FailureLocality == nil || *r.FailureLocality > 2 {
 		t.Errorf("threshold's failure locality %v, want at most 2", r.FailureLocality)
+	}
+}
+
+func TestBuildRefusesWhatCannotFit(t *testing.T) {
+	p := plan(t, func(s *scenario.Scenario) { s.Graph = "ring:1000" })
+	a, _ := all.Lookup("hygienic")
+	p.Memory = Footprint(p.Problem, a) - 1
+	_, err := Build(p, a)
+	if !errors.Is(err, algo.ErrTooLarge) || !strings.Contains(err.Error(), "GiB") {
+		t.Errorf("got %v, want a refusal with the estimate", err)
+	}
+	p.Memory = Footprint(p.Problem, a)
+	if _, err := Build(p, a); err != nil {
+		t.Errorf("a run that fits: %v", err)
+	}
+	central, _ := all.Lookup("central")
+	bidding, _ := all.Lookup("bidding")
+	dyn := plan(t, func(s *scenario.Scenario) { s.Graph, s.Users, s.Resources, s.Demand = "", 10, 100000, "1" })
+	if c, b := Footprint(dyn.Problem, central), Footprint(dyn.Problem, bidding); b < c+100000*bytesPerProcess {
+		t.Errorf("bidding's granters are not counted: central %d, bidding %d bytes", c, b)
 	}
 }
