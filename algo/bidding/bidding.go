@@ -37,6 +37,10 @@ var Priority = algo.Algorithm{
 	Timers:   timers,
 }
 
+// maxUserRounds bounds βkv × users, the bids one answered request costs
+// the simulation.
+const maxUserRounds = 1e10
+
 // optionKeys are the settings Problem.Options may give (see the package
 // doc): the constants k, v, ρ (ratio), μ and the step length.
 var optionKeys = []string{"k", "v", "ratio", "mu", "step"}
@@ -178,8 +182,16 @@ func NewParams(pb *algo.Problem, priority bool) (*Params, error) {
 			return nil, fmt.Errorf("bidding: unknown option %q (known: k, v, ratio, mu, step)", key)
 		}
 	}
-	if float64(p.K)*float64(p.V)*(1+p.Ratio) > 1<<40 {
-		return nil, fmt.Errorf("bidding: βkv = %.0f is too large", float64(p.K)*float64(p.V)*(1+p.Ratio))
+	bkv := float64(p.K) * float64(p.V) * (1 + p.Ratio)
+	if bkv > 1<<40 {
+		return nil, fmt.Errorf("bidding: βkv = %.0f is too large", bkv)
+	}
+	// A user wins a round with probability 1/(βkv), so a request waits
+	// about βkv rounds while every waiting user bids in each: past
+	// maxUserRounds a run answers nothing in any time a user would wait.
+	if bkv*float64(pb.Users) > maxUserRounds {
+		return nil, algo.TooLarge("bidding: %d users competing with βkv = %.3g make about %.2g user-rounds a request (at most %.0g can be simulated): a user wins a round with probability 1/(βkv)",
+			pb.Users, bkv, bkv*float64(pb.Users), float64(maxUserRounds))
 	}
 	p.Beta = 1 + p.Ratio
 	p.Lambda1 = int(math.Ceil(2*p.Ratio)) + 1
