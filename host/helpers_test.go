@@ -1,11 +1,9 @@
-package runtime_test
+package host_test
 
 import (
 	"math/rand/v2"
 	goruntime "runtime"
 )
-
-type randRand = rand.Rand
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }
 
