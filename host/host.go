@@ -41,8 +41,8 @@ type Config struct {
 	OnError func(error)
 }
 
-// Follow is told of every event a hosted process emits, on the process's
-// goroutine, after the event is on the stream: the application follows the
+// Follow is told of every event a hosted process emits (as stamped), on the
+// process's goroutine, after the event is on the stream: the application follows the
 // answers to its requests through it.
 type Follow func(env proc.Env, e proc.Event)
 
@@ -99,9 +99,13 @@ func (h *Host) Tick() time.Duration { return h.cfg.Tick }
 // release) on the stream, stamped with the current tick. Called on the
 // process's goroutine (in a Call or a Follow), it is in causal order with
 // the process's own events and sends.
-func (h *Host) Record(e proc.Event) {
+func (h *Host) Record(e proc.Event) { h.record(e) }
+
+// record stamps e, puts it on the stream and returns it as stamped.
+func (h *Host) record(e proc.Event) proc.Event {
 	if h.cfg.Sink == nil {
-		return
+		e.Time = h.Now()
+		return e
 	}
 	// Stamping under the lock keeps times non-decreasing along the stream;
 	// each process emits in program order, before the sends its events
@@ -110,6 +114,7 @@ func (h *Host) Record(e proc.Event) {
 	e.Time = h.Now()
 	h.cfg.Sink.Event(e)
 	h.sinkMu.Unlock()
+	return e
 }
 
 // fail reports an error.

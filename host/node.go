@@ -257,7 +257,7 @@ func (n *node) After(d proc.Time, t proc.Timer) {
 // process's Follow.
 func (n *node) Emit(e proc.Event) {
 	e.P = n.id
-	n.h.Record(e)
+	e = n.h.record(e)
 	if n.follow != nil {
 		n.follow(n, e)
 	}

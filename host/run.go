@@ -258,7 +258,7 @@ func (r *runner) Schedule(u proc.ID, d proc.Time) {
 
 // answer follows an event user u's process emitted.
 func (r *runner) answer(env proc.Env, u proc.ID, e proc.Event) {
-	if _, ok := r.app.Answer(r, u, e, env.Now()); !ok {
+	if _, ok := r.app.Answer(r, u, e, e.Time); !ok {
 		return
 	}
 	if s := r.served.Add(1); r.cfg.Requests > 0 && s >= int64(r.cfg.Requests) {
