@@ -12,13 +12,13 @@ import (
 )
 
 func TestContractUnordered(t *testing.T) {
-	transporttest.Run(t, func(t *testing.T) transport.Transport {
+	transporttest.Run(t, func(t testing.TB) transport.Transport {
 		return mem.New(mem.Config{Delay: dist.Uniform(0, 20), Tick: 100 * time.Microsecond, Seed: 1})
 	})
 }
 
 func TestContractFIFO(t *testing.T) {
-	transporttest.Run(t, func(t *testing.T) transport.Transport {
+	transporttest.Run(t, func(t testing.TB) transport.Transport {
 		return mem.New(mem.Config{Delay: dist.Uniform(0, 20), FIFO: true, Tick: 100 * time.Microsecond, Seed: 1})
 	})
 }

@@ -2,8 +2,8 @@
 // one suite run over every transport, so a network transport is held to
 // exactly what the in-memory one promises.
 //
-//	mem_test:  transporttest.Run(t, func(t *testing.T) transport.Transport { return mem.New(...) })
-//	a network: transporttest.Run(t, func(t *testing.T) transport.Transport { return cluster(t, 3) })
+//	mem_test:  transporttest.Run(t, func(t testing.TB) transport.Transport { return mem.New(...) })
+//	a network: transporttest.Run(t, func(t testing.TB) transport.Transport { return cluster(t, 3) })
 //
 // The suite registers processes 0..7 on the transport it is given; a
 // transport of one node among several is tested through a factory that
@@ -39,30 +39,40 @@ type Msg struct {
 func (Msg) Kind() string { return "test" }
 
 // Factory returns a new, empty transport.
-type Factory func(t *testing.T) transport.Transport
+type Factory func(t testing.TB) transport.Transport
 
 // Timeout bounds every wait of the suite.
 var Timeout = 10 * time.Second
 
 // Run runs the contract suite on transports made by f.
 func Run(t *testing.T, f Factory) {
-	t.Run("DeliversEachMessageOnce", func(t *testing.T) { deliversOnce(t, f) })
-	t.Run("FIFO", func(t *testing.T) { fifo(t, f) })
-	t.Run("RegisterTwice", func(t *testing.T) { registerTwice(t, f) })
-	t.Run("UnknownDestination", func(t *testing.T) { unknown(t, f) })
-	t.Run("Unregister", func(t *testing.T) { unregister(t, f) })
-	t.Run("SendAfterClose", func(t *testing.T) { sendAfterClose(t, f) })
-	t.Run("SendDoesNotDeliverInline", func(t *testing.T) { notInline(t, f) })
-	t.Run("CloseStopsDelivery", func(t *testing.T) { closeStops(t, f) })
-	t.Run("CutAndRestore", func(t *testing.T) { cutRestore(t, f) })
-	t.Run("NoGoroutineLeak", func(t *testing.T) { noLeak(t, f) })
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) { c.run(t, f) })
+	}
+}
+
+// checks are the suite's tests, in order.
+var checks = []struct {
+	name string
+	run  func(testing.TB, Factory)
+}{
+	{"DeliversEachMessageOnce", deliversOnce},
+	{"FIFO", fifo},
+	{"RegisterTwice", registerTwice},
+	{"UnknownDestination", unknown},
+	{"Unregister", unregister},
+	{"SendAfterClose", sendAfterClose},
+	{"SendDoesNotDeliverInline", notInline},
+	{"CloseStopsDelivery", closeStops},
+	{"CutAndRestore", cutRestore},
+	{"NoGoroutineLeak", noLeak},
 }
 
 // recorder records what each link delivered, in delivery order, and checks
 // what every delivery must satisfy: the right message type, the true
 // sender, and (on an ordered transport) the link's send order.
 type recorder struct {
-	t       *testing.T
+	t       testing.TB
 	ordered bool
 	mu      sync.Mutex
 	got     map[[2]proc.ID][]int32 // (from, to) -> sequence numbers delivered
@@ -71,7 +81,7 @@ type recorder struct {
 	all     chan struct{}
 }
 
-func newRecorder(t *testing.T, tr transport.Transport, want int) *recorder {
+func newRecorder(t testing.TB, tr transport.Transport, want int) *recorder {
 	return &recorder{t: t, ordered: tr.Ordered(), got: map[[2]proc.ID][]int32{}, want: want, all: make(chan struct{})}
 }
 
@@ -128,7 +138,7 @@ func (r *recorder) wait(links [][2]proc.ID, k int32) {
 
 // deliversOnce: n processes each send k messages to every other one,
 // concurrently; every message arrives exactly once with its true sender.
-func deliversOnce(t *testing.T, f Factory) {
+func deliversOnce(t testing.TB, f Factory) {
 	const n, k = 4, 150
 	tr := f(t)
 	defer tr.Close()
@@ -166,7 +176,7 @@ func deliversOnce(t *testing.T, f Factory) {
 
 // fifo: many messages on two links into one process; an ordered transport
 // delivers each link in send order (the recorder checks every delivery).
-func fifo(t *testing.T, f Factory) {
+func fifo(t testing.TB, f Factory) {
 	tr := f(t)
 	defer tr.Close()
 	if !tr.Ordered() {
@@ -194,7 +204,7 @@ func fifo(t *testing.T, f Factory) {
 	r.wait([][2]proc.ID{{0, 2}, {1, 2}}, k)
 }
 
-func registerTwice(t *testing.T, f Factory) {
+func registerTwice(t testing.TB, f Factory) {
 	tr := f(t)
 	defer tr.Close()
 	h := func(proc.ID, proc.Message) {}
@@ -206,7 +216,7 @@ func registerTwice(t *testing.T, f Factory) {
 	}
 }
 
-func unknown(t *testing.T, f Factory) {
+func unknown(t testing.TB, f Factory) {
 	tr := f(t)
 	defer tr.Close()
 	if err := tr.Register(0, func(proc.ID, proc.Message) {}); err != nil {
@@ -223,7 +233,7 @@ func unknown(t *testing.T, f Factory) {
 
 // unregister: once Unregister returns the handler is not called, sends to
 // the id fail, and the id can be registered again.
-func unregister(t *testing.T, f Factory) {
+func unregister(t testing.TB, f Factory) {
 	tr := f(t)
 	defer tr.Close()
 	var after, running atomic.Int32
@@ -277,7 +287,7 @@ func unregister(t *testing.T, f Factory) {
 	}
 }
 
-func sendAfterClose(t *testing.T, f Factory) {
+func sendAfterClose(t testing.TB, f Factory) {
 	tr := f(t)
 	if err := tr.Register(0, func(proc.ID, proc.Message) {}); err != nil {
 		t.Fatal(err)
@@ -298,7 +308,7 @@ func sendAfterClose(t *testing.T, f Factory) {
 
 // notInline: the sender holds a lock the handler needs; a transport that
 // ran the handler inside Send (say, for a zero delay) would deadlock here.
-func notInline(t *testing.T, f Factory) {
+func notInline(t testing.TB, f Factory) {
 	const k = 100
 	tr := f(t)
 	// No deferred Close: after a failure the handlers are stuck on mu and
@@ -345,7 +355,7 @@ func notInline(t *testing.T, f Factory) {
 
 // closeStops: once Close returns no handler runs, even with messages in
 // flight.
-func closeStops(t *testing.T, f Factory) {
+func closeStops(t testing.TB, f Factory) {
 	tr := f(t)
 	var closed, active, late atomic.Int32
 	if err := tr.Register(0, func(proc.ID, proc.Message) {
@@ -380,7 +390,7 @@ func closeStops(t *testing.T, f Factory) {
 // them is cut and restored three times. Nothing sent while a cut is in
 // force crosses before the restore; in the end every message has crossed
 // exactly once (in order on an ordered transport).
-func cutRestore(t *testing.T, f Factory) {
+func cutRestore(t testing.TB, f Factory) {
 	tr := f(t)
 	defer tr.Close()
 	c, ok := tr.(transport.Cutter)
@@ -433,7 +443,7 @@ func cutRestore(t *testing.T, f Factory) {
 }
 
 // noLeak: a closed transport leaves no goroutine behind.
-func noLeak(t *testing.T, f Factory) {
+func noLeak(t testing.TB, f Factory) {
 	before := goruntime.NumGoroutine()
 	tr := f(t)
 	for id := proc.ID(0); id < 3; id++ {
