@@ -54,7 +54,10 @@ var (
 )
 
 // Host runs some processes in real time. Its methods may be called from
-// any goroutine.
+// any goroutine, except that Crash, Remove and Close wait for process
+// goroutines to reach a point between two inputs, so a process's own
+// inputs (a Call, a Follow) must not call them on itself (Crash, Remove)
+// or on its host (Close): hand them to another goroutine.
 type Host struct {
 	cfg    Config
 	epoch  time.Time

@@ -42,7 +42,8 @@ type Handler func(from proc.ID, m proc.Message)
 //     registration of the same id is an error, as is any call after Close.
 //   - Unregister stops delivery to id: once it returns h is not running
 //     for id and will not be called again; messages still in flight to id
-//     are dropped, and id may be registered again.
+//     are dropped, and id may be registered again. Since it waits for
+//     the handler, a handler must not unregister its own id.
 //   - Send hands m over and returns: it never waits for the receiver and
 //     never calls a Handler itself. A message to a registered process is
 //     delivered exactly once, with its sender as from, unless the receiver
