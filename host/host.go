@@ -327,15 +327,12 @@ func (s *Stats) add(o Stats) {
 	}
 }
 
-// Stats adds up the counts of every process the host has hosted. It may
-// only be called once the host is closed (the counts belong to the
-// processes' goroutines until then).
+// Stats adds up the counts of every process the host has hosted. While
+// processes run it is a snapshot (each count exact, the sum taken one
+// process after another); once the host is closed it is final.
 func (h *Host) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.closed {
-		panic("host: Stats before Close")
-	}
 	s := Stats{ByKind: map[string]int64{}}
 	s.add(h.retired)
 	for _, n := range h.nodes {

@@ -51,10 +51,12 @@ type node struct {
 	crashReq atomic.Bool
 	crashed  chan struct{} // closed once EvCrash is on the stream
 
-	// The goroutine's own (read by Stats once it has ended).
-	dead      bool // crashed, or failed by a panic
-	delivered int64
-	inputs    int64
+	dead bool // crashed, or failed by a panic (the goroutine's own)
+
+	// Counts, written by the goroutine, read by Stats at any time.
+	delivered atomic.Int64
+	inputs    atomic.Int64
+	kindsMu   sync.Mutex
 	kinds     []string
 	count     []int64
 }
@@ -173,12 +175,12 @@ func (n *node) handle(in input) {
 			n.h.fail(fmt.Errorf("host: seed %d: process %d at tick %d: panic: %v", n.h.cfg.Seed, n.id, n.h.Now(), v))
 		}
 	}()
-	n.inputs++
+	n.inputs.Add(1)
 	switch in.kind {
 	case inStart:
 		n.p.Start(n)
 	case inDeliver:
-		n.delivered++
+		n.delivered.Add(1)
 		if n.h.cfg.TraceMessages {
 			n.h.Record(proc.Event{Kind: proc.EvDeliver, P: n.id, Peer: in.from, Msg: in.msg.Kind()})
 		}
@@ -199,7 +201,9 @@ func (n *node) arm(d proc.Time, in input) {
 }
 
 func (n *node) stats() Stats {
-	s := Stats{Delivered: n.delivered, Inputs: n.inputs, ByKind: make(map[string]int64, len(n.kinds))}
+	n.kindsMu.Lock()
+	defer n.kindsMu.Unlock()
+	s := Stats{Delivered: n.delivered.Load(), Inputs: n.inputs.Load(), ByKind: make(map[string]int64, len(n.kinds))}
 	for i, k := range n.kinds {
 		s.ByKind[k] = n.count[i]
 		s.Messages += n.count[i]
@@ -235,6 +239,8 @@ func (n *node) Send(to proc.ID, m proc.Message) {
 }
 
 func (n *node) countKind(k string) {
+	n.kindsMu.Lock()
+	defer n.kindsMu.Unlock()
 	for i := range n.kinds {
 		if n.kinds[i] == k {
 			n.count[i]++
