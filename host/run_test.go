@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/central"
+	"allot/algo/doorway"
 	"allot/algo/hygienic"
 	"allot/app"
 	"allot/check"
@@ -17,6 +19,7 @@ import (
 	"allot/graph"
 	"allot/host"
 	"allot/proc"
+	"allot/transport"
 	"allot/transport/mem"
 	"allot/transport/transporttest"
 	"allot/workload"
@@ -334,4 +337,27 @@ func ExampleRun() {
 	}
 	fmt.Println(res.Stop, res.Served, "served,", excl.Violations, "violations,", waits.Open(), "open")
 	// Output: quiescent 20 served, 0 violations, 0 open
+}
+
+// TestRunOnAGivenTransport: Run takes the transport it is given (here a
+// FIFO one for doorway) and closes it on return.
+func TestRunOnAGivenTransport(t *testing.T) {
+	pb := ring5(t)
+	pb.FIFO = true
+	procs, err := doorway.Build(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := mem.New(mem.Config{Delay: dist.Uniform(0, 4), FIFO: true, Tick: 200 * time.Microsecond})
+	var excl check.Exclusion
+	res, err := host.Run(context.Background(), host.RunConfig{Tick: 200 * time.Microsecond, Transport: tr, Work: app.Workload{CS: dist.Const(1), PerUser: 10}, Sink: &excl}, pb, procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != host.StopQuiescent || res.Served != 50 || !excl.OK() {
+		t.Errorf("stop %v, %d served, exclusion %v", res.Stop, res.Served, excl.First)
+	}
+	if err := tr.Register(0, func(proc.ID, proc.Message) {}); !errors.Is(err, transport.ErrClosed) {
+		t.Errorf("the transport was not closed: %v", err)
+	}
 }
