@@ -50,7 +50,10 @@ type Handler func(from proc.ID, m proc.Message)
 //     is unregistered or the transport closed first. On an Ordered
 //     transport the messages of one link are delivered in send order.
 //     Sending to a process the transport cannot route to is an error (not
-//     ErrClosed); on a closed transport Send returns ErrClosed.
+//     ErrClosed); on a closed transport Send returns ErrClosed. A send to
+//     a process that is not registered is an error where the transport
+//     can know it (the in-memory one can; a node cannot know at once that
+//     a process on another node is gone, and drops the message there).
 //   - Close drops the messages still in flight; once it returns no Handler
 //     is running and none will be called. It is idempotent.
 //
