@@ -4,16 +4,16 @@
 // links are unordered, as in the simulator's default network, or FIFO.
 //
 //	Send(from, to, m) ──> draw a delay ──> timer ──> link from→to ──> Handler of to
-//	                      (FIFO: never before         one message at a time;
-//	                       the link's previous         FIFO: in sequence order;
-//	                       message)                    cut: held until restored
+//	                                                 one message at a time;
+//	                                                 FIFO: in sequence order;
+//	                                                 cut: held until restored
 //
 // Every message draws its own delay. On an unordered link a message is
 // delivered as soon as its delay is over, so messages overtake each other.
-// On a FIFO link a message is due no earlier than the message sent before it
-// on the link, and a small reorder buffer delivers them in send order even
-// when two timers fire together. A link may be cut (Cut) and restored
-// (Restore): while cut, messages wait on it, and none is lost.
+// On a FIFO link messages carry sequence numbers and a reorder buffer holds
+// a message whose delay is over until the one sent before it on the link
+// has been delivered. A link may be cut (Cut) and restored (Restore): while
+// cut, messages wait on it, and none is lost.
 package mem
 
 import (
@@ -87,7 +87,6 @@ type link struct {
 	ready    map[uint64]message // FIFO: delay over, by sequence number
 	sent     uint64             // FIFO: sequence numbers given out
 	next     uint64             // FIFO: the next one to deliver
-	last     time.Time          // FIFO: when the latest message is due
 	busy     bool               // a goroutine is delivering on the link
 }
 
@@ -155,21 +154,16 @@ func (t *Mem) Send(from, to proc.ID, m proc.Message) error {
 		return fmt.Errorf("transport: send of %s from %d to unknown process %d", m.Kind(), from, to)
 	}
 	l := t.link(from, to)
-	now := time.Now()
-	due := now.Add(time.Duration(t.cfg.Delay.Draw(t.rnd)) * t.cfg.Tick)
+	delay := time.Duration(t.cfg.Delay.Draw(t.rnd)) * t.cfg.Tick
 	msg := message{to: ep, m: m}
 	if t.cfg.FIFO {
-		if due.Before(l.last) {
-			due = l.last
-		}
-		l.last = due
 		msg.seq = l.sent
 		l.sent++
 	}
 	t.mu.Unlock()
 	// Even a zero delay goes through a timer: delivery is never on the
 	// sender's goroutine, so a handler cannot run inside Send.
-	if !t.timers.After(due.Sub(now), func() { t.arrive(l, msg) }) {
+	if !t.timers.After(delay, func() { t.arrive(l, msg) }) {
 		return transport.ErrClosed
 	}
 	return nil
