@@ -2,12 +2,15 @@ package host_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
 	"allot/algo"
 	"allot/algo/doorway"
+	"allot/algo/threshold"
 	"allot/app"
 	"allot/check"
 	"allot/dist"
@@ -77,6 +80,73 @@ func TestCrashSeenByCheckers(t *testing.T) {
 		// Everyone outside the failure set was served every request.
 		if want := (pb.Users - len(lr.FailureSet)) * 40; res.Served < want {
 			t.Errorf("served %d, want at least %d", res.Served, want)
+		}
+	}
+}
+
+// TestRandomCrashes: over random seeds, an algorithm with a failure
+// locality bound runs on a random graph with random crashes at random
+// ticks; whatever the schedule, exclusion holds, the crashed processes are
+// silent after their crash, the run ends quiet, and the failure locality
+// measured from the stream is within the paper's bound.
+func TestRandomCrashes(t *testing.T) {
+	algs := []struct {
+		a     algo.Algorithm
+		bound int
+	}{{doorway.Algorithm, 3}, {threshold.Algorithm, 2}}
+	seeds := 6
+	if testing.Short() {
+		seeds = 2
+	}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		rnd := rand.New(rand.NewPCG(seed, 77))
+		c := algs[rnd.IntN(len(algs))]
+		g, err := graph.Parse(fmt.Sprintf("random:%d:0.3", 6+rnd.IntN(6)), rnd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb := algo.DiningProblem(g)
+		pb.FIFO = c.a.NeedsFIFO
+		procs, err := c.a.Build(pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crashes []host.Crash
+		for _, p := range rnd.Perm(pb.Users)[:1+rnd.IntN(2)] {
+			crashes = append(crashes, host.Crash{P: proc.ID(p), At: proc.Time(rnd.IntN(150))})
+		}
+		var excl check.Exclusion
+		var waits check.Waits
+		loc := check.Locality{Graph: g}
+		st := newStream(t)
+		res, err := host.Run(context.Background(), host.RunConfig{
+			Tick: 200 * time.Microsecond,
+			Seed: seed,
+			Net:  host.Network{Delay: dist.Exp(3), FIFO: c.a.NeedsFIFO, Crashes: crashes},
+			Work: app.Workload{Think: dist.Uniform(0, 8), CS: dist.Uniform(1, 4), PerUser: 15},
+			Sink: proc.Sinks{&excl, &waits, &loc, st},
+		}, pb, procs)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		lr := loc.Result(res.End, res.Quiescent)
+		why := ""
+		switch {
+		case res.Stop != host.StopQuiescent:
+			why = fmt.Sprintf("stopped by %v", res.Stop)
+		case !excl.OK():
+			why = fmt.Sprintf("exclusion: %v", excl.First)
+		case len(lr.Crashed) != len(crashes):
+			why = fmt.Sprintf("the checker saw crashes %v", lr.Crashed)
+		case lr.FailureLocality > c.bound || lr.Unreachable > 0:
+			why = fmt.Sprintf("failure locality %d (%d unreachable starved), bound %d", lr.FailureLocality, lr.Unreachable, c.bound)
+		case waits.Open() != res.Open:
+			why = fmt.Sprintf("the checker counts %d open requests, the driver %d", waits.Open(), res.Open)
+		}
+		t.Logf("seed %d: %s on %d users, crashes %v: served %d, failure set %v, locality %d",
+			seed, c.a.Name, pb.Users, crashes, res.Served, lr.FailureSet, lr.FailureLocality)
+		if why != "" {
+			t.Errorf("seed %d: %s: %s", seed, c.a.Name, why)
 		}
 	}
 }
