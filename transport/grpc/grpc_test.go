@@ -34,19 +34,14 @@ type cluster struct {
 
 var _ transport.Cutter = (*cluster)(nil)
 
-func (c *cluster) of(p proc.ID) *grpcnet.Transport { return c.nodes[int(p)%len(c.nodes)] }
+func (c *cluster) of(p proc.ID) *grpcnet.Transport { return c.nodes[max(0, int(p))%len(c.nodes)] }
 
 func (c *cluster) Register(id proc.ID, h transport.Handler) error { return c.of(id).Register(id, h) }
-func (c *cluster) Unregister(id proc.ID) error {
-	if id < 0 || id > 3 {
-		return c.nodes[0].Unregister(id)
-	}
-	return c.of(id).Unregister(id)
-}
-func (c *cluster) Send(from, to proc.ID, m proc.Message) error { return c.of(from).Send(from, to, m) }
-func (c *cluster) Ordered() bool                               { return true }
-func (c *cluster) Cut(a, b proc.ID)                            { c.of(a).Cut(a, b); c.of(b).Cut(a, b) }
-func (c *cluster) Restore(a, b proc.ID)                        { c.of(a).Restore(a, b); c.of(b).Restore(a, b) }
+func (c *cluster) Unregister(id proc.ID) error                    { return c.of(id).Unregister(id) }
+func (c *cluster) Send(from, to proc.ID, m proc.Message) error    { return c.of(from).Send(from, to, m) }
+func (c *cluster) Ordered() bool                                  { return true }
+func (c *cluster) Cut(a, b proc.ID)                               { c.of(a).Cut(a, b); c.of(b).Cut(a, b) }
+func (c *cluster) Restore(a, b proc.ID)                           { c.of(a).Restore(a, b); c.of(b).Restore(a, b) }
 func (c *cluster) Close() error {
 	var err error
 	for _, n := range c.nodes {
