@@ -1,8 +1,8 @@
 // Package transport is the contract between a real-time host (package
 // host) and whatever carries its processes' messages: an in-memory network
-// (transport/mem) in tests and benchmarks, a network of nodes later. The
-// algorithms never see it; they send through their proc.Env, and the host
-// hands each message to the transport.
+// (transport/mem) in tests and benchmarks, nodes over gRPC
+// (transport/grpc). The algorithms never see it; they send through their
+// proc.Env, and the host hands each message to the transport.
 //
 //	host A (processes 0, 1)                         host B (processes 2, 3)
 //	   Env.Send(2, m) ──> Send(0, 2, m) ──> link 0→2 ──> Handler of 2 ──> mailbox of 2
