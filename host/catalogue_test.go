@@ -1,15 +1,20 @@
 package host_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"allot/algo"
 	"allot/algo/all"
 	"allot/algo/doorway"
 	"allot/algo/modular"
+	"allot/app"
+	"allot/check"
 	"allot/dist"
 	"allot/graph"
+	"allot/host"
 	"allot/proc"
 	"allot/workload"
 )
@@ -75,4 +80,50 @@ func problem(t *testing.T, spec string) (*algo.Problem, func(proc.ID, *rand.Rand
 		t.Fatal(err)
 	}
 	return algo.DiningProblem(g), nil
+}
+
+// TestPoolCatalogueRealTime runs every pool entry of the catalogue in real
+// time under the pool checker: never more than R units out, one holder per
+// unit, every request granted.
+func TestPoolCatalogueRealTime(t *testing.T) {
+	for _, a := range all.OfKind(algo.Pool) {
+		t.Run(a.Name, func(t *testing.T) {
+			t.Parallel()
+			g, err := graph.Parse("tree:10:2", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const units, perUser = 3, 5
+			pb := &algo.Problem{Kind: algo.Pool, Users: g.N(), Graph: g, Units: units, FIFO: a.NeedsFIFO}
+			procs, err := a.Build(pb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool := check.Pool{Units: units}
+			var waits check.Waits
+			st := newStream(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := host.Run(ctx, host.RunConfig{
+				Tick:          200 * time.Microsecond,
+				Seed:          5,
+				Net:           host.Network{Delay: dist.Uniform(1, 6), FIFO: a.NeedsFIFO},
+				Work:          app.Workload{Think: dist.Uniform(0, 5), CS: dist.Uniform(1, 3), PerUser: perUser},
+				Sink:          proc.Sinks{&pool, &waits, st},
+				TraceMessages: true,
+			}, pb, procs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %v, granted %d in %v, %d messages", a.Name, res.Stop, res.Served, res.Elapsed.Round(time.Millisecond), res.Messages)
+			switch {
+			case !pool.OK():
+				t.Errorf("pool: %d violations, first: %v", pool.Violations, pool.First)
+			case res.Stop != host.StopQuiescent || waits.Open() != 0:
+				t.Errorf("stopped by %v with %d open requests", res.Stop, waits.Open())
+			case res.Served != pb.Users*perUser:
+				t.Errorf("granted %d of %d", res.Served, pb.Users*perUser)
+			}
+		})
+	}
 }
