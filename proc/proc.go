@@ -1,11 +1,11 @@
 // Package proc is the contract between allot's algorithms and the drivers
-// that run them (the simulator, the explorer, the real-time runtime).
+// that run them (the simulator, the explorer, the real-time host).
 //
 // An algorithm is a pure, deterministic state machine. It never reads a
 // clock, opens a socket, starts a goroutine or touches global randomness: it
 // reacts to inputs and acts only through the Env it is handed.
 //
-//	         driver (sim | explore | runtime)
+//	         driver (sim | explore | host)
 //	Start ──┐   Deliver ──┐   Fire ──┐   Request/Release ──┐
 //	        v             v          v                     v
 //	+-------------------- Process (algorithm) ---------------------+

@@ -1,15 +1,17 @@
-package runtime
+// Package timers is a set of pending time.AfterFunc callbacks that can be
+// shut down cleanly: once Close returns, no callback is running and none
+// will run. The real-time host's timers and the in-memory transport's
+// delayed deliveries both use it, so a closed host or transport leaves no
+// goroutine behind.
+package timers
 
 import (
 	"sync"
 	"time"
 )
 
-// timers is a set of pending time.AfterFunc callbacks that can be shut down
-// cleanly: once close returns, no callback is running and none will run.
-// Both the driver's timers and the in-memory transport's delayed deliveries
-// use it, so a stopped run leaves no goroutine behind.
-type timers struct {
+// Set is a set of pending callbacks. The zero value is not usable; call New.
+type Set struct {
 	mu      sync.Mutex
 	closed  bool
 	next    uint64
@@ -17,11 +19,12 @@ type timers struct {
 	running sync.WaitGroup // armed and not yet stopped or finished
 }
 
-func newTimers() *timers { return &timers{pending: map[uint64]*time.Timer{}} }
+// New returns an empty set.
+func New() *Set { return &Set{pending: map[uint64]*time.Timer{}} }
 
-// after runs f after d on a goroutine of its own and reports whether it was
+// After runs f after d on a goroutine of its own and reports whether it was
 // armed (false once the set is closed).
-func (s *timers) after(d time.Duration, f func()) bool {
+func (s *Set) After(d time.Duration, f func()) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -45,9 +48,9 @@ func (s *timers) after(d time.Duration, f func()) bool {
 	return true
 }
 
-// close stops every pending timer and waits for the callbacks already
+// Close stops every pending timer and waits for the callbacks already
 // running. It is idempotent.
-func (s *timers) close() {
+func (s *Set) Close() {
 	s.mu.Lock()
 	if !s.closed {
 		s.closed = true

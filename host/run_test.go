@@ -1,60 +1,33 @@
-package runtime_test
+package host_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"allot/algo"
 	"allot/algo/central"
+	"allot/algo/doorway"
 	"allot/algo/hygienic"
+	"allot/app"
 	"allot/check"
 	"allot/dist"
 	"allot/graph"
+	"allot/host"
 	"allot/proc"
-	"allot/runtime"
-	"allot/runtime/transporttest"
+	"allot/transport"
+	"allot/transport/mem"
+	"allot/transport/transporttest"
 	"allot/workload"
 )
 
-func TestMemTransport(t *testing.T) {
-	transporttest.Run(t, func(t *testing.T) runtime.Transport {
-		return runtime.NewMem(runtime.MemConfig{Delay: dist.Uniform(0, 20), Tick: 100 * time.Microsecond, Seed: 1})
-	})
-}
-
-// TestMemUnordered: each message draws its own delay, so messages on one
-// link overtake each other.
-func TestMemUnordered(t *testing.T) {
-	tr := runtime.NewMem(runtime.MemConfig{Delay: dist.Uniform(0, 20), Tick: 100 * time.Microsecond, Seed: 3})
-	defer tr.Close()
-	const k = 200
-	got := make(chan int32, k)
-	if err := tr.Register(1, func(_ proc.ID, m proc.Message) { got <- m.(transporttest.Msg).Seq }); err != nil {
-		t.Fatal(err)
-	}
-	for s := int32(0); s < k; s++ {
-		if err := tr.Send(0, 1, transporttest.Msg{Seq: s}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	inversions, last := 0, int32(-1)
-	for range k {
-		s := <-got
-		if s < last {
-			inversions++
-		}
-		last = s
-	}
-	if inversions == 0 {
-		t.Error("200 messages with delays 0..20 ticks arrived in send order")
-	}
-}
-
-// stream records what the checkers need besides themselves: stream order
-// properties the runtime promises.
+// stream checks what the host promises of the stream besides what the
+// checkers check: times never decrease, a delivery comes after its send,
+// and a crashed process is silent after its crash.
 type stream struct {
 	t        *testing.T
 	last     proc.Time
@@ -63,6 +36,11 @@ type stream struct {
 	maxInCS  int
 	inFlight map[[2]proc.ID]int // (from, to) -> sent - delivered
 	sends    int
+	crashed  map[proc.ID]bool
+}
+
+func newStream(t *testing.T) *stream {
+	return &stream{t: t, inFlight: map[[2]proc.ID]int{}, crashed: map[proc.ID]bool{}}
 }
 
 func (s *stream) Event(e proc.Event) {
@@ -70,6 +48,9 @@ func (s *stream) Event(e proc.Event) {
 		s.t.Errorf("time goes back: %d after %d", e.Time, s.last)
 	}
 	s.last = e.Time
+	if s.crashed[e.P] {
+		s.t.Errorf("t=%d: crashed p%d: %v", e.Time, e.P, e.Kind)
+	}
 	switch e.Kind {
 	case proc.EvEnter:
 		s.enters++
@@ -81,42 +62,35 @@ func (s *stream) Event(e proc.Event) {
 		s.sends++
 		s.inFlight[[2]proc.ID{e.P, e.Peer}]++
 	case proc.EvDeliver:
-		// Causality: a delivery comes after its send in the stream.
 		k := [2]proc.ID{e.Peer, e.P}
 		if s.inFlight[k]--; s.inFlight[k] < 0 {
 			s.t.Errorf("t=%d: p%d delivers a message from p%d that the stream has not sent", e.Time, e.P, e.Peer)
 		}
+	case proc.EvCrash:
+		s.crashed[e.P] = true
 	}
 }
 
 // realRun runs a on pb in real time with every user making perUser
 // requests, and checks the stream with the same checkers as the
 // conformance suite.
-func realRun(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *randRand) proc.Request, perUser int) runtime.Result {
+func realRun(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *rand.Rand) proc.Request, perUser int, delay dist.Dist) host.Result {
 	t.Helper()
-	return realRunDelay(t, a, pb, next, perUser, dist.Uniform(1, 5))
-}
-
-func realRunDelay(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *randRand) proc.Request, perUser int, delay dist.Dist) runtime.Result {
-	t.Helper()
+	pb.FIFO = a.NeedsFIFO
 	procs, err := a.Build(pb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var excl check.Exclusion
 	var waits check.Waits
-	st := &stream{t: t, inFlight: map[[2]proc.ID]int{}}
-	before := goroutines()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	st := newStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := runtime.Run(ctx, runtime.Config{
+	res, err := host.Run(ctx, host.RunConfig{
 		Tick:          200 * time.Microsecond,
 		Seed:          5,
-		Delay:         delay,
-		Think:         dist.Uniform(0, 5),
-		CS:            dist.Uniform(1, 3),
-		PerUser:       perUser,
-		Next:          next,
+		Net:           host.Network{Delay: delay, FIFO: a.NeedsFIFO},
+		Work:          app.Workload{Think: dist.Uniform(0, 5), CS: dist.Uniform(1, 3), PerUser: perUser, Next: next},
 		Sink:          proc.Sinks{&excl, &waits, st},
 		TraceMessages: true,
 	}, pb, procs)
@@ -124,12 +98,12 @@ func realRunDelay(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(pr
 		t.Fatal(err)
 	}
 	want := pb.Users * perUser
-	t.Logf("%s: %v, served %d in %v (%d ticks), %d messages %v, at most %d in CS at once",
-		a.Name, res.Stop, res.Served, res.Elapsed.Round(time.Millisecond), res.End, res.Messages, res.ByKind, st.maxInCS)
+	t.Logf("%s: %v, served %d in %v (%d ticks), %d messages, at most %d in CS at once",
+		a.Name, res.Stop, res.Served, res.Elapsed.Round(time.Millisecond), res.End, res.Messages, st.maxInCS)
 	switch {
 	case !excl.OK():
 		t.Errorf("exclusion: %d violations, first: %v", excl.Violations, excl.First)
-	case res.Stop != runtime.StopQuiescent:
+	case res.Stop != host.StopQuiescent:
 		t.Errorf("stopped by %v, want quiescence", res.Stop)
 	case res.Deadlock || waits.Open() != 0 || res.Open != 0:
 		t.Errorf("deadlock=%v, %d open requests (driver says %d)", res.Deadlock, waits.Open(), res.Open)
@@ -137,9 +111,6 @@ func realRunDelay(t *testing.T, a algo.Algorithm, pb *algo.Problem, next func(pr
 		t.Errorf("served %d, entered %d, requested %d, want %d", res.Served, st.enters, res.Requests, want)
 	case int64(st.sends) != res.Messages || res.Delivered != res.Messages:
 		t.Errorf("%d sends in the stream, %d sent, %d delivered", st.sends, res.Messages, res.Delivered)
-	}
-	if n := transporttest.Settle(before); n > before {
-		t.Errorf("goroutine leak: %d after the run, %d before", n, before)
 	}
 	return res
 }
@@ -152,12 +123,24 @@ func ring5(t *testing.T) *algo.Problem {
 	return algo.DiningProblem(g)
 }
 
+// perUser gives a few hundred entries on ring:5 (fewer with -short).
+func perUser() int {
+	if testing.Short() {
+		return 30
+	}
+	return 60
+}
+
 func TestHygienicRing5(t *testing.T) {
-	realRun(t, hygienic.Algorithm, ring5(t), nil, perUser())
+	before := goroutines()
+	realRun(t, hygienic.Algorithm, ring5(t), nil, perUser(), dist.Uniform(1, 5))
+	if n := transporttest.Settle(before); n > before {
+		t.Errorf("goroutine leak: %d after the run, %d before", n, before)
+	}
 }
 
 func TestCentralRing5(t *testing.T) {
-	res := realRun(t, central.Algorithm, ring5(t), nil, perUser())
+	res := realRun(t, central.Algorithm, ring5(t), nil, perUser(), dist.Uniform(1, 5))
 	// Quiescent, so every request, grant and release has been delivered.
 	if want := int64(3 * res.Served); res.Messages != want {
 		t.Errorf("central sent %d messages for %d entries, want %d", res.Messages, res.Served, want)
@@ -170,45 +153,7 @@ func TestCentralDynamic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	realRun(t, central.Algorithm, pb, next, 20)
-}
-
-// TestConformanceRealTime runs both algorithms on a few more conflict
-// graphs and a dynamic workload, with exponential delays, in real time.
-func TestConformanceRealTime(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real time")
-	}
-	for _, a := range []algo.Algorithm{hygienic.Algorithm, central.Algorithm} {
-		for _, spec := range []string{"grid:3x3", "complete:4", "star:5", "random:10:0.3", "dyn:8:6:1:3"} {
-			t.Run(a.Name+"/"+spec, func(t *testing.T) {
-				var pb *algo.Problem
-				var next func(proc.ID, *randRand) proc.Request
-				if spec == "dyn:8:6:1:3" {
-					var err error
-					d := workload.Dynamic{Users: 8, Resources: 6, MinDemand: 1, MaxDemand: 3}
-					if pb, next, err = d.Problem(newRand(2)); err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					g, err := graph.Parse(spec, newRand(4))
-					if err != nil {
-						t.Fatal(err)
-					}
-					pb = algo.DiningProblem(g)
-				}
-				realRunDelay(t, a, pb, next, 8, dist.Exp(3))
-			})
-		}
-	}
-}
-
-// perUser gives a few hundred entries on ring:5 (fewer with -short).
-func perUser() int {
-	if testing.Short() {
-		return 30
-	}
-	return 60
+	realRun(t, central.Algorithm, pb, next, 20, dist.Uniform(1, 5))
 }
 
 func TestStopAfterRequests(t *testing.T) {
@@ -216,14 +161,14 @@ func TestStopAfterRequests(t *testing.T) {
 	procs, _ := hygienic.Build(pb)
 	var excl check.Exclusion
 	before := goroutines()
-	res, err := runtime.Run(context.Background(), runtime.Config{
-		Tick: 200 * time.Microsecond, Delay: dist.Uniform(1, 5), CS: dist.Const(1),
+	res, err := host.Run(context.Background(), host.RunConfig{
+		Tick: 200 * time.Microsecond, Net: host.Network{Delay: dist.Uniform(1, 5)}, Work: app.Workload{CS: dist.Const(1)},
 		Requests: 100, Sink: &excl,
 	}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stop != runtime.StopRequests || res.Served < 100 || res.Served > 100+pb.Users {
+	if res.Stop != host.StopRequests || res.Served < 100 || res.Served > 100+pb.Users {
 		t.Errorf("stop %v with %d served, want requests with 100..%d", res.Stop, res.Served, 100+pb.Users)
 	}
 	if !excl.OK() {
@@ -241,11 +186,11 @@ func TestContextDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := runtime.Run(ctx, runtime.Config{Tick: 100 * time.Microsecond, Delay: dist.Uniform(0, 3), CS: dist.Const(1)}, pb, procs)
+	res, err := host.Run(ctx, host.RunConfig{Tick: 100 * time.Microsecond, Net: host.Network{Delay: dist.Uniform(0, 3)}, Work: app.Workload{CS: dist.Const(1)}}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stop != runtime.StopContext || res.Served == 0 {
+	if res.Stop != host.StopContext || res.Served == 0 {
 		t.Errorf("stop %v after %d served, want context after some", res.Stop, res.Served)
 	}
 	if el := time.Since(start); el > 2*time.Second {
@@ -275,8 +220,8 @@ func TestBrokenCaught(t *testing.T) {
 		procs[i] = greedy{}
 	}
 	var excl check.Exclusion
-	res, err := runtime.Run(context.Background(), runtime.Config{
-		Tick: time.Millisecond, CS: dist.Const(20), PerUser: 2, Sink: &excl,
+	res, err := host.Run(context.Background(), host.RunConfig{
+		Tick: time.Millisecond, Work: app.Workload{CS: dist.Const(20), PerUser: 2}, Sink: &excl,
 	}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +240,7 @@ func TestDeadlockDetected(t *testing.T) {
 	pb := ring5(t)
 	procs := []proc.Process{silent{}, silent{}, greedy{}, silent{}, greedy{}}
 	var waits check.Waits
-	res, err := runtime.Run(context.Background(), runtime.Config{Tick: 100 * time.Microsecond, PerUser: 1, Sink: &waits}, pb, procs)
+	res, err := host.Run(context.Background(), host.RunConfig{Tick: 100 * time.Microsecond, Work: app.Workload{PerUser: 1}, Sink: &waits}, pb, procs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,15 +257,34 @@ func TestPanicIsError(t *testing.T) {
 	pb := ring5(t)
 	procs := []proc.Process{greedy{}, greedy{}, panicky{}, greedy{}, greedy{}}
 	before := goroutines()
-	res, err := runtime.Run(context.Background(), runtime.Config{Tick: 100 * time.Microsecond, PerUser: 3}, pb, procs)
+	res, err := host.Run(context.Background(), host.RunConfig{Tick: 100 * time.Microsecond, Work: app.Workload{PerUser: 3}}, pb, procs)
 	if err == nil || !strings.Contains(err.Error(), "process 2") || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("err = %v, want the panic of process 2", err)
 	}
-	if res.Stop != runtime.StopError {
+	if res.Stop != host.StopError {
 		t.Errorf("stop %v, want error", res.Stop)
 	}
 	if n := transporttest.Settle(before); n > before {
 		t.Errorf("goroutine leak: %d after the run, %d before", n, before)
+	}
+}
+
+// stray sends to a process that does not exist.
+type stray struct{ greedy }
+
+func (stray) Request(env proc.Env, _ proc.Request) { env.Send(99, transporttest.Msg{}) }
+
+// TestSendErrorIsError: a send the transport refuses stops the run with an
+// error naming it; nothing panics.
+func TestSendErrorIsError(t *testing.T) {
+	pb := ring5(t)
+	procs := []proc.Process{greedy{}, stray{}, greedy{}, greedy{}, greedy{}}
+	res, err := host.Run(context.Background(), host.RunConfig{Tick: 100 * time.Microsecond, Work: app.Workload{PerUser: 3}}, pb, procs)
+	if err == nil || !strings.Contains(err.Error(), "process 1") || !strings.Contains(err.Error(), "unknown process 99") {
+		t.Errorf("err = %v, want process 1's send to 99", err)
+	}
+	if res.Stop != host.StopError {
+		t.Errorf("stop %v, want error", res.Stop)
 	}
 }
 
@@ -331,19 +295,25 @@ func TestBadInput(t *testing.T) {
 	for i := range notUsers {
 		notUsers[i] = central.NewCoordinator()
 	}
+	fifo := *pb
+	fifo.FIFO = true
 	for _, c := range []struct {
 		name  string
-		cfg   runtime.Config
+		cfg   host.RunConfig
+		pb    *algo.Problem
 		procs []proc.Process
 	}{
-		{"negative tick", runtime.Config{Tick: -1}, procs},
-		{"negative requests", runtime.Config{Requests: -1}, procs},
-		{"too few processes", runtime.Config{}, procs[:3]},
-		{"users not allocators", runtime.Config{}, notUsers},
+		{"negative tick", host.RunConfig{Tick: -1}, pb, procs},
+		{"negative requests", host.RunConfig{Requests: -1}, pb, procs},
+		{"too few processes", host.RunConfig{}, pb, procs[:3]},
+		{"users not allocators", host.RunConfig{}, pb, notUsers},
+		{"crash of no process", host.RunConfig{Net: host.Network{Crashes: []host.Crash{{P: 9, At: 1}}}}, pb, procs},
+		{"FIFO problem, unordered links", host.RunConfig{}, &fifo, procs},
+		{"delays and a transport", host.RunConfig{Net: host.Network{Delay: dist.Const(1)}, Transport: mem.New(mem.Config{})}, pb, procs},
 	} {
-		if _, err := runtime.Run(context.Background(), c.cfg, pb, c.procs); err == nil {
+		if _, err := host.Run(context.Background(), c.cfg, c.pb, c.procs); err == nil {
 			t.Errorf("%s: no error", c.name)
-		} else if !strings.HasPrefix(err.Error(), "runtime: ") {
+		} else if !strings.HasPrefix(err.Error(), "host: ") {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
@@ -355,12 +325,11 @@ func ExampleRun() {
 	procs, _ := hygienic.Build(pb)
 	var excl check.Exclusion
 	var waits check.Waits
-	res, err := runtime.Run(context.Background(), runtime.Config{
-		Tick:    250 * time.Microsecond, // one tick of the workload, in real time
-		Delay:   dist.Uniform(1, 4),     // the in-memory transport's delays
-		CS:      dist.Const(2),
-		PerUser: 4, // then the run goes quiet and stops
-		Sink:    proc.Sinks{&excl, &waits},
+	res, err := host.Run(context.Background(), host.RunConfig{
+		Tick: 250 * time.Microsecond,                      // one tick of the workload, in real time
+		Net:  host.Network{Delay: dist.Uniform(1, 4)},     // the in-memory transport's delays
+		Work: app.Workload{CS: dist.Const(2), PerUser: 4}, // then the run goes quiet and stops
+		Sink: proc.Sinks{&excl, &waits},
 	}, pb, procs)
 	if err != nil {
 		fmt.Println(err)
@@ -368,4 +337,27 @@ func ExampleRun() {
 	}
 	fmt.Println(res.Stop, res.Served, "served,", excl.Violations, "violations,", waits.Open(), "open")
 	// Output: quiescent 20 served, 0 violations, 0 open
+}
+
+// TestRunOnAGivenTransport: Run takes the transport it is given (here a
+// FIFO one for doorway) and closes it on return.
+func TestRunOnAGivenTransport(t *testing.T) {
+	pb := ring5(t)
+	pb.FIFO = true
+	procs, err := doorway.Build(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := mem.New(mem.Config{Delay: dist.Uniform(0, 4), FIFO: true, Tick: 200 * time.Microsecond})
+	var excl check.Exclusion
+	res, err := host.Run(context.Background(), host.RunConfig{Tick: 200 * time.Microsecond, Transport: tr, Work: app.Workload{CS: dist.Const(1), PerUser: 10}, Sink: &excl}, pb, procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != host.StopQuiescent || res.Served != 50 || !excl.OK() {
+		t.Errorf("stop %v, %d served, exclusion %v", res.Stop, res.Served, excl.First)
+	}
+	if err := tr.Register(0, func(proc.ID, proc.Message) {}); !errors.Is(err, transport.ErrClosed) {
+		t.Errorf("the transport was not closed: %v", err)
+	}
 }

@@ -1,0 +1,89 @@
+package grpc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// frameKind is what a frame on a link stream carries.
+type frameKind uint8
+
+const (
+	frameHello frameKind = iota + 1 // who is speaking, and what it has delivered
+	frameData                       // one message, with its sequence number
+	frameAck                        // everything up to Ack has been delivered
+)
+
+// frame is one unit on a stream. Ack is cumulative: every data frame
+// numbered up to Ack has been delivered (hello and ack frames).
+type frame struct {
+	Kind     frameKind
+	Seq      uint64 // data
+	Ack      uint64 // hello, ack
+	From, To int32  // data: the processes
+	Node     string // hello: the speaker
+	Payload  []byte // data: the message, encoded by the Codec
+}
+
+// frameCodec is the gRPC codec of the link streams: a frame is its kind,
+// then uvarints and zigzag varints, then the node name or the payload.
+type frameCodec struct{}
+
+func (frameCodec) Name() string { return "allot-link" }
+
+func (frameCodec) Marshal(v any) ([]byte, error) {
+	f, ok := v.(*frame)
+	if !ok {
+		return nil, fmt.Errorf("link: cannot marshal %T", v)
+	}
+	b := make([]byte, 0, 24+len(f.Node)+len(f.Payload))
+	b = append(b, byte(f.Kind))
+	b = binary.AppendUvarint(b, f.Seq)
+	b = binary.AppendUvarint(b, f.Ack)
+	b = binary.AppendVarint(b, int64(f.From))
+	b = binary.AppendVarint(b, int64(f.To))
+	b = binary.AppendUvarint(b, uint64(len(f.Node)))
+	b = append(b, f.Node...)
+	return append(b, f.Payload...), nil
+}
+
+var errFrame = errors.New("link: malformed frame")
+
+func (frameCodec) Unmarshal(data []byte, v any) error {
+	f, ok := v.(*frame)
+	if !ok || len(data) == 0 {
+		return errFrame
+	}
+	f.Kind, data = frameKind(data[0]), data[1:]
+	var n int
+	if f.Seq, n = binary.Uvarint(data); n <= 0 {
+		return errFrame
+	}
+	data = data[n:]
+	if f.Ack, n = binary.Uvarint(data); n <= 0 {
+		return errFrame
+	}
+	data = data[n:]
+	var from, to int64
+	if from, n = binary.Varint(data); n <= 0 || int64(int32(from)) != from {
+		return errFrame
+	}
+	data = data[n:]
+	if to, n = binary.Varint(data); n <= 0 || int64(int32(to)) != to {
+		return errFrame
+	}
+	data = data[n:]
+	f.From, f.To = int32(from), int32(to)
+	l, n := binary.Uvarint(data)
+	if n <= 0 || l > uint64(len(data)-n) {
+		return errFrame
+	}
+	f.Node = string(data[n : n+int(l)])
+	// The buffer is gRPC's: keep a copy.
+	f.Payload = append([]byte(nil), data[n+int(l):]...)
+	if f.Kind < frameHello || f.Kind > frameAck {
+		return errFrame
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package grpc_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"allot/algo"
+	"allot/algo/doorway"
+	"allot/app"
+	"allot/check"
+	"allot/codec"
+	"allot/dist"
+	"allot/graph"
+	"allot/host"
+	"allot/proc"
+	"allot/transport"
+	grpcnet "allot/transport/grpc"
+	"allot/transport/transporttest"
+)
+
+// cluster is a transport.Transport over several nodes on loopback: process
+// p lives on node p mod len(nodes); each call goes to the node of the
+// process it is about (a send, to the sender's node), and a cut breaks the
+// connection between two nodes at both ends.
+type cluster struct {
+	nodes []*grpcnet.Transport
+}
+
+var _ transport.Cutter = (*cluster)(nil)
+
+func (c *cluster) of(p proc.ID) *grpcnet.Transport { return c.nodes[max(0, int(p))%len(c.nodes)] }
+
+func (c *cluster) Register(id proc.ID, h transport.Handler) error { return c.of(id).Register(id, h) }
+func (c *cluster) Unregister(id proc.ID) error                    { return c.of(id).Unregister(id) }
+func (c *cluster) Send(from, to proc.ID, m proc.Message) error    { return c.of(from).Send(from, to, m) }
+func (c *cluster) Ordered() bool                                  { return true }
+func (c *cluster) Cut(a, b proc.ID)                               { c.of(a).Cut(a, b); c.of(b).Cut(a, b) }
+func (c *cluster) Restore(a, b proc.ID)                           { c.of(a).Restore(a, b); c.of(b).Restore(a, b) }
+func (c *cluster) Close() error {
+	var err error
+	for _, n := range c.nodes {
+		if e := n.Close(); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// newCluster starts n nodes on loopback ports, carrying the messages of
+// algs (and the suite's test message).
+func newCluster(t testing.TB, n int, algs ...algo.Algorithm) *cluster {
+	t.Helper()
+	algs = append(algs, algo.Algorithm{Name: "transporttest", Messages: []proc.Message{transporttest.Msg{}}})
+	cd, err := codec.New(algs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(i int) string { return fmt.Sprintf("node%d", i) }
+	lis := make([]net.Listener, n)
+	peers := map[string]string{}
+	for i := range lis {
+		if lis[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		peers[name(i)] = lis[i].Addr().String()
+	}
+	place := func(p proc.ID) (string, bool) {
+		if p < 0 || p > 63 || p == 99 {
+			return "", false
+		}
+		return name(int(p) % n), true
+	}
+	c := &cluster{}
+	for i := range lis {
+		node, err := grpcnet.New(grpcnet.Config{Node: name(i), Listener: lis[i], Peers: peers, Place: place, Codec: cd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.nodes = append(c.nodes, node)
+	}
+	return c
+}
+
+func TestContract(t *testing.T) {
+	transporttest.Run(t, func(t testing.TB) transport.Transport { return newCluster(t, 3) })
+}
+
+// TestDoorwayOverGRPCWithCuts runs Choy and Singh's algorithm (it needs
+// FIFO channels) on three nodes over gRPC, while connections between the
+// nodes are cut and restored every few milliseconds, in real time under
+// the checkers: a lost or duplicated fork would show as a deadlock or an
+// exclusion violation.
+func TestDoorwayOverGRPCWithCuts(t *testing.T) {
+	g, err := graph.Parse("random:9:0.4", rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := algo.DiningProblem(g)
+	pb.FIFO = true
+	procs, err := doorway.Build(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCluster(t, 3, doorway.Algorithm)
+	stop := make(chan struct{})
+	var cuts atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		rnd := rand.New(rand.NewPCG(5, 6))
+		for {
+			a, b := proc.ID(rnd.IntN(3)), proc.ID(rnd.IntN(3))
+			if a == b {
+				continue
+			}
+			c.Cut(a, b)
+			cuts.Add(1)
+			time.Sleep(time.Duration(1+rnd.IntN(4)) * time.Millisecond)
+			c.Restore(a, b)
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Duration(rnd.IntN(5)) * time.Millisecond):
+			}
+		}
+	})
+	var excl check.Exclusion
+	var waits check.Waits
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := host.Run(ctx, host.RunConfig{
+		Tick:      200 * time.Microsecond,
+		Seed:      7,
+		Transport: c,
+		Work:      app.Workload{Think: dist.Uniform(0, 5), CS: dist.Uniform(1, 3), PerUser: 15},
+		Sink:      proc.Sinks{&excl, &waits},
+	}, pb, procs)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v after %v: served %d, %d messages, %d cuts", res.Stop, res.Elapsed.Round(time.Millisecond), res.Served, res.Messages, cuts.Load())
+	switch {
+	case !excl.OK():
+		t.Errorf("exclusion: %v", excl.First)
+	case res.Stop != host.StopQuiescent || waits.Open() != 0:
+		t.Errorf("stopped by %v with %d open requests", res.Stop, waits.Open())
+	case res.Served != pb.Users*15 || res.Delivered != res.Messages:
+		t.Errorf("served %d of %d, delivered %d of %d messages", res.Served, pb.Users*15, res.Delivered, res.Messages)
+	case cuts.Load() < 5:
+		t.Errorf("only %d cuts during the run", cuts.Load())
+	}
+	for _, n := range c.nodes {
+		if err := n.Err(); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package grpc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"sync"
+
+	ggrpc "google.golang.org/grpc"
+
+	"allot/proc"
+)
+
+// stream is the part of a gRPC stream, client or server side, a session
+// uses.
+type stream interface {
+	SendMsg(m any) error
+	RecvMsg(m any) error
+}
+
+// peer is the session with one neighbour node: both directions of its
+// links, over whichever stream is up.
+type peer struct {
+	t    *Transport
+	name string
+	conn *ggrpc.ClientConn // set when this node dials the peer
+
+	mu        sync.Mutex
+	next      uint64   // the last sequence number given out
+	unacked   []*frame // sent, not yet acknowledged, in order
+	delivered uint64   // the peer's messages delivered here, 1..delivered
+	up        bool     // a stream is up
+	gen       uint64   // the current stream's generation
+	out       []*frame // queued for the current stream's writer
+	ackDue    bool
+	wake      chan struct{} // the current writer's signal
+	cancel    context.CancelFunc
+	cut       bool
+	restored  chan struct{} // closed by Restore
+}
+
+// send numbers f, keeps it until acknowledged, and queues it if a stream
+// is up.
+func (p *peer) send(f *frame) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	f.Seq = p.next
+	p.unacked = append(p.unacked, f)
+	if p.up {
+		p.out = append(p.out, f)
+		p.signal()
+	}
+}
+
+func (p *peer) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// acked forgets what the peer has delivered. Called with p.mu held.
+func (p *peer) acked(ack uint64) {
+	i := 0
+	for i < len(p.unacked) && p.unacked[i].Seq <= ack {
+		i++
+	}
+	if i > 0 {
+		p.unacked = append(p.unacked[:0:0], p.unacked[i:]...)
+	}
+}
+
+func (p *peer) setCut(cut bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cut == cut {
+		return
+	}
+	p.cut = cut
+	if cut {
+		if p.cancel != nil {
+			p.cancel()
+		}
+		return
+	}
+	close(p.restored)
+	p.restored = make(chan struct{})
+}
+
+func (p *peer) hello() *frame {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return &frame{Kind: frameHello, Node: p.t.cfg.Node, Ack: p.delivered}
+}
+
+// dial keeps a stream to the peer up, until the transport is closed.
+func (p *peer) dial() {
+	defer p.t.wg.Done()
+	for {
+		p.mu.Lock()
+		cut, restored := p.cut, p.restored
+		p.mu.Unlock()
+		if cut {
+			select {
+			case <-p.t.ctx.Done():
+				return
+			case <-restored:
+				continue
+			}
+		}
+		ctx, cancel := context.WithCancel(p.t.ctx)
+		if s, err := p.conn.NewStream(ctx, &streamDesc, method, ggrpc.ForceCodec(frameCodec{})); err == nil {
+			their := new(frame)
+			if s.SendMsg(p.hello()) == nil && s.RecvMsg(their) == nil && their.Kind == frameHello && their.Node == p.name {
+				p.serve(ctx, cancel, s, their, false)
+			}
+		}
+		cancel()
+		select {
+		case <-p.t.ctx.Done():
+			return
+		case <-time.After(p.t.cfg.Redial):
+		}
+	}
+}
+
+// serve runs the session over stream s until it breaks: their is the
+// peer's hello; sayHello, on the accepting side, answers it first.
+func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, their *frame, sayHello bool) {
+	defer cancel()
+	p.mu.Lock()
+	if p.cut || p.up {
+		// Held down, or the previous stream has not noticed it is broken
+		// yet: the dialler tries again.
+		p.mu.Unlock()
+		return
+	}
+	hello := &frame{Kind: frameHello, Node: p.t.cfg.Node, Ack: p.delivered}
+	// The peer has delivered up to their.Ack: forget that, resend the rest.
+	p.acked(their.Ack)
+	p.out = append([]*frame(nil), p.unacked...)
+	p.up, p.cancel, p.wake = true, cancel, make(chan struct{}, 1)
+	p.gen++
+	gen := p.gen
+	p.signal()
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		if p.gen == gen {
+			p.up, p.out, p.cancel = false, nil, nil
+		}
+		p.mu.Unlock()
+	}()
+	if sayHello {
+		if s.SendMsg(hello) != nil {
+			return
+		}
+	}
+	p.t.wg.Add(1)
+	go p.write(ctx, cancel, s, gen, p.wake)
+	for {
+		f := new(frame)
+		if s.RecvMsg(f) != nil {
+			return
+		}
+		switch f.Kind {
+		case frameData:
+			p.mu.Lock()
+			next := f.Seq == p.delivered+1
+			if f.Seq > p.delivered+1 {
+				p.mu.Unlock()
+				return // a gap: not the protocol; start over
+			}
+			if next {
+				p.delivered++
+			}
+			p.ackDue = true
+			p.signal()
+			p.mu.Unlock()
+			if next {
+				p.deliver(f)
+			}
+		case frameAck:
+			p.mu.Lock()
+			p.acked(f.Ack)
+			p.mu.Unlock()
+		default:
+			return
+		}
+	}
+}
+
+// deliver decodes a data frame and hands it to the dispatcher.
+func (p *peer) deliver(f *frame) {
+	m, err := p.t.cfg.Codec.DecodeMessage(f.Payload)
+	if err != nil {
+		p.t.mu.Lock()
+		p.t.err = fmt.Errorf("link: message %d from node %s (process %d to %d): %w", f.Seq, p.name, f.From, f.To, err)
+		p.t.mu.Unlock()
+		return
+	}
+	p.t.dispatch(delivery{from: proc.ID(f.From), to: proc.ID(f.To), m: m})
+}
+
+// write sends what is queued for stream generation gen, and the acks.
+func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, gen uint64, wake <-chan struct{}) {
+	defer p.t.wg.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		}
+		p.mu.Lock()
+		if p.gen != gen {
+			p.mu.Unlock()
+			return
+		}
+		out := p.out
+		p.out = nil
+		var ack *frame
+		if p.ackDue {
+			ack = &frame{Kind: frameAck, Ack: p.delivered}
+			p.ackDue = false
+		}
+		p.mu.Unlock()
+		if ack != nil {
+			out = append(out, ack)
+		}
+		for _, f := range out {
+			if s.SendMsg(f) != nil {
+				cancel()
+				return
+			}
+		}
+	}
+}
