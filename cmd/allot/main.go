@@ -78,6 +78,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case "explore":
 		err = exploreCmd(args[1:], stdout, stderr)
 	case "list":
+		if len(args) > 1 {
+			err = badf("list takes no arguments, got %q", args[1:])
+			break
+		}
 		err = listCmd(stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)

@@ -46,6 +46,8 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"sim", badYAML},
 		{"sim", "a.yaml", "b.yaml"},
 		{"repro", "no-such-paper"},
+		{"list", "foo"},
+		{"list", "--all"},
 		{"sim", "--cost", "1000000000000000000"},
 		{"sim", "--delay", "const:99999999999999999999"},
 		{"sim", "--requests", "99999999999999999999"},
