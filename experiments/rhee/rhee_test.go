@@ -1,9 +1,8 @@
-package experiments
+package rhee
 
 import (
 	"allot/experiments/study"
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,7 @@ import (
 
 func TestRheeQuick(t *testing.T) {
 	dir := t.TempDir()
-	claims, err := Rhee().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
+	claims, err := Experiment().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +62,11 @@ func TestRheeDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the quick study twice")
 	}
-	a, err := Rhee().Run(context.Background(), study.Options{Quick: true, Seed: 3})
+	a, err := Experiment().Run(context.Background(), study.Options{Quick: true, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Rhee().Run(context.Background(), study.Options{Quick: true, Seed: 3})
+	b, err := Experiment().Run(context.Background(), study.Options{Quick: true, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,20 +74,6 @@ func TestRheeDeterministic(t *testing.T) {
 		if a[i] != b[i] {
 			t.Fatalf("claim %d differs:\n%+v\n%+v", i, a[i], b[i])
 		}
-	}
-}
-
-func TestRheeMeanCI(t *testing.T) {
-	m, h := rheeMeanCI([]float64{1, 2, 3, 4})
-	// sd = 1.291, t(3) = 3.182: half = 3.182·1.291/2 = 2.054
-	if m != 2.5 || math.Abs(h-2.054) > 0.001 {
-		t.Fatalf("got %v ± %v", m, h)
-	}
-	if _, h := rheeMeanCI([]float64{5}); !math.IsInf(h, 1) {
-		t.Fatalf("one sample: half-width %v, want +Inf", h)
-	}
-	if math.Abs(rheeT95(31)-2.040) > 0.01 || math.Abs(rheeT95(1000)-1.962) > 0.002 {
-		t.Fatalf("t quantiles off: %v %v", rheeT95(31), rheeT95(1000))
 	}
 }
 

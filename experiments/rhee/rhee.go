@@ -1,4 +1,6 @@
-package experiments
+// Package rhee reproduces the simulation study of Rhee §6 (see
+// Experiment).
+package rhee
 
 import (
 	"context"
@@ -7,9 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"allot/algo"
 	"allot/algo/all"
@@ -18,6 +18,7 @@ import (
 	"allot/check"
 	"allot/dist"
 	"allot/experiments/study"
+	"allot/experiments/sweep"
 	"allot/metrics"
 	"allot/proc"
 	"allot/report"
@@ -25,7 +26,7 @@ import (
 	"allot/workload"
 )
 
-// Rhee reproduces the simulation study of Rhee §6: the mean response time
+// Experiment reproduces the simulation study of Rhee §6: the mean response time
 // of Chandy–Misra (CM), Choy–Singh (CS = doorway) and the modular algorithm
 // over each (CMR, CSR), against the average number of conflicting users,
 // for resource service times S = 25..100 and message delay 50.
@@ -68,7 +69,7 @@ import (
 // hygienic, modular-hygienic, central and modular-central are run for
 // reference; the last two are not in the paper. Algorithms missing from
 // the catalogue are left out, and the claims that need them say so.
-func Rhee() study.Experiment {
+func Experiment() study.Experiment {
 	return study.Experiment{
 		Name:    "rhee",
 		Paper:   "rhee §6",
@@ -141,14 +142,9 @@ func rheeLookup(name string) (algo.Algorithm, error) {
 	return a, err
 }
 
-// rheeRun is one simulation: an algorithm on one graph at one point.
-type rheeRun struct {
-	alg, size, service, graph int
-}
-
+// rheeOut is one simulation: an algorithm on one graph at one point.
 type rheeOut struct {
-	resp, msgs, degree float64
-	err                error
+	Resp, Msgs, Degree float64
 }
 
 // rheeSample is the per-graph results of one algorithm at one point.
@@ -156,11 +152,7 @@ type rheeSample struct{ resp, msgs, degree []float64 }
 
 // precise is the paper's stopping rule: both 95 % intervals within 5 % of
 // their means.
-func (s *rheeSample) precise() bool {
-	m, h := rheeMeanCI(s.resp)
-	mm, hm := rheeMeanCI(s.msgs)
-	return h <= 0.05*m && hm <= 0.05*mm
-}
+func (s *rheeSample) precise() bool { return sweep.Precise(0.05, s.resp, s.msgs) }
 
 func runRhee(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	cfg := rheeFull()
@@ -179,6 +171,35 @@ func runRhee(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		algs = append(algs, alg)
 		short = append(short, a.short)
 	}
+	// The points: (algorithm, service, size); each runs random conflict
+	// graphs until its intervals are within 5 % of the means (the paper's
+	// rule) or it reaches maxGraphs.
+	type point struct{ alg, service, size int }
+	var pts []point
+	var keys []string
+	for ai := range algs {
+		for vi, s := range cfg.services {
+			for si, k := range cfg.sizes {
+				pts = append(pts, point{ai, vi, si})
+				keys = append(keys, fmt.Sprintf("%s-S%d-k%d", algs[ai].Name, s, k))
+			}
+		}
+	}
+	rule := sweep.Rule{Min: cfg.minGraphs, Batch: cfg.batch, Max: cfg.maxGraphs}
+	reps, err := sweep.Repeat(ctx, o.Points, "rhee", keys, rule, func(i, g int) (rheeOut, error) {
+		p := pts[i]
+		out, err := rheeSimulate(cfg, algs[p.alg], cfg.sizes[p.size], cfg.services[p.service], o.Seed, g)
+		if err != nil {
+			return out, fmt.Errorf("rhee: %s, set size %d, S=%d, graph %d: %w", algs[p.alg].Name, cfg.sizes[p.size], cfg.services[p.service], g, err)
+		}
+		return out, nil
+	}, func(_ int, rs []rheeOut) bool {
+		s := sample(rs)
+		return s.precise()
+	})
+	if err != nil {
+		return nil, err
+	}
 	// res[alg][service][size] = per-graph samples.
 	res := make([][][]rheeSample, len(algs))
 	for ai := range res {
@@ -187,60 +208,14 @@ func runRhee(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			res[ai][vi] = make([]rheeSample, len(cfg.sizes))
 		}
 	}
-	// Rounds: every (algorithm, point) runs minGraphs graphs, then batches
-	// of more graphs until its intervals are within 5 % of the means (the
-	// paper's rule) or it reaches maxGraphs.
-	done, total := 0, 0
-	progress := func(d, _ int) {
-		if o.Progress != nil {
-			o.Progress(done+d, total)
-		}
-	}
-	for round := 0; ; round++ {
-		var runs []rheeRun
-		for ai := range algs {
-			for vi := range cfg.services {
-				for si := range cfg.sizes {
-					s := &res[ai][vi][si]
-					n := len(s.resp)
-					if n >= cfg.maxGraphs || n >= cfg.minGraphs && s.precise() {
-						continue
-					}
-					upto := min(cfg.maxGraphs, max(cfg.minGraphs, n+cfg.batch))
-					for g := n; g < upto; g++ {
-						runs = append(runs, rheeRun{ai, si, vi, g})
-					}
-				}
-			}
-		}
-		if len(runs) == 0 {
-			break
-		}
-		total += len(runs)
-		outs := make([]rheeOut, len(runs))
-		if err := rheeParallel(ctx, len(runs), progress, func(i int) {
-			r := runs[i]
-			outs[i] = rheeSimulate(cfg, algs[r.alg], cfg.sizes[r.size], cfg.services[r.service], o.Seed, r.graph)
-		}); err != nil {
-			return nil, err
-		}
-		done += len(runs)
-		for i, r := range runs {
-			out := outs[i]
-			if out.err != nil {
-				return nil, fmt.Errorf("rhee: %s, set size %d, S=%d, graph %d: %w", algs[r.alg].Name, cfg.sizes[r.size], cfg.services[r.service], r.graph, out.err)
-			}
-			s := &res[r.alg][r.service][r.size]
-			s.resp = append(s.resp, out.resp)
-			s.msgs = append(s.msgs, out.msgs)
-			s.degree = append(s.degree, out.degree)
-		}
+	for i, p := range pts {
+		res[p.alg][p.service][p.size] = sample(reps[i])
 	}
 	// The x of a point: the average conflict degree over its first
 	// minGraphs graphs, which every algorithm ran.
 	xs := make([]float64, len(cfg.sizes))
 	for si := range cfg.sizes {
-		xs[si], _ = rheeMeanCI(res[0][0][si].degree[:cfg.minGraphs])
+		xs[si], _ = sweep.CI95(res[0][0][si].degree[:cfg.minGraphs])
 	}
 	st := &rheeStats{cfg: cfg, short: short, xs: xs}
 	st.resp = make([][][][2]float64, len(algs))
@@ -252,9 +227,9 @@ func runRhee(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		for vi := range cfg.services {
 			for si := range cfg.sizes {
 				s := &res[ai][vi][si]
-				m, ci := rheeMeanCI(s.resp)
+				m, ci := sweep.CI95(s.resp)
 				st.resp[ai][vi] = append(st.resp[ai][vi], [2]float64{m, ci})
-				m, ci = rheeMeanCI(s.msgs)
+				m, ci = sweep.CI95(s.msgs)
 				st.msgs[ai][vi] = append(st.msgs[ai][vi], [2]float64{m, ci})
 				st.points++
 				if s.precise() {
@@ -272,9 +247,19 @@ func runRhee(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	return st.claims(missing), nil
 }
 
+func sample(rs []rheeOut) rheeSample {
+	var s rheeSample
+	for _, r := range rs {
+		s.resp = append(s.resp, r.Resp)
+		s.msgs = append(s.msgs, r.Msgs)
+		s.degree = append(s.degree, r.Degree)
+	}
+	return s
+}
+
 // rheeSimulate runs one algorithm on graph g of a point and returns its
 // mean response time and messages per answered request.
-func rheeSimulate(cfg rheeConfig, a algo.Algorithm, size, service int, seed uint64, g int) rheeOut {
+func rheeSimulate(cfg rheeConfig, a algo.Algorithm, size, service int, seed uint64, g int) (rheeOut, error) {
 	// The graph depends on the point and g only, so every algorithm and
 	// every S sees the same graphs.
 	gseed := seed*1_000_003 + uint64(size)*7919 + uint64(g)
@@ -282,12 +267,12 @@ func rheeSimulate(cfg rheeConfig, a algo.Algorithm, size, service int, seed uint
 	d := workload.Dynamic{Users: cfg.users, Resources: cfg.resources, MinDemand: size, MaxDemand: size, FixedSets: true}
 	pb, next, err := d.Problem(rnd)
 	if err != nil {
-		return rheeOut{err: err}
+		return rheeOut{}, err
 	}
 	pb.FIFO = a.NeedsFIFO
 	procs, err := a.Build(pb)
 	if err != nil {
-		return rheeOut{err: err}
+		return rheeOut{}, err
 	}
 	serv := dist.Uniform(1, proc.Time(2*service-1)) // mean S
 	var rec metrics.Recorder
@@ -301,93 +286,18 @@ func rheeSimulate(cfg rheeConfig, a algo.Algorithm, size, service int, seed uint
 	}, Next: next}}, pb, procs)
 	switch {
 	case err != nil:
-		return rheeOut{err: err}
+		return rheeOut{}, err
 	case !excl.OK():
-		return rheeOut{err: fmt.Errorf("exclusion violated: %s", excl.First[0])}
+		return rheeOut{}, fmt.Errorf("exclusion violated: %s", excl.First[0])
 	case res.Deadlock:
-		return rheeOut{err: fmt.Errorf("deadlock at t=%d", res.End)}
+		return rheeOut{}, fmt.Errorf("deadlock at t=%d", res.End)
 	}
 	sum := rec.Summary(res.End)
 	if sum.Served == 0 {
-		return rheeOut{err: fmt.Errorf("nothing served")}
+		return rheeOut{}, fmt.Errorf("nothing served")
 	}
 	deg := 2 * float64(pb.Conflict.M()) / float64(pb.Users)
-	return rheeOut{resp: sum.Response.Mean, msgs: float64(res.Messages) / float64(sum.Served), degree: deg}
-}
-
-// rheeParallel runs f(0..n-1) on all cores and reports progress from one
-// goroutine. Results must be written by index, so the outcome does not
-// depend on scheduling.
-func rheeParallel(ctx context.Context, n int, progress func(done, total int), f func(i int)) error {
-	work := make(chan int)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				f(i)
-				done <- struct{}{}
-			}
-		}()
-	}
-	go func() {
-		defer close(work)
-		for i := 0; i < n; i++ {
-			select {
-			case work <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(done) }()
-	finished := 0
-	for range done {
-		finished++
-		if progress != nil {
-			progress(finished, n)
-		}
-	}
-	if finished < n {
-		return ctx.Err()
-	}
-	return nil
-}
-
-// rheeMeanCI is the sample mean and the half-width of its 95 % confidence
-// interval (Student's t).
-func rheeMeanCI(xs []float64) (mean, half float64) {
-	n := len(xs)
-	if n == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(n)
-	if n < 2 {
-		return mean, math.Inf(1)
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	sd := math.Sqrt(ss / float64(n-1))
-	return mean, rheeT95(n-1) * sd / math.Sqrt(float64(n))
-}
-
-// rheeT95 is the two-sided 95 % quantile of Student's t with df degrees
-// of freedom.
-func rheeT95(df int) float64 {
-	table := []float64{0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
-	if df < len(table) {
-		return table[df]
-	}
-	return 1.96 + 2.4/float64(df) // within 0.5 % of the exact value for df > 30
+	return rheeOut{Resp: sum.Response.Mean, Msgs: float64(res.Messages) / float64(sum.Served), Degree: deg}, nil
 }
 
 // rheeStats holds the measured means and CIs.
