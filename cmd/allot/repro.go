@@ -240,7 +240,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	var claims []study.Claim
 	for _, e := range chosen {
-		if cs, ok := merged.Claims[e.Name]; ok {
+		// A reproduction not built on sweep points: shard 0's claims, or,
+		// when figures are asked for, a run of its own here (the same
+		// seed gives the same claims).
+		if cs, ok := merged.Claims[e.Name]; ok && *out == "" {
 			claims = append(claims, cs...)
 			continue
 		}
