@@ -1,16 +1,22 @@
-// Package experiments lists the reproductions of the papers' claims. Each
-// paper's experiments run in the simulator, measure, and state every claim
-// with the measured numbers and a pass/fail rule (package study); `allot
-// repro` runs them and the tests run the --quick configuration.
+// Package experiments lists the reproductions of the papers' claims, one
+// package per paper (experiments/locality, experiments/rhee,
+// experiments/bidding, …), all on the shared engine of experiments/sweep
+// with the types of experiments/study. Each paper's experiments run in the
+// simulator, measure from events and metrics only, and state every claim
+// with the measured numbers and a pass/fail rule; `allot repro` runs them
+// and the tests run the --quick configuration.
 package experiments
 
 import (
+	"allot/experiments/bidding"
+	"allot/experiments/locality"
 	"allot/experiments/pool"
+	"allot/experiments/rhee"
 	"allot/experiments/study"
 )
 
 // All lists the reproductions, one per paper, in the order `allot repro`
 // runs them.
 func All() []study.Experiment {
-	return []study.Experiment{Locality(), Rhee(), Bidding(), pool.Experiment()}
+	return []study.Experiment{locality.Experiment(), rhee.Experiment(), bidding.Experiment(), pool.Experiment()}
 }

@@ -16,11 +16,13 @@ import (
 )
 
 // Series is one line of a plot. Err, when set, holds the half-width of an
-// error bar (e.g. a 95 % confidence interval) at each point.
+// error bar (e.g. a 95 % confidence interval) at each point. Dashed draws
+// the line dashed (a reference series).
 type Series struct {
-	Name string
-	X, Y []float64
-	Err  []float64
+	Name   string
+	X, Y   []float64
+	Err    []float64
+	Dashed bool
 }
 
 // palette is colour-blind safe (Okabe–Ito).
@@ -53,6 +55,9 @@ func LinePlot(path, title, xlabel, ylabel string, series []Series) error {
 		c := palette[i%len(palette)]
 		line.Color = c
 		line.Width = vg.Points(1.5)
+		if s.Dashed {
+			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
 		marks.Color = c
 		marks.Shape = draw.CircleGlyph{}
 		p.Add(line, marks)

@@ -31,3 +31,17 @@ func TestLinePlotRejectsRaggedSeries(t *testing.T) {
 		t.Fatal("ragged series accepted")
 	}
 }
+
+func TestLinePlotDashesReferenceSeries(t *testing.T) {
+	svg := func(dashed bool) string {
+		path := filepath.Join(t.TempDir(), "fig.svg")
+		if err := LinePlot(path, "", "", "", []Series{{Name: "ref", X: []float64{1, 2}, Y: []float64{1, 2}, Dashed: dashed}}); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		return string(b)
+	}
+	if n, d := strings.Count(svg(false), "stroke-dasharray:5"), strings.Count(svg(true), "stroke-dasharray:5"); n != 0 || d == 0 {
+		t.Errorf("dash patterns: %d solid, %d dashed", n, d)
+	}
+}

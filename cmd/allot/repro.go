@@ -3,29 +3,59 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
 
 	"allot/algo/all"
 	"allot/experiments"
 	"allot/experiments/study"
+	"allot/experiments/sweep"
 )
 
+// shardFormat names the layout of a shard's results file.
+const shardFormat = "allot-repro-shard/1"
+
+// shardFile is what `allot repro --shard i/N` writes and `allot repro
+// merge` reads: the run's settings, and the results of the shard's points
+// by key. A reproduction not built on sweep points cannot be split: shard
+// 0 keeps its claims whole.
+type shardFile struct {
+	Format      string                     `json:"format"`
+	Experiments []string                   `json:"experiments"`
+	Quick       bool                       `json:"quick"`
+	Seed        uint64                     `json:"seed"`
+	Shard       string                     `json:"shard"` // "i/N"
+	Points      map[string]json.RawMessage `json:"points"`
+	Claims      map[string][]study.Claim   `json:"claims,omitempty"`
+}
+
 func reproCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return mergeCmd(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("allot repro", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "table", "output: table or json")
 	quick := fs.Bool("quick", false, "run the small configuration (what the tests use)")
-	out := fs.String("out", "", "write the SVG figures to this directory")
+	out := fs.String("out", "", "write the SVG figures (with --shard: the shard's results file) to this directory")
 	seed := fs.Uint64("seed", 1, "base seed")
+	shard := fs.String("shard", "", "run slice `i/N` of the points and write their results to --out (see also --shards)")
+	shards := fs.Int("shards", 0, "split into `N` shards, this one's index from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (N also from ALLOT_SHARDS or SLURM_ARRAY_TASK_COUNT)")
 	names, err := parseInterleaved(fs, args)
 	if err == flag.ErrHelp {
 		fs.SetOutput(stdout)
-		fmt.Fprintln(stdout, "usage: allot repro [NAME...] [flags]\n\nreproductions:")
+		fmt.Fprintln(stdout, "usage: allot repro [NAME...] [flags]\n       allot repro merge [--format F] [--out DIR] FILE|DIR...\n\nreproductions:")
 		for _, e := range experiments.All() {
 			fmt.Fprintf(stdout, "  %-12s %s — %s\n", e.Name, e.Paper, e.Summary)
 		}
@@ -39,28 +69,169 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	if *format != "table" && *format != "json" {
 		return badf("--format %q: want table or json", *format)
 	}
+	sh, err := shardOf(*shard, *shards, os.Getenv)
+	if err != nil {
+		return badf("%v", err)
+	}
+	chosen, err := choose(names)
+	if err != nil {
+		return err
+	}
+	if sh.N > 0 && *out == "" {
+		return badf("--shard: give --out DIR for the shard's results file")
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return badf("--out: %v", err)
+		}
+	}
+	bar := newProgress(stderr)
+	defer bar.finish()
+	if sh.N > 0 {
+		return runShard(chosen, sh, *quick, *seed, *out, bar)
+	}
+	var claims []study.Claim
+	for _, e := range chosen {
+		opt := study.Options{Quick: *quick, Seed: *seed, OutDir: *out, Progress: bar.of(e.Name),
+			Points: &sweep.Points{Progress: bar.stage}}
+		cs, err := e.Run(context.Background(), opt)
+		if err != nil {
+			return fmt.Errorf("repro %s: %w", e.Name, err)
+		}
+		claims = append(claims, cs...)
+	}
+	bar.finish()
+	return printClaims(claims, *format, *seed, stdout, stderr)
+}
+
+// choose finds the named reproductions (all of them when none is named).
+func choose(names []string) ([]study.Experiment, error) {
 	avail := experiments.All()
 	if len(avail) == 0 {
-		return badf("no reproductions are available yet")
+		return nil, badf("no reproductions are available yet")
+	}
+	if len(names) == 0 {
+		return avail, nil
 	}
 	var chosen []study.Experiment
-	if len(names) == 0 {
-		chosen = avail
-	}
 	for _, n := range names {
-		found := false
-		for _, e := range avail {
-			if e.Name == n {
-				chosen, found = append(chosen, e), true
-			}
-		}
-		if !found {
+		i := slices.IndexFunc(avail, func(e study.Experiment) bool { return e.Name == n })
+		if i < 0 {
 			var have []string
 			for _, e := range avail {
 				have = append(have, e.Name)
 			}
-			return badf("unknown reproduction %q (have %s)", n, strings.Join(have, ", "))
+			return nil, badf("unknown reproduction %q (have %s)", n, strings.Join(have, ", "))
 		}
+		chosen = append(chosen, avail[i])
+	}
+	return chosen, nil
+}
+
+// shardOf reads the shard from --shard i/N, or from --shards N (or
+// ALLOT_SHARDS, or Slurm's SLURM_ARRAY_TASK_COUNT) with the index from a
+// Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array
+// (SLURM_ARRAY_TASK_ID, the array numbered from 0). No shard: N = 0.
+func shardOf(flagShard string, flagN int, env func(string) string) (sweep.Shard, error) {
+	if flagShard != "" {
+		i, n, ok := strings.Cut(flagShard, "/")
+		si, err1 := strconv.Atoi(i)
+		sn, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || sn < 1 || si < 0 || si >= sn {
+			return sweep.Shard{}, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N", flagShard)
+		}
+		return sweep.Shard{I: si, N: sn}, nil
+	}
+	n := flagN
+	for _, v := range []string{"ALLOT_SHARDS", "SLURM_ARRAY_TASK_COUNT"} {
+		if n == 0 && env(v) != "" {
+			var err error
+			if n, err = strconv.Atoi(env(v)); err != nil || n < 1 {
+				return sweep.Shard{}, fmt.Errorf("%s=%q: want a count of shards", v, env(v))
+			}
+		}
+	}
+	if n < 0 {
+		return sweep.Shard{}, fmt.Errorf("--shards %d: want a count of shards", n)
+	}
+	if n == 0 {
+		return sweep.Shard{}, nil
+	}
+	for _, v := range []string{"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"} {
+		if s := env(v); s != "" {
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 || i >= n {
+				return sweep.Shard{}, fmt.Errorf("%s=%q: want an index in 0..%d", v, s, n-1)
+			}
+			return sweep.Shard{I: i, N: n}, nil
+		}
+	}
+	return sweep.Shard{}, fmt.Errorf("%d shards, but no index: give --shard i/N, or set JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID", n)
+}
+
+// runShard runs the shard's points of every chosen reproduction and writes
+// their results to dir/NAMES.shard-I-of-N.json.
+func runShard(chosen []study.Experiment, sh sweep.Shard, quick bool, seed uint64, dir string, bar *progress) error {
+	f := shardFile{Format: shardFormat, Quick: quick, Seed: seed, Shard: sh.String(), Points: map[string]json.RawMessage{}}
+	for _, e := range chosen {
+		f.Experiments = append(f.Experiments, e.Name)
+		pts := &sweep.Points{Shard: sh, Progress: bar.stage}
+		opt := study.Options{Quick: quick, Seed: seed, Progress: bar.of(e.Name), Points: pts}
+		cs, err := e.Run(context.Background(), opt)
+		switch {
+		case errors.Is(err, sweep.ErrPartial):
+		case err != nil:
+			return fmt.Errorf("repro %s: %w", e.Name, err)
+		case !pts.Used() && sh.I == 0:
+			// Not built on sweep points: shard 0 keeps the claims whole.
+			if f.Claims == nil {
+				f.Claims = map[string][]study.Claim{}
+			}
+			f.Claims[e.Name] = cs
+		}
+		for k, v := range pts.Results() {
+			f.Points[k] = v
+		}
+	}
+	b, err := json.MarshalIndent(f, "", " ")
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%s.shard-%d-of-%d.json", strings.Join(f.Experiments, "+"), sh.I, sh.N)
+	return os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644)
+}
+
+// mergeCmd joins the shards' files (or every *.json in a directory) into
+// the report an unsharded run prints.
+func mergeCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("allot repro merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	format := fs.String("format", "table", "output: table or json")
+	out := fs.String("out", "", "write the SVG figures to this directory")
+	paths, err := parseInterleaved(fs, args)
+	if err == flag.ErrHelp {
+		fs.SetOutput(stdout)
+		fmt.Fprintln(stdout, "usage: allot repro merge [flags] FILE|DIR...\n\nJoins the results files of `allot repro --shard i/N` into the report.\n\nflags:")
+		fs.PrintDefaults()
+		return errHelp
+	}
+	if err != nil {
+		return badf("%v", err)
+	}
+	if *format != "table" && *format != "json" {
+		return badf("--format %q: want table or json", *format)
+	}
+	files, err := shardPaths(paths)
+	if err != nil {
+		return badf("%v", err)
+	}
+	merged, err := readShards(files)
+	if err != nil {
+		return badf("%v", err)
+	}
+	chosen, err := choose(merged.Experiments)
+	if err != nil {
+		return err
 	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -69,14 +240,105 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	var claims []study.Claim
 	for _, e := range chosen {
-		opt := study.Options{Quick: *quick, Seed: *seed, OutDir: *out, Progress: progressBar(stderr, e.Name)}
+		// A reproduction not built on sweep points: shard 0's claims, or,
+		// when figures are asked for, a run of its own here (the same
+		// seed gives the same claims).
+		if cs, ok := merged.Claims[e.Name]; ok && *out == "" {
+			claims = append(claims, cs...)
+			continue
+		}
+		opt := study.Options{Quick: merged.Quick, Seed: merged.Seed, OutDir: *out, Points: &sweep.Points{Merged: merged.Points}}
 		cs, err := e.Run(context.Background(), opt)
 		if err != nil {
-			return fmt.Errorf("repro %s: %w", e.Name, err)
+			return badf("merge %s: %v", e.Name, err)
 		}
 		claims = append(claims, cs...)
 	}
-	if *format == "json" {
+	return printClaims(claims, *format, merged.Seed, stdout, stderr)
+}
+
+// shardPaths expands directories to the shard files in them.
+func shardPaths(paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("merge: name the shards' files or their directory")
+	}
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %v", err)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		m, err := filepath.Glob(filepath.Join(p, "*.shard-*-of-*.json"))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, m...)
+	}
+	return files, nil
+}
+
+// readShards checks that the files are the N shards of one run, each
+// once, and joins their results.
+func readShards(files []string) (shardFile, error) {
+	var m shardFile
+	seen := map[int]string{}
+	n := 0
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return m, fmt.Errorf("merge: %v", err)
+		}
+		var f shardFile
+		if err := json.Unmarshal(b, &f); err != nil || f.Format != shardFormat {
+			return m, fmt.Errorf("merge: %s is not a shard's results file (%s)", path, shardFormat)
+		}
+		sh, err := shardOf(f.Shard, 0, func(string) string { return "" })
+		if err != nil {
+			return m, fmt.Errorf("merge: %s: %v", path, err)
+		}
+		if len(seen) == 0 {
+			m = shardFile{Format: f.Format, Experiments: f.Experiments, Quick: f.Quick, Seed: f.Seed,
+				Points: map[string]json.RawMessage{}, Claims: map[string][]study.Claim{}}
+			n = sh.N
+		} else if sh.N != n || f.Quick != m.Quick || f.Seed != m.Seed || !slices.Equal(f.Experiments, m.Experiments) {
+			return m, fmt.Errorf("merge: %s is a shard of another run (shard %s, seed %d, quick %v, %v; want N=%d, seed %d, quick %v, %v)",
+				path, f.Shard, f.Seed, f.Quick, f.Experiments, n, m.Seed, m.Quick, m.Experiments)
+		}
+		if prev, dup := seen[sh.I]; dup {
+			return m, fmt.Errorf("merge: shard %s twice (%s and %s)", f.Shard, prev, path)
+		}
+		seen[sh.I] = path
+		for k, v := range f.Points {
+			if _, dup := m.Points[k]; dup {
+				return m, fmt.Errorf("merge: point %s in two shards", k)
+			}
+			m.Points[k] = v
+		}
+		for k, v := range f.Claims {
+			m.Claims[k] = v
+		}
+	}
+	if len(seen) == 0 {
+		return m, fmt.Errorf("merge: no shard files found")
+	}
+	var missing []string
+	for i := 0; i < n; i++ {
+		if _, ok := seen[i]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return m, fmt.Errorf("merge: shards missing: %s", strings.Join(missing, ", "))
+	}
+	return m, nil
+}
+
+func printClaims(claims []study.Claim, format string, seed uint64, stdout, stderr io.Writer) error {
+	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
@@ -94,27 +356,69 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range claims {
 		if !c.Pass {
-			fmt.Fprintf(stderr, "allot: claim %s failed (seed %d): %s\n", c.ID, *seed, c.Measured)
+			fmt.Fprintf(stderr, "allot: claim %s failed (seed %d): %s\n", c.ID, seed, c.Measured)
 			return errFailed
 		}
 	}
 	return nil
 }
 
-// progressBar draws "name: done/total" on stderr when it is a terminal.
-func progressBar(stderr io.Writer, name string) func(done, total int) {
+// progress draws one bar a stage on stderr when it is a terminal: the
+// stage's name, runs done of the runs planned so far (the stopping rule
+// adds runs as it goes), and the time left at the current rate. Anything
+// else (a file, a pipe, a test's buffer) gets nothing.
+type progress struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	name  string
+	total int
+}
+
+func newProgress(stderr io.Writer) *progress {
 	f, ok := stderr.(*os.File)
 	if !ok {
-		return nil
+		return &progress{}
 	}
 	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return &progress{}
+	}
+	return &progress{w: f}
+}
+
+// stage is called after every finished run of a stage (never
+// concurrently).
+func (p *progress) stage(name string, done, total int) {
+	if p.w == nil {
+		return
+	}
+	if p.bar == nil || name != p.name {
+		p.finish()
+		p.name, p.total = name, total
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(name), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+	}
+	if total != p.total {
+		p.total = total
+		p.bar.ChangeMax(total)
+	}
+	p.bar.Set(done)
+}
+
+// of is the progress of a reproduction that reports without stage names.
+func (p *progress) of(name string) func(done, total int) {
+	if p.w == nil {
 		return nil
 	}
-	return func(done, total int) {
-		fmt.Fprintf(f, "\r%s: %d/%d\x1b[K", name, done, total)
-		if done == total {
-			fmt.Fprint(f, "\r\x1b[K")
-		}
+	return func(done, total int) { p.stage(name, done, total) }
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar = nil
 	}
 }
 

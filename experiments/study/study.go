@@ -5,7 +5,12 @@
 // shared engine of package sweep and read only events and metrics.
 package study
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"allot/experiments/sweep"
+)
 
 // Claim is one statement of a paper checked against measurements.
 type Claim struct {
@@ -24,6 +29,32 @@ type Options struct {
 	OutDir string
 	// Progress, when set, is told about finished units of work.
 	Progress func(done, total int)
+	// Points, when set, runs the stages of an experiment built on
+	// sweep.Each and sweep.Repeat: a shard of them, or none when their
+	// results come from merged shards. Nil runs every point in memory.
+	Points *sweep.Points
+}
+
+// Steps runs an experiment's steps in order and joins their claims. A
+// sharded step (sweep.ErrPartial) has no claims, but the steps after it
+// still run their share; Steps then returns sweep.ErrPartial.
+func Steps(ctx context.Context, o Options, steps ...func(context.Context, Options) ([]Claim, error)) ([]Claim, error) {
+	var claims []Claim
+	partial := false
+	for _, step := range steps {
+		cs, err := step(ctx, o)
+		switch {
+		case errors.Is(err, sweep.ErrPartial):
+			partial = true
+		case err != nil:
+			return nil, err
+		}
+		claims = append(claims, cs...)
+	}
+	if partial {
+		return nil, sweep.ErrPartial
+	}
+	return claims, nil
 }
 
 // Experiment is one reproduction, named for `allot repro NAME`.

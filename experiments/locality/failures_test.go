@@ -1,18 +1,17 @@
-package workload_test
+package locality
 
 import (
 	"math/rand/v2"
 	"testing"
 
 	"allot/proc"
-	"allot/workload"
 )
 
 func TestOrientedLine(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 200; trial++ {
-		up := workload.RandomOrientation(1+rnd.IntN(30), rnd.Float64(), rnd)
-		g, id, err := workload.OrientedLine(up)
+		up := randomOrientation(1+rnd.IntN(30), rnd.Float64(), rnd)
+		g, id, err := orientedLine(up)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +27,7 @@ func TestOrientedLine(t *testing.T) {
 }
 
 func TestSpiderAndStar(t *testing.T) {
-	g, c, err := workload.Spider(4, 3, true, rand.New(rand.NewPCG(3, 4)))
+	g, c, err := spider(4, 3, true, rand.New(rand.NewPCG(3, 4)))
 	if err != nil || g.N() != 17 || c != 0 || g.Degree(c) != 4 {
 		t.Fatalf("spider: n=%d centre %d degree %d err %v", g.N(), c, g.Degree(c), err)
 	}
@@ -37,14 +36,14 @@ func TestSpiderAndStar(t *testing.T) {
 			t.Fatalf("leg %d has degree %d, want 4", b, g.Degree(b))
 		}
 	}
-	s, c, err := workload.HighCentreStar(5, 2)
+	s, c, err := highCentreStar(5, 2)
 	if err != nil || s.N() != 16 || c != 15 || s.Degree(c) != 5 {
 		t.Fatalf("star: n=%d centre %d err %v", s.N(), c, err)
 	}
 }
 
 func TestProbe(t *testing.T) {
-	p := workload.Probe{P: 2, After: 10}
+	p := probe{P: 2, After: 10}
 	for _, e := range []proc.Event{
 		{Time: 5, Kind: proc.EvEnter, P: 2}, {Time: 8, Kind: proc.EvExit, P: 2},
 		{Time: 12, Kind: proc.EvEnter, P: 1}, {Time: 20, Kind: proc.EvEnter, P: 2}, {Time: 21, Kind: proc.EvExit, P: 2},

@@ -1,4 +1,4 @@
-package experiments
+package locality
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 func TestLocalityQuick(t *testing.T) {
 	dir := t.TempDir()
-	claims, err := Locality().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
+	claims, err := Experiment().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,12 +27,12 @@ func TestLocalityQuick(t *testing.T) {
 // same scenario, exceeds both bounds.
 func TestLocalityWorstCaseCatchesHygienic(t *testing.T) {
 	sc := worstCases[3] // one-way line, crash of the top at its threshold point
-	out := worstCase(hygienic.Algorithm, sc, 7, 6000)
-	if out.err != nil {
-		t.Fatal(out.err)
+	out, err := worstCase(hygienic.Algorithm, sc, 7, 6000)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if out.loc.FailureLocality <= 3 {
-		t.Errorf("hygienic on %q: failure locality %d; the scenario should build a long chain", sc.name, out.loc.FailureLocality)
+	if out.Loc.FailureLocality <= 3 {
+		t.Errorf("hygienic on %q: failure locality %d; the scenario should build a long chain", sc.name, out.Loc.FailureLocality)
 	}
 }
 

@@ -1,4 +1,8 @@
-package experiments
+// Package bidding reproduces the claims of Reif and Spirakis (see
+// Experiment). Every measure is read from the event stream (requests,
+// entries, exclusion) and the algorithm's published sizing (β, the round
+// length); nothing reads a process's state.
+package bidding
 
 import (
 	"cmp"
@@ -7,10 +11,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"allot/algo"
 	"allot/algo/bidding"
@@ -20,13 +22,14 @@ import (
 	"allot/check"
 	"allot/dist"
 	"allot/experiments/study"
+	"allot/experiments/sweep"
 	"allot/proc"
 	"allot/report"
 	"allot/sim"
 	"allot/workload"
 )
 
-// Bidding reproduces Reif and Spirakis, "Probabilistic bidding gives
+// Experiment reproduces Reif and Spirakis, "Probabilistic bidding gives
 // optimal distributed resource allocation": the O(kv) mean response and the
 // O(kv·log(1/ε)) ε-response of uniform bidding (Theorems 3, 4), the Ω(kv)
 // lower-bound networks (Theorems 1, 2), the k-fork philosophers (§1.6), the
@@ -37,7 +40,7 @@ import (
 // a step of two ticks, as the flag model of the paper asks (a write is seen
 // within a step); critical sections last μ = 2 steps and users ask again at
 // once (think time 0), so every resource has its v competitors all the time.
-func Bidding() study.Experiment {
+func Experiment() study.Experiment {
 	return study.Experiment{
 		Name:    "bidding",
 		Paper:   "reif-spirakis",
@@ -92,8 +95,6 @@ func (l *bidLog) Event(e proc.Event) {
 // bidRun is one measured simulation.
 type bidRun struct {
 	recs       []bidReq
-	users      []bidding.UserStats // bidding runs only
-	params     *bidding.Params     // bidding runs only
 	res        sim.Result
 	violations int
 }
@@ -115,15 +116,27 @@ func bidRunOne(a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *rand.Rand
 	if res.Open > 0 {
 		return out, fmt.Errorf("%s: %d requests still open at the end", a.Name, res.Open)
 	}
-	for _, p := range procs[:pb.Users] {
-		if u, ok := p.(*bidding.User); ok {
-			out.users = append(out.users, u.Stats())
-		}
-	}
-	if len(out.users) > 0 {
-		out.params, _ = bidding.NewParams(pb, a.Name == bidding.Priority.Name)
-	}
 	return out, nil
+}
+
+// bidParams are the parameters uniform (or priority) bidding derives from
+// pb: β and the round length (the algorithm's published sizing, not its
+// state).
+func bidParams(pb *algo.Problem, priority bool) *bidding.Params {
+	p, err := bidding.NewParams(pb, priority)
+	if err != nil {
+		panic(err) // the generators below make valid problems
+	}
+	return p
+}
+
+// bidRounds is the number of user rounds request r took, read from the
+// event stream: a user's rounds follow one another while it has a request
+// (think time is 0, so a round is always running), a round lasts round
+// ticks and holds one draw, so a request answered after t ticks drew in
+// ⌈t/round⌉ rounds (at least the winning one).
+func bidRounds(r bidReq, round proc.Time) int64 {
+	return max(1, int64((r.resp()+round-1)/round))
 }
 
 // bidBand: k·t resources, v·t users; user u wants resources u·k .. u·k+k−1
@@ -162,47 +175,6 @@ func bidStatic(sets [][]proc.ResID, resources int) *algo.Problem {
 	return &algo.Problem{Kind: algo.Exclusive, Users: len(sets), Resources: resources, MaxSets: sets, Conflict: g}
 }
 
-// bidParallel runs jobs on every core; job i writes its own result.
-func bidParallel(ctx context.Context, o study.Options, jobs []func() error) error {
-	var (
-		mu   sync.Mutex
-		done int
-		errs = make([]error, len(jobs))
-		next = make(chan int)
-		wg   sync.WaitGroup
-	)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(jobs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				errs[i] = jobs[i]()
-				mu.Lock()
-				done++
-				if o.Progress != nil {
-					o.Progress(done, len(jobs))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // bidFit is the least-squares line y = a + b·x and its R².
 func bidFit(x, y []float64) (a, b, r2 float64) {
 	n := float64(len(x))
@@ -225,16 +197,6 @@ func bidFit(x, y []float64) (a, b, r2 float64) {
 	return a, b, 1 - ssRes/ssTot
 }
 
-// bidWilson is the 99 % Wilson score interval of s successes in n trials.
-func bidWilson(s, n int64) (lo, hi float64) {
-	const z = 2.576
-	p, nf := float64(s)/float64(n), float64(n)
-	den := 1 + z*z/nf
-	c := (p + z*z/(2*nf)) / den
-	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return c - h, c + h
-}
-
 func bidMeanRounds(recs []bidReq, round float64) float64 {
 	var s float64
 	for _, r := range recs {
@@ -250,8 +212,6 @@ func bidQuantile(xs []float64, q float64) float64 {
 	return xs[max(0, min(i, len(xs)-1))]
 }
 
-func bidSeed(base uint64, i int) uint64 { return base*1_000_003 + uint64(i)*7919 + 1 }
-
 func bidPlot(o study.Options, name, title, xl, yl string, series []report.Series) error {
 	if o.OutDir == "" {
 		return nil
@@ -260,18 +220,11 @@ func bidPlot(o study.Options, name, title, xl, yl string, series []report.Series
 }
 
 func runBidding(ctx context.Context, o study.Options) ([]study.Claim, error) {
-	var claims []study.Claim
-	for _, part := range []func(context.Context, study.Options) ([]study.Claim, error){
-		bidGrid, bidEpsilon, bidMatrix, bidRing, bidSpeeds, bidPriority,
-	} {
-		cs, err := part(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		claims = append(claims, cs...)
-	}
-	return claims, nil
+	return study.Steps(ctx, o, bidGrid, bidEpsilon, bidMatrix, bidRing, bidSpeeds, bidPriority)
 }
+
+// bidSeed is the seed of a run: the stage and its point.
+func bidSeed(base uint64, stage, i int) uint64 { return sweep.Seed(base, uint64(stage), uint64(i)) }
 
 const bidPaper = "reif-spirakis"
 
@@ -282,27 +235,36 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	if o.Quick {
 		ks, vs, requests = []int{2, 3, 4}, []int{2, 4}, 400
 	}
-	type point struct {
-		k, v int
-		run  bidRun
+	type point struct{ k, v int }
+	// gridOut is a point's run, measured from its events.
+	type gridOut struct {
+		Mean           float64 // mean response, rounds
+		Served, Rounds int64   // answers and the rounds they took
+		Violations     int
 	}
-	var pts []*point
-	var jobs []func() error
+	var pts []point
+	var keys []string
 	for _, k := range ks {
 		for _, v := range vs {
-			pt := &point{k: k, v: v}
-			pts = append(pts, pt)
-			i := len(jobs)
-			jobs = append(jobs, func() error {
-				pb := bidBand(k, v, 3)
-				pb.Options = bidOpts(1)
-				var err error
-				pt.run, err = bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, i), requests, nil)
-				return err
-			})
+			pts = append(pts, point{k, v})
+			keys = append(keys, fmt.Sprintf("k%d-v%d", k, v))
 		}
 	}
-	if err := bidParallel(ctx, o, jobs); err != nil {
+	outs, err := sweep.Each(ctx, o.Points, "bidding-grid", keys, func(i int) (gridOut, error) {
+		pb := bidBand(pts[i].k, pts[i].v, 3)
+		pb.Options = bidOpts(1)
+		run, err := bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, 1, i), requests, nil)
+		if err != nil {
+			return gridOut{}, err
+		}
+		round := bidParams(pb, false).RoundTicks()
+		out := gridOut{Mean: bidMeanRounds(run.recs, float64(round)), Served: int64(len(run.recs)), Violations: run.violations}
+		for _, r := range run.recs {
+			out.Rounds += bidRounds(r, round)
+		}
+		return out, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	var xs, ys, bounds []float64
@@ -310,29 +272,23 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	var probLo, probHi = math.Inf(1), math.Inf(-1)
 	probOK, violations := true, 0
 	var px, pMeasured, pUpper, pLower []float64
-	for _, pt := range pts {
-		p := pt.run.params
-		round := float64(p.RoundTicks())
+	for i, pt := range pts {
+		out := outs[i]
+		beta := bidParams(bidBand(pt.k, pt.v, 3), false).Beta
 		kv := float64(pt.k * pt.v)
-		m := bidMeanRounds(pt.run.recs, round)
-		bound := 2 * math.E * p.Beta * kv
-		xs, ys, bounds = append(xs, kv), append(ys, m), append(bounds, bound)
-		worst = max(worst, m/bound)
-		violations += pt.run.violations
-		var served, rounds int64
-		for _, u := range pt.run.users {
-			served += u.Served
-			rounds += u.Rounds
-		}
-		lo, hi := bidWilson(served, rounds)
-		upper, lower := 1/(p.Beta*kv), 1/(2*math.E*p.Beta*kv)
-		phat := float64(served) / float64(rounds)
+		bound := 2 * math.E * beta * kv
+		xs, ys, bounds = append(xs, kv), append(ys, out.Mean), append(bounds, bound)
+		worst = max(worst, out.Mean/bound)
+		violations += out.Violations
+		lo, hi := sweep.Wilson99(out.Served, out.Rounds)
+		upper, lower := 1/(beta*kv), 1/(2*math.E*beta*kv)
+		phat := float64(out.Served) / float64(out.Rounds)
 		// In units of 1/(βkv): the claim is phat·βkv ∈ [1/2e, 1].
-		probLo, probHi = min(probLo, phat*p.Beta*kv), max(probHi, phat*p.Beta*kv)
+		probLo, probHi = min(probLo, phat*beta*kv), max(probHi, phat*beta*kv)
 		if hi < lower || lo > upper {
 			probOK = false
 		}
-		px, pMeasured = append(px, kv), append(pMeasured, phat*p.Beta*kv)
+		px, pMeasured = append(px, kv), append(pMeasured, phat*beta*kv)
 		pUpper, pLower = append(pUpper, 1), append(pLower, 1/(2*math.E))
 	}
 	_, slope, r2 := bidFit(xs, ys)
@@ -362,7 +318,7 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		{
 			ID: "bidding/success-probability", Paper: bidPaper + " Th. 3",
 			Claim:    "a user is served in a given round with probability between 1/(2eβkv) and 1/(βkv)",
-			Measured: fmt.Sprintf("%s: served/rounds × βkv from %.3f to %.3f; bounds are [%.3f, 1] (pass: each point's 99%% Wilson interval meets them)", grid, probLo, probHi, 1/(2*math.E)),
+			Measured: fmt.Sprintf("%s: answers/rounds × βkv from %.3f to %.3f, a request's rounds counted from the event stream as ⌈response/round length⌉; bounds are [%.3f, 1] (pass: each point's 99%% Wilson interval meets them)", grid, probLo, probHi, 1/(2*math.E)),
 			Pass:     probOK,
 		},
 	}, nil
@@ -374,29 +330,44 @@ func bidEpsilon(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	if o.Quick {
 		requests = 3000
 	}
+	epss := []float64{0.1, 0.01, 0.001}
 	pb := bidBand(k, v, 3)
 	pb.Options = bidOpts(1)
-	run, err := bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, 100), requests, nil)
+	p := bidParams(pb, false)
+	type epsOut struct {
+		Answers   int
+		Quantiles []float64 // rounds, one per ε
+	}
+	outs, err := sweep.Each(ctx, o.Points, "bidding-epsilon", []string{fmt.Sprintf("k%d-v%d", k, v)}, func(int) (epsOut, error) {
+		run, err := bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, 2, 0), requests, nil)
+		if err != nil {
+			return epsOut{}, err
+		}
+		round := float64(p.RoundTicks())
+		rs := make([]float64, len(run.recs))
+		for i, r := range run.recs {
+			rs[i] = float64(r.resp()) / round
+		}
+		out := epsOut{Answers: len(rs)}
+		for _, eps := range epss {
+			out.Quantiles = append(out.Quantiles, bidQuantile(rs, 1-eps))
+		}
+		return out, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p := run.params
-	round := float64(p.RoundTicks())
-	rs := make([]float64, len(run.recs))
-	for i, r := range run.recs {
-		rs[i] = float64(r.resp()) / round
-	}
 	var claims []study.Claim
 	var ex, ey, eb []float64
-	for _, eps := range []float64{0.1, 0.01, 0.001} {
-		q := bidQuantile(rs, 1-eps)
+	for i, eps := range epss {
+		q := outs[0].Quantiles[i]
 		bound := 2 * math.E * p.Beta * float64(k*v) * math.Log(2*math.E/eps)
 		ex, ey, eb = append(ex, math.Log10(1/eps)), append(ey, q), append(eb, bound)
 		claims = append(claims, study.Claim{
 			ID: fmt.Sprintf("bidding/eps-response-%g", eps), Paper: bidPaper + " Th. 4",
 			Claim: fmt.Sprintf("with probability ≥ 1−ε (ε = %g) a request is answered within 2eβkv·ln(2e/ε) rounds", eps),
 			Measured: fmt.Sprintf("k=%d, v=%d, %d answers: the %g-quantile is %.1f rounds, the bound %.1f (pass: quantile ≤ bound)",
-				k, v, len(rs), 1-eps, q, bound),
+				k, v, outs[0].Answers, 1-eps, q, bound),
 			Pass: q <= bound,
 		})
 	}
@@ -418,57 +389,58 @@ func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	type cell struct {
 		spec string
 		a    algo.Algorithm
-		max  proc.Time
 	}
-	var cells []*cell
-	var jobs []func() error
+	var cells []cell
+	var keys []string
 	for _, spec := range specs {
 		for _, a := range algos {
-			c := &cell{spec: spec, a: a}
-			cells = append(cells, c)
-			i := len(jobs)
-			jobs = append(jobs, func() error {
-				m, err := workload.ParseMatrix(spec)
-				if err != nil {
-					return err
-				}
-				pb, err := m.Problem()
-				if err != nil {
-					return err
-				}
-				if strings.Contains(a.Name, "bidding") {
-					pb.Options = bidOpts(1)
-				}
-				// Everybody asks at tick 0 (think time 0): a batch of
-				// A·B simultaneous requests, served one at a time.
-				run, err := bidRunOne(a, pb, nil, bidSeed(o.Seed, 200+i), 2*pb.Users, nil)
-				if err != nil {
-					return err
-				}
-				if run.violations > 0 {
-					return fmt.Errorf("%s on %s: %d exclusion violations", a.Name, spec, run.violations)
-				}
-				for _, r := range run.recs {
-					c.max = max(c.max, r.resp())
-				}
-				return nil
-			})
+			cells = append(cells, cell{spec, a})
+			keys = append(keys, spec+"-"+a.Name)
 		}
 	}
-	if err := bidParallel(ctx, o, jobs); err != nil {
+	// A cell's result is its longest response, in ticks.
+	longest, err := sweep.Each(ctx, o.Points, "bidding-matrix", keys, func(i int) (proc.Time, error) {
+		c := cells[i]
+		m, err := workload.ParseMatrix(c.spec)
+		if err != nil {
+			return 0, err
+		}
+		pb, err := m.Problem()
+		if err != nil {
+			return 0, err
+		}
+		if strings.Contains(c.a.Name, "bidding") {
+			pb.Options = bidOpts(1)
+		}
+		// Everybody asks at tick 0 (think time 0): a batch of A·B
+		// simultaneous requests, served one at a time.
+		run, err := bidRunOne(c.a, pb, nil, bidSeed(o.Seed, 3, i), 2*pb.Users, nil)
+		if err != nil {
+			return 0, err
+		}
+		if run.violations > 0 {
+			return 0, fmt.Errorf("%s on %s: %d exclusion violations", c.a.Name, c.spec, run.violations)
+		}
+		var most proc.Time
+		for _, r := range run.recs {
+			most = max(most, r.resp())
+		}
+		return most, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	pass := true
 	var parts []string
 	series := map[string]*report.Series{}
 	var names []string
-	for _, c := range cells {
+	for i, c := range cells {
 		m, _ := workload.ParseMatrix(c.spec)
 		bound := proc.Time(m.A*m.B-1) * bCS
-		if c.max < bound {
+		if longest[i] < bound {
 			pass = false
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %d/%d", c.spec, c.a.Name, c.max, bound))
+		parts = append(parts, fmt.Sprintf("%s %s %d/%d", c.spec, c.a.Name, longest[i], bound))
 		s := series[c.a.Name]
 		if s == nil {
 			s = &report.Series{Name: c.a.Name}
@@ -476,7 +448,7 @@ func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			names = append(names, c.a.Name)
 		}
 		s.X = append(s.X, float64(m.A*m.B))
-		s.Y = append(s.Y, float64(c.max)/bCS)
+		s.Y = append(s.Y, float64(longest[i])/bCS)
 	}
 	var ss []report.Series
 	for _, n := range names {
@@ -506,21 +478,20 @@ func bidRing(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	if o.Quick {
 		ks, n, requests = []int{2, 3, 4, 6}, 24, 600
 	}
-	means := make([]float64, len(ks))
-	var jobs []func() error
+	keys := make([]string, len(ks))
 	for i, k := range ks {
-		jobs = append(jobs, func() error {
-			pb := bidRingProblem(n, k)
-			pb.Options = bidOpts(1)
-			run, err := bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, 300+i), requests, nil)
-			if err != nil {
-				return err
-			}
-			means[i] = bidMeanRounds(run.recs, float64(run.params.RoundTicks()))
-			return nil
-		})
+		keys[i] = fmt.Sprintf("n%d-k%d", n, k)
 	}
-	if err := bidParallel(ctx, o, jobs); err != nil {
+	means, err := sweep.Each(ctx, o.Points, "bidding-ring", keys, func(i int) (float64, error) {
+		pb := bidRingProblem(n, ks[i])
+		pb.Options = bidOpts(1)
+		run, err := bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, 4, i), requests, nil)
+		if err != nil {
+			return 0, err
+		}
+		return bidMeanRounds(run.recs, float64(bidParams(pb, false).RoundTicks())), nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	lx, ly, k2 := make([]float64, len(ks)), make([]float64, len(ks)), make([]float64, len(ks))
@@ -579,54 +550,51 @@ func bidSpeeds(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	}
 	k, v := 3, 3
 	type res struct {
-		worst      float64 // tame mean / bound
-		untamed    int     // answers that met an untame interval
-		violations int
+		Worst      float64 // tame mean / bound
+		Untamed    int     // answers that met an untame interval
+		Violations int
 	}
-	out := make([]res, len(patterns))
-	var jobs []func() error
-	for i, spec := range patterns {
-		jobs = append(jobs, func() error {
-			sp, err := sim.ParseSpeeds(spec)
-			if err != nil {
-				return err
+	out, err := sweep.Each(ctx, o.Points, "bidding-speeds", patterns, func(i int) (res, error) {
+		sp, err := sim.ParseSpeeds(patterns[i])
+		if err != nil {
+			return res{}, err
+		}
+		pb := bidBand(k, v, 3)
+		sp.Users, sp.Seed = pb.Users, bidSeed(o.Seed, 5, i)
+		// Two stretches at arbitrary speeds: everybody crawling, then one
+		// user racing.
+		sp.Untame = []sim.Untame{{From: 20_000, To: 30_000, P: proc.None, Factor: 25}, {From: 50_000, To: 70_000, P: 0, Factor: 0.05}}
+		pb.Options = bidOpts(sp.Ratio())
+		run, err := bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, 5, i), requests, sp)
+		if err != nil {
+			return res{}, err
+		}
+		p := bidParams(pb, false)
+		// A round lasts at most c steps of r_max = Max·step ticks.
+		round := float64(p.C) * float64(bStep) * sp.Max
+		var r res
+		var tame []bidReq
+		for _, q := range run.recs {
+			if sp.Tame(q.u, q.asked, q.entered) && sp.Tame(proc.None, q.asked, q.entered) {
+				tame = append(tame, q)
+			} else {
+				r.Untamed++
 			}
-			pb := bidBand(k, v, 3)
-			sp.Users, sp.Seed = pb.Users, bidSeed(o.Seed, 400+i)
-			// Two stretches at arbitrary speeds: everybody crawling, then
-			// one user racing.
-			sp.Untame = []sim.Untame{{From: 20_000, To: 30_000, P: proc.None, Factor: 25}, {From: 50_000, To: 70_000, P: 0, Factor: 0.05}}
-			pb.Options = bidOpts(sp.Ratio())
-			run, err := bidRunOne(bidding.Algorithm, pb, nil, bidSeed(o.Seed, 400+i), requests, sp)
-			if err != nil {
-				return err
-			}
-			p := run.params
-			// A round lasts at most c steps of r_max = Max·step ticks.
-			round := float64(p.C) * float64(bStep) * sp.Max
-			var tame []bidReq
-			for _, r := range run.recs {
-				if sp.Tame(r.u, r.asked, r.entered) && sp.Tame(proc.None, r.asked, r.entered) {
-					tame = append(tame, r)
-				} else {
-					out[i].untamed++
-				}
-			}
-			out[i].worst = bidMeanRounds(tame, round) / (2 * math.E * p.Beta * float64(k*v))
-			out[i].violations = run.violations
-			return nil
-		})
-	}
-	if err := bidParallel(ctx, o, jobs); err != nil {
+		}
+		r.Worst = bidMeanRounds(tame, round) / (2 * math.E * p.Beta * float64(k*v))
+		r.Violations = run.violations
+		return r, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	var parts []string
 	pass := true
 	violations := 0
 	for i, r := range out {
-		parts = append(parts, fmt.Sprintf("%s %.3f (%d untame answers left out)", patterns[i], r.worst, r.untamed))
-		pass = pass && r.worst <= 1
-		violations += r.violations
+		parts = append(parts, fmt.Sprintf("%s %.3f (%d untame answers left out)", patterns[i], r.Worst, r.Untamed))
+		pass = pass && r.Worst <= 1
+		violations += r.Violations
 	}
 	return []study.Claim{
 		{
@@ -662,39 +630,35 @@ func bidPriority(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		sets[n+i] = []proc.ResID{proc.ResID(i)}
 	}
 	algos := []algo.Algorithm{bidding.Algorithm, bidding.Priority}
-	type res struct{ light, heavy float64 }
-	out := make([]res, len(algos))
-	var jobs []func() error
-	for i, a := range algos {
-		jobs = append(jobs, func() error {
-			pb := bidStatic(sets, n)
-			pb.Options = bidOpts(1)
-			run, err := bidRunOne(a, pb, nil, bidSeed(o.Seed, 500), requests, nil)
-			if err != nil {
-				return err
+	type res struct{ Light, Heavy float64 }
+	out, err := sweep.Each(ctx, o.Points, "bidding-priority", []string{algos[0].Name, algos[1].Name}, func(i int) (res, error) {
+		pb := bidStatic(sets, n)
+		pb.Options = bidOpts(1)
+		// One seed for both: the same draws of the simulator.
+		run, err := bidRunOne(algos[i], pb, nil, bidSeed(o.Seed, 6, 0), requests, nil)
+		if err != nil {
+			return res{}, err
+		}
+		var l, h []bidReq
+		for _, r := range run.recs {
+			if r.n == 1 {
+				l = append(l, r)
+			} else {
+				h = append(h, r)
 			}
-			var l, h []bidReq
-			for _, r := range run.recs {
-				if r.n == 1 {
-					l = append(l, r)
-				} else {
-					h = append(h, r)
-				}
-			}
-			// Both in ticks: the rounds of priority bidding are longer.
-			out[i] = res{bidMeanRounds(l, 1), bidMeanRounds(h, 1)}
-			return nil
-		})
-	}
-	if err := bidParallel(ctx, o, jobs); err != nil {
+		}
+		// Both in ticks: the rounds of priority bidding are longer.
+		return res{bidMeanRounds(l, 1), bidMeanRounds(h, 1)}, nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	v := k + 1
 	polylog := math.Log2(float64(k)) * math.Log2(float64(k*v))
 	uni, pri := out[0], out[1]
 	if err := bidPlot(o, "bidding-priority.svg", "uniform vs priority bidding", "demand (resources)", "mean response (ticks)",
-		[]report.Series{{Name: "uniform", X: []float64{1, float64(k)}, Y: []float64{uni.light, uni.heavy}},
-			{Name: "priority", X: []float64{1, float64(k)}, Y: []float64{pri.light, pri.heavy}}}); err != nil {
+		[]report.Series{{Name: "uniform", X: []float64{1, float64(k)}, Y: []float64{uni.Light, uni.Heavy}},
+			{Name: "priority", X: []float64{1, float64(k)}, Y: []float64{pri.Light, pri.Heavy}}}); err != nil {
 		return nil, err
 	}
 	setup := fmt.Sprintf("ring of %d: %d users want %d consecutive resources, %d want one (k=%d, v=%d)", n, n, k, n, k, v)
@@ -703,15 +667,15 @@ func bidPriority(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			ID: "bidding/priority-small-faster", Paper: bidPaper + " §4 Th. 5",
 			Claim: "priority bidding serves users with small demands faster than uniform bidding",
 			Measured: fmt.Sprintf("%s: one-resource requests wait %.0f ticks under priority, %.0f under uniform (×%.2f) (pass: priority < uniform)",
-				setup, pri.light, uni.light, uni.light/pri.light),
-			Pass: pri.light < uni.light,
+				setup, pri.Light, uni.Light, uni.Light/pri.Light),
+			Pass: pri.Light < uni.Light,
 		},
 		{
 			ID: "bidding/priority-heavy-polylog", Paper: bidPaper + " §4 Th. 5",
 			Claim: "users with heavy demands lose at most a polylogarithmic factor, O(kv·log k·log kv) against O(kv)",
 			Measured: fmt.Sprintf("%s: %d-resource requests wait %.0f ticks under priority, %.0f under uniform: ratio %.2f, log k·log kv = %.1f (pass: ratio ≤ it)",
-				setup, k, pri.heavy, uni.heavy, pri.heavy/uni.heavy, polylog),
-			Pass: pri.heavy/uni.heavy <= polylog,
+				setup, k, pri.Heavy, uni.Heavy, pri.Heavy/uni.Heavy, polylog),
+			Pass: pri.Heavy/uni.Heavy <= polylog,
 		},
 	}, nil
 }

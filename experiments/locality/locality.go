@@ -1,7 +1,12 @@
-package experiments
+// Package locality reproduces the failure-locality claims of Sivilotti,
+// Pike and Sridhar (see Experiment). The worst-case graphs and crash
+// times it builds (failures.go) are this study's own, not a workload any
+// driver runs.
+package locality
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -22,10 +27,9 @@ import (
 	"allot/proc"
 	"allot/report"
 	"allot/sim"
-	"allot/workload"
 )
 
-// Locality reproduces the failure-locality claims of Sivilotti, Pike and
+// Experiment reproduces the failure-locality claims of Sivilotti, Pike and
 // Sridhar, "A new distributed resource-allocation algorithm with optimal
 // failure locality": the worst-case failure localities of the threshold
 // (§5.3) and doorway (§4.3–4.4) algorithms, the hygienic algorithm's long
@@ -34,7 +38,7 @@ import (
 // unhygienic variant's smaller expected failure set when failure-prone
 // processes are kept low (§6). Every run is measured by check.Locality from
 // the event stream and the conflict graph only.
-func Locality() study.Experiment {
+func Experiment() study.Experiment {
 	return study.Experiment{
 		Name:    "locality",
 		Paper:   "sivilotti-pike-sridhar",
@@ -53,18 +57,17 @@ func busy(seed uint64, horizon proc.Time) sim.Config {
 
 // crashOutcome is one crash run, measured.
 type crashOutcome struct {
-	loc check.LocalityResult
-	// w is the proportion of the crashed process's neighbours that had
+	Loc check.LocalityResult
+	// W is the proportion of the crashed process's neighbours that had
 	// priority over it at the crash under the clean/dirty order (the one
 	// that ate last has the lower priority; the larger id first if neither
 	// ate), read from the events.
-	w float64
-	// reach[i] is how far the crash reached through the i-th neighbour:
+	W float64
+	// Reach[i] is how far the crash reached through the i-th neighbour:
 	// 0 not at all, 1 the neighbour starved, 2 a process beyond it starved.
-	reach []int
-	// higher[i]: the i-th neighbour had priority over the crashed process.
-	higher []bool
-	err    error
+	Reach []int
+	// Higher[i]: the i-th neighbour had priority over the crashed process.
+	Higher []bool
 }
 
 // lastEat records each process's last entry before the first crash.
@@ -93,12 +96,12 @@ func (l *lastEat) get(p proc.ID) proc.Time {
 }
 
 // runCrash runs a on pb with one crash of x at tick at and measures it.
-func runCrash(a algo.Algorithm, pb *algo.Problem, cfg sim.Config, x proc.ID, at proc.Time) crashOutcome {
+func runCrash(a algo.Algorithm, pb *algo.Problem, cfg sim.Config, x proc.ID, at proc.Time) (crashOutcome, error) {
 	pb.FIFO = a.NeedsFIFO
 	cfg.Net.FIFO = a.NeedsFIFO
 	ps, err := a.Build(pb)
 	if err != nil {
-		return crashOutcome{err: err}
+		return crashOutcome{}, err
 	}
 	g := pb.Conflict
 	loc := check.Locality{Graph: g}
@@ -108,44 +111,44 @@ func runCrash(a algo.Algorithm, pb *algo.Problem, cfg sim.Config, x proc.ID, at 
 	cfg.Sink = proc.Sinks{&loc, &eat, &ex}
 	res, err := sim.Run(cfg, pb, ps)
 	if err != nil {
-		return crashOutcome{err: err}
+		return crashOutcome{}, err
 	}
 	if !ex.OK() {
-		return crashOutcome{err: fmt.Errorf("%s: exclusion violated: %s", a.Name, ex.First[0])}
+		return crashOutcome{}, fmt.Errorf("%s: exclusion violated: %s", a.Name, ex.First[0])
 	}
 	end := res.End
 	if res.Quiescent && cfg.Horizon > end {
 		end = cfg.Horizon
 	}
-	o := crashOutcome{loc: loc.Result(end, res.Quiescent)}
+	o := crashOutcome{Loc: loc.Result(end, res.Quiescent)}
 	starved := map[proc.ID]bool{}
-	for _, p := range o.loc.FailureSet {
+	for _, p := range o.Loc.FailureSet {
 		starved[p] = p != x
 	}
 	dist := g.Distances(x)
 	nb := g.Neighbors(x)
-	o.reach = make([]int, len(nb))
-	o.higher = make([]bool, len(nb))
+	o.Reach = make([]int, len(nb))
+	o.Higher = make([]bool, len(nb))
 	hi := 0
 	for i, b := range nb {
 		ex, eb := eat.get(x), eat.get(b)
-		o.higher[i] = ex > eb || (ex == 0 && eb == 0 && b > x)
-		if o.higher[i] {
+		o.Higher[i] = ex > eb || (ex == 0 && eb == 0 && b > x)
+		if o.Higher[i] {
 			hi++
 		}
 		if starved[b] {
-			o.reach[i] = 1
+			o.Reach[i] = 1
 		}
 		for _, r := range g.Neighbors(b) {
 			if dist[r] == 2 && starved[r] {
-				o.reach[i] = 2
+				o.Reach[i] = 2
 			}
 		}
 	}
 	if len(nb) > 0 {
-		o.w = float64(hi) / float64(len(nb))
+		o.W = float64(hi) / float64(len(nb))
 	}
-	return o
+	return o, nil
 }
 
 // scenario is one worst case for the worst-case claims.
@@ -169,68 +172,68 @@ var worstCases = []scenario{
 		return g, proc.ID(r.IntN(30)), err
 	}, "threshold"},
 	{"one-way line, crash of the top at the threshold point", func(r *rand.Rand) (*graph.Graph, proc.ID, error) {
-		return workload.OneWayLine(20)
+		return oneWayLine(20)
 	}, "threshold"},
 	{"centre with many low neighbours, crash while eating", func(r *rand.Rand) (*graph.Graph, proc.ID, error) {
-		return workload.HighCentreStar(6, 3)
+		return highCentreStar(6, 3)
 	}, "eating"},
 	{"centre with many low neighbours, crash at the threshold point", func(r *rand.Rand) (*graph.Graph, proc.ID, error) {
-		return workload.HighCentreStar(6, 3)
+		return highCentreStar(6, 3)
 	}, "threshold"},
 	{"spider centre of lowest priority, crash at the threshold point", func(r *rand.Rand) (*graph.Graph, proc.ID, error) {
-		return workload.Spider(6, 3, true, r)
+		return spider(6, 3, true, r)
 	}, "threshold"},
 }
 
 // worstCase runs scenario sc for algorithm a with one seed.
-func worstCase(a algo.Algorithm, sc scenario, seed uint64, horizon proc.Time) crashOutcome {
+func worstCase(a algo.Algorithm, sc scenario, seed uint64, horizon proc.Time) (crashOutcome, error) {
 	rnd := rand.New(rand.NewPCG(seed, 17))
 	g, x, err := sc.build(rnd)
 	if err != nil {
-		return crashOutcome{err: err}
+		return crashOutcome{}, err
 	}
 	cfg := busy(seed, horizon)
 	at := proc.Time(100 + rnd.IntN(900))
 	if sc.when != "random" {
-		probe := workload.Probe{P: x, After: at}
+		pr := probe{P: x, After: at}
 		pcfg := cfg
 		pcfg.Net.FIFO = a.NeedsFIFO
 		pcfg.Horizon = at + horizon/2
-		pcfg.Sink = &probe
+		pcfg.Sink = &pr
 		pb := algo.DiningProblem(g)
 		pb.FIFO = a.NeedsFIFO
 		ps, err := a.Build(pb)
 		if err != nil {
-			return crashOutcome{err: err}
+			return crashOutcome{}, err
 		}
 		if _, err := sim.Run(pcfg, pb, ps); err != nil {
-			return crashOutcome{err: err}
+			return crashOutcome{}, err
 		}
 		var ok bool
 		if sc.when == "eating" {
-			at, ok = probe.WhileEating()
+			at, ok = pr.WhileEating()
 		} else {
-			at, ok = probe.AtThreshold()
+			at, ok = pr.AtThreshold()
 		}
 		if !ok {
-			return crashOutcome{err: fmt.Errorf("%s (%s, seed %d): process %d never ate after %d", sc.name, a.Name, seed, x, probe.After)}
+			return crashOutcome{}, fmt.Errorf("%s (%s, seed %d): process %d never ate after %d", sc.name, a.Name, seed, x, pr.After)
 		}
 	}
 	return runCrash(a, algo.DiningProblem(g), cfg, x, at)
 }
 
 func runLocality(ctx context.Context, o study.Options) ([]study.Claim, error) {
-	var claims []study.Claim
-	for _, step := range []func(context.Context, study.Options) ([]study.Claim, error){
-		worstClaims, lineClaims, expectedClaims, reachClaims, unhygienicClaims,
-	} {
-		cs, err := step(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		claims = append(claims, cs...)
+	return study.Steps(ctx, o, worstClaims, lineClaims, expectedClaims, reachClaims, unhygienicClaims)
+}
+
+// keys names n points of a stage by their index: the points of the
+// locality stages are seeds, and the stage's name says the rest.
+func keys(n int) []string {
+	k := make([]string, n)
+	for i := range k {
+		k[i] = fmt.Sprint(i)
 	}
-	return claims, nil
+	return k
 }
 
 func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
@@ -239,6 +242,7 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		seeds, horizon = 4, 6000
 	}
 	var claims []study.Claim
+	partial := false
 	for _, t := range []struct {
 		a     algo.Algorithm
 		bound int
@@ -250,9 +254,13 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		{doorway.Algorithm, 3, "locality/doorway-fl3", "§4.4", "Choy and Singh's fork collection behind the asynchronous doorway has failure locality 3"},
 	} {
 		n := len(worstCases) * seeds
-		outs, err := sweep.Map(ctx, n, o.Progress, func(i int) crashOutcome {
+		outs, err := sweep.Each(ctx, o.Points, "locality-worst-"+t.a.Name, keys(n), func(i int) (crashOutcome, error) {
 			return worstCase(t.a, worstCases[i/seeds], sweep.Seed(o.Seed, uint64(i), 1), horizon)
 		})
+		if errors.Is(err, sweep.ErrPartial) {
+			partial = true
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -260,13 +268,10 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		worst, unreach := 0, 0
 		var worstAt string
 		for i, out := range outs {
-			if out.err != nil {
-				return nil, out.err
-			}
-			hist[out.loc.FailureLocality]++
-			unreach += out.loc.Unreachable
-			if out.loc.FailureLocality > worst {
-				worst, worstAt = out.loc.FailureLocality, worstCases[i/seeds].name
+			hist[out.Loc.FailureLocality]++
+			unreach += out.Loc.Unreachable
+			if out.Loc.FailureLocality > worst {
+				worst, worstAt = out.Loc.FailureLocality, worstCases[i/seeds].name
 			}
 		}
 		keys := make([]int, 0, len(hist))
@@ -284,6 +289,9 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		}
 		claims = append(claims, study.Claim{ID: t.id, Paper: paperSPS + " " + t.sec, Claim: t.claim,
 			Measured: m, Pass: worst <= t.bound && unreach == 0})
+	}
+	if partial {
+		return nil, sweep.ErrPartial
 	}
 	return claims, nil
 }
@@ -304,12 +312,12 @@ func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	}
 	algos := []algo.Algorithm{hygienic.Algorithm, threshold.Algorithm}
 	n := len(algos) * len(ns) * seeds
-	outs, err := sweep.Map(ctx, n, o.Progress, func(i int) crashOutcome {
+	outs, err := sweep.Each(ctx, o.Points, "locality-line", keys(n), func(i int) (crashOutcome, error) {
 		a, k, s := algos[i/(len(ns)*seeds)], ns[i/seeds%len(ns)], i%seeds
 		seed := sweep.Seed(o.Seed, uint64(k), uint64(s), 2)
-		g, x, err := workload.OneWayLine(k)
+		g, x, err := oneWayLine(k)
 		if err != nil {
-			return crashOutcome{err: err}
+			return crashOutcome{}, err
 		}
 		cfg := sim.Config{Seed: seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{CS: dist.Uniform(1, 10), PerUser: 1, Join: func(u proc.ID) proc.Time { return proc.Time(10 * (k - 1 - int(u))) }}}
 		return runCrash(a, algo.DiningProblem(g), cfg, x, 1)
@@ -324,15 +332,12 @@ func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			var sizes []float64
 			for s := 0; s < seeds; s++ {
 				out := outs[(ai*len(ns)+ki)*seeds+s]
-				if out.err != nil {
-					return nil, out.err
-				}
-				sizes = append(sizes, float64(len(out.loc.FailureSet)))
+				sizes = append(sizes, float64(len(out.Loc.FailureSet)))
 			}
-			m, se := sweep.MeanSE(sizes)
+			m, half := sweep.CI95(sizes)
 			series[ai].X = append(series[ai].X, float64(k))
 			series[ai].Y = append(series[ai].Y, m)
-			series[ai].Err = append(series[ai].Err, 1.96*se)
+			series[ai].Err = append(series[ai].Err, half)
 		}
 	}
 	if o.OutDir != "" {
@@ -383,13 +388,14 @@ func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error)
 	}
 	const d = 5
 	var claims []study.Claim
+	partial := false
 	for pi, p := range ps {
-		outs, err := sweep.Map(ctx, seeds, o.Progress, func(s int) crashOutcome {
+		outs, err := sweep.Each(ctx, o.Points, fmt.Sprintf("locality-expected-p%g", p), keys(seeds), func(s int) (crashOutcome, error) {
 			seed := sweep.Seed(o.Seed, uint64(pi), uint64(s), 3)
-			up := workload.RandomOrientation(n-1, p, rand.New(rand.NewPCG(seed, 5)))
-			g, id, err := workload.OrientedLine(up)
+			up := randomOrientation(n-1, p, rand.New(rand.NewPCG(seed, 5)))
+			g, id, err := orientedLine(up)
 			if err != nil {
-				return crashOutcome{err: err}
+				return crashOutcome{}, err
 			}
 			cfg := sim.Config{Seed: seed, Net: sim.Network{Delay: dist.Const(d)}, Work: app.Workload{CS: dist.Const(3), PerUser: 1, Join: func(u proc.ID) proc.Time {
 				for _, q := range g.Neighbors(u) {
@@ -401,15 +407,16 @@ func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error)
 			}}}
 			return runCrash(hygienic.Algorithm, algo.DiningProblem(g), cfg, id[n/2], 2*d-1)
 		})
+		if errors.Is(err, sweep.ErrPartial) {
+			partial = true
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
 		var sizes []float64
 		for _, out := range outs {
-			if out.err != nil {
-				return nil, out.err
-			}
-			sizes = append(sizes, float64(len(out.loc.FailureSet)))
+			sizes = append(sizes, float64(len(out.Loc.FailureSet)))
 		}
 		m, se := sweep.MeanSE(sizes)
 		want := 1/(p-p*p) - 1
@@ -421,6 +428,9 @@ func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error)
 			Pass: math.Abs(m-want) <= 3*se,
 		})
 	}
+	if partial {
+		return nil, sweep.ErrPartial
+	}
 	return claims, nil
 }
 
@@ -429,12 +439,12 @@ func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	if o.Quick {
 		seeds, horizon = 30, 6000
 	}
-	outs, err := sweep.Map(ctx, seeds, o.Progress, func(s int) crashOutcome {
+	outs, err := sweep.Each(ctx, o.Points, "locality-reach", keys(seeds), func(s int) (crashOutcome, error) {
 		seed := sweep.Seed(o.Seed, uint64(s), 4)
 		rnd := rand.New(rand.NewPCG(seed, 6))
-		g, x, err := workload.Spider(6, 3, false, rnd)
+		g, x, err := spider(6, 3, false, rnd)
 		if err != nil {
-			return crashOutcome{err: err}
+			return crashOutcome{}, err
 		}
 		at := proc.Time(200 + rnd.IntN(1800))
 		return runCrash(threshold.Algorithm, algo.DiningProblem(g), busy(seed, horizon), x, at)
@@ -446,20 +456,17 @@ func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	wrong := 0
 	var hiStarved, starvedN int
 	for _, out := range outs {
-		if out.err != nil {
-			return nil, out.err
-		}
-		fl = append(fl, float64(out.loc.FailureLocality))
-		ws = append(ws, out.w)
-		for i, r := range out.reach {
+		fl = append(fl, float64(out.Loc.FailureLocality))
+		ws = append(ws, out.W)
+		for i, r := range out.Reach {
 			reach = append(reach, float64(r))
-			if r == 2 && !out.higher[i] {
+			if r == 2 && !out.Higher[i] {
 				wrong++
 			}
 			if r > 0 {
 				starvedN++
 				reachStarved = append(reachStarved, float64(r))
-				if out.higher[i] {
+				if out.Higher[i] {
 					hiStarved++
 				}
 			}
@@ -492,13 +499,13 @@ func unhygienicClaims(ctx context.Context, o study.Options) ([]study.Claim, erro
 		seeds, horizon = 80, 6000 // the effect is clear at 80 pairs, not always at 30
 	}
 	rules := []string{"aware", "blind"}
-	outs, err := sweep.Map(ctx, 2*seeds, o.Progress, func(i int) crashOutcome {
+	outs, err := sweep.Each(ctx, o.Points, "locality-unhygienic", keys(2*seeds), func(i int) (crashOutcome, error) {
 		rule, s := rules[i/seeds], i%seeds
 		seed := sweep.Seed(o.Seed, uint64(s), 5)
 		rnd := rand.New(rand.NewPCG(seed, 7))
 		g, err := graph.Parse("random:30:0.15", rnd)
 		if err != nil {
-			return crashOutcome{err: err}
+			return crashOutcome{}, err
 		}
 		pb := algo.DiningProblem(g)
 		pb.Failure = make([]float64, g.N())
@@ -525,14 +532,8 @@ func unhygienicClaims(ctx context.Context, o study.Options) ([]study.Claim, erro
 	var diff, aw, bl []float64
 	for s := 0; s < seeds; s++ {
 		a, b := outs[s], outs[seeds+s]
-		if a.err != nil {
-			return nil, a.err
-		}
-		if b.err != nil {
-			return nil, b.err
-		}
-		aw = append(aw, float64(len(a.loc.FailureSet)))
-		bl = append(bl, float64(len(b.loc.FailureSet)))
+		aw = append(aw, float64(len(a.Loc.FailureSet)))
+		bl = append(bl, float64(len(b.Loc.FailureSet)))
 		diff = append(diff, aw[s]-bl[s])
 	}
 	ma, sa := sweep.MeanSE(aw)

@@ -1,4 +1,4 @@
-package workload
+package locality
 
 import (
 	"fmt"
@@ -13,25 +13,25 @@ import (
 // from the priority order "the larger id first" (hygienic, threshold,
 // unhygienic), so a graph's labelling sets its initial orientation: the
 // generators below label nodes to build the orientations that make a crash
-// hurt most, and Probe finds the crash times that do from a fault-free run
+// hurt most, and probe finds the crash times that do from a fault-free run
 // of the same seed (the simulator is deterministic, and a crash changes
 // nothing before it happens).
 
-// OneWayLine is a line of n processes whose priorities all point one way:
+// oneWayLine is a line of n processes whose priorities all point one way:
 // process i+1 has priority over process i, so every process waits, through
 // its neighbours, on process n−1. Crashing n−1 as it collects its forks
 // builds the hygienic algorithm's waiting chain of length n−1 (§3 of
 // Sivilotti, Pike and Sridhar).
-func OneWayLine(n int) (*graph.Graph, proc.ID, error) {
+func oneWayLine(n int) (*graph.Graph, proc.ID, error) {
 	g, err := graph.Parse(fmt.Sprintf("line:%d", n), nil)
 	return g, proc.ID(n - 1), err
 }
 
-// OrientedLine is a line of len(up)+1 processes, laid out left to right,
+// orientedLine is a line of len(up)+1 processes, laid out left to right,
 // whose i-th edge points up (the right end has priority) when up[i]. It
 // returns the graph, labelled so that the larger id has priority, and the
 // id of each position.
-func OrientedLine(up []bool) (*graph.Graph, []proc.ID, error) {
+func orientedLine(up []bool) (*graph.Graph, []proc.ID, error) {
 	n := len(up) + 1
 	// Kahn's algorithm over "has priority over" from the lowest priority:
 	// a position is ready when every neighbour it has priority over is
@@ -78,8 +78,8 @@ func OrientedLine(up []bool) (*graph.Graph, []proc.ID, error) {
 	return g, id, err
 }
 
-// RandomOrientation draws each edge of a line up with probability p.
-func RandomOrientation(edges int, p float64, rnd *rand.Rand) []bool {
+// randomOrientation draws each edge of a line up with probability p.
+func randomOrientation(edges int, p float64, rnd *rand.Rand) []bool {
 	up := make([]bool, edges)
 	for i := range up {
 		up[i] = rnd.Float64() < p
@@ -87,12 +87,12 @@ func RandomOrientation(edges int, p float64, rnd *rand.Rand) []bool {
 	return up
 }
 
-// Spider is a centre with legs neighbours, each of which has feet further
+// spider is a centre with legs neighbours, each of which has feet further
 // neighbours of its own: the shape in which a crash of the centre reaches
 // two hops through every neighbour that waits on it. Nodes are labelled at
 // random (a random initial orientation); the centre's id is returned.
 // Labelling the centre 0 makes every neighbour a priority neighbour of it.
-func Spider(legs, feet int, centreZero bool, rnd *rand.Rand) (*graph.Graph, proc.ID, error) {
+func spider(legs, feet int, centreZero bool, rnd *rand.Rand) (*graph.Graph, proc.ID, error) {
 	n := 1 + legs*(1+feet)
 	perm := make([]proc.ID, n)
 	for i := range perm {
@@ -118,12 +118,12 @@ func Spider(legs, feet int, centreZero bool, rnd *rand.Rand) (*graph.Graph, proc
 	return g, perm[0], err
 }
 
-// HighCentreStar is a centre joined to legs neighbours, each with feet
+// highCentreStar is a centre joined to legs neighbours, each with feet
 // further neighbours, labelled so that the centre has the largest id: the
 // last colour of a greedy colouring in id order, every neighbour a low
 // neighbour (with priority, in Choy and Singh's terms) of it — "a process
 // with many low neighbours".
-func HighCentreStar(legs, feet int) (*graph.Graph, proc.ID, error) {
+func highCentreStar(legs, feet int) (*graph.Graph, proc.ID, error) {
 	n := 1 + legs*(1+feet)
 	centre := proc.ID(n - 1)
 	var edges [][2]proc.ID
@@ -141,9 +141,9 @@ func HighCentreStar(legs, feet int) (*graph.Graph, proc.ID, error) {
 	return g, centre, err
 }
 
-// Probe watches a fault-free run for the moments at which crashing process
+// probe watches a fault-free run for the moments at which crashing process
 // P hurts most. It is a proc.Sink.
-type Probe struct {
+type probe struct {
 	P     proc.ID
 	After proc.Time // ignore what happens before this tick
 
@@ -154,7 +154,7 @@ type Probe struct {
 }
 
 // Event implements proc.Sink.
-func (p *Probe) Event(e proc.Event) {
+func (p *probe) Event(e proc.Event) {
 	if p.done || e.P != p.P || e.Time < p.After {
 		return
 	}
@@ -177,7 +177,7 @@ func (p *Probe) Event(e proc.Event) {
 // is handled before anything else at that tick, so the tick after an enter
 // is chosen, in the first critical section after After that lasts more
 // than one tick; false if there was none.
-func (p *Probe) WhileEating() (proc.Time, bool) {
+func (p *probe) WhileEating() (proc.Time, bool) {
 	return p.enter + 1, p.done
 }
 
@@ -185,6 +185,6 @@ func (p *Probe) WhileEating() (proc.Time, bool) {
 // before the last fork is delivered, catches it hungry with all its other
 // forks — at its threshold point when, as the threshold algorithms do, it
 // collects the forks of its lower-priority neighbours last.
-func (p *Probe) AtThreshold() (proc.Time, bool) {
+func (p *probe) AtThreshold() (proc.Time, bool) {
 	return p.first - 1, p.first > 0
 }

@@ -1,4 +1,4 @@
-package experiments
+package bidding
 
 import (
 	"allot/experiments/study"
@@ -10,7 +10,7 @@ import (
 
 func TestBiddingQuick(t *testing.T) {
 	dir := t.TempDir()
-	claims, err := Bidding().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
+	claims, err := Experiment().Run(context.Background(), study.Options{Quick: true, Seed: 1, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

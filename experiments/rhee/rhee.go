@@ -1,0 +1,288 @@
+// Package rhee reproduces the simulation study of Rhee, "A modular
+// algorithm for resource allocation", §6: the mean response time and the
+// messages per entry of Chandy–Misra (CM), Choy–Singh (CS) and the modular
+// algorithm over each (CMR, CSR), against the average number of
+// conflicting users, for resource service times S = 25..100 and message
+// delay 50.
+//
+// Which algorithms: §1 says the study compares "our combined algorithms
+// and other known dining philosophers algorithms", the modular algorithm
+// turns a dining subroutine into a drinking algorithm, and the §6 workload
+// (sets fixed for a run, a conflict graph "constructed based on the
+// resource requirements") is a dining workload. So CM is Chandy and Misra's
+// dining algorithm (hygienic), CMR the modular algorithm over it
+// (modular-hygienic), CS Choy and Singh's dining algorithm (doorway) and
+// CSR the modular algorithm over it (modular-doorway). Only Table 1 labels
+// [3] "drinking"; that reading — Chandy–Misra's drinking philosophers
+// (drinking-hygienic) and the modular algorithm over it
+// (modular-drinking-hygienic) — is run as reference series: dashed in the
+// figures, quoted in the claims, never judged.
+//
+// The model, as §6 states it: 100 users and 100 resources; each user's
+// set is drawn once per run, every resource independently with the same
+// probability p ("the probability that a user requires a resource a is the
+// same as the probability that it requires a resource b"; an empty set is
+// drawn again), and requested every time; think time uniform with mean 25;
+// a critical section lasts the sum of one service time per resource, each
+// uniform with mean S; message delay uniform with mean 50 on unordered
+// channels (FIFO for doorway, which needs it); one tick per receive and per
+// send (the synchronous step of §6). p sets the contention; the x-axis is
+// the measured average degree of the conflict graphs. Sets of exactly k
+// resources (the previous model of this study) are kept as a sensitivity
+// series: with equal sets a queue has no gaps for a smaller request to
+// fill, which is where the modular algorithm gains.
+//
+// Runs and precision: each run discards its first answers (warm-up: every
+// user starts thinking at tick 0, so the first requests come in a burst)
+// and then measures a fixed number of answers (10 000 in the full study).
+// A point (algorithm, p, S) runs random conflict graphs until the 95 %
+// intervals of mean response and of messages per entry are within 5 % of
+// the means (the paper's rule), within a cap. The graphs depend on the
+// seed, the set model, the x point and the graph's number only, and each
+// run's seed adds S only: every algorithm at every S meets the same graphs
+// and the same draws (common random numbers).
+//
+// The Awerbuch–Saks algorithm (AS) is not implemented: the paper's
+// comparisons with it (CMR and CSR up to 40 % faster; CS steeper than AS;
+// the modular algorithms send fewer messages than AS) are named in the
+// claims' texts as not reproduced.
+package rhee
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"allot/algo"
+	"allot/algo/all"
+	"allot/algo/modular"
+	"allot/dist"
+	"allot/experiments/study"
+	"allot/experiments/sweep"
+)
+
+// Experiment is `allot repro rhee`.
+func Experiment() study.Experiment {
+	return study.Experiment{
+		Name:    "rhee",
+		Paper:   "rhee §6",
+		Summary: "modular algorithm vs Chandy–Misra and Choy–Singh: response time against conflicting users",
+		Run:     run,
+	}
+}
+
+// config is one configuration of the study.
+type config struct {
+	users, resources int
+	services         []int
+	// xs are the per-resource model's x points: target average numbers of
+	// conflicting users (pFor turns each into p); ks the fixed-size
+	// series' set sizes, run at the services sens.
+	xs   []float64
+	ks   []int
+	sens []int
+	// Graphs per point: the judged algorithms until the 5 % rule holds,
+	// the reference series a fixed number.
+	judged, reference sweep.Rule
+	warm, measured    int // answers discarded, then measured, per run
+	delay, think      dist.Dist
+}
+
+func full() config {
+	return config{
+		users: 100, resources: 100,
+		services:  []int{25, 50, 75, 100},
+		xs:        []float64{1, 5, 10, 20, 40},
+		ks:        []int{1, 2, 4, 6},
+		sens:      []int{100},
+		judged:    sweep.Rule{Min: 4, Batch: 4, Max: 16},
+		reference: sweep.Rule{Min: 3, Batch: 1, Max: 3},
+		warm:      1000, measured: 10000,
+		delay: dist.Uniform(1, 99), // mean 50
+		think: dist.Uniform(0, 50), // mean 25
+	}
+}
+
+// quick keeps the model (100 users, 100 resources) with fewer points and
+// graphs and shorter runs: what the tests run.
+func quick() config {
+	c := full()
+	c.services = []int{25, 100}
+	c.xs = []float64{1, 5, 10, 35}
+	c.ks = []int{2, 4}
+	c.sens = []int{100}
+	c.judged = sweep.Rule{Min: 3, Batch: 1, Max: 3}
+	c.reference = sweep.Rule{Min: 2, Batch: 1, Max: 2}
+	c.warm, c.measured = 200, 2000
+	return c
+}
+
+// series is one algorithm of the study under its short name.
+type series struct {
+	short, name string
+	ref         bool // a reference series: drawn dashed, never judged
+}
+
+var algos = []series{
+	{"CM", "hygienic", false},
+	{"CS", "doorway", false},
+	{"CMR", "modular-hygienic", false},
+	{"CSR", "modular-doorway", false},
+	{"CM-drinking", "drinking-hygienic", true},
+	{"CMR-drinking", "modular-drinking-hygienic", true},
+}
+
+// lookup finds an algorithm in the catalogue, composing modular-<sub> for
+// a subroutine the catalogue does not compose itself (the modular
+// algorithm over a drinking algorithm).
+func lookup(name string) (algo.Algorithm, error) {
+	a, err := all.Lookup(name)
+	if err != nil && strings.HasPrefix(name, "modular-") {
+		if sub, err2 := lookup(strings.TrimPrefix(name, "modular-")); err2 == nil {
+			return modular.For(sub), nil
+		}
+	}
+	return a, err
+}
+
+// point is one (algorithm, set model, x point, service time) of the study.
+type point struct {
+	alg   int // index in the algorithms run
+	model setModel
+	xi    int
+	s     int // service time S
+}
+
+func (c config) params(m setModel) []float64 {
+	var ps []float64
+	if m == perResource {
+		for _, x := range c.xs {
+			ps = append(ps, pFor(x, c.users, c.resources))
+		}
+		return ps
+	}
+	for _, k := range c.ks {
+		ps = append(ps, float64(k))
+	}
+	return ps
+}
+
+// points lists the study's points: every algorithm on the per-resource
+// model at every S; the judged ones on the fixed-size model at the
+// sensitivity services.
+func (c config) points(run []series) []point {
+	var pts []point
+	for ai, a := range run {
+		for _, s := range c.services {
+			for xi := range c.xs {
+				pts = append(pts, point{ai, perResource, xi, s})
+			}
+		}
+		if a.ref {
+			continue
+		}
+		for _, s := range c.sens {
+			for xi := range c.ks {
+				pts = append(pts, point{ai, fixedSize, xi, s})
+			}
+		}
+	}
+	return pts
+}
+
+func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
+	c := full()
+	if o.Quick {
+		c = quick()
+	}
+	var run []series
+	var algs []algo.Algorithm
+	var missing []string
+	for _, s := range algos {
+		a, err := lookup(s.name)
+		if err != nil {
+			missing = append(missing, s.short+" ("+s.name+")")
+			continue
+		}
+		run, algs = append(run, s), append(algs, a)
+	}
+	pts := c.points(run)
+	params := [2][]float64{c.params(perResource), c.params(fixedSize)}
+	keys := make([]string, len(pts))
+	for i, p := range pts {
+		keys[i] = fmt.Sprintf("%s-%s-%g-S%d", run[p.alg].name, p.model, params[p.model][p.xi], p.s)
+	}
+	// The judged points and the reference ones have different rules: two
+	// stages on one work queue each.
+	var judged, ref []int
+	for i, p := range pts {
+		if run[p.alg].ref {
+			ref = append(ref, i)
+		} else {
+			judged = append(judged, i)
+		}
+	}
+	job := func(idx []int) func(i, g int) (outcome, error) {
+		return func(i, g int) (outcome, error) {
+			p := pts[idx[i]]
+			rnd := newRand(sweep.Seed(o.Seed, uint64(p.model), uint64(p.xi), uint64(g)))
+			pb, next, err := p.model.draw(c.users, c.resources, params[p.model][p.xi], rnd)
+			if err != nil {
+				return outcome{}, err
+			}
+			out, err := simulate(algs[p.alg], pb, next, c, p.s, sweep.Seed(o.Seed, uint64(p.model), uint64(p.xi), uint64(g), uint64(p.s)))
+			if err != nil {
+				return out, fmt.Errorf("rhee: %s, graph %d: %w", keys[idx[i]], g, err)
+			}
+			return out, nil
+		}
+	}
+	enough := func(_ int, rs []outcome) bool {
+		resp, msgs := columns(rs)
+		return sweep.Precise(0.05, resp, msgs)
+	}
+	sub := func(idx []int) []string {
+		k := make([]string, len(idx))
+		for i, j := range idx {
+			k[i] = keys[j]
+		}
+		return k
+	}
+	partial := false
+	runs := make([][]outcome, len(pts))
+	for _, stage := range []struct {
+		name string
+		idx  []int
+		rule sweep.Rule
+	}{{"rhee", judged, c.judged}, {"rhee-reference", ref, c.reference}} {
+		reps, err := sweep.Repeat(ctx, o.Points, stage.name, sub(stage.idx), stage.rule, job(stage.idx), enough)
+		if errors.Is(err, sweep.ErrPartial) {
+			partial = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i, j := range stage.idx {
+			runs[j] = reps[i]
+		}
+	}
+	if partial {
+		return nil, sweep.ErrPartial
+	}
+	st := newStats(c, run, pts, runs)
+	if o.OutDir != "" {
+		if err := st.figures(o.OutDir); err != nil {
+			return nil, err
+		}
+	}
+	return st.claims(missing), nil
+}
+
+func columns(rs []outcome) (resp, msgs []float64) {
+	for _, r := range rs {
+		resp, msgs = append(resp, r.Resp), append(msgs, r.Msgs)
+	}
+	return resp, msgs
+}

@@ -1,0 +1,170 @@
+package rhee
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"allot/experiments/sweep"
+	"allot/report"
+)
+
+// cell is one point, measured over its graphs.
+type cell struct {
+	resp, msgs [2]float64 // mean and 95 % half-width
+	// Means per entry: the modular layer's own messages, of which dec and
+	// advance; resources per request.
+	layer, decAdv, size float64
+	graphs              int
+	precise             bool // both intervals within 5 % of the means
+}
+
+// stats is the study's measurements.
+type stats struct {
+	c   config
+	run []series
+	// x[model][xi] is the measured average number of conflicting users.
+	x     [2][]float64
+	cells map[point]cell
+}
+
+func newStats(c config, run []series, pts []point, runs [][]outcome) *stats {
+	st := &stats{c: c, run: run, cells: map[point]cell{}}
+	st.x = [2][]float64{make([]float64, len(c.xs)), make([]float64, len(c.ks))}
+	for i, p := range pts {
+		rs := runs[i]
+		resp, msgs := columns(rs)
+		var ce cell
+		ce.resp[0], ce.resp[1] = sweep.CI95(resp)
+		ce.msgs[0], ce.msgs[1] = sweep.CI95(msgs)
+		ce.precise = sweep.Precise(0.05, resp, msgs)
+		ce.graphs = len(rs)
+		var deg float64
+		for _, r := range rs {
+			ce.layer += r.Layer / float64(len(rs))
+			ce.decAdv += r.DecAdv / float64(len(rs))
+			ce.size += r.Size / float64(len(rs))
+		}
+		st.cells[p] = ce
+		// The graphs are the same for every algorithm and S at a point:
+		// x is their average degree over the first judged graphs of the
+		// first algorithm.
+		if p.alg == 0 && p.s == st.services(p.model)[0] {
+			n := min(len(rs), c.judged.Min)
+			for _, r := range rs[:n] {
+				deg += r.Degree / float64(n)
+			}
+			st.x[p.model][p.xi] = deg
+		}
+	}
+	return st
+}
+
+// services are the service times a set model ran at.
+func (st *stats) services(m setModel) []int {
+	if m == perResource {
+		return st.c.services
+	}
+	return st.c.sens
+}
+
+func (st *stats) alg(short string) int {
+	for i, s := range st.run {
+		if s.short == short {
+			return i
+		}
+	}
+	return -1
+}
+
+// get is the cell of an algorithm (by short name) at a point.
+func (st *stats) get(short string, m setModel, xi, s int) (cell, bool) {
+	a := st.alg(short)
+	if a < 0 {
+		return cell{}, false
+	}
+	ce, ok := st.cells[point{a, m, xi, s}]
+	return ce, ok
+}
+
+// resp is the mean response of an algorithm at a point (0 if not run).
+func (st *stats) resp(short string, m setModel, xi, s int) float64 {
+	ce, _ := st.get(short, m, xi, s)
+	return ce.resp[0]
+}
+
+func (m setModel) title() string {
+	if m == perResource {
+		return "per-resource sets: each resource with probability p"
+	}
+	return "fixed-size sets of k resources (sensitivity series)"
+}
+
+func (st *stats) figures(dir string) error {
+	if err := st.table(filepath.Join(dir, "rhee.csv")); err != nil {
+		return err
+	}
+	d := st.c.delay.Mean()
+	for _, m := range []setModel{perResource, fixedSize} {
+		for _, s := range st.services(m) {
+			path := filepath.Join(dir, fmt.Sprintf("rhee-response-%s-S%d.svg", m, s))
+			title := fmt.Sprintf("Mean response, S = %d, delay %.0f; %s", s, d, m.title())
+			if err := report.LinePlot(path, title, "average number of conflicting users", "mean response time (ticks, 95% CI)",
+				st.series(m, s, func(c cell) [2]float64 { return c.resp })); err != nil {
+				return err
+			}
+		}
+		s := st.services(m)[len(st.services(m))-1]
+		path := filepath.Join(dir, fmt.Sprintf("rhee-messages-%s-S%d.svg", m, s))
+		title := fmt.Sprintf("Messages per entry, S = %d, delay %.0f; %s", s, d, m.title())
+		if err := report.LinePlot(path, title, "average number of conflicting users", "messages per critical section (95% CI)",
+			st.series(m, s, func(c cell) [2]float64 { return c.msgs })); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// series is one line per algorithm run on model m at S = s; the
+// reference series dashed.
+func (st *stats) series(m setModel, s int, y func(cell) [2]float64) []report.Series {
+	var out []report.Series
+	for ai, a := range st.run {
+		sr := report.Series{Name: a.short + " (" + a.name + ")", Dashed: a.ref}
+		for xi, x := range st.x[m] {
+			ce, ok := st.cells[point{ai, m, xi, s}]
+			if !ok {
+				continue
+			}
+			v := y(ce)
+			sr.X, sr.Y, sr.Err = append(sr.X, x), append(sr.Y, v[0]), append(sr.Err, v[1])
+		}
+		if len(sr.X) > 0 {
+			out = append(out, sr)
+		}
+	}
+	return out
+}
+
+// table writes every measured point as CSV.
+func (st *stats) table(path string) error {
+	var b strings.Builder
+	b.WriteString("algorithm,series,set_model,param,service,conflicting_users,graphs,response_mean,response_ci95,messages_per_entry,messages_ci95,modular_layer_messages,dec_advance_messages,resources_per_request\n")
+	for ai, a := range st.run {
+		for _, m := range []setModel{perResource, fixedSize} {
+			ps := st.c.params(m)
+			for _, s := range st.services(m) {
+				for xi := range ps {
+					ce, ok := st.cells[point{ai, m, xi, s}]
+					if !ok {
+						continue
+					}
+					fmt.Fprintf(&b, "%s,%s,%s,%.4g,%d,%.2f,%d,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%.3f\n", a.short, a.name, m, ps[xi], s, st.x[m][xi],
+						ce.graphs, ce.resp[0], ce.resp[1], ce.msgs[0], ce.msgs[1], ce.layer, ce.decAdv, ce.size)
+				}
+			}
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
