@@ -166,36 +166,65 @@ func (x *Pool) Event(e proc.Event) {
 }
 
 // Quota checks the consumption conditions of an (M, W) resource controller
-// (Afek et al., Def. 3.1): at most M permits; no reject before M−W permits
-// were issued; the exhausted signal is given exactly when something is
-// rejected.
+// (Afek et al., Def. 3.1) and the legality of the sequence (§3):
+//
+//   - at most M permits;
+//   - the resource-exhausted signal is given, once, exactly when some
+//     request is rejected;
+//   - if a request is rejected, at least M − W permits are issued by the
+//     end of the run. The paper says "eventually": permits may still be on
+//     their way when the first reject is given, so this is judged by
+//     Finish, on a run drained of open requests;
+//   - every permit or reject answers an open request at its process, and no
+//     permit follows a reject at the same process.
 type Quota struct {
 	Report
 	Budget, Waste         int
 	Permits, Rejects, Exh int
+	open, rejected        []bool // per process
 }
 
 // Event implements proc.Sink.
 func (x *Quota) Event(e proc.Event) {
+	p := int(e.P)
 	switch e.Kind {
-	case proc.EvPermit:
+	case proc.EvRequest:
+		x.open = dense.Grow(x.open, p)
+		x.open[p] = true
+	case proc.EvPermit, proc.EvReject:
+		x.open = dense.Grow(x.open, p)
+		x.rejected = dense.Grow(x.rejected, p)
+		if !x.open[p] {
+			x.add("t=%d: %s at p%d answers no request", e.Time, e.Kind, p)
+		}
+		x.open[p] = false
+		if e.Kind == proc.EvReject {
+			x.Rejects++
+			x.rejected[p] = true
+			return
+		}
 		x.Permits++
 		if x.Permits == x.Budget+1 {
 			x.add("t=%d: permit %d exceeds the budget %d", e.Time, x.Permits, x.Budget)
 		}
-	case proc.EvReject:
-		x.Rejects++
-		if x.Permits < x.Budget-x.Waste {
-			x.add("t=%d: reject at p%d with only %d permits issued (< M-W = %d)", e.Time, e.P, x.Permits, x.Budget-x.Waste)
+		if x.rejected[p] {
+			x.add("t=%d: permit at p%d after a reject there", e.Time, p)
 		}
 	case proc.EvExhausted:
 		x.Exh++
+		if x.Exh == 2 {
+			x.add("t=%d: a second exhausted signal, at p%d", e.Time, p)
+		}
 	}
 }
 
-// Finish adds the end-of-run condition: exhausted signalled iff rejected.
+// Finish adds the end-of-run conditions: exhausted signalled iff rejected,
+// and a reject only with at least M − W permits in all.
 func (x *Quota) Finish() {
 	if (x.Rejects > 0) != (x.Exh > 0) {
 		x.add("rejects=%d but exhausted signals=%d", x.Rejects, x.Exh)
+	}
+	if x.Rejects > 0 && x.Permits < x.Budget-x.Waste {
+		x.add("%d rejects with only %d permits issued in all (< M-W = %d)", x.Rejects, x.Permits, x.Budget-x.Waste)
 	}
 }
