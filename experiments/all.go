@@ -5,6 +5,7 @@
 package experiments
 
 import (
+	"allot/experiments/controller"
 	"allot/experiments/pool"
 	"allot/experiments/study"
 )
@@ -12,5 +13,5 @@ import (
 // All lists the reproductions, one per paper, in the order `allot repro`
 // runs them.
 func All() []study.Experiment {
-	return []study.Experiment{Locality(), Rhee(), Bidding(), pool.Experiment()}
+	return []study.Experiment{Locality(), Rhee(), Bidding(), pool.Experiment(), controller.Experiment()}
 }

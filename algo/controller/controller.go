@@ -100,7 +100,7 @@ func Build(pb *algo.Problem, iterate bool) ([]proc.Process, error) {
 	for v := range nodes {
 		nd := &nodes[v]
 		nd.nbrs = pb.Graph.Neighbors(proc.ID(v))
-		nd.root, nd.iter, nd.u = v == 0, iterate, n
+		nd.root, nd.iter = v == 0, iterate
 		nd.budget, nd.waste = int64(pb.Budget), int64(pb.Waste)
 		nd.lam = lambda(int64(pb.Waste), int64(n))
 		ps[v] = nd

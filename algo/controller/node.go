@@ -59,7 +59,6 @@ type Node struct {
 	self proc.ID
 	root bool
 	iter bool // the modified controller (iterations), else the basic one
-	u    int  // the basic controller's bound U on the number of nodes
 	lam  int  // Λ = 2^lam, or lamZero
 
 	phase         phase
