@@ -6,6 +6,7 @@
 //	driver ──events──> Exclusion   no two overlapping resource sets in critical sections
 //	                   Pool        one holder per unit, one unit per holder, ≤ R units
 //	                   Quota       ≤ M permits; a reject only once ≥ M−W permits; exhausted iff reject
+//	                   Names       unique names, the largest below C·(n+1)
 //	                   Waits       open requests at the end, the longest wait (starvation)
 //	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
 //
@@ -226,5 +227,42 @@ func (x *Quota) Finish() {
 	}
 	if x.Rejects > 0 && x.Permits < x.Budget-x.Waste {
 		x.add("%d rejects with only %d permits issued in all (< M-W = %d)", x.Rejects, x.Permits, x.Budget-x.Waste)
+	}
+}
+
+// Names checks dynamic name assignment (Afek et al. §6.2): every name
+// given is unique, and at the end the largest is below C·(n+1), n the
+// number of names given (the participants, with the initiator).
+type Names struct {
+	Report
+	C       int
+	Given   int
+	Largest int32
+	holder  map[int32]proc.ID
+}
+
+// Event implements proc.Sink.
+func (x *Names) Event(e proc.Event) {
+	if e.Kind != proc.EvName {
+		return
+	}
+	if x.holder == nil {
+		x.holder = map[int32]proc.ID{}
+	}
+	if q, ok := x.holder[e.Unit]; ok {
+		x.add("t=%d: name %d given to p%d, and before to p%d", e.Time, e.Unit, e.P, q)
+	}
+	if e.Unit < 0 {
+		x.add("t=%d: negative name %d at p%d", e.Time, e.Unit, e.P)
+	}
+	x.holder[e.Unit] = e.P
+	x.Given++
+	x.Largest = max(x.Largest, e.Unit)
+}
+
+// Finish adds the end-of-run condition: the largest name below C·(n+1).
+func (x *Names) Finish() {
+	if x.Given > 0 && int(x.Largest) >= x.C*(x.Given+1) {
+		x.add("largest name %d with %d names given: not below %d·(n+1)", x.Largest, x.Given, x.C)
 	}
 }

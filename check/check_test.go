@@ -117,3 +117,22 @@ func TestWaits(t *testing.T) {
 		t.Fatal("deadlock or starvation misjudged")
 	}
 }
+
+func TestNames(t *testing.T) {
+	name := func(p proc.ID, n int32) ev { return ev{Kind: proc.EvName, P: p, Unit: n} }
+	ok := Names{C: 4}
+	feed(&ok, name(1, 0), name(2, 1), name(3, 5), name(1, 2))
+	ok.Finish()
+	if !ok.OK() {
+		t.Errorf("false alarm: %v", ok.First)
+	}
+	dup := Names{C: 4}
+	feed(&dup, name(1, 0), name(2, 0))
+	dup.Finish()
+	big := Names{C: 4}
+	feed(&big, name(1, 0), name(2, 12))
+	big.Finish()
+	if dup.OK() || !strings.Contains(dup.First[0], "before to p1") || big.OK() || !strings.Contains(big.First[0], "largest name 12") {
+		t.Errorf("dup %v, big %v", dup.First, big.First)
+	}
+}

@@ -22,12 +22,13 @@ const (
 	EvCrash               // the process fails (fail-stop)
 	EvSend                // a message is sent (only with message tracing)
 	EvDeliver             // a message is delivered (only with message tracing)
+	EvName                // quota, name assignment: the process is given the name Unit
 	numEventKinds
 )
 
 var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
-	"permit", "reject", "exhausted", "crash", "send", "deliver",
+	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
 }
 
 func (k EventKind) String() string {
@@ -53,7 +54,7 @@ type Event struct {
 	Kind EventKind
 	P    ID      // the process the event happens at
 	Res  []ResID // EvRequest, EvEnter: the resources (never mutated once emitted)
-	Unit int32   // EvGrant, EvRelease: the pool unit
+	Unit int32   // EvGrant, EvRelease: the pool unit; EvName: the name
 	// Peer and Msg describe EvSend and EvDeliver: the other end and the
 	// message kind.
 	Peer ID

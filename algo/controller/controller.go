@@ -88,6 +88,29 @@ var Basic = algo.Algorithm{
 	Messages: messages,
 }
 
+// Names is dynamic name assignment (§6.2). It is not in the catalogue:
+// its answers are names, one for every request, not permits out of a
+// budget, so it does not meet the quota contract (Budget and Waste are
+// not read). Every request is a node joining, given a unique name (a name
+// event, then a permit); check.Names judges the names.
+var Names = algo.Algorithm{
+	Name:    "names",
+	Kind:    algo.Quota,
+	Summary: "Afek et al.'s dynamic name assignment: the bins hold ranges of names, a fresh range each time the participants double",
+	Build:   BuildNames,
+}
+
+// BuildNames returns the nodes of name assignment.
+func BuildNames(pb *algo.Problem) ([]proc.Process, error) {
+	q := *pb
+	q.Budget, q.Waste = 0, 0
+	ps, err := Build(&q, true)
+	for _, p := range ps {
+		p.(*Node).names = true
+	}
+	return ps, err
+}
+
 // Build returns one node per graph node, the root (process 0) first: the
 // modified controller when iterate is set, else the basic one.
 func Build(pb *algo.Problem, iterate bool) ([]proc.Process, error) {

@@ -19,6 +19,10 @@ type Req struct{ Level int8 }
 // Permit answers a Req with as many permits as the asking bin holds.
 type Permit struct{}
 
+// NameRange answers a Req in name assignment (§6.2): the asking bin's
+// capacity of names, from Lo on (O(log n) bits).
+type NameRange struct{ Lo int64 }
+
 // Reject answers a Req when the resource is exhausted.
 type Reject struct{}
 
@@ -26,7 +30,8 @@ type Reject struct{}
 // controller cannot satisfy: ask again in the next iteration.
 type Later struct{}
 
-func (Req) Kind() string    { return "req" }
-func (Permit) Kind() string { return "permit" }
-func (Reject) Kind() string { return "reject" }
-func (Later) Kind() string  { return "later" }
+func (Req) Kind() string       { return "req" }
+func (Permit) Kind() string    { return "permit" }
+func (NameRange) Kind() string { return "names" }
+func (Reject) Kind() string    { return "reject" }
+func (Later) Kind() string     { return "later" }
