@@ -39,6 +39,16 @@
 //     (a second wave tells every node the new Λ). The last iteration runs
 //     with W itself and rejects; with W = 0 its Λ is 0, every capacity 1:
 //     the naive controller on the remainder, exact.
+//   - names (not in the catalogue: it answers every request with a name,
+//     not a permit out of a budget): dynamic name assignment (§6.2). The
+//     same iterations, but a bin holds a contiguous range of names (a
+//     NameRange message carries its first name, O(log n) bits), iteration
+//     i hands out the fresh range [base_i, base_i + 2n_i) with waste n_i,
+//     n_i = 1 + the names given so far (the initiator and the named
+//     nodes), and it never rejects: when the range runs dry the
+//     collection counts the names given and the next iteration starts past
+//     the range, whose leftovers are not reused. So n_{i+1} ≥ 2n_i and the
+//     largest name is below 4(n+1).
 //
 // # Readings and deviations
 //
@@ -60,6 +70,14 @@
 //   - Fig. 5's root rejects when its bin holds fewer permits than asked
 //     for, though not zero; those permits are wasted too. The waste bound
 //     is checked on every run from the events (check.Quota).
+//   - Name assignment runs on the tree over every node, so its U is n, the
+//     graph's size, not 3n_i (§5): with U = 3n_i a bin far down a long
+//     tree could ask for more names than the iteration's whole range, and
+//     the waste bound counts the bins of every tree node. The names stay
+//     below 4(n+1); the messages are those of a tree of n nodes, O(n²) on
+//     a line when every node joins, rather than the paper's O(n·log²n),
+//     which needs a tree over the participants only (the MAIN CONTROLLER,
+//     not implemented).
 package controller
 
 import (

@@ -14,7 +14,9 @@
 //   - a central counter pays Ω(nM): the ratio of its messages to the
 //     controller's grows with n;
 //   - iterating pays for small W: the basic controller's messages grow like
-//     M/W (Lemma 4.4.4), the modified controller's like log(M/W).
+//     M/W (Lemma 4.4.4), the modified controller's like log(M/W);
+//   - dynamic name assignment (§6.2) gives unique names, the largest below
+//     4·(n+1) for n names given (check.Names).
 //
 // Every run is judged by check.Quota from the event stream; messages are
 // the simulator's counts. The spanning tree's construction (explore and ack
@@ -46,11 +48,18 @@ import (
 	"allot/experiments/study"
 	"allot/experiments/sweep"
 	"allot/graph"
+	"allot/proc"
 	"allot/report"
 	"allot/sim"
 )
 
 const paper = "afek-awerbuch-plotkin-saks"
+
+// namesC is the constant of the names claim: the largest name below
+// 4·(n+1). Iteration i hands out a fresh range of 2·n_i names, n_i the
+// participants at its start, and ends only when at least half of it is
+// given, so n_{i+1} ≥ 2·n_i and the ranges sum to less than 4·n_final.
+const namesC = 4
 
 // Experiment is `allot repro controller`.
 func Experiment() study.Experiment {
@@ -74,7 +83,8 @@ type point struct {
 // outcome is one run, measured.
 type outcome struct {
 	p                point
-	msgs, tree       int64 // messages without and of the tree's construction
+	msgs, tree       int64        // messages without and of the tree's construction
+	names            *check.Names // name assignment runs
 	permits, rejects int
 	violations       int
 	first            string
@@ -103,9 +113,21 @@ func measure(p point) outcome {
 	}
 	q := check.Quota{Budget: p.budget, Waste: p.waste}
 	per := (3*p.budget/2 + g.N() - 1) / g.N()
-	res, err := sim.Run(sim.Config{Seed: p.seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Uniform(0, 20), PerUser: per}, Sink: &q}, pb, procs)
+	var sink proc.Sink = &q
+	if p.a.Name == actrl.Names.Name {
+		// Name assignment: p.budget is the joins a node makes.
+		per, out.names = p.budget, &check.Names{C: namesC}
+		sink = out.names
+	}
+	res, err := sim.Run(sim.Config{Seed: p.seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Uniform(0, 20), PerUser: per}, Sink: sink}, pb, procs)
 	if err != nil {
 		out.err = err
+		return out
+	}
+	if out.names != nil {
+		out.names.Finish()
+		out.msgs = res.Messages - res.ByKind["explore"] - res.ByKind["ack"]
+		out.drained = res.Quiescent && res.Served == per*g.N()
 		return out
 	}
 	q.Finish()
@@ -194,6 +216,17 @@ func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			}
 		}
 	}
+	// Name assignment: every node joins (asks for a name) one to three
+	// times.
+	for _, sg := range pl.small {
+		gr, err := graph.Parse(sg, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			return nil, err
+		}
+		for joins := 1; joins <= 3; joins++ {
+			add(actrl.Names, sg, gr.N(), joins, 0, pl.smallN, 6)
+		}
+	}
 	// The costliest runs first, so that no core is left with one at the end.
 	cost := func(p point) int {
 		if p.a.Name == counter.Algorithm.Name {
@@ -211,8 +244,14 @@ func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			return nil, fmt.Errorf("%s on %s M=%d W=%d seed %d: %w", r.p.a.Name, r.p.graph, r.p.budget, r.p.waste, r.p.seed, r.err)
 		}
 	}
-	claims := []study.Claim{consumption(outs), zeroWaste(outs)}
-	more, err := growth(outs, pl, o)
+	var quota []outcome
+	for _, r := range outs {
+		if r.names == nil {
+			quota = append(quota, r)
+		}
+	}
+	claims := []study.Claim{consumption(quota), zeroWaste(quota), names(outs)}
+	more, err := growth(quota, pl, o)
 	if err != nil {
 		return nil, err
 	}
@@ -283,6 +322,43 @@ func zeroWaste(outs []outcome) study.Claim {
 		Claim:    "with W = 0 the modified controller issues exactly M permits before it rejects (the remainder collected, then the naive controller)",
 		Measured: fmt.Sprintf("%d runs with W = 0, %d rejected, %d of those issued exactly M permits", runs, rejected, exact),
 		Pass:     rejected > 0 && exact == rejected,
+	}
+}
+
+// names: unique names, the largest below namesC·(n+1), on every run.
+func names(outs []outcome) study.Claim {
+	var runs, bad, undrained int
+	var first string
+	worst, perName := 0.0, 0.0
+	for _, r := range outs {
+		if r.names == nil {
+			continue
+		}
+		runs++
+		x := r.names
+		if !x.OK() {
+			bad++
+			if first == "" {
+				first = fmt.Sprintf("%s seed %d: %s", r.p.graph, r.p.seed, x.First[0])
+			}
+		}
+		if !r.drained {
+			undrained++
+		}
+		worst = math.Max(worst, float64(x.Largest)/float64(x.Given+1))
+		perName = math.Max(perName, float64(r.msgs)/float64(x.Given))
+	}
+	measured := fmt.Sprintf("%d runs (every node joining 1–3 times), %d with every join answered; %d with duplicate or too-large names; largest name/(n+1) at most %.2f (bound %d); at most %.1f messages a name",
+		runs, runs-undrained, bad, worst, namesC, perName)
+	if first != "" {
+		measured += "; first: " + first
+	}
+	return study.Claim{
+		ID:       "controller/names",
+		Paper:    "afek §6.2 Lemma 6.2.1",
+		Claim:    "dynamic name assignment gives unique names, the largest at most a constant factor above the number of participants",
+		Measured: measured,
+		Pass:     runs > 0 && bad == 0 && undrained == 0,
 	}
 }
 
