@@ -7,6 +7,7 @@
 //	                   Pool        one holder per unit, one unit per holder, ≤ R units
 //	                   Quota       ≤ M permits; a reject only once ≥ M−W permits; exhausted iff reject
 //	                   Names       unique names, the largest below C·(n+1)
+//	                   Bank        withdrawals ≤ deposits; one waits only while the balance is below W
 //	                   Waits       open requests at the end, the longest wait (starvation)
 //	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
 //
@@ -264,5 +265,64 @@ func (x *Names) Event(e proc.Event) {
 func (x *Names) Finish() {
 	if x.Given > 0 && int(x.Largest) >= x.C*(x.Given+1) {
 		x.add("largest name %d with %d names given: not below %d·(n+1)", x.Largest, x.Given, x.C)
+	}
+}
+
+// Bank checks a distributed bank with parameter W (Afek et al. §6.3) from
+// the events: a request naming resource DepositRes is a deposit, any other
+// a withdrawal; deposit and withdraw events answer them.
+//
+//  1. every request is answered by its own kind of answer, and only a
+//     withdrawal may be left open at the end (at most one a process, as
+//     the application waits);
+//  2. in every prefix, withdrawals granted ≤ deposits requested;
+//  3. if a withdrawal is open at the end, deposits − withdrawals < W.
+type Bank struct {
+	Report
+	Waste                 int
+	DepositRes            proc.ResID
+	Deposits, Withdrawals int
+	open                  map[proc.ID]proc.EventKind // the answer an open request wants
+}
+
+// Event implements proc.Sink.
+func (x *Bank) Event(e proc.Event) {
+	if x.open == nil {
+		x.open = map[proc.ID]proc.EventKind{}
+	}
+	switch e.Kind {
+	case proc.EvRequest:
+		want := proc.EvWithdraw
+		if len(e.Res) == 1 && e.Res[0] == x.DepositRes {
+			want = proc.EvDeposit
+			x.Deposits++
+		}
+		x.open[e.P] = want
+	case proc.EvDeposit, proc.EvWithdraw:
+		if want, ok := x.open[e.P]; !ok || want != e.Kind {
+			x.add("t=%d: %s at p%d answers no such request", e.Time, e.Kind, e.P)
+		}
+		delete(x.open, e.P)
+		if e.Kind == proc.EvWithdraw {
+			x.Withdrawals++
+			if x.Withdrawals > x.Deposits {
+				x.add("t=%d: withdrawal %d granted with %d deposits", e.Time, x.Withdrawals, x.Deposits)
+			}
+		}
+	}
+}
+
+// Finish adds the end-of-run conditions on the open requests.
+func (x *Bank) Finish() {
+	waiting := 0
+	for p, want := range x.open {
+		if want == proc.EvDeposit {
+			x.add("a deposit at p%d was never acknowledged", p)
+		} else {
+			waiting++
+		}
+	}
+	if waiting > 0 && x.Deposits-x.Withdrawals >= x.Waste {
+		x.add("%d withdrawals wait with a balance of %d ≥ W = %d", waiting, x.Deposits-x.Withdrawals, x.Waste)
 	}
 }

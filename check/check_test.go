@@ -136,3 +136,32 @@ func TestNames(t *testing.T) {
 		t.Errorf("dup %v, big %v", dup.First, big.First)
 	}
 }
+
+func TestBank(t *testing.T) {
+	dep := func(p proc.ID) []ev {
+		return []ev{{Kind: proc.EvRequest, P: p, Res: res(1)}, {Kind: proc.EvDeposit, P: p}}
+	}
+	ask := func(p proc.ID) ev { return ev{Kind: proc.EvRequest, P: p} }
+	grant := func(p proc.ID) ev { return ev{Kind: proc.EvWithdraw, P: p} }
+	for _, c := range []struct {
+		name   string
+		events []ev
+		want   string
+	}{
+		{"withdraw what was deposited, then wait", append(append(dep(1), dep(2)...), ask(3), grant(3), ask(3), grant(3), ask(3)), ""},
+		{"a withdrawal beyond the deposits", append(dep(1), ask(2), grant(2), ask(3), grant(3)), "with 1 deposits"},
+		{"waiting with money in the bank", append(append(dep(1), dep(2)...), ask(3)), "balance of 2"},
+		{"a deposit never acknowledged", []ev{{Kind: proc.EvRequest, P: 1, Res: res(1)}}, "never acknowledged"},
+		{"a grant to a deposit", []ev{{Kind: proc.EvRequest, P: 1, Res: res(1)}, grant(1)}, "answers no such request"},
+	} {
+		x := Bank{Waste: 2, DepositRes: 1}
+		feed(&x, c.events...)
+		x.Finish()
+		if c.want == "" && !x.OK() {
+			t.Errorf("%s: false alarm %v", c.name, x.First)
+		}
+		if c.want != "" && (x.OK() || !strings.Contains(strings.Join(x.First, "; "), c.want)) {
+			t.Errorf("%s: got %v, want %q", c.name, x.First, c.want)
+		}
+	}
+}

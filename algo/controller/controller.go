@@ -143,7 +143,7 @@ func Build(pb *algo.Problem, iterate bool) ([]proc.Process, error) {
 		nd.nbrs = pb.Graph.Neighbors(proc.ID(v))
 		nd.root, nd.iter = v == 0, iterate
 		nd.budget, nd.waste = int64(pb.Budget), int64(pb.Waste)
-		nd.lam = lambda(int64(pb.Waste), int64(n))
+		nd.lam = Lambda(int64(pb.Waste), int64(n))
 		ps[v] = nd
 	}
 	return ps, nil
@@ -168,9 +168,9 @@ func Validate(pb *algo.Problem) error {
 	return nil
 }
 
-// lambda is the exponent of Λ = 2^⌊lg((W/U)·1/(2·lg(U+1)))⌋ (§4.1), or
+// Lambda is the exponent of Λ = 2^⌊lg((W/U)·1/(2·lg(U+1)))⌋ (§4.1), or
 // lamZero when W = 0.
-func lambda(w, u int64) int {
+func Lambda(w, u int64) int {
 	if w <= 0 {
 		return lamZero
 	}

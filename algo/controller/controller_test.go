@@ -134,8 +134,8 @@ func TestLambda(t *testing.T) {
 		{8, 3, -1},        // 8/(6·lg 4) = 0.67
 		{0, 100, lamZero}, // W = 0: Λ = 0
 	} {
-		if got := lambda(c.w, c.u); got != c.want {
-			t.Errorf("lambda(W=%d, U=%d) = %d, want %d", c.w, c.u, got, c.want)
+		if got := Lambda(c.w, c.u); got != c.want {
+			t.Errorf("Lambda(W=%d, U=%d) = %d, want %d", c.w, c.u, got, c.want)
 		}
 	}
 }

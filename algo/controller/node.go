@@ -99,17 +99,22 @@ type Node struct {
 // lamZero stands for Λ = 0 (W = 0): every bin has capacity 1.
 const lamZero = -1 << 20
 
-// capOf is Cap(b) = max{Λ·2^Level(b), 1} of a bin at level l.
-func (n *Node) capOf(l int8) int64 {
-	e := n.lam + int(l)
-	if n.lam == lamZero || e < 0 {
+// Cap is Cap(b) = max{Λ·2^Level(b), 1} of a bin at level l, Λ = 2^lam.
+func Cap(lam int, l int8) int64 {
+	e := lam + int(l)
+	if lam == lamZero || e < 0 {
 		return 1
 	}
 	return 1 << e
 }
 
-// level is Level(b_g(v)) = max{i : 2^i divides D(v)} (Definition 4.1.1).
-func (n *Node) level() int8 { return int8(bits.TrailingZeros(uint(n.tree.Depth))) }
+func (n *Node) capOf(l int8) int64 { return Cap(n.lam, l) }
+
+// Level is Level(b_g(v)) = max{i : 2^i divides D(v)} of the global bin of
+// a node at depth D(v) ≥ 1 (Definition 4.1.1).
+func Level(depth int) int8 { return int8(bits.TrailingZeros(uint(depth))) }
+
+func (n *Node) level() int8 { return Level(n.tree.Depth) }
 
 // Start implements proc.Process.
 func (n *Node) Start(env proc.Env) {
@@ -406,7 +411,7 @@ func (n *Node) begin(env proc.Env, m int64) {
 		m, w, n.final = 2*part, part, false
 	}
 	n.m, n.global, n.local, n.gLo = m, m, 0, n.base
-	n.startIteration(lambda(w, int64(n.tree.Size)))
+	n.startIteration(Lambda(w, int64(n.tree.Size)))
 	n.waveOp = opStart
 	n.wave.Begin(env, &n.tree, opStart, int64(n.lam))
 	if done, _ := n.wave.Ready(env, &n.tree, 0); done {

@@ -16,7 +16,9 @@
 //   - iterating pays for small W: the basic controller's messages grow like
 //     M/W (Lemma 4.4.4), the modified controller's like log(M/W);
 //   - dynamic name assignment (§6.2) gives unique names, the largest below
-//     4·(n+1) for n names given (check.Names).
+//     4·(n+1) for n names given (check.Names);
+//   - the distributed bank (§6.3) grants no withdrawal beyond the deposits
+//     and leaves one waiting only while the balance is below W (check.Bank).
 //
 // Every run is judged by check.Quota from the event stream; messages are
 // the simulator's counts. The spanning tree's construction (explore and ack
@@ -40,6 +42,7 @@ import (
 	"strings"
 
 	"allot/algo"
+	"allot/algo/bank"
 	actrl "allot/algo/controller"
 	"allot/algo/counter"
 	"allot/app"
@@ -85,6 +88,8 @@ type outcome struct {
 	p                point
 	msgs, tree       int64        // messages without and of the tree's construction
 	names            *check.Names // name assignment runs
+	bank             *check.Bank  // bank runs
+	waiting          int          // bank: withdrawals left waiting
 	permits, rejects int
 	violations       int
 	first            string
@@ -114,14 +119,34 @@ func measure(p point) outcome {
 	q := check.Quota{Budget: p.budget, Waste: p.waste}
 	per := (3*p.budget/2 + g.N() - 1) / g.N()
 	var sink proc.Sink = &q
-	if p.a.Name == actrl.Names.Name {
+	var next func(proc.ID, *rand.Rand) proc.Request
+	switch p.a.Name {
+	case bank.Algorithm.Name:
+		// The bank: p.budget is the operations a node makes, each a
+		// deposit or a withdrawal with even odds.
+		per, out.bank = p.budget, &check.Bank{Waste: p.waste, DepositRes: bank.Deposit}
+		sink = out.bank
+		next = func(_ proc.ID, rnd *rand.Rand) proc.Request {
+			if rnd.IntN(2) == 0 {
+				return proc.Request{Res: []proc.ResID{bank.Deposit}}
+			}
+			return proc.Request{}
+		}
+	case actrl.Names.Name:
 		// Name assignment: p.budget is the joins a node makes.
 		per, out.names = p.budget, &check.Names{C: namesC}
 		sink = out.names
 	}
-	res, err := sim.Run(sim.Config{Seed: p.seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Uniform(0, 20), PerUser: per}, Sink: sink}, pb, procs)
+	res, err := sim.Run(sim.Config{Seed: p.seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Uniform(0, 20), PerUser: per, Next: next}, Sink: sink}, pb, procs)
 	if err != nil {
 		out.err = err
+		return out
+	}
+	if out.bank != nil {
+		out.bank.Finish()
+		out.msgs = res.Messages - res.ByKind["explore"] - res.ByKind["ack"]
+		out.waiting = res.Open
+		out.drained = res.Quiescent
 		return out
 	}
 	if out.names != nil {
@@ -227,6 +252,18 @@ func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			add(actrl.Names, sg, gr.N(), joins, 0, pl.smallN, 6)
 		}
 	}
+	// The bank: W from 1 to 1000, every node making 10 or 40 operations.
+	for _, sg := range pl.small {
+		gr, err := graph.Parse(sg, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range []int{1, 10, 100, 1000} {
+			for _, ops := range []int{10, 40} {
+				add(bank.Algorithm, sg, gr.N(), ops, w, pl.smallN, 7)
+			}
+		}
+	}
 	// The costliest runs first, so that no core is left with one at the end.
 	cost := func(p point) int {
 		if p.a.Name == counter.Algorithm.Name {
@@ -246,11 +283,11 @@ func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	}
 	var quota []outcome
 	for _, r := range outs {
-		if r.names == nil {
+		if r.names == nil && r.bank == nil {
 			quota = append(quota, r)
 		}
 	}
-	claims := []study.Claim{consumption(quota), zeroWaste(quota), names(outs)}
+	claims := []study.Claim{consumption(quota), zeroWaste(quota), names(outs), banking(outs)}
 	more, err := growth(quota, pl, o)
 	if err != nil {
 		return nil, err
@@ -359,6 +396,45 @@ func names(outs []outcome) study.Claim {
 		Claim:    "dynamic name assignment gives unique names, the largest at most a constant factor above the number of participants",
 		Measured: measured,
 		Pass:     runs > 0 && bad == 0 && undrained == 0,
+	}
+}
+
+// banking: the bank's three properties on every run.
+func banking(outs []outcome) study.Claim {
+	var runs, bad, waited, ops int
+	var first string
+	var msgs int64
+	worst := 0.0 // the largest balance/W with a withdrawal waiting
+	for _, r := range outs {
+		if r.bank == nil {
+			continue
+		}
+		runs++
+		x := r.bank
+		if !x.OK() || !r.drained {
+			bad++
+			if first == "" && !x.OK() {
+				first = fmt.Sprintf("%s W=%d seed %d: %s", r.p.graph, r.p.waste, r.p.seed, x.First[0])
+			}
+		}
+		if r.waiting > 0 {
+			waited++
+			worst = math.Max(worst, float64(x.Deposits-x.Withdrawals)/float64(r.p.waste))
+		}
+		ops += x.Deposits + x.Withdrawals
+		msgs += r.msgs
+	}
+	measured := fmt.Sprintf("%d runs (W 1..1000, even odds of deposit and withdrawal), %d with a violation or not ending; %d ended with withdrawals waiting, at a balance of at most %.2f·W; %.2f messages an answered operation",
+		runs, bad, waited, worst, float64(msgs)/float64(max(ops, 1)))
+	if first != "" {
+		measured += "; first: " + first
+	}
+	return study.Claim{
+		ID:       "controller/bank",
+		Paper:    "afek §6.3",
+		Claim:    "the distributed bank never grants withdrawals beyond deposits, answers every deposit, and leaves a withdrawal waiting only while the balance is below W",
+		Measured: measured,
+		Pass:     runs > 0 && bad == 0 && waited > 0,
 	}
 }
 
