@@ -86,10 +86,11 @@ type point struct {
 // outcome is one run, measured.
 type outcome struct {
 	p                point
-	msgs, tree       int64        // messages without and of the tree's construction
-	names            *check.Names // name assignment runs
-	bank             *check.Bank  // bank runs
-	waiting          int          // bank: withdrawals left waiting
+	msgs, tree       int64            // messages without and of the tree's construction
+	byKind           map[string]int64 // messages by kind
+	names            *check.Names     // name assignment runs
+	bank             *check.Bank      // bank runs
+	waiting          int              // bank: withdrawals left waiting
 	permits, rejects int
 	violations       int
 	first            string
@@ -156,6 +157,7 @@ func measure(p point) outcome {
 		return out
 	}
 	q.Finish()
+	out.byKind = res.ByKind
 	out.tree = res.ByKind["explore"] + res.ByKind["ack"]
 	out.msgs = res.Messages - out.tree
 	out.permits, out.rejects, out.violations = q.Permits, q.Rejects, q.Violations
@@ -501,6 +503,19 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 	for _, r := range rows {
 		pts = append(pts, fmt.Sprintf("%s %.0f±%.0f", r.g, r.ctl, r.ctlH))
 	}
+	// What the messages carry (§4.4, Lemma 4.4.5): a request its bin's
+	// level, O(log log n) bits; a permit, reject or later answer nothing
+	// but its kind; the waves one count each.
+	var kinds []string
+	for _, r := range outs {
+		if r.p.a.Name == actrl.Algorithm.Name && r.p.graph == families(nMax)[0] && r.p.budget == budget(nMax) {
+			lv := math.Ceil(math.Log2(math.Log2(float64(nMax)) + 2))
+			kinds = append(kinds, fmt.Sprintf("at n=%d on a line: %d req (a level: %.0f bits), %d permit + %d reject + %d later (no field), %d bcast + %d echo (a count each); %.2f messages a permit",
+				nMax, r.byKind["req"], lv, r.byKind["permit"], r.byKind["reject"], r.byKind["later"], r.byKind["bcast"], r.byKind["echo"], float64(r.msgs)/float64(r.permits)))
+			break
+		}
+	}
+	pts = append(pts, kinds...)
 	claims := []study.Claim{{
 		ID:    "controller/messages-n",
 		Paper: "afek §6.1 Lemma 6.1.1 (W = M/2: §1, Theorem 5.2)",
