@@ -36,6 +36,7 @@ package bank
 
 import (
 	"fmt"
+	"slices"
 
 	"allot/algo"
 	"allot/algo/controller"
@@ -48,10 +49,11 @@ const Deposit proc.ResID = 1
 
 // Algorithm builds the bank (not in the catalogue; see the package doc).
 var Algorithm = algo.Algorithm{
-	Name:    "bank",
-	Kind:    algo.Quota,
-	Summary: "Afek et al.'s distributed bank: deposits up the bin hierarchy, withdrawals down it, waiting at the root for money",
-	Build:   Build,
+	Name:     "bank",
+	Kind:     algo.Quota,
+	Summary:  "Afek et al.'s distributed bank: deposits up the bin hierarchy, withdrawals down it, waiting at the root for money",
+	Build:    Build,
+	Messages: slices.Concat(spantree.Messages, []proc.Message{Deposits{}, Ask{}, Units{}}),
 }
 
 // Build returns one node per graph node; process 0 is the root. It reads

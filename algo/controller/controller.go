@@ -83,6 +83,7 @@ package controller
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"allot/algo"
 	"allot/proc"
@@ -112,10 +113,11 @@ var Basic = algo.Algorithm{
 // not read). Every request is a node joining, given a unique name (a name
 // event, then a permit); check.Names judges the names.
 var Names = algo.Algorithm{
-	Name:    "names",
-	Kind:    algo.Quota,
-	Summary: "Afek et al.'s dynamic name assignment: the bins hold ranges of names, a fresh range each time the participants double",
-	Build:   BuildNames,
+	Name:     "names",
+	Kind:     algo.Quota,
+	Summary:  "Afek et al.'s dynamic name assignment: the bins hold ranges of names, a fresh range each time the participants double",
+	Build:    BuildNames,
+	Messages: append(slices.Clone(messages), NameRange{}),
 }
 
 // BuildNames returns the nodes of name assignment.
