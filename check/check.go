@@ -6,6 +6,8 @@
 //	driver ──events──> Exclusion   no two overlapping resource sets in critical sections
 //	                   Pool        one holder per unit, one unit per holder, ≤ R units
 //	                   Quota       ≤ M permits; a reject only once ≥ M−W permits; exhausted iff reject
+//	                   Names       unique names, the largest below C·(n+1)
+//	                   Bank        withdrawals ≤ deposits; one waits only while the balance is below W
 //	                   Waits       open requests at the end, the longest wait (starvation)
 //	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
 //
@@ -166,36 +168,161 @@ func (x *Pool) Event(e proc.Event) {
 }
 
 // Quota checks the consumption conditions of an (M, W) resource controller
-// (Afek et al., Def. 3.1): at most M permits; no reject before M−W permits
-// were issued; the exhausted signal is given exactly when something is
-// rejected.
+// (Afek et al., Def. 3.1) and the legality of the sequence (§3):
+//
+//   - at most M permits;
+//   - the resource-exhausted signal is given, once, exactly when some
+//     request is rejected;
+//   - if a request is rejected, at least M − W permits are issued by the
+//     end of the run. The paper says "eventually": permits may still be on
+//     their way when the first reject is given, so this is judged by
+//     Finish, on a run drained of open requests;
+//   - every permit or reject answers an open request at its process, and no
+//     permit follows a reject at the same process.
 type Quota struct {
 	Report
 	Budget, Waste         int
 	Permits, Rejects, Exh int
+	open, rejected        []bool // per process
 }
 
 // Event implements proc.Sink.
 func (x *Quota) Event(e proc.Event) {
+	p := int(e.P)
 	switch e.Kind {
-	case proc.EvPermit:
+	case proc.EvRequest:
+		x.open = dense.Grow(x.open, p)
+		x.open[p] = true
+	case proc.EvPermit, proc.EvReject:
+		x.open = dense.Grow(x.open, p)
+		x.rejected = dense.Grow(x.rejected, p)
+		if !x.open[p] {
+			x.add("t=%d: %s at p%d answers no request", e.Time, e.Kind, p)
+		}
+		x.open[p] = false
+		if e.Kind == proc.EvReject {
+			x.Rejects++
+			x.rejected[p] = true
+			return
+		}
 		x.Permits++
 		if x.Permits == x.Budget+1 {
 			x.add("t=%d: permit %d exceeds the budget %d", e.Time, x.Permits, x.Budget)
 		}
-	case proc.EvReject:
-		x.Rejects++
-		if x.Permits < x.Budget-x.Waste {
-			x.add("t=%d: reject at p%d with only %d permits issued (< M-W = %d)", e.Time, e.P, x.Permits, x.Budget-x.Waste)
+		if x.rejected[p] {
+			x.add("t=%d: permit at p%d after a reject there", e.Time, p)
 		}
 	case proc.EvExhausted:
 		x.Exh++
+		if x.Exh == 2 {
+			x.add("t=%d: a second exhausted signal, at p%d", e.Time, p)
+		}
 	}
 }
 
-// Finish adds the end-of-run condition: exhausted signalled iff rejected.
+// Finish adds the end-of-run conditions: exhausted signalled iff rejected,
+// and a reject only with at least M − W permits in all.
 func (x *Quota) Finish() {
 	if (x.Rejects > 0) != (x.Exh > 0) {
 		x.add("rejects=%d but exhausted signals=%d", x.Rejects, x.Exh)
+	}
+	if x.Rejects > 0 && x.Permits < x.Budget-x.Waste {
+		x.add("%d rejects with only %d permits issued in all (< M-W = %d)", x.Rejects, x.Permits, x.Budget-x.Waste)
+	}
+}
+
+// Names checks dynamic name assignment (Afek et al. §6.2): every name
+// given is unique, and at the end the largest is below C·(n+1), n the
+// number of names given (the participants, with the initiator).
+type Names struct {
+	Report
+	C       int
+	Given   int
+	Largest int32
+	holder  map[int32]proc.ID
+}
+
+// Event implements proc.Sink.
+func (x *Names) Event(e proc.Event) {
+	if e.Kind != proc.EvName {
+		return
+	}
+	if x.holder == nil {
+		x.holder = map[int32]proc.ID{}
+	}
+	if q, ok := x.holder[e.Unit]; ok {
+		x.add("t=%d: name %d given to p%d, and before to p%d", e.Time, e.Unit, e.P, q)
+	}
+	if e.Unit < 0 {
+		x.add("t=%d: negative name %d at p%d", e.Time, e.Unit, e.P)
+	}
+	x.holder[e.Unit] = e.P
+	x.Given++
+	x.Largest = max(x.Largest, e.Unit)
+}
+
+// Finish adds the end-of-run condition: the largest name below C·(n+1).
+func (x *Names) Finish() {
+	if x.Given > 0 && int(x.Largest) >= x.C*(x.Given+1) {
+		x.add("largest name %d with %d names given: not below %d·(n+1)", x.Largest, x.Given, x.C)
+	}
+}
+
+// Bank checks a distributed bank with parameter W (Afek et al. §6.3) from
+// the events: a request naming resource DepositRes is a deposit, any other
+// a withdrawal; deposit and withdraw events answer them.
+//
+//  1. every request is answered by its own kind of answer, and only a
+//     withdrawal may be left open at the end (at most one a process, as
+//     the application waits);
+//  2. in every prefix, withdrawals granted ≤ deposits requested;
+//  3. if a withdrawal is open at the end, deposits − withdrawals < W.
+type Bank struct {
+	Report
+	Waste                 int
+	DepositRes            proc.ResID
+	Deposits, Withdrawals int
+	open                  map[proc.ID]proc.EventKind // the answer an open request wants
+}
+
+// Event implements proc.Sink.
+func (x *Bank) Event(e proc.Event) {
+	if x.open == nil {
+		x.open = map[proc.ID]proc.EventKind{}
+	}
+	switch e.Kind {
+	case proc.EvRequest:
+		want := proc.EvWithdraw
+		if len(e.Res) == 1 && e.Res[0] == x.DepositRes {
+			want = proc.EvDeposit
+			x.Deposits++
+		}
+		x.open[e.P] = want
+	case proc.EvDeposit, proc.EvWithdraw:
+		if want, ok := x.open[e.P]; !ok || want != e.Kind {
+			x.add("t=%d: %s at p%d answers no such request", e.Time, e.Kind, e.P)
+		}
+		delete(x.open, e.P)
+		if e.Kind == proc.EvWithdraw {
+			x.Withdrawals++
+			if x.Withdrawals > x.Deposits {
+				x.add("t=%d: withdrawal %d granted with %d deposits", e.Time, x.Withdrawals, x.Deposits)
+			}
+		}
+	}
+}
+
+// Finish adds the end-of-run conditions on the open requests.
+func (x *Bank) Finish() {
+	waiting := 0
+	for p, want := range x.open {
+		if want == proc.EvDeposit {
+			x.add("a deposit at p%d was never acknowledged", p)
+		} else {
+			waiting++
+		}
+	}
+	if waiting > 0 && x.Deposits-x.Withdrawals >= x.Waste {
+		x.add("%d withdrawals wait with a balance of %d ≥ W = %d", waiting, x.Deposits-x.Withdrawals, x.Waste)
 	}
 }

@@ -68,19 +68,39 @@ func TestPool(t *testing.T) {
 }
 
 func TestQuota(t *testing.T) {
-	x := Quota{Budget: 3, Waste: 1}
-	feed(&x, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvReject}, ev{Kind: proc.EvExhausted})
-	x.Finish()
-	if !x.OK() {
-		t.Fatalf("2 permits of 3 with waste 1, then reject: fine; got %v", x.First)
-	}
-	y := Quota{Budget: 3, Waste: 0}
-	feed(&y, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvReject})
-	y.Finish() // rejected too early, and no exhausted signal
-	z := Quota{Budget: 1}
-	feed(&z, ev{Kind: proc.EvPermit}, ev{Kind: proc.EvPermit})
-	if y.Violations != 2 || z.Violations != 1 {
-		t.Fatalf("y %v, z %v", y.First, z.First)
+	req := func(p proc.ID) ev { return ev{Kind: proc.EvRequest, P: p} }
+	permit := func(p proc.ID) ev { return ev{Kind: proc.EvPermit, P: p} }
+	reject := func(p proc.ID) ev { return ev{Kind: proc.EvReject, P: p} }
+	exh := ev{Kind: proc.EvExhausted}
+	for _, c := range []struct {
+		name          string
+		budget, waste int
+		events        []ev
+		want          string // "" for no violation
+	}{
+		{"two of three with waste one, then reject", 3, 1,
+			[]ev{req(1), permit(1), req(2), permit(2), req(1), reject(1), exh}, ""},
+		// Def. 3.1 says "eventually": the permit after the reject counts.
+		{"reject before a permit still on its way", 2, 0,
+			[]ev{req(1), req(2), permit(1), req(1), reject(1), exh, permit(2)}, ""},
+		{"more permits than the budget", 1, 0, []ev{req(1), permit(1), req(2), permit(2)}, "exceeds the budget"},
+		{"reject too early", 3, 0, []ev{req(1), permit(1), req(2), reject(2), exh}, "only 1 permits"},
+		{"reject without the signal", 1, 0, []ev{req(1), permit(1), req(2), reject(2)}, "exhausted signals=0"},
+		{"the signal without a reject", 1, 0, []ev{req(1), permit(1), exh}, "rejects=0"},
+		{"two signals", 1, 0, []ev{req(1), permit(1), req(2), reject(2), exh, exh}, "second exhausted"},
+		{"a permit nobody asked for", 3, 0, []ev{permit(4)}, "answers no request"},
+		{"two answers to one request", 3, 0, []ev{req(4), permit(4), permit(4)}, "answers no request"},
+		{"a permit after a reject", 3, 3, []ev{req(1), reject(1), exh, req(1), permit(1)}, "after a reject"},
+	} {
+		x := Quota{Budget: c.budget, Waste: c.waste}
+		feed(&x, c.events...)
+		x.Finish()
+		if c.want == "" && !x.OK() {
+			t.Errorf("%s: false alarm %v", c.name, x.First)
+		}
+		if c.want != "" && (x.OK() || !strings.Contains(strings.Join(x.First, "; "), c.want)) {
+			t.Errorf("%s: got %v, want %q", c.name, x.First, c.want)
+		}
 	}
 }
 
@@ -95,5 +115,53 @@ func TestWaits(t *testing.T) {
 	}
 	if !w.Deadlock(true) || w.Deadlock(false) || !w.Starved(100, 99) || w.Starved(100, 100) {
 		t.Fatal("deadlock or starvation misjudged")
+	}
+}
+
+func TestNames(t *testing.T) {
+	name := func(p proc.ID, n int32) ev { return ev{Kind: proc.EvName, P: p, Unit: n} }
+	ok := Names{C: 4}
+	feed(&ok, name(1, 0), name(2, 1), name(3, 5), name(1, 2))
+	ok.Finish()
+	if !ok.OK() {
+		t.Errorf("false alarm: %v", ok.First)
+	}
+	dup := Names{C: 4}
+	feed(&dup, name(1, 0), name(2, 0))
+	dup.Finish()
+	big := Names{C: 4}
+	feed(&big, name(1, 0), name(2, 12))
+	big.Finish()
+	if dup.OK() || !strings.Contains(dup.First[0], "before to p1") || big.OK() || !strings.Contains(big.First[0], "largest name 12") {
+		t.Errorf("dup %v, big %v", dup.First, big.First)
+	}
+}
+
+func TestBank(t *testing.T) {
+	dep := func(p proc.ID) []ev {
+		return []ev{{Kind: proc.EvRequest, P: p, Res: res(1)}, {Kind: proc.EvDeposit, P: p}}
+	}
+	ask := func(p proc.ID) ev { return ev{Kind: proc.EvRequest, P: p} }
+	grant := func(p proc.ID) ev { return ev{Kind: proc.EvWithdraw, P: p} }
+	for _, c := range []struct {
+		name   string
+		events []ev
+		want   string
+	}{
+		{"withdraw what was deposited, then wait", append(append(dep(1), dep(2)...), ask(3), grant(3), ask(3), grant(3), ask(3)), ""},
+		{"a withdrawal beyond the deposits", append(dep(1), ask(2), grant(2), ask(3), grant(3)), "with 1 deposits"},
+		{"waiting with money in the bank", append(append(dep(1), dep(2)...), ask(3)), "balance of 2"},
+		{"a deposit never acknowledged", []ev{{Kind: proc.EvRequest, P: 1, Res: res(1)}}, "never acknowledged"},
+		{"a grant to a deposit", []ev{{Kind: proc.EvRequest, P: 1, Res: res(1)}, grant(1)}, "answers no such request"},
+	} {
+		x := Bank{Waste: 2, DepositRes: 1}
+		feed(&x, c.events...)
+		x.Finish()
+		if c.want == "" && !x.OK() {
+			t.Errorf("%s: false alarm %v", c.name, x.First)
+		}
+		if c.want != "" && (x.OK() || !strings.Contains(strings.Join(x.First, "; "), c.want)) {
+			t.Errorf("%s: got %v, want %q", c.name, x.First, c.want)
+		}
 	}
 }

@@ -14,6 +14,7 @@ func TestCatalogue(t *testing.T) {
 	suites := map[algo.Kind]func(*testing.T, algo.Algorithm){
 		algo.Exclusive: conformance.Exclusive,
 		algo.Pool:      conformance.Pool,
+		algo.Quota:     conformance.Quota,
 	}
 	for _, a := range all.List() {
 		suite, ok := suites[a.Kind]

@@ -5,6 +5,11 @@
 // quiescence, so the checkers can demand that every request is answered
 // (no starvation, no deadlock) besides exclusion. The checkers read only the
 // event stream.
+//
+// Quota is the suite every quota algorithm passes (quota.go): trees,
+// lines, random graphs and others × delays × seeds, with budgets M from 1
+// to 5000 and wastes W from 0 to M, judged by check.Quota (Afek et al.'s
+// Def. 3.1) at the end of each run, which every answered request drains.
 package conformance
 
 import (

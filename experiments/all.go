@@ -9,6 +9,7 @@ package experiments
 
 import (
 	"allot/experiments/bidding"
+	"allot/experiments/controller"
 	"allot/experiments/locality"
 	"allot/experiments/pool"
 	"allot/experiments/rhee"
@@ -18,5 +19,5 @@ import (
 // All lists the reproductions, one per paper, in the order `allot repro`
 // runs them.
 func All() []study.Experiment {
-	return []study.Experiment{locality.Experiment(), rhee.Experiment(), bidding.Experiment(), pool.Experiment()}
+	return []study.Experiment{locality.Experiment(), rhee.Experiment(), bidding.Experiment(), pool.Experiment(), controller.Experiment()}
 }

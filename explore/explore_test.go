@@ -42,6 +42,7 @@ var (
 	ring4    = scenario.Scenario{Graph: "ring:4"}
 	dynamic4 = scenario.Scenario{Users: 4, Resources: 2, Demand: "1:2"}
 	pool3    = scenario.Scenario{Kind: "pool", Graph: "line:3", Units: 1} // a pool of 1 unit on 3 nodes
+	quota3   = scenario.Scenario{Kind: "quota", Graph: "line:3", Budget: 3, Waste: 1}
 )
 
 // TestCatalogue explores every catalogue algorithm on a tiny instance and
@@ -57,6 +58,8 @@ func TestCatalogue(t *testing.T) {
 			switch {
 			case a.Kind == algo.Pool:
 				s = pool3
+			case a.Kind == algo.Quota:
+				s = quota3
 			case strings.HasPrefix(a.Name, "modular-"):
 				s = dynamic3
 			case strings.HasPrefix(a.Name, "drinking-"):
@@ -373,6 +376,8 @@ func TestSimulatorAgrees(t *testing.T) {
 			switch {
 			case a.Kind == algo.Pool:
 				s = pool3
+			case a.Kind == algo.Quota:
+				s = quota3
 			case strings.HasPrefix(a.Name, "modular-"):
 				s = dynamic4
 			}

@@ -22,12 +22,16 @@ const (
 	EvCrash               // the process fails (fail-stop)
 	EvSend                // a message is sent (only with message tracing)
 	EvDeliver             // a message is delivered (only with message tracing)
+	EvName                // quota, name assignment: the process is given the name Unit
+	EvDeposit             // bank: a deposit of one unit at the process is acknowledged
+	EvWithdraw            // bank: a withdrawal of one unit at the process is granted
 	numEventKinds
 )
 
 var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
-	"permit", "reject", "exhausted", "crash", "send", "deliver",
+	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
+	"deposit", "withdraw",
 }
 
 func (k EventKind) String() string {
@@ -53,7 +57,7 @@ type Event struct {
 	Kind EventKind
 	P    ID      // the process the event happens at
 	Res  []ResID // EvRequest, EvEnter: the resources (never mutated once emitted)
-	Unit int32   // EvGrant, EvRelease: the pool unit
+	Unit int32   // EvGrant, EvRelease: the pool unit; EvName: the name
 	// Peer and Msg describe EvSend and EvDeliver: the other end and the
 	// message kind.
 	Peer ID
@@ -62,7 +66,8 @@ type Event struct {
 
 // Served reports whether e answers an application request.
 func (e Event) Served() bool {
-	return e.Kind == EvEnter || e.Kind == EvGrant || e.Kind == EvPermit || e.Kind == EvReject
+	return e.Kind == EvEnter || e.Kind == EvGrant || e.Kind == EvPermit || e.Kind == EvReject ||
+		e.Kind == EvDeposit || e.Kind == EvWithdraw
 }
 
 // Sink consumes events in execution order.

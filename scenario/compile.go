@@ -225,13 +225,19 @@ func (p *Plan) problem(s *Scenario, rnd *rand.Rand) error {
 		}
 		p.Graph = s.Graph
 		p.Problem = &algo.Problem{Kind: p.Kind, Users: g.N(), Graph: g, Units: s.Units, Budget: s.Budget, Waste: s.Waste}
+		if !g.Connected() {
+			return fieldErrf("graph", "%s is not connected: %s runs on one network", s.Graph, p.Kind)
+		}
+		if p.Kind == algo.Pool && (s.Budget != 0 || s.Waste != 0) {
+			return fieldsErr([]string{"budget", "waste"}, "are for kind quota")
+		}
 		if p.Kind == algo.Pool {
 			if err := poolUnits(s.Units, g.N()); err != nil {
 				return err
 			}
 		}
-		if p.Kind == algo.Quota && (s.Budget < 1 || s.Waste < 0 || s.Waste > s.Budget) {
-			return fieldsErr([]string{"budget", "waste"}, "must be 0 ≤ waste ≤ budget with budget positive (got %d, %d)", s.Budget, s.Waste)
+		if p.Kind == algo.Quota {
+			return quotaInput(s)
 		}
 		return nil
 	}
@@ -247,6 +253,22 @@ func poolUnits(units, n int) error {
 		return fieldErrf("units", "must be positive, not %d", units)
 	case units >= n:
 		return fieldErrf("units", "%d is not below the %d nodes of the graph: a pool shares R units among n > R nodes", units, n)
+	}
+	return nil
+}
+
+// quotaInput checks the quota parameters: the budget M and the waste W,
+// 0 ≤ W ≤ M.
+func quotaInput(s *Scenario) error {
+	switch {
+	case s.Units != 0:
+		return fieldErrf("units", "is for kind pool")
+	case s.Budget < 1:
+		return fieldErrf("budget", "(the permits M) must be given and positive, not %d", s.Budget)
+	case s.Waste < 0:
+		return fieldErrf("waste", "(the permits W that may go unused) must not be negative, not %d", s.Waste)
+	case s.Waste > s.Budget:
+		return fieldsErr([]string{"waste", "budget"}, "waste %d exceeds budget %d", s.Waste, s.Budget)
 	}
 	return nil
 }

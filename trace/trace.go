@@ -8,6 +8,7 @@
 //	{"t":400,"ev":"crash","p":7}
 //	{"t":401,"ev":"send","p":2,"to":5,"msg":"fork"}        (message tracing only)
 //	{"t":409,"ev":"deliver","p":5,"from":2,"msg":"fork"}   (message tracing only)
+//	{"t":410,"ev":"name","p":4,"name":17}                  (name assignment)
 //
 // A trace a program must read alone starts with a header line, which names
 // the run (scenario, seed, algorithm, kind, process count) and, on a dining
@@ -177,6 +178,9 @@ func Append(b []byte, e proc.Event) []byte {
 	case proc.EvGrant, proc.EvRelease:
 		b = append(b, `,"unit":`...)
 		b = strconv.AppendInt(b, int64(e.Unit), 10)
+	case proc.EvName:
+		b = append(b, `,"name":`...)
+		b = strconv.AppendInt(b, int64(e.Unit), 10)
 	case proc.EvSend, proc.EvDeliver:
 		if e.Kind == proc.EvSend {
 			b = append(b, `,"to":`...)
@@ -196,6 +200,7 @@ type line struct {
 	P    proc.ID      `json:"p"`
 	Res  []proc.ResID `json:"res"`
 	Unit int32        `json:"unit"`
+	Name *int32       `json:"name"`
 	To   *proc.ID     `json:"to"`
 	From *proc.ID     `json:"from"`
 	Msg  string       `json:"msg"`
@@ -221,6 +226,9 @@ func Read(r io.Reader, sink proc.Sink) error {
 			return fmt.Errorf("trace line %d: %w", n, err)
 		}
 		e := proc.Event{Time: l.T, Kind: k, P: l.P, Res: l.Res, Unit: l.Unit, Msg: l.Msg}
+		if l.Name != nil {
+			e.Unit = *l.Name
+		}
 		if l.To != nil {
 			e.Peer = *l.To
 		}

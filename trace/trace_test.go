@@ -27,6 +27,9 @@ func TestRoundTrip(t *testing.T) {
 		{Time: 400, Kind: proc.EvCrash, P: 7},
 		{Time: 401, Kind: proc.EvSend, P: 2, Peer: 5, Msg: "fork"},
 		{Time: 409, Kind: proc.EvDeliver, P: 5, Peer: 2, Msg: "fork"},
+		{Time: 410, Kind: proc.EvName, P: 4, Unit: 17},
+		{Time: 420, Kind: proc.EvDeposit, P: 2},
+		{Time: 430, Kind: proc.EvWithdraw, P: 3},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -40,7 +43,7 @@ func TestRoundTrip(t *testing.T) {
 {"t":180,"ev":"enter","p":3,"res":[5,9]}
 {"t":230,"ev":"exit","p":3}
 `
-	if got := buf.String(); got[:len(want)] != want {
+	if got := buf.String(); got[:len(want)] != want || !strings.Contains(got, `{"t":410,"ev":"name","p":4,"name":17}`) {
 		t.Fatalf("format:\n%s", got)
 	}
 	var out collect

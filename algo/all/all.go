@@ -12,6 +12,8 @@ import (
 	"allot/algo/broadcastpool"
 	"allot/algo/central"
 	"allot/algo/centralpool"
+	"allot/algo/controller"
+	"allot/algo/counter"
 	"allot/algo/doorway"
 	"allot/algo/drinking"
 	"allot/algo/hygienic"
@@ -63,6 +65,9 @@ func base() []algo.Algorithm {
 		pool.Algorithm,
 		centralpool.Algorithm,
 		broadcastpool.Algorithm,
+		controller.Algorithm,
+		controller.Basic,
+		counter.Algorithm,
 	}
 }
 

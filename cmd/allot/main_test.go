@@ -57,6 +57,14 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"sim", "--algo", "hygienic", optionsFile(t, dir, "foo: bar")},
 		{"sim", "--algo", "bidding", optionsFile(t, dir, "k: x")},
 		{"sim", scenarioFile(t, dir, "graph: ring:5\nrequests: 10\nfailure: [.nan]\n")},
+		{"sim", "--kind", "quota", "--graph", "line:5", "--waste", "1", "--requests", "9"},
+		{"sim", "--kind", "quota", "--graph", "line:5", "--budget", "10", "--requests", "9"},
+		{"sim", "--kind", "quota", "--graph", "line:5", "--budget", "-3", "--waste", "0", "--requests", "9"},
+		{"sim", "--kind", "quota", "--graph", "line:5", "--budget", "10", "--waste", "-1", "--requests", "9"},
+		{"sim", "--kind", "quota", "--graph", "line:5", "--budget", "10", "--waste", "11", "--requests", "9"},
+		{"sim", "--kind", "quota", "--graph", "line:5", "--budget", "10", "--waste", "1", "--units", "2", "--requests", "9"},
+		{"sim", "--graph", "ring:5", "--budget", "10"},
+		{"sim", "--kind", "pool", "--graph", "ring:5", "--units", "2", "--budget", "10"},
 	} {
 		out, errs, code := allot(t, args...)
 		if code != 2 {
@@ -267,5 +275,41 @@ func TestEqualRowsAreExplained(t *testing.T) {
 	_, errs, code := allot(t, "sim", "--algo", "threshold,unhygienic,hygienic", "--graph", "ring:6", "--requests", "100")
 	if code != 0 || !strings.Contains(errs, "unhygienic made exactly the same run as threshold") || strings.Contains(errs, "note: hygienic made") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestQuotaTracesCheckedByOutsideProgram runs two quota algorithms with one
+// trace each (t.ALGO.jsonl) and has the outside checker judge the
+// consumption conditions from the traces alone.
+func TestQuotaTracesCheckedByOutsideProgram(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	out, errs, code := allot(t, "sim", "--kind", "quota", "--algo", "controller,central-counter", "--graph", "line:64",
+		"--budget", "4000", "--waste", "2000", "--requests", "6000", "--seed", "5", "--trace", tr, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r simJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range r.Runs {
+		if run["permits"].(float64) > 4000 || run["rejects"].(float64) == 0 || run["safety_violations"].(float64) != 0 {
+			t.Errorf("%v: permits %v rejects %v violations %v", run["algorithm"], run["permits"], run["rejects"], run["safety_violations"])
+		}
+	}
+	checker := filepath.Join("..", "..", "..", "shared", "tools", "check_trace.py")
+	if _, err := os.Stat(checker); err != nil {
+		t.Skip("outside trace checker not found")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	for _, a := range []string{"controller", "central-counter"} {
+		path := filepath.Join(dir, "t."+a+".jsonl")
+		out, err := exec.Command("python3", checker, path, "--budget", "4000", "--waste", "2000").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"ok": true`) {
+			t.Errorf("%s: outside checker: %v\n%s", a, err, out)
+		}
 	}
 }

@@ -138,6 +138,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if flags["crash"] {
 		s.Crash = o.crash
 	}
+	// W = 0 is a choice (no waste, at a price): --waste is asked for, not
+	// defaulted (a scenario file's waste: 0 cannot be told from no waste).
+	if s.Kind == "quota" && !flags["waste"] && s.Waste == 0 {
+		return badf("--waste is required with --kind quota: the permits that may go unused (0 for none)")
+	}
 	if o.format != "table" && o.format != "json" {
 		return badf("--format %q: want table or json", o.format)
 	}

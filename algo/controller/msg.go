@@ -1,0 +1,37 @@
+package controller
+
+import (
+	"slices"
+
+	"allot/algo/spantree"
+	"allot/proc"
+)
+
+// messages declares every message type the controllers send: the tree's
+// and the waves', then their own.
+var messages = slices.Concat(spantree.Messages, []proc.Message{Req{}, Permit{}, Reject{}, Later{}})
+
+// Req asks for permits on behalf of a bin at level Level (−1: a local
+// bin). It travels up the tree to the bin's supervisor, which knows from
+// the level how many permits are asked for: Cap of the asking bin.
+type Req struct{ Level int8 }
+
+// Permit answers a Req with as many permits as the asking bin holds.
+type Permit struct{}
+
+// NameRange answers a Req in name assignment (§6.2): the asking bin's
+// capacity of names, from Lo on (O(log n) bits).
+type NameRange struct{ Lo int64 }
+
+// Reject answers a Req when the resource is exhausted.
+type Reject struct{}
+
+// Later answers a Req that the closing iteration of the modified
+// controller cannot satisfy: ask again in the next iteration.
+type Later struct{}
+
+func (Req) Kind() string       { return "req" }
+func (Permit) Kind() string    { return "permit" }
+func (NameRange) Kind() string { return "names" }
+func (Reject) Kind() string    { return "reject" }
+func (Later) Kind() string     { return "later" }

@@ -1,0 +1,681 @@
+// Package controller reproduces the claims of Afek, Awerbuch, Plotkin and
+// Saks, "Local management of a global resource in a communication network"
+// (JACM 1996), for `allot repro controller`:
+//
+//   - the consumption conditions (Def. 3.1) hold on every run: at most M
+//     permits, the exhausted signal exactly when something is rejected, and
+//     a reject only with at least M − W permits issued by the end of the
+//     (drained) run — for the modified and basic controllers and the
+//     central counter, over trees, lines and random graphs, W from 0 to M;
+//   - W = 0 is exact: a run that rejects has issued exactly M permits;
+//   - the modified controller's messages grow like n·log²n·log(M/(W+1))
+//     (§6.1, Lemma 6.1.1), fitted with one constant (R² reported), against
+//     n up to 1024 and M/(W+1) up to 2^16;
+//   - a central counter pays Ω(nM): the ratio of its messages to the
+//     controller's grows with n;
+//   - iterating pays for small W: the basic controller's messages grow like
+//     M/W (Lemma 4.4.4), the modified controller's like log(M/W);
+//   - dynamic name assignment (§6.2) gives unique names, the largest below
+//     4·(n+1) for n names given (check.Names);
+//   - the distributed bank (§6.3) grants no withdrawal beyond the deposits
+//     and leaves one waiting only while the balance is below W (check.Bank).
+//
+// Every run is judged by check.Quota from the event stream; messages are
+// the simulator's counts. The spanning tree's construction (explore and ack
+// messages, O(m)) is left out of the fitted counts, as the paper assumes the
+// tree (§3); it is reported apart.
+//
+// Workload: every node makes the same number of requests, ⌈1.5·M/n⌉, so the
+// budget runs out and requests are spread over the whole tree (in a closed
+// loop the nodes near the root, answered fastest, would otherwise ask most).
+// The log factor is read as 1 + lg(M/(W+1)), so that W ≥ M/2 costs
+// n·log²n, as the paper states for W = M/2 (§1).
+package controller
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"allot/algo"
+	"allot/algo/bank"
+	actrl "allot/algo/controller"
+	"allot/algo/counter"
+	"allot/app"
+	"allot/check"
+	"allot/dist"
+	"allot/experiments/study"
+	"allot/experiments/sweep"
+	"allot/graph"
+	"allot/proc"
+	"allot/report"
+	"allot/sim"
+)
+
+const paper = "afek-awerbuch-plotkin-saks"
+
+// namesC is the constant of the names claim: the largest name below
+// 4·(n+1). Iteration i hands out a fresh range of 2·n_i names, n_i the
+// participants at its start, and ends only when at least half of it is
+// given, so n_{i+1} ≥ 2·n_i and the ranges sum to less than 4·n_final.
+const namesC = 4
+
+// Experiment is `allot repro controller`.
+func Experiment() study.Experiment {
+	return study.Experiment{
+		Name:    "controller",
+		Paper:   paper,
+		Summary: "(M, W) resource controller: consumption conditions, W = 0 exact, messages against n and M/(W+1), central counter",
+		Run:     run,
+	}
+}
+
+// point is one run.
+type point struct {
+	a             algo.Algorithm
+	graph         string
+	n             int
+	budget, waste int
+	seed          uint64
+}
+
+// outcome is one run, measured.
+type outcome struct {
+	p                point
+	msgs, tree       int64            // messages without and of the tree's construction
+	byKind           map[string]int64 // messages by kind
+	names            *check.Names     // name assignment runs
+	bank             *check.Bank      // bank runs
+	waiting          int              // bank: withdrawals left waiting
+	permits, rejects int
+	violations       int
+	first            string
+	drained          bool // quiescent, every request answered
+	err              error
+}
+
+// f is the bound's shape, n·lg²n·(1 + lg(M/(W+1))).
+func f(n, m, w int) float64 {
+	l := math.Log2(float64(n))
+	return float64(n) * l * l * (1 + math.Log2(float64(m)/float64(w+1)))
+}
+
+func measure(p point) outcome {
+	out := outcome{p: p}
+	g, err := graph.Parse(p.graph, rand.New(rand.NewPCG(p.seed, 1)))
+	if err != nil {
+		out.err = err
+		return out
+	}
+	pb := &algo.Problem{Kind: algo.Quota, Users: g.N(), Graph: g, Budget: p.budget, Waste: p.waste}
+	procs, err := p.a.Build(pb)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	q := check.Quota{Budget: p.budget, Waste: p.waste}
+	per := (3*p.budget/2 + g.N() - 1) / g.N()
+	var sink proc.Sink = &q
+	var next func(proc.ID, *rand.Rand) proc.Request
+	switch p.a.Name {
+	case bank.Algorithm.Name:
+		// The bank: p.budget is the operations a node makes, each a
+		// deposit or a withdrawal with even odds.
+		per, out.bank = p.budget, &check.Bank{Waste: p.waste, DepositRes: bank.Deposit}
+		sink = out.bank
+		next = func(_ proc.ID, rnd *rand.Rand) proc.Request {
+			if rnd.IntN(2) == 0 {
+				return proc.Request{Res: []proc.ResID{bank.Deposit}}
+			}
+			return proc.Request{}
+		}
+	case actrl.Names.Name:
+		// Name assignment: p.budget is the joins a node makes.
+		per, out.names = p.budget, &check.Names{C: namesC}
+		sink = out.names
+	}
+	res, err := sim.Run(sim.Config{Seed: p.seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: app.Workload{Think: dist.Uniform(0, 20), PerUser: per, Next: next}, Sink: sink}, pb, procs)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	if out.bank != nil {
+		out.bank.Finish()
+		out.msgs = res.Messages - res.ByKind["explore"] - res.ByKind["ack"]
+		out.waiting = res.Open
+		out.drained = res.Quiescent
+		return out
+	}
+	if out.names != nil {
+		out.names.Finish()
+		out.msgs = res.Messages - res.ByKind["explore"] - res.ByKind["ack"]
+		out.drained = res.Quiescent && res.Served == per*g.N()
+		return out
+	}
+	q.Finish()
+	out.byKind = res.ByKind
+	out.tree = res.ByKind["explore"] + res.ByKind["ack"]
+	out.msgs = res.Messages - out.tree
+	out.permits, out.rejects, out.violations = q.Permits, q.Rejects, q.Violations
+	if len(q.First) > 0 {
+		out.first = q.First[0]
+	}
+	out.drained = res.Quiescent && res.Served == per*g.N()
+	return out
+}
+
+// plan is every run of the reproduction.
+type plan struct {
+	ns      []int // the n sweep
+	wShift  []int // the W sweep: W = M >> s (-1 for W = 0)
+	wN, wM  int   // n and M of the W sweep
+	seeds   int   // seeds a point
+	small   []string
+	smallWs []int // W in % of M for the consumption runs
+	smallN  int   // seeds of the consumption runs
+}
+
+func configure(quick bool) plan {
+	if quick {
+		return plan{ns: []int{16, 32, 64, 128, 256}, wShift: []int{1, 3, 6, 9, 12, -1}, wN: 64, wM: 1 << 12, seeds: 1,
+			small: []string{"line:30", "tree:31:2", "random:40:0.08"}, smallWs: []int{0, 1, 10, 50, 100}, smallN: 2}
+	}
+	return plan{ns: []int{16, 32, 64, 128, 256, 512, 1024}, wShift: []int{1, 2, 4, 6, 8, 10, 12, 14, -1}, wN: 256, wM: 1 << 16, seeds: 3,
+		small: []string{"line:50", "tree:63:2", "tree:80:4", "random:80:0.05", "star:30", "grid:8x8"}, smallWs: []int{0, 1, 10, 50, 100}, smallN: 8}
+}
+
+// budget is M of the n sweep: W = M/2 = ⌈2·n·lg(n+1)⌉, the least W at
+// which Λ = 1. With Λ a power of two, a W fixed while n grows would make
+// the capacities jump by 2× between neighbouring n (the floor in Λ), and
+// a small W would leave every bin at capacity 1; so W grows with n to keep
+// Λ at 1, and the claim is the paper's for W = M/2: O(n·log²n) whatever M.
+func budget(n int) int {
+	return 2 * int(math.Ceil(2*float64(n)*math.Log2(float64(n)+1)))
+}
+
+// Graph families of the n sweep: a line (the paper's Fig. 2, the central
+// counter's worst case) and a sparse random graph (mean degree about 4).
+func families(n int) []string {
+	return []string{fmt.Sprintf("line:%d", n), fmt.Sprintf("random:%d:%.4f", n, math.Min(1, 4/float64(n)))}
+}
+
+func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
+	pl := configure(o.Quick)
+	var pts []point
+	add := func(a algo.Algorithm, g string, n, m, w, seeds int, tag uint64) {
+		for s := 0; s < seeds; s++ {
+			pts = append(pts, point{a: a, graph: g, n: n, budget: m, waste: w, seed: sweep.Seed(o.Seed, tag, uint64(n), uint64(m), uint64(w), uint64(s), uint64(len(g)))})
+		}
+	}
+	for _, n := range pl.ns {
+		m := budget(n)
+		for _, g := range families(n) {
+			add(actrl.Algorithm, g, n, m, m/2, pl.seeds, 1)
+		}
+		add(counter.Algorithm, families(n)[0], n, m, m/2, 1, 2)
+	}
+	// The W sweep on a line.
+	g := fmt.Sprintf("line:%d", pl.wN)
+	for _, s := range pl.wShift {
+		w := 0
+		if s >= 0 {
+			w = pl.wM >> s
+		}
+		add(actrl.Algorithm, g, pl.wN, pl.wM, w, pl.seeds, 3)
+		if s >= 0 && s <= 8 {
+			add(actrl.Basic, g, pl.wN, pl.wM, w, 1, 4)
+		}
+	}
+	// The consumption conditions over many small runs, W from 0 to M.
+	const m = 500
+	for _, sg := range pl.small {
+		gr, err := graph.Parse(sg, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			return nil, err
+		}
+		for _, wp := range pl.smallWs {
+			for _, a := range []algo.Algorithm{actrl.Algorithm, actrl.Basic, counter.Algorithm} {
+				add(a, sg, gr.N(), m, m*wp/100, pl.smallN, 5)
+			}
+		}
+	}
+	// Name assignment: every node joins (asks for a name) one to three
+	// times.
+	for _, sg := range pl.small {
+		gr, err := graph.Parse(sg, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			return nil, err
+		}
+		for joins := 1; joins <= 3; joins++ {
+			add(actrl.Names, sg, gr.N(), joins, 0, pl.smallN, 6)
+		}
+	}
+	// The bank: W from 1 to 1000, every node making 10 or 40 operations.
+	for _, sg := range pl.small {
+		gr, err := graph.Parse(sg, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range []int{1, 10, 100, 1000} {
+			for _, ops := range []int{10, 40} {
+				add(bank.Algorithm, sg, gr.N(), ops, w, pl.smallN, 7)
+			}
+		}
+	}
+	// The costliest runs first, so that no core is left with one at the end.
+	cost := func(p point) int {
+		if p.a.Name == counter.Algorithm.Name {
+			return p.n * p.budget
+		}
+		return p.budget
+	}
+	slices.SortStableFunc(pts, func(a, b point) int { return cost(b) - cost(a) })
+	outs, err := sweep.Map(ctx, len(pts), o.Progress, func(i int) outcome { return measure(pts[i]) })
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range outs {
+		if r.err != nil {
+			return nil, fmt.Errorf("%s on %s M=%d W=%d seed %d: %w", r.p.a.Name, r.p.graph, r.p.budget, r.p.waste, r.p.seed, r.err)
+		}
+	}
+	var quota []outcome
+	for _, r := range outs {
+		if r.names == nil && r.bank == nil {
+			quota = append(quota, r)
+		}
+	}
+	claims := []study.Claim{consumption(quota), zeroWaste(quota), names(outs), banking(outs)}
+	more, err := growth(quota, pl, o)
+	if err != nil {
+		return nil, err
+	}
+	return append(claims, more...), nil
+}
+
+// consumption: Def. 3.1 on every run.
+func consumption(outs []outcome) study.Claim {
+	var bad, undrained, rejected int
+	var first string
+	worst := 0.0 // the largest (M − permits)/W among runs that rejected
+	byAlgo := map[string]int{}
+	for _, r := range outs {
+		byAlgo[r.p.a.Name]++
+		if r.violations > 0 {
+			bad++
+			if first == "" {
+				first = fmt.Sprintf("%s on %s M=%d W=%d seed %d: %s", r.p.a.Name, r.p.graph, r.p.budget, r.p.waste, r.p.seed, r.first)
+			}
+		}
+		if !r.drained {
+			undrained++
+		}
+		if r.rejects > 0 {
+			rejected++
+			if r.p.waste > 0 {
+				worst = math.Max(worst, float64(r.p.budget-r.permits)/float64(r.p.waste))
+			}
+		}
+	}
+	var algos []string
+	for a, k := range byAlgo {
+		algos = append(algos, fmt.Sprintf("%s %d", a, k))
+	}
+	slices.Sort(algos)
+	measured := fmt.Sprintf("%d runs (%s), %d drained of open requests, %d with rejects; %d with violations; largest waste seen among runs that rejected: %.1f%% of W",
+		len(outs), strings.Join(algos, ", "), len(outs)-undrained, rejected, bad, 100*worst)
+	if first != "" {
+		measured += "; first: " + first
+	}
+	return study.Claim{
+		ID:       "controller/consumption",
+		Paper:    "afek §3 Def. 3.1, Lemmas 4.4.1–4.4.3, 6.1.1",
+		Claim:    "at most M permits; the exhausted signal iff a reject; a reject only if at least M − W permits are eventually issued",
+		Measured: measured,
+		Pass:     bad == 0 && undrained == 0 && rejected > 0,
+	}
+}
+
+// zeroWaste: W = 0 runs that reject issued exactly M permits.
+func zeroWaste(outs []outcome) study.Claim {
+	var runs, rejected, exact int
+	for _, r := range outs {
+		if r.p.waste != 0 || r.p.a.Name != actrl.Algorithm.Name {
+			continue
+		}
+		runs++
+		if r.rejects > 0 {
+			rejected++
+			if r.permits == r.p.budget {
+				exact++
+			}
+		}
+	}
+	return study.Claim{
+		ID:       "controller/zero-waste",
+		Paper:    "afek §6.1",
+		Claim:    "with W = 0 the modified controller issues exactly M permits before it rejects (the remainder collected, then the naive controller)",
+		Measured: fmt.Sprintf("%d runs with W = 0, %d rejected, %d of those issued exactly M permits", runs, rejected, exact),
+		Pass:     rejected > 0 && exact == rejected,
+	}
+}
+
+// names: unique names, the largest below namesC·(n+1), on every run.
+func names(outs []outcome) study.Claim {
+	var runs, bad, undrained int
+	var first string
+	worst, perName := 0.0, 0.0
+	for _, r := range outs {
+		if r.names == nil {
+			continue
+		}
+		runs++
+		x := r.names
+		if !x.OK() {
+			bad++
+			if first == "" {
+				first = fmt.Sprintf("%s seed %d: %s", r.p.graph, r.p.seed, x.First[0])
+			}
+		}
+		if !r.drained {
+			undrained++
+		}
+		worst = math.Max(worst, float64(x.Largest)/float64(x.Given+1))
+		perName = math.Max(perName, float64(r.msgs)/float64(x.Given))
+	}
+	measured := fmt.Sprintf("%d runs (every node joining 1–3 times), %d with every join answered; %d with duplicate or too-large names; largest name/(n+1) at most %.2f (bound %d); at most %.1f messages a name",
+		runs, runs-undrained, bad, worst, namesC, perName)
+	if first != "" {
+		measured += "; first: " + first
+	}
+	return study.Claim{
+		ID:       "controller/names",
+		Paper:    "afek §6.2 Lemma 6.2.1",
+		Claim:    "dynamic name assignment gives unique names, the largest at most a constant factor above the number of participants",
+		Measured: measured,
+		Pass:     runs > 0 && bad == 0 && undrained == 0,
+	}
+}
+
+// banking: the bank's three properties on every run.
+func banking(outs []outcome) study.Claim {
+	var runs, bad, waited, ops int
+	var first string
+	var msgs int64
+	worst := 0.0 // the largest balance/W with a withdrawal waiting
+	for _, r := range outs {
+		if r.bank == nil {
+			continue
+		}
+		runs++
+		x := r.bank
+		if !x.OK() || !r.drained {
+			bad++
+			if first == "" && !x.OK() {
+				first = fmt.Sprintf("%s W=%d seed %d: %s", r.p.graph, r.p.waste, r.p.seed, x.First[0])
+			}
+		}
+		if r.waiting > 0 {
+			waited++
+			worst = math.Max(worst, float64(x.Deposits-x.Withdrawals)/float64(r.p.waste))
+		}
+		ops += x.Deposits + x.Withdrawals
+		msgs += r.msgs
+	}
+	measured := fmt.Sprintf("%d runs (W 1..1000, even odds of deposit and withdrawal), %d with a violation or not ending; %d ended with withdrawals waiting, at a balance of at most %.2f·W; %.2f messages an answered operation",
+		runs, bad, waited, worst, float64(msgs)/float64(max(ops, 1)))
+	if first != "" {
+		measured += "; first: " + first
+	}
+	return study.Claim{
+		ID:       "controller/bank",
+		Paper:    "afek §6.3",
+		Claim:    "the distributed bank never grants withdrawals beyond deposits, answers every deposit, and leaves a withdrawal waiting only while the balance is below W",
+		Measured: measured,
+		Pass:     runs > 0 && bad == 0 && waited > 0,
+	}
+}
+
+// mean of the messages of the runs that match.
+func mean(outs []outcome, keep func(outcome) bool, val func(outcome) float64) (float64, float64, int) {
+	var xs []float64
+	for _, r := range outs {
+		if keep(r) {
+			xs = append(xs, val(r))
+		}
+	}
+	m, h := sweep.CI95(xs)
+	return m, h, len(xs)
+}
+
+// growth: the fit against n·lg²n·(1+lg(M/(W+1))), the W sweep, and the
+// central counter.
+func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
+	msgs := func(r outcome) float64 { return float64(r.msgs) }
+	is := func(a algo.Algorithm, g string, m, w int) func(outcome) bool {
+		return func(r outcome) bool {
+			return r.p.a.Name == a.Name && r.p.graph == g && r.p.budget == m && r.p.waste == w
+		}
+	}
+	var rows []row
+	var xs, ys []float64
+	for _, n := range pl.ns {
+		for _, g := range families(n) {
+			m := budget(n)
+			c, h, _ := mean(outs, is(actrl.Algorithm, g, m, m/2), msgs)
+			r := row{n: n, g: g, ctl: c, ctlH: h}
+			if g == families(n)[0] {
+				r.cen, _, _ = mean(outs, is(counter.Algorithm, g, m, m/2), msgs)
+			}
+			rows = append(rows, r)
+			xs, ys = append(xs, f(n, m, m/2)), append(ys, c)
+		}
+	}
+	nMax, nMid := pl.ns[len(pl.ns)-1], pl.ns[2]
+	var fitTxt, pts []string
+	growthOK := true
+	cs := make([]float64, 2) // the fitted constant of each family
+	for fam := range 2 {
+		var ns []int
+		var fx, fy, ratios []float64
+		for i, r := range rows {
+			if r.g == families(r.n)[fam] {
+				ns, ratios = append(ns, r.n), append(ratios, ys[i]/xs[i])
+				fx, fy = append(fx, xs[i]), append(fy, ys[i])
+			}
+		}
+		c, r2 := fitOrigin(fx, fy)
+		cs[fam] = c
+		ok := bounded(ns, ratios, nMid) && r2 >= 0.9
+		growthOK = growthOK && ok
+		var rs []string
+		for _, x := range ratios {
+			rs = append(rs, fmt.Sprintf("%.2f", x))
+		}
+		fitTxt = append(fitTxt, fmt.Sprintf("%s: c = %.3f, R² = %.3f, messages/(n·lg²n·(1+lg(M/(W+1)))) by n: %s (from n=%d to %d ×%.2f; one more log factor would be ×%.2f)",
+			strings.Split(families(nMax)[fam], ":")[0], c, r2, strings.Join(rs, " "), nMid, nMax, ratios[len(ratios)-1]/ratios[2], math.Log2(float64(nMax))/math.Log2(float64(nMid))))
+	}
+	c := cs[0]
+	for _, r := range rows {
+		pts = append(pts, fmt.Sprintf("%s %.0f±%.0f", r.g, r.ctl, r.ctlH))
+	}
+	// What the messages carry (§4.4, Lemma 4.4.5): a request its bin's
+	// level, O(log log n) bits; a permit, reject or later answer nothing
+	// but its kind; the waves one count each.
+	var kinds []string
+	for _, r := range outs {
+		if r.p.a.Name == actrl.Algorithm.Name && r.p.graph == families(nMax)[0] && r.p.budget == budget(nMax) {
+			lv := math.Ceil(math.Log2(math.Log2(float64(nMax)) + 2))
+			kinds = append(kinds, fmt.Sprintf("at n=%d on a line: %d req (a level: %.0f bits), %d permit + %d reject + %d later (no field), %d bcast + %d echo (a count each); %.2f messages a permit",
+				nMax, r.byKind["req"], lv, r.byKind["permit"], r.byKind["reject"], r.byKind["later"], r.byKind["bcast"], r.byKind["echo"], float64(r.msgs)/float64(r.permits)))
+			break
+		}
+	}
+	pts = append(pts, kinds...)
+	claims := []study.Claim{{
+		ID:    "controller/messages-n",
+		Paper: "afek §6.1 Lemma 6.1.1 (W = M/2: §1, Theorem 5.2)",
+		Claim: "the controller sends O(n·log²n·log(M/(W+1))) messages; with W = M/2, O(n·log²n) whatever M",
+		Measured: fmt.Sprintf("W = M/2 = ⌈2n·lg(n+1)⌉ (M=%d at n=%d), n %d..%d; fit messages = c·n·lg²n·(1+lg(M/(W+1))) on each graph family: %s; messages (mean ± 95%% CI, %d seeds): %s",
+			budget(nMax), nMax, pl.ns[0], nMax, strings.Join(fitTxt, "; "), pl.seeds, strings.Join(pts, ", ")),
+		Pass: growthOK,
+	}}
+	// The central counter.
+	var cen []string
+	var qs []float64
+	var last row
+	for _, r := range rows {
+		if r.g != families(r.n)[0] {
+			continue
+		}
+		qs = append(qs, r.cen/r.ctl)
+		cen = append(cen, fmt.Sprintf("n=%d %.1f×", r.n, r.cen/r.ctl))
+		last = r
+	}
+	grows := slices.IsSorted(qs[1:])
+	claims = append(claims, study.Claim{
+		ID:    "controller/vs-central-counter",
+		Paper: "afek §1, §4",
+		Claim: "a central counter needs Ω(nM) messages, the controller O(n·log²n·log(M/(W+1))): the gap grows with n",
+		Measured: fmt.Sprintf("central-counter / controller messages on a line, W = M/2 = ⌈2n·lg(n+1)⌉: %s; at n=%d, M=%d: %.0f vs %.0f messages (%.1f vs %.2f a permit)",
+			strings.Join(cen, ", "), last.n, budget(last.n), last.cen, last.ctl, last.cen/float64(budget(last.n)), last.ctl/float64(budget(last.n))),
+		Pass: grows && qs[len(qs)-1] > 10,
+	})
+	// The W sweep.
+	var wrows []wrow
+	lg := fmt.Sprintf("line:%d", pl.wN)
+	for _, s := range pl.wShift {
+		w := 0
+		if s >= 0 {
+			w = pl.wM >> s
+		}
+		m, h, _ := mean(outs, is(actrl.Algorithm, lg, pl.wM, w), msgs)
+		b, _, k := mean(outs, is(actrl.Basic, lg, pl.wM, w), msgs)
+		if k == 0 {
+			b = math.NaN()
+		}
+		wrows = append(wrows, wrow{w, m, h, b})
+	}
+	var wt []string
+	wLo, wHi := wrows[0], wrows[0]
+	worst := 0.0 // the largest messages/f relative to W = M/2
+	for _, r := range wrows {
+		b := "-"
+		if !math.IsNaN(r.bas) {
+			b = fmt.Sprintf("%.0f", r.bas)
+			wHi = r
+		}
+		wt = append(wt, fmt.Sprintf("W=%d: %.0f (basic %s)", r.w, r.ctl, b))
+		worst = math.Max(worst, (r.ctl/f(pl.wN, pl.wM, r.w))/(wLo.ctl/f(pl.wN, pl.wM, wLo.w)))
+	}
+	basicGrowth, modGrowth := wHi.bas/wLo.bas, wHi.ctl/wLo.ctl
+	claims = append(claims, study.Claim{
+		ID:    "controller/small-waste",
+		Paper: "afek Lemma 4.4.4, §6.1 Lemma 6.1.1",
+		Claim: "for small W iterating pays: the basic controller's messages grow like M/W, the modified controller's no faster than log(M/(W+1))",
+		Measured: fmt.Sprintf("line:%d, M=%d, messages: %s; W %d→%d (M/W ×%d): basic ×%.1f, modified ×%.2f; the modified controller's messages/(1+lg(M/(W+1))) stay at most %.2f× their value at W=M/2",
+			pl.wN, pl.wM, strings.Join(wt, ", "), wLo.w, wHi.w, wLo.w/wHi.w, basicGrowth, modGrowth, worst),
+		Pass: basicGrowth > 2*modGrowth && worst <= 1.25,
+	})
+	if o.OutDir != "" {
+		if err := figures(o.OutDir, rows2series(rows, c), wrows2series(wrows, pl)); err != nil {
+			return nil, err
+		}
+	}
+	return claims, nil
+}
+
+// bounded reports whether messages/bound grows, past n = from, more
+// slowly than one more log factor would make it: at every larger n it is
+// below its value at from times lg n / lg from. A cost of n·lg³n or more
+// fails; n·lg²n with lower-order terms passes.
+func bounded(ns []int, ratios []float64, from int) bool {
+	base := math.NaN()
+	for i, n := range ns {
+		switch {
+		case n == from:
+			base = ratios[i]
+		case n > from && !(ratios[i] < base*math.Log2(float64(n))/math.Log2(float64(from))):
+			return false
+		}
+	}
+	return !math.IsNaN(base)
+}
+
+// row is one point of the n sweep: the controller's mean messages and the
+// half-width of their 95 % interval; on a line, the central counter's.
+type row struct {
+	n         int
+	g         string
+	ctl, ctlH float64
+	cen       float64
+}
+
+// wrow is one point of the W sweep: the modified and the basic controller.
+type wrow struct {
+	w              int
+	ctl, ctlH, bas float64
+}
+
+func rows2series(rows []row, c float64) []series {
+	out := make([]series, 4)
+	out[0].Name, out[1].Name, out[2].Name = "controller, line", "controller, random", "central-counter, line"
+	out[3].Name = fmt.Sprintf("%.2f·n·lg²n·(1+lg(M/(W+1))) (the line's fit)", c)
+	for _, r := range rows {
+		x := float64(r.n)
+		k := 1
+		if r.g == families(r.n)[0] {
+			k = 0
+			out[2].X, out[2].Y = append(out[2].X, x), append(out[2].Y, r.cen)
+			out[3].X, out[3].Y = append(out[3].X, x), append(out[3].Y, c*f(r.n, budget(r.n), budget(r.n)/2))
+		}
+		out[k].X, out[k].Y, out[k].Err = append(out[k].X, x), append(out[k].Y, r.ctl), append(out[k].Err, r.ctlH)
+	}
+	return out
+}
+
+func wrows2series(wrows []wrow, pl plan) []series {
+	out := make([]series, 2)
+	out[0].Name, out[1].Name = "controller (modified)", "controller-basic"
+	for _, r := range wrows {
+		x := math.Log2(float64(pl.wM) / float64(r.w+1))
+		out[0].X, out[0].Y, out[0].Err = append(out[0].X, x), append(out[0].Y, r.ctl), append(out[0].Err, r.ctlH)
+		if !math.IsNaN(r.bas) {
+			out[1].X, out[1].Y = append(out[1].X, x), append(out[1].Y, r.bas)
+		}
+	}
+	return out
+}
+
+// fitOrigin fits y = c·x by least squares and returns c and R².
+func fitOrigin(xs, ys []float64) (c, r2 float64) {
+	var sxy, sxx, my float64
+	for i := range xs {
+		sxy += xs[i] * ys[i]
+		sxx += xs[i] * xs[i]
+		my += ys[i]
+	}
+	c = sxy / sxx
+	my /= float64(len(ys))
+	var res, tot float64
+	for i := range xs {
+		res += (ys[i] - c*xs[i]) * (ys[i] - c*xs[i])
+		tot += (ys[i] - my) * (ys[i] - my)
+	}
+	return c, 1 - res/tot
+}
+
+type series = report.Series
+
+func figures(dir string, byN, byW []series) error {
+	if err := report.LinePlot(filepath.Join(dir, "controller-messages-n.svg"),
+		"Afek et al.: messages against n (W = M/2 = ⌈2n·lg(n+1)⌉)", "n (nodes)", "messages (without the tree's construction)", byN); err != nil {
+		return err
+	}
+	return report.LinePlot(filepath.Join(dir, "controller-messages-w.svg"),
+		"Afek et al.: messages against lg(M/(W+1))", "lg(M/(W+1))", "messages", byW)
+}
