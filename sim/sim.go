@@ -1,10 +1,15 @@
 // Package sim is allot's deterministic discrete-event simulator. It runs the
 // algorithms' state machines (package proc) on a simulated network and
-// drives each user through the workload cycle
+// drives each user through the application's cycle (package app, the same
+// for every driver)
 //
 //	think ──> request ──> (algorithm) ──> enter ──> critical section ──> exit ──┐
 //	  ^                                                                         │
 //	  └─────────────────────────────────────────────────────────────────────────┘
+//
+// Config keeps the network model (Net: delays, FIFO or unordered links,
+// crashes, processing cost, speeds) apart from the workload (Work, an
+// app.Workload: think and critical-section times, request sets).
 //
 // Everything happens on one goroutine in (time, sequence) order, so a seed
 // reproduces a run bit for bit. The simulator owns time, the network model
