@@ -23,7 +23,7 @@ import (
 //	               value for every draw after: a script, not a random
 //	               distribution (the explorer's counterexamples replay in
 //	               the simulator this way). A seq keeps its place across
-//	               copies: use it for one run.
+//	               copies: a driver takes a Fresh copy for each run.
 type Dist struct {
 	kind distKind
 	a, b int64
@@ -67,6 +67,16 @@ func Seq(vals ...proc.Time) Dist {
 		sc.vals = append(sc.vals, int64(v))
 	}
 	return Dist{kind: distSeq, seq: sc}
+}
+
+// Fresh is d with a script of its own, back at its first value (d itself
+// for every distribution but seq), so that runs sharing a configuration
+// each replay the whole script.
+func (d Dist) Fresh() Dist {
+	if d.kind == distSeq {
+		d.seq = &script{vals: d.seq.vals}
+	}
+	return d
 }
 
 // Parse parses the DIST syntax above.
@@ -137,7 +147,7 @@ func Parse(s string) (Dist, error) {
 }
 
 // Draw draws one duration.
-func (d Dist) Draw(r *rand.Rand) proc.Time {
+func (d *Dist) Draw(r *rand.Rand) proc.Time {
 	switch d.kind {
 	case distUniform:
 		if d.a == d.b {

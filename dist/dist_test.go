@@ -68,3 +68,20 @@ func TestSeq(t *testing.T) {
 		t.Fatalf("%s: min %d mean %v", d, d.Min(), d.Mean())
 	}
 }
+
+func TestSeqIsFreshForEachRun(t *testing.T) {
+	d, err := Parse("seq:3,4,5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := 0; run < 2; run++ {
+		f := d.Fresh()
+		var got []int64
+		for i := 0; i < 4; i++ {
+			got = append(got, int64(f.Draw(nil)))
+		}
+		if want := []int64{3, 4, 5, 5}; !slices.Equal(got, want) {
+			t.Errorf("run %d drew %v, want %v", run, got, want)
+		}
+	}
+}

@@ -111,6 +111,8 @@ type Result struct {
 // so a run does not end quiet before its crashes. Quiescence with open
 // requests at live users is a deadlock, reported as in the simulator.
 func Run(ctx context.Context, cfg RunConfig, pb *algo.Problem, procs []proc.Process) (Result, error) {
+	// A scripted distribution starts over in every run.
+	cfg.Net.Delay, cfg.Work.Think, cfg.Work.CS = cfg.Net.Delay.Fresh(), cfg.Work.Think.Fresh(), cfg.Work.CS.Fresh()
 	tr, err := cfg.transport(pb, procs)
 	if err != nil {
 		return Result{}, err
