@@ -341,7 +341,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%d output regions, %d run, %d stale", res.Regions, res.Run, len(res.Stale))
 	if n := len(res.Skipped); n > 0 {
-		fmt.Fprintf(stdout, ", %d long ones not run (set %s=1)", n, LongEnv)
+		fmt.Fprintf(stdout, ", %d long not run (set %s=1)", n, LongEnv)
 	}
 	fmt.Fprintln(stdout)
 	if len(res.Stale) > 0 && !*write {
