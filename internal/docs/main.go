@@ -282,8 +282,8 @@ func Check(root, bin string, long, write bool) (Result, error) {
 		texts[r.file] = t[:r.start] + want[i] + t[r.end:]
 	}
 	if write {
-		for _, f := range names {
-			if err := os.WriteFile(filepath.Join(root, f), []byte(texts[f]), 0o644); err != nil {
+		for _, s := range res.Stale {
+			if err := os.WriteFile(filepath.Join(root, s.File), []byte(texts[s.File]), 0o644); err != nil {
 				return res, err
 			}
 		}
