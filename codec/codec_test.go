@@ -357,8 +357,9 @@ func catalogueTimer(t testing.TB, c *codec.Codec) proc.Timer {
 }
 
 type (
-	withMap      struct{ M map[int]int }
-	withPointer  struct{ P *int }
+	withMap     struct{ M map[int]int }
+	withPointer struct{ P *int }
+	//lint:ignore U1000 the unexported field is what the codec must refuse
 	withHidden   struct{ x int }
 	withFloat32  struct{ F float32 }
 	withAny      struct{ A any }

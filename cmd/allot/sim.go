@@ -62,6 +62,7 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 	fs.StringVar(&o.trace, "trace", "", "write the event stream as JSONL to FILE")
 	fs.BoolVar(&o.traceMessages, "trace-messages", false, "include send and deliver events in the trace")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the runs to FILE (go tool pprof)")
+	fs.BoolVar(&o.timing, "timing", true, "print what varies from run to run: the table's events/s column, JSON's wall_seconds and events_per_second (false: left out of the table, 0 in JSON, so the same seed gives the same bytes)")
 	return fs
 }
 
@@ -70,6 +71,7 @@ type simOut struct {
 	format, trace string
 	cpuprofile    string
 	traceMessages bool
+	timing        bool
 }
 
 // parseInterleaved parses flags that may come before or after positional
@@ -222,6 +224,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if !o.timing {
+			rep.WallSeconds, rep.EventsPerSecond = 0, 0
+		}
 		reports = append(reports, rep)
 	}
 	// The note comes after the runs, so that a bad input still gets its
@@ -242,7 +247,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		printTable(stdout, stderr, plan, reports)
+		printTable(stdout, stderr, plan, reports, o.timing)
 		for _, n := range sameRuns(reports) {
 			fmt.Fprintf(stderr, "allot: note: %s made exactly the same run as %s (same messages, same answers at the same ticks)\n", n[1], n[0])
 		}
@@ -373,7 +378,7 @@ func progressLine(stderr io.Writer, name string, target int) func(int) {
 	}
 }
 
-func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result) {
+func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, timing bool) {
 	// Clear a progress line, if one was drawn.
 	if p := progressLine(stderr, "", 0); p != nil {
 		fmt.Fprint(stderr, "\r\x1b[K")
@@ -398,7 +403,10 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result) 
 	if crashes {
 		head += "failure locality\tfailure set\t"
 	}
-	fmt.Fprintln(tw, head+"events/s\t")
+	if timing {
+		head += "events/s\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range reports {
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%d\t%d\t%v\t",
 			r.Algorithm, r.Served, r.Response.Mean, r.Response.P50, r.Response.P99, r.Response.Max,
@@ -413,7 +421,10 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result) 
 			}
 			fmt.Fprintf(tw, "%s\t%d\t", fl, len(r.FailureSet))
 		}
-		fmt.Fprintf(tw, "%s\t\n", si(r.EventsPerSecond))
+		if timing {
+			fmt.Fprintf(tw, "%s\t", si(r.EventsPerSecond))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }
