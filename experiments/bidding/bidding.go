@@ -307,18 +307,21 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			ID: "bidding/mean-linear-kv", Paper: bidPaper + " Th. 4",
 			Claim:    "the mean response of uniform bidding grows linearly in k·v",
 			Measured: fmt.Sprintf("%s: least-squares slope %.2f rounds per unit of kv, R² = %.3f (pass: R² ≥ 0.9, slope > 0)", grid, slope, r2),
+			Figures:  map[string]float64{"requests": float64(requests), "slope": slope, "r2": r2},
 			Pass:     r2 >= 0.9 && slope > 0,
 		},
 		{
 			ID: "bidding/mean-within-2ebkv", Paper: bidPaper + " Th. 4",
 			Claim:    "the mean response is at most 2eβkv rounds",
 			Measured: fmt.Sprintf("%s: largest mean/(2eβkv) = %.3f; exclusion violations %d (pass: ≤ 1 and 0)", grid, worst, violations),
+			Figures:  map[string]float64{"requests": float64(requests), "largest_mean_over_bound": worst, "violations": float64(violations)},
 			Pass:     worst <= 1 && violations == 0,
 		},
 		{
 			ID: "bidding/success-probability", Paper: bidPaper + " Th. 3",
 			Claim:    "a user is served in a given round with probability between 1/(2eβkv) and 1/(βkv)",
 			Measured: fmt.Sprintf("%s: answers/rounds × βkv from %.3f to %.3f, a request's rounds counted from the event stream as ⌈response/round length⌉; bounds are [%.3f, 1] (pass: each point's 99%% Wilson interval meets them)", grid, probLo, probHi, 1/(2*math.E)),
+			Figures:  map[string]float64{"requests": float64(requests), "p_bkv_min": probLo, "p_bkv_max": probHi, "bound_low": 1 / (2 * math.E), "bound_high": 1},
 			Pass:     probOK,
 		},
 	}, nil
@@ -368,6 +371,8 @@ func bidEpsilon(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			Claim: fmt.Sprintf("with probability ≥ 1−ε (ε = %g) a request is answered within 2eβkv·ln(2e/ε) rounds", eps),
 			Measured: fmt.Sprintf("k=%d, v=%d, %d answers: the %g-quantile is %.1f rounds, the bound %.1f (pass: quantile ≤ bound)",
 				k, v, outs[0].Answers, 1-eps, q, bound),
+			Figures: map[string]float64{"k": float64(k), "v": float64(v), "answers": float64(outs[0].Answers), "quantile_level": 1 - eps,
+				"quantile_rounds": q, "bound_rounds": bound},
 			Pass: q <= bound,
 		})
 	}
@@ -432,6 +437,7 @@ func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	}
 	pass := true
 	var parts []string
+	figs := map[string]float64{"mu": float64(bCS)}
 	series := map[string]*report.Series{}
 	var names []string
 	for i, c := range cells {
@@ -441,6 +447,8 @@ func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			pass = false
 		}
 		parts = append(parts, fmt.Sprintf("%s %s %d/%d", c.spec, c.a.Name, longest[i], bound))
+		figs[c.spec+"_"+c.a.Name+"_longest"] = float64(longest[i])
+		figs[c.spec+"_bound"] = float64(bound)
 		s := series[c.a.Name]
 		if s == nil {
 			s = &report.Series{Name: c.a.Name}
@@ -468,7 +476,8 @@ func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		Claim: "on the matrix networks some user waits at least (kv/4 − 1)·μ = (ab − 1)·μ under any algorithm",
 		Measured: fmt.Sprintf("longest response/bound in ticks, μ = %d ticks: %s (pass: every longest response ≥ bound)",
 			bCS, strings.Join(parts, "; ")),
-		Pass: pass,
+		Figures: figs,
+		Pass:    pass,
 	}}, nil
 }
 
@@ -515,7 +524,8 @@ func bidRing(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		Claim: "k-fork philosophers on a ring (v = k) have mean response O(k²)",
 		Measured: fmt.Sprintf("ring of %d, k = %v: mean %s rounds; log-log exponent %.2f, linear fit in k² R² = %.3f (pass: exponent in [1.5, 2.5], R² ≥ 0.9)",
 			n, ks, bidFloats(means), exp, r2),
-		Pass: exp >= 1.5 && exp <= 2.5 && r2 >= 0.9,
+		Figures: ringFigures(n, ks, means, exp, r2),
+		Pass:    exp >= 1.5 && exp <= 2.5 && r2 >= 0.9,
 	}}, nil
 }
 
@@ -531,6 +541,15 @@ func bidSorted(s report.Series) report.Series {
 		out.X, out.Y = append(out.X, s.X[i]), append(out.Y, s.Y[i])
 	}
 	return out
+}
+
+// ringFigures are the numbers of the k-fork ring claim.
+func ringFigures(n int, ks []int, means []float64, exp, r2 float64) map[string]float64 {
+	f := map[string]float64{"n": float64(n), "loglog_exponent": exp, "r2_k2": r2}
+	for i, k := range ks {
+		f[fmt.Sprintf("mean_rounds_k=%d", k)] = means[i]
+	}
+	return f
 }
 
 func bidFloats(xs []float64) string {
@@ -591,8 +610,11 @@ func bidSpeeds(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	var parts []string
 	pass := true
 	violations := 0
+	tame := map[string]float64{"k": float64(k), "v": float64(v), "beta": 3}
 	for i, r := range out {
 		parts = append(parts, fmt.Sprintf("%s %.3f (%d untame answers left out)", patterns[i], r.Worst, r.Untamed))
+		tame[patterns[i]+"_mean_over_bound"] = r.Worst
+		tame[patterns[i]+"_untame_answers"] = float64(r.Untamed)
 		pass = pass && r.Worst <= 1
 		violations += r.Violations
 	}
@@ -601,12 +623,14 @@ func bidSpeeds(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			ID: "bidding/speeds-exclusion", Paper: bidPaper + " §1.1",
 			Claim:    "mutual exclusion holds whatever the processes' speeds, tame or not",
 			Measured: fmt.Sprintf("patterns %v with ρ = 2 plus untame stretches (all ×25 slower; one user ×20 faster): %d exclusion violations (pass: 0)", patterns, violations),
+			Figures:  map[string]float64{"rho": 2, "violations": float64(violations)},
 			Pass:     violations == 0,
 		},
 		{
 			ID: "bidding/speeds-tame-bound", Paper: bidPaper + " Th. 4",
 			Claim:    "while processes are tame (step time in [r_min, r_max]) the mean response stays within 2eβkv rounds of c·r_max",
 			Measured: fmt.Sprintf("k=%d, v=%d, β = 3: tame mean/(2eβkv): %s (pass: all ≤ 1)", k, v, strings.Join(parts, "; ")),
+			Figures:  tame,
 			Pass:     pass,
 		},
 	}, nil
@@ -668,6 +692,8 @@ func bidPriority(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			Claim: "priority bidding serves users with small demands faster than uniform bidding",
 			Measured: fmt.Sprintf("%s: one-resource requests wait %.0f ticks under priority, %.0f under uniform (×%.2f) (pass: priority < uniform)",
 				setup, pri.Light, uni.Light, uni.Light/pri.Light),
+			Figures: map[string]float64{"n": float64(n), "k": float64(k), "v": float64(v),
+				"priority_light_ticks": pri.Light, "uniform_light_ticks": uni.Light, "speedup": uni.Light / pri.Light},
 			Pass: pri.Light < uni.Light,
 		},
 		{
@@ -675,6 +701,8 @@ func bidPriority(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			Claim: "users with heavy demands lose at most a polylogarithmic factor, O(kv·log k·log kv) against O(kv)",
 			Measured: fmt.Sprintf("%s: %d-resource requests wait %.0f ticks under priority, %.0f under uniform: ratio %.2f, log k·log kv = %.1f (pass: ratio ≤ it)",
 				setup, k, pri.Heavy, uni.Heavy, pri.Heavy/uni.Heavy, polylog),
+			Figures: map[string]float64{"n": float64(n), "k": float64(k), "v": float64(v),
+				"priority_heavy_ticks": pri.Heavy, "uniform_heavy_ticks": uni.Heavy, "ratio": pri.Heavy / uni.Heavy, "log_k_log_kv": polylog},
 			Pass: pri.Heavy/uni.Heavy <= polylog,
 		},
 	}, nil

@@ -35,6 +35,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -336,7 +337,9 @@ func consumption(outs []outcome) study.Claim {
 		Paper:    "afek §3 Def. 3.1, Lemmas 4.4.1–4.4.3, 6.1.1",
 		Claim:    "at most M permits; the exhausted signal iff a reject; a reject only if at least M − W permits are eventually issued",
 		Measured: measured,
-		Pass:     bad == 0 && undrained == 0 && rejected > 0,
+		Figures: map[string]float64{"runs": float64(len(outs)), "drained": float64(len(outs) - undrained), "rejected": float64(rejected),
+			"violations": float64(bad), "largest_waste_pct_of_w": 100 * worst},
+		Pass: bad == 0 && undrained == 0 && rejected > 0,
 	}
 }
 
@@ -360,6 +363,7 @@ func zeroWaste(outs []outcome) study.Claim {
 		Paper:    "afek §6.1",
 		Claim:    "with W = 0 the modified controller issues exactly M permits before it rejects (the remainder collected, then the naive controller)",
 		Measured: fmt.Sprintf("%d runs with W = 0, %d rejected, %d of those issued exactly M permits", runs, rejected, exact),
+		Figures:  map[string]float64{"runs": float64(runs), "rejected": float64(rejected), "exact": float64(exact)},
 		Pass:     rejected > 0 && exact == rejected,
 	}
 }
@@ -397,7 +401,9 @@ func names(outs []outcome) study.Claim {
 		Paper:    "afek §6.2 Lemma 6.2.1",
 		Claim:    "dynamic name assignment gives unique names, the largest at most a constant factor above the number of participants",
 		Measured: measured,
-		Pass:     runs > 0 && bad == 0 && undrained == 0,
+		Figures: map[string]float64{"runs": float64(runs), "answered": float64(runs - undrained), "bad": float64(bad),
+			"largest_name_over_n+1": worst, "bound": namesC, "messages_per_name": perName},
+		Pass: runs > 0 && bad == 0 && undrained == 0,
 	}
 }
 
@@ -436,7 +442,9 @@ func banking(outs []outcome) study.Claim {
 		Paper:    "afek §6.3",
 		Claim:    "the distributed bank never grants withdrawals beyond deposits, answers every deposit, and leaves a withdrawal waiting only while the balance is below W",
 		Measured: measured,
-		Pass:     runs > 0 && bad == 0 && waited > 0,
+		Figures: map[string]float64{"runs": float64(runs), "bad": float64(bad), "waited": float64(waited),
+			"largest_balance_over_w": worst, "messages_per_operation": float64(msgs) / float64(max(ops, 1))},
+		Pass: runs > 0 && bad == 0 && waited > 0,
 	}
 }
 
@@ -477,6 +485,7 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 	}
 	nMax, nMid := pl.ns[len(pl.ns)-1], pl.ns[2]
 	var fitTxt, pts []string
+	figs := map[string]float64{"m": float64(budget(nMax)), "n_max": float64(nMax), "n_min": float64(pl.ns[0]), "seeds": float64(pl.seeds)}
 	growthOK := true
 	cs := make([]float64, 2) // the fitted constant of each family
 	for fam := range 2 {
@@ -493,15 +502,19 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 		ok := bounded(ns, ratios, nMid) && r2 >= 0.9
 		growthOK = growthOK && ok
 		var rs []string
-		for _, x := range ratios {
+		family := strings.Split(families(nMax)[fam], ":")[0]
+		for i, x := range ratios {
 			rs = append(rs, fmt.Sprintf("%.2f", x))
+			figs[fmt.Sprintf("%s_ratio_n=%d", family, ns[i])] = x
 		}
+		figs[family+"_c"], figs[family+"_r2"] = c, r2
 		fitTxt = append(fitTxt, fmt.Sprintf("%s: c = %.3f, R² = %.3f, messages/(n·lg²n·(1+lg(M/(W+1)))) by n: %s (from n=%d to %d ×%.2f; one more log factor would be ×%.2f)",
-			strings.Split(families(nMax)[fam], ":")[0], c, r2, strings.Join(rs, " "), nMid, nMax, ratios[len(ratios)-1]/ratios[2], math.Log2(float64(nMax))/math.Log2(float64(nMid))))
+			family, c, r2, strings.Join(rs, " "), nMid, nMax, ratios[len(ratios)-1]/ratios[2], math.Log2(float64(nMax))/math.Log2(float64(nMid))))
 	}
 	c := cs[0]
 	for _, r := range rows {
 		pts = append(pts, fmt.Sprintf("%s %.0f±%.0f", r.g, r.ctl, r.ctlH))
+		figs[r.g+"_messages"], figs[r.g+"_ci95"] = r.ctl, r.ctlH
 	}
 	// What the messages carry (§4.4, Lemma 4.4.5): a request its bin's
 	// level, O(log log n) bits; a permit, reject or later answer nothing
@@ -512,6 +525,10 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 			lv := math.Ceil(math.Log2(math.Log2(float64(nMax)) + 2))
 			kinds = append(kinds, fmt.Sprintf("at n=%d on a line: %d req (a level: %.0f bits), %d permit + %d reject + %d later (no field), %d bcast + %d echo (a count each); %.2f messages a permit",
 				nMax, r.byKind["req"], lv, r.byKind["permit"], r.byKind["reject"], r.byKind["later"], r.byKind["bcast"], r.byKind["echo"], float64(r.msgs)/float64(r.permits)))
+			for _, k := range []string{"req", "permit", "reject", "later", "bcast", "echo"} {
+				figs[fmt.Sprintf("line_n=%d_%s", nMax, k)] = float64(r.byKind[k])
+			}
+			figs["level_bits"], figs[fmt.Sprintf("line_n=%d_messages_per_permit", nMax)] = lv, float64(r.msgs)/float64(r.permits)
 			break
 		}
 	}
@@ -522,18 +539,21 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 		Claim: "the controller sends O(n·log²n·log(M/(W+1))) messages; with W = M/2, O(n·log²n) whatever M",
 		Measured: fmt.Sprintf("W = M/2 = ⌈2n·lg(n+1)⌉ (M=%d at n=%d), n %d..%d; fit messages = c·n·lg²n·(1+lg(M/(W+1))) on each graph family: %s; messages (mean ± 95%% CI, %d seeds): %s",
 			budget(nMax), nMax, pl.ns[0], nMax, strings.Join(fitTxt, "; "), pl.seeds, strings.Join(pts, ", ")),
-		Pass: growthOK,
+		Figures: figs,
+		Pass:    growthOK,
 	}}
 	// The central counter.
 	var cen []string
 	var qs []float64
 	var last row
+	cfigs := map[string]float64{}
 	for _, r := range rows {
 		if r.g != families(r.n)[0] {
 			continue
 		}
 		qs = append(qs, r.cen/r.ctl)
 		cen = append(cen, fmt.Sprintf("n=%d %.1f×", r.n, r.cen/r.ctl))
+		cfigs[fmt.Sprintf("ratio_n=%d", r.n)] = r.cen / r.ctl
 		last = r
 	}
 	grows := slices.IsSorted(qs[1:])
@@ -543,6 +563,8 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 		Claim: "a central counter needs Ω(nM) messages, the controller O(n·log²n·log(M/(W+1))): the gap grows with n",
 		Measured: fmt.Sprintf("central-counter / controller messages on a line, W = M/2 = ⌈2n·lg(n+1)⌉: %s; at n=%d, M=%d: %.0f vs %.0f messages (%.1f vs %.2f a permit)",
 			strings.Join(cen, ", "), last.n, budget(last.n), last.cen, last.ctl, last.cen/float64(budget(last.n)), last.ctl/float64(budget(last.n))),
+		Figures: withFigures(cfigs, map[string]float64{"n": float64(last.n), "m": float64(budget(last.n)), "central_messages": last.cen, "controller_messages": last.ctl,
+			"central_per_permit": last.cen / float64(budget(last.n)), "controller_per_permit": last.ctl / float64(budget(last.n))}),
 		Pass: grows && qs[len(qs)-1] > 10,
 	})
 	// The W sweep.
@@ -561,6 +583,7 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 		wrows = append(wrows, wrow{w, m, h, b})
 	}
 	var wt []string
+	wfigs := map[string]float64{"n": float64(pl.wN), "m": float64(pl.wM)}
 	wLo, wHi := wrows[0], wrows[0]
 	worst := 0.0 // the largest messages/f relative to W = M/2
 	for _, r := range wrows {
@@ -570,6 +593,10 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 			wHi = r
 		}
 		wt = append(wt, fmt.Sprintf("W=%d: %.0f (basic %s)", r.w, r.ctl, b))
+		wfigs[fmt.Sprintf("modified_w=%d", r.w)] = r.ctl
+		if !math.IsNaN(r.bas) {
+			wfigs[fmt.Sprintf("basic_w=%d", r.w)] = r.bas
+		}
 		worst = math.Max(worst, (r.ctl/f(pl.wN, pl.wM, r.w))/(wLo.ctl/f(pl.wN, pl.wM, wLo.w)))
 	}
 	basicGrowth, modGrowth := wHi.bas/wLo.bas, wHi.ctl/wLo.ctl
@@ -579,6 +606,8 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 		Claim: "for small W iterating pays: the basic controller's messages grow like M/W, the modified controller's no faster than log(M/(W+1))",
 		Measured: fmt.Sprintf("line:%d, M=%d, messages: %s; W %d→%d (M/W ×%d): basic ×%.1f, modified ×%.2f; the modified controller's messages/(1+lg(M/(W+1))) stay at most %.2f× their value at W=M/2",
 			pl.wN, pl.wM, strings.Join(wt, ", "), wLo.w, wHi.w, wLo.w/wHi.w, basicGrowth, modGrowth, worst),
+		Figures: withFigures(wfigs, map[string]float64{"w_from": float64(wLo.w), "w_to": float64(wHi.w), "basic_growth": basicGrowth,
+			"modified_growth": modGrowth, "worst_relative": worst}),
 		Pass: basicGrowth > 2*modGrowth && worst <= 1.25,
 	})
 	if o.OutDir != "" {
@@ -587,6 +616,12 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 		}
 	}
 	return claims, nil
+}
+
+// withFigures adds more's figures to figs.
+func withFigures(figs, more map[string]float64) map[string]float64 {
+	maps.Copy(figs, more)
+	return figs
 }
 
 // bounded reports whether messages/bound grows, past n = from, more

@@ -280,15 +280,18 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		}
 		slices.Sort(keys)
 		var dist string
+		figs := map[string]float64{"runs": float64(n), "scenarios": float64(len(worstCases)), "seeds": float64(seeds),
+			"largest_fl": float64(worst), "unreachable": float64(unreach)}
 		for _, k := range keys {
 			dist += fmt.Sprintf(" FL=%d:%d", k, hist[k])
+			figs[fmt.Sprintf("runs_fl=%d", k)] = float64(hist[k])
 		}
 		m := fmt.Sprintf("%d crash runs (%d worst-case scenarios × %d seeds):%s; largest %d", n, len(worstCases), seeds, dist, worst)
 		if worstAt != "" {
 			m += " (" + worstAt + ")"
 		}
 		claims = append(claims, study.Claim{ID: t.id, Paper: paperSPS + " " + t.sec, Claim: t.claim,
-			Measured: m, Pass: worst <= t.bound && unreach == 0})
+			Measured: m, Figures: figs, Pass: worst <= t.bound && unreach == 0})
 	}
 	if partial {
 		return nil, sweep.ErrPartial
@@ -355,10 +358,12 @@ func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	last := len(ns) - 1
 	grows = grows && h.Y[last] >= float64(ns[last])/2
 	bounded := slices.Max(th.Y) <= 5 // two hops either side and the crashed process
+	figs := map[string]float64{"seeds": float64(seeds)}
 	fmtS := func(s report.Series) string {
 		var out string
 		for i := range s.X {
 			out += fmt.Sprintf(" n=%d:%.1f", int(s.X[i]), s.Y[i])
+			figs[fmt.Sprintf("%s_n=%d", s.Name, int(s.X[i]))] = s.Y[i]
 		}
 		return out
 	}
@@ -366,6 +371,7 @@ func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		ID: "locality/hygienic-line", Paper: paperSPS + " §3, §6",
 		Claim:    "on a line whose priorities all point one way the hygienic algorithm's failure set grows with n (failure locality O(n)); the threshold algorithm's does not",
 		Measured: fmt.Sprintf("mean failure-set size over %d seeds — hygienic:%s; threshold:%s", seeds, fmtS(h), fmtS(th)),
+		Figures:  figs,
 		Pass:     grows && bounded,
 	}}, nil
 }
@@ -425,7 +431,8 @@ func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error)
 			Claim: fmt.Sprintf("under a random orientation of a line with P(up) = %g the hygienic failure set has expected size 1/(p−p²) − 1 = %.3f", p, want),
 			Measured: fmt.Sprintf("mean %.3f ± %.3f (standard error) over %d crashes of the middle of a %d-process line; |mean − %.3f| must be ≤ 3 SE",
 				m, se, seeds, n, want),
-			Pass: math.Abs(m-want) <= 3*se,
+			Figures: map[string]float64{"mean": m, "se": se, "crashes": float64(seeds), "n": float64(n), "expected": want},
+			Pass:    math.Abs(m-want) <= 3*se,
 		})
 	}
 	if partial {
@@ -489,6 +496,9 @@ func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		Claim: "the threshold algorithm reaches two hops only through the neighbours with priority over the crashed process (a proportion w of them), so on average a crash reaches about 1 + w hops",
 		Measured: fmt.Sprintf("%d crashes of a spider centre at random times: mean failure locality %.2f, mean w %.2f, mean reach per neighbour %.2f; over the %d affected neighbours (%.0f%% with priority) reach %.3f ± %.3f, bound 1 + w = %.3f; two-hop reach through a neighbour without priority: %d (must be 0)",
 			seeds, mfl, mw, mr, starvedN, 100*wS, mrs, rse, 1+wS, wrong),
+		Figures: map[string]float64{"crashes": float64(seeds), "mean_fl": mfl, "mean_w": mw, "mean_reach": mr,
+			"affected": float64(starvedN), "priority_pct": 100 * wS, "reach_affected": mrs, "reach_affected_se": rse,
+			"bound_1+w": 1 + wS, "two_hop_without_priority": float64(wrong)},
 		Pass: wrong == 0 && mrs <= 1+wS+2*rse,
 	}}, nil
 }
@@ -544,6 +554,8 @@ func unhygienicClaims(ctx context.Context, o study.Options) ([]study.Claim, erro
 		Claim: "keeping failure-prone processes low (they rise little after eating) gives a smaller expected failure set than a failure-blind rule",
 		Measured: fmt.Sprintf("%d crashes of a failure-prone process (random:30:0.15, 20%% prone): failure set %.2f ± %.2f (aware) vs %.2f ± %.2f (blind); paired difference %.2f ± %.2f, must be below −2 SE",
 			seeds, ma, sa, mb, sb, md, sd),
+		Figures: map[string]float64{"crashes": float64(seeds), "aware": ma, "aware_se": sa, "blind": mb, "blind_se": sb,
+			"difference": md, "difference_se": sd},
 		Pass: md < -2*sd,
 	}}, nil
 }

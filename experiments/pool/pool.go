@@ -155,6 +155,7 @@ func runExperiment(ctx context.Context, o study.Options) ([]study.Claim, error) 
 func safety(pools, all []table) study.Claim {
 	var b strings.Builder
 	pass := true
+	figs := map[string]float64{}
 	for _, t := range all {
 		grants, viol, open := 0, 0, 0
 		for _, rs := range t.runs {
@@ -167,11 +168,13 @@ func safety(pools, all []table) study.Claim {
 			pass = false
 		}
 		fmt.Fprintf(&b, "%s: %d grants, %d violations, %d requests left open; ", t.name, grants, viol, open)
+		figs[t.name+"/grants"], figs[t.name+"/violations"], figs[t.name+"/open"] = float64(grants), float64(viol), float64(open)
 	}
 	return study.Claim{
 		ID: "pool/safety", Paper: paper + " §1, §3",
 		Claim:    "a unit is never used by two nodes at once, and every request is granted (no deadlock, no starvation), with unordered channels",
 		Measured: strings.TrimSuffix(b.String(), "; "),
+		Figures:  figs,
 		Pass:     pass,
 	}
 }
@@ -180,6 +183,10 @@ func traffic(pools []table, bc table, last int) study.Claim {
 	var b strings.Builder
 	pass := true
 	bcMsgs := bc.curve(perGrant).mean
+	figs := map[string]float64{}
+	at := func(name string, c []float64, l int) {
+		figs[fmt.Sprintf("%s/msgs_per_grant_rho=%.2f", name, Loads[l])] = c[l]
+	}
 	for _, t := range pools {
 		c := t.curve(perGrant).mean
 		ratio := c[last] / c[0]
@@ -187,12 +194,19 @@ func traffic(pools []table, bc table, last int) study.Claim {
 			pass = false
 		}
 		fmt.Fprintf(&b, "%s: %.2f msgs/grant at ρ=%.2f, %.2f at ρ=%.2f (×%.2f); ", t.name, c[0], Loads[0], c[last], Loads[last], ratio)
+		at(t.name, c, 0)
+		at(t.name, c, last)
+		figs[t.name+"/growth"] = ratio
 	}
+	at(bc.name, bcMsgs, 0)
+	at(bc.name, bcMsgs, last)
+	figs[bc.name+"/growth"] = bcMsgs[last] / bcMsgs[0]
 	fmt.Fprintf(&b, "broadcast-pool: %.1f → %.1f (×%.2f); rule: ×≤1.5 and below broadcast at ρ=%.2f", bcMsgs[0], bcMsgs[last], bcMsgs[last]/bcMsgs[0], Loads[last])
 	return study.Claim{
 		ID: "pool/traffic-bounded", Paper: paper + " §4",
 		Claim:    "message traffic stays bounded as the load factor approaches 1 (it does not in the broadcast scheme)",
 		Measured: b.String(),
+		Figures:  figs,
 		Pass:     pass,
 	}
 }
@@ -200,6 +214,7 @@ func traffic(pools []table, bc table, last int) study.Claim {
 func waiting(pools, all []table, last int) study.Claim {
 	var b strings.Builder
 	pass := true
+	figs := map[string]float64{}
 	for _, t := range pools {
 		p99 := t.curve(p99Wait).mean
 		worst := 0.0
@@ -210,19 +225,26 @@ func waiting(pools, all []table, last int) study.Claim {
 			pass = false
 		}
 		fmt.Fprintf(&b, "%s: largest p99 %.0f ≤? B=%.0f; ", t.name, worst, bound(t.diam))
+		figs[t.name+"/largest_p99"], figs[t.name+"/bound"] = worst, bound(t.diam)
 	}
 	for _, t := range all {
 		mean, p99, mx := t.curve(meanWait).mean, t.curve(p99Wait).mean, t.curve(maxWait).mean
 		fmt.Fprintf(&b, "%s: mean %.0f→%.0f (×%.1f), p99 %.0f→%.0f, max at ρ=%.2f %.0f; ",
 			t.name, mean[0], mean[last], mean[last]/math.Max(mean[0], 1), p99[0], p99[last], Loads[last], mx[last])
+		lo, hi := fmt.Sprintf("_rho=%.2f", Loads[0]), fmt.Sprintf("_rho=%.2f", Loads[last])
+		figs[t.name+"/mean_wait"+lo], figs[t.name+"/mean_wait"+hi] = mean[0], mean[last]
+		figs[t.name+"/p99_wait"+lo], figs[t.name+"/p99_wait"+hi] = p99[0], p99[last]
+		figs[t.name+"/max_wait"+hi] = mx[last]
 	}
 	bc := all[len(all)-1]
+	figs[bc.name+"/bound"] = bound(bc.diam)
 	fmt.Fprintf(&b, "broadcast-pool p99 at ρ=%.2f %.0f against its B=%.0f (ticks, ρ %.2f→%.2f)",
 		Loads[last], bc.curve(p99Wait).mean[last], bound(bc.diam), Loads[0], Loads[last])
 	return study.Claim{
 		ID: "pool/waiting-bounded", Paper: paper + " §4",
 		Claim:    "waiting time stays bounded as the load factor approaches 1 (it does not in the broadcast scheme)",
 		Measured: b.String(),
+		Figures:  figs,
 		Pass:     pass,
 	}
 }
@@ -231,8 +253,19 @@ func migrations(pools []table, bc table) study.Claim {
 	var b strings.Builder
 	pass := true
 	bm := bc.curve(migration).mean
+	figs := map[string]float64{}
+	perLoad := func(name string, m []float64) {
+		for l, x := range m {
+			figs[fmt.Sprintf("%s/migrations_per_grant_rho=%.2f", name, Loads[l])] = x
+		}
+	}
+	perLoad(bc.name, bm)
+	hi := len(Loads) - 1
+	figs[fmt.Sprintf("%s/utilisation_rho=%.2f", bc.name, Loads[hi])] = bc.curve(util).mean[hi]
 	for _, t := range pools {
 		m := t.curve(migration).mean
+		perLoad(t.name, m)
+		figs[fmt.Sprintf("%s/utilisation_rho=%.2f", t.name, Loads[hi])] = t.curve(util).mean[hi]
 		var worse []string
 		for l := range Loads {
 			if m[l] >= bm[l] {
@@ -252,6 +285,7 @@ func migrations(pools []table, bc table) study.Claim {
 		ID: "pool/migration", Paper: paper + " §1",
 		Claim:    "units migrate less than when requests are broadcast",
 		Measured: b.String(),
+		Figures:  figs,
 		Pass:     pass,
 	}
 }

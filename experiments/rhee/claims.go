@@ -71,6 +71,7 @@ func (st *stats) top() int { return len(st.c.xs) - 1 }
 func (st *stats) csBestLow() study.Claim {
 	low, near1 := st.lowXs()
 	ok := st.have(judgedAlgs...) && len(low) > 0
+	figs := map[string]float64{}
 	describe := func(xi, s int) (string, bool) {
 		cs := st.resp("CS", perResource, xi, s)
 		best, who := math.Inf(1), ""
@@ -79,6 +80,8 @@ func (st *stats) csBestLow() study.Claim {
 				best, who = r, a
 			}
 		}
+		at := fmt.Sprintf("x=%.1f_S=%d", st.x[perResource][xi], s)
+		figs["CS_"+at], figs[who+"_"+at] = cs, best
 		return fmt.Sprintf("S=%d CS %.0f vs %s %.0f", s, cs, who, best), cs < best
 	}
 	var parts []string
@@ -102,6 +105,7 @@ func (st *stats) csBestLow() study.Claim {
 	return study.Claim{ID: "cs-best-low",
 		Claim:    "CS performs better than all other algorithms tested when the average number of conflicting users is small (judged at 5–10 conflicting users: low but not nil)",
 		Measured: "mean response, CS vs the best of CM, CMR, CSR: " + strings.Join(parts, "; "),
+		Figures:  figs,
 		Pass:     ok}
 }
 
@@ -118,6 +122,7 @@ func (st *stats) cmWorst() study.Claim {
 	_, near1 := st.lowXs()
 	judged, worst := 0, 0
 	var not []string
+	figs := map[string]float64{}
 	for _, s := range st.c.services {
 		floor := 0.0
 		if near1 >= 0 {
@@ -149,6 +154,8 @@ func (st *stats) cmWorst() study.Claim {
 				ok = false
 			}
 			not = append(not, fmt.Sprintf("S=%d x=%.1f: CM %.0f, %s %.0f (%s %s faster; %s)", s, st.x[perResource][xi], cm, who, slowest, "CM", pct(1-cm/slowest), tag))
+			at := fmt.Sprintf("x=%.1f_S=%d", st.x[perResource][xi], s)
+			figs["CM_"+at], figs[who+"_"+at] = cm, slowest
 		}
 	}
 	m := fmt.Sprintf("CM the slowest at %d of the %d points where every response exceeds the modular floor (the modular algorithms' response at x≈1: four message delays and a subroutine entry)", worst, judged)
@@ -156,12 +163,15 @@ func (st *stats) cmWorst() study.Claim {
 		m += "; CM not the slowest at " + strings.Join(not, "; ") +
 			" — a modular user pays four message delays per entry (report, marked, select, grant) and three per queue hand-over (dec, advance, grant) where a fork hand-over costs one, so while hygienic's waiting chains are short CM is faster"
 	}
+	figs["cm_slowest_points"], figs["judged_points"] = float64(worst), float64(judged)
 	m += st.referenceNote(func(xi, s int) string {
-		return fmt.Sprintf("%.0f", st.resp("CM-drinking", perResource, xi, s))
+		r := st.resp("CM-drinking", perResource, xi, s)
+		figs[fmt.Sprintf("CM-drinking_x=%.1f_S=%d", st.x[perResource][xi], s)] = r
+		return fmt.Sprintf("%.0f", r)
 	}, "CM-drinking (drinking-hygienic)")
 	return study.Claim{ID: "cm-worst",
 		Claim:    "Chandy and Misra's algorithm (CM, their dining algorithm: hygienic) is worst in every case (judged where the curves separate: every response above the modular algorithms' uncontended floor)",
-		Measured: m, Pass: ok && judged > 0}
+		Measured: m, Figures: figs, Pass: ok && judged > 0}
 }
 
 // referenceNote quotes a reference series at the highest contention, for
@@ -185,6 +195,7 @@ func (st *stats) beats(id, base, paperPct, note string) study.Claim {
 	d := st.c.delay.Mean()
 	top := st.top()
 	var parts []string
+	figs := map[string]float64{}
 	for _, s := range st.c.services {
 		if float64(s)/d < 1.5 {
 			continue
@@ -192,19 +203,21 @@ func (st *stats) beats(id, base, paperPct, note string) study.Claim {
 		for _, m := range []string{"CMR", "CSR"} {
 			imp := 1 - st.resp(m, perResource, top, s)/st.resp(base, perResource, top, s)
 			parts = append(parts, fmt.Sprintf("%s at S=%d: %s", m, s, pct(imp)))
+			figs[fmt.Sprintf("%s_improvement_S=%d", m, s)] = imp
 			ok = ok && imp > 0
 		}
 	}
 	return study.Claim{ID: id,
 		Claim: fmt.Sprintf("with many conflicting users and service time ≥ 1.5 × message delay, CMR and CSR respond faster than %s (paper: up to %s better)%s", base, paperPct, note),
 		Measured: fmt.Sprintf("improvement over %s at x=%.1f (paper: up to %s): %s%s", base, st.x[perResource][top], paperPct, strings.Join(parts, ", "),
-			st.fixedNote(base)),
-		Pass: ok && len(parts) > 0}
+			st.fixedNote(base, figs)),
+		Figures: figs,
+		Pass:    ok && len(parts) > 0}
 }
 
 // fixedNote quotes the sensitivity series (fixed-size sets) at its
 // largest k: the modular improvement over base there.
-func (st *stats) fixedNote(base string) string {
+func (st *stats) fixedNote(base string, figs map[string]float64) string {
 	if len(st.c.ks) == 0 {
 		return ""
 	}
@@ -212,7 +225,9 @@ func (st *stats) fixedNote(base string) string {
 	var ps []string
 	for _, s := range st.c.sens {
 		for _, m := range []string{"CMR", "CSR"} {
-			ps = append(ps, fmt.Sprintf("%s at S=%d %s", m, s, pct(1-st.resp(m, fixedSize, k, s)/st.resp(base, fixedSize, k, s))))
+			imp := 1 - st.resp(m, fixedSize, k, s)/st.resp(base, fixedSize, k, s)
+			ps = append(ps, fmt.Sprintf("%s at S=%d %s", m, s, pct(imp)))
+			figs[fmt.Sprintf("fixed_k=%d_%s_improvement_S=%d", st.c.ks[k], m, s)] = imp
 		}
 	}
 	return fmt.Sprintf("; sensitivity, not judged: fixed-size sets of %d (x=%.1f): %s", st.c.ks[k], st.x[fixedSize][k], strings.Join(ps, ", "))
@@ -239,6 +254,7 @@ func (st *stats) csSteeper() study.Claim {
 	}
 	from, top := low[len(low)-1], st.top()
 	var parts []string
+	figs := map[string]float64{}
 	for _, s := range st.c.services {
 		g := func(a string) float64 {
 			return st.resp(a, perResource, top, s) / st.resp(a, perResource, from, s)
@@ -246,10 +262,12 @@ func (st *stats) csSteeper() study.Claim {
 		cs, cmr, csr := g("CS"), g("CMR"), g("CSR")
 		ok = ok && cs > cmr && cs > csr
 		parts = append(parts, fmt.Sprintf("S=%d CS ×%.2f, CMR ×%.2f, CSR ×%.2f", s, cs, cmr, csr))
+		figs[fmt.Sprintf("CS_growth_S=%d", s)], figs[fmt.Sprintf("CMR_growth_S=%d", s)], figs[fmt.Sprintf("CSR_growth_S=%d", s)] = cs, cmr, csr
 	}
 	return study.Claim{ID: "cs-steeper",
 		Claim:    "as the average number of conflicting users grows, the response time of CS grows more steeply than those of CSR and CMR (and AS: not reproduced, AS is not implemented)",
 		Measured: fmt.Sprintf("growth of the mean response from x=%.1f to x=%.1f: %s", st.x[perResource][from], st.x[perResource][top], strings.Join(parts, "; ")),
+		Figures:  figs,
 		Pass:     ok}
 }
 
@@ -263,6 +281,7 @@ func (st *stats) advantageGrows() study.Claim {
 	top := st.top()
 	svc := st.c.services
 	var parts []string
+	figs := map[string]float64{}
 	for _, pair := range [][2]string{{"CMR", "CM"}, {"CSR", "CS"}} {
 		adv := func(s int) float64 {
 			return 1 - st.resp(pair[0], perResource, top, s)/st.resp(pair[1], perResource, top, s)
@@ -270,6 +289,7 @@ func (st *stats) advantageGrows() study.Claim {
 		var as []string
 		for _, s := range svc {
 			as = append(as, fmt.Sprintf("S=%d %s", s, pct(adv(s))))
+			figs[fmt.Sprintf("%s_over_%s_S=%d", pair[0], pair[1], s)] = adv(s)
 		}
 		ok = ok && adv(svc[len(svc)-1]) > adv(svc[0])
 		parts = append(parts, fmt.Sprintf("%s over %s: %s", pair[0], pair[1], strings.Join(as, ", ")))
@@ -277,6 +297,7 @@ func (st *stats) advantageGrows() study.Claim {
 	return study.Claim{ID: "advantage-grows",
 		Claim:    "the improvement of the modular algorithm over its subroutine grows with the ratio of service time to message delay",
 		Measured: fmt.Sprintf("at x=%.1f: %s", st.x[perResource][top], strings.Join(parts, "; ")),
+		Figures:  figs,
 		Pass:     ok}
 }
 
@@ -289,6 +310,7 @@ func (st *stats) advantageGrows() study.Claim {
 func (st *stats) messages() study.Claim {
 	ok := st.have(judgedAlgs...)
 	var parts []string
+	figs := map[string]float64{}
 	for _, pair := range [][2]string{{"CMR", "CM"}, {"CSR", "CS"}} {
 		lo, hi := math.Inf(1), 0.0
 		for _, s := range st.c.services {
@@ -301,6 +323,7 @@ func (st *stats) messages() study.Claim {
 			}
 		}
 		parts = append(parts, fmt.Sprintf("%s/%s %.1f–%.1f", pair[0], pair[1], lo, hi))
+		figs[pair[0]+"/"+pair[1]+"_min"], figs[pair[0]+"/"+pair[1]+"_max"] = lo, hi
 	}
 	// The arithmetic at the highest contention, S largest.
 	top, s := st.top(), st.c.services[len(st.c.services)-1]
@@ -309,10 +332,13 @@ func (st *stats) messages() study.Claim {
 		c, _ := st.get(a, perResource, top, s)
 		arith = append(arith, fmt.Sprintf("%s %.0f per entry = modular layer %.0f (5r = 5×%.2f = %.0f, dec+advance %.0f: %.1f positions advanced per resource) + subroutine %.0f",
 			a, c.msgs[0], c.layer, c.size, 5*c.size, c.decAdv, c.decAdv/(2*c.size), c.msgs[0]-c.layer))
+		figs[a+"_per_entry"], figs[a+"_layer"], figs[a+"_set_size"] = c.msgs[0], c.layer, c.size
+		figs[a+"_dec_advance"], figs[a+"_subroutine"] = c.decAdv, c.msgs[0]-c.layer
 	}
 	return study.Claim{ID: "messages",
 		Claim:    "the combined algorithms require more messages than their subroutines (the paper's summary calls it a small increase, and says they need fewer than AS: not reproduced, AS is not implemented)",
 		Measured: fmt.Sprintf("messages per entry, every S and x=%.1f..%.1f: %s; at x=%.1f, S=%d: %s", st.x[perResource][0], st.x[perResource][top], strings.Join(parts, ", "), st.x[perResource][top], s, strings.Join(arith, "; ")),
+		Figures:  figs,
 		Pass:     ok}
 }
 
@@ -356,5 +382,7 @@ func (st *stats) precision() study.Claim {
 	}
 	return study.Claim{ID: "precision",
 		Claim:    "simulation runs long enough that the 95 % confidence intervals of mean response time and messages are within 5 % of the measured values",
-		Measured: m, Pass: precise == points && points > 0}
+		Measured: m, Pass: precise == points && points > 0,
+		Figures: map[string]float64{"precise_points": float64(precise), "judged_points": float64(points), "fewest_graphs": float64(fewest),
+			"most_graphs": float64(most), "distinct_graphs": float64(graphs), "answers_per_run": float64(st.c.measured), "warm_up": float64(st.c.warm)}}
 }

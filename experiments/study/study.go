@@ -18,7 +18,11 @@ type Claim struct {
 	Paper    string `json:"paper"`    // "sivilotti §5"
 	Claim    string `json:"claim"`    // the paper's statement, in one sentence
 	Measured string `json:"measured"` // what was measured, with the numbers
-	Pass     bool   `json:"pass"`
+	// Figures are the numbers Measured quotes, by name ("slope", "r2",
+	// "n=8:hygienic"), for a program that reads the JSON: taken from the
+	// same variables as the prose, never parsed back from it.
+	Figures map[string]float64 `json:"figures,omitempty"`
+	Pass    bool               `json:"pass"`
 }
 
 // Options set how an experiment runs.
