@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 
@@ -85,6 +88,7 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 			return badf("--out: %v", err)
 		}
 	}
+	before := snapshot(*out)
 	bar := newProgress(stderr)
 	defer bar.finish()
 	if sh.N > 0 {
@@ -101,10 +105,11 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 		claims = append(claims, cs...)
 	}
 	bar.finish()
-	return printClaims(claims, *format, *seed, stdout, stderr)
+	return printClaims(claims, *format, *seed, written(*out, before), stdout, stderr)
 }
 
-// choose finds the named reproductions (all of them when none is named).
+// choose finds the named reproductions (all of them when none is named),
+// each once, in the order first named.
 func choose(names []string) ([]study.Experiment, error) {
 	avail := experiments.All()
 	if len(avail) == 0 {
@@ -115,6 +120,9 @@ func choose(names []string) ([]study.Experiment, error) {
 	}
 	var chosen []study.Experiment
 	for _, n := range names {
+		if slices.ContainsFunc(chosen, func(e study.Experiment) bool { return e.Name == n }) {
+			continue
+		}
 		i := slices.IndexFunc(avail, func(e study.Experiment) bool { return e.Name == n })
 		if i < 0 {
 			var have []string
@@ -238,6 +246,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 			return badf("--out: %v", err)
 		}
 	}
+	before := snapshot(*out)
 	var claims []study.Claim
 	for _, e := range chosen {
 		// A reproduction not built on sweep points: shard 0's claims, or,
@@ -254,7 +263,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		claims = append(claims, cs...)
 	}
-	return printClaims(claims, *format, merged.Seed, stdout, stderr)
+	return printClaims(claims, *format, merged.Seed, written(*out, before), stdout, stderr)
 }
 
 // shardPaths expands directories to the shard files in them.
@@ -337,22 +346,20 @@ func readShards(files []string) (shardFile, error) {
 	return m, nil
 }
 
-func printClaims(claims []study.Claim, format string, seed uint64, stdout, stderr io.Writer) error {
+// printClaims prints the report: as JSON, or as a block a claim (its id,
+// paper and verdict, then the paper's statement and what was measured,
+// wrapped to width) ending in the files written and "N of M claims pass".
+func printClaims(claims []study.Claim, format string, seed uint64, files []string, stdout, stderr io.Writer) error {
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
 			Claims []study.Claim `json:"claims"`
-		}{claims}); err != nil {
+		}{finite(claims)}); err != nil {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "claim\tpaper\tpass\tmeasured")
-		for _, c := range claims {
-			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", c.ID, c.Paper, c.Pass, c.Measured)
-		}
-		tw.Flush()
+		writeTable(stdout, claims, files)
 	}
 	for _, c := range claims {
 		if !c.Pass {
@@ -361,6 +368,107 @@ func printClaims(claims []study.Claim, format string, seed uint64, stdout, stder
 		}
 	}
 	return nil
+}
+
+// width is where the table wraps its text: a terminal's usual width.
+const width = 80
+
+func writeTable(w io.Writer, claims []study.Claim, files []string) {
+	pass := 0
+	for i, c := range claims {
+		verdict := "FAIL"
+		if c.Pass {
+			verdict = "pass"
+			pass++
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s  %s  (%s)\n", verdict, c.ID, c.Paper)
+		wrap(w, "  claim:    ", c.Claim)
+		wrap(w, "  measured: ", c.Measured)
+	}
+	if len(files) > 0 {
+		fmt.Fprintln(w, "\nwrote:")
+		for _, f := range files {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	if len(claims) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%d of %d claims pass\n", pass, len(claims))
+}
+
+// wrap writes text after label, broken at spaces so that no line passes
+// width (a word longer than the room left stays whole), the lines after
+// the first indented as far as the label.
+func wrap(w io.Writer, label, text string) {
+	indent := strings.Repeat(" ", utf8.RuneCountInString(label))
+	line, n := label, utf8.RuneCountInString(label)
+	empty := true
+	for _, word := range strings.Fields(text) {
+		k := utf8.RuneCountInString(word)
+		if !empty && n+1+k > width {
+			fmt.Fprintln(w, line)
+			line, n, empty = indent, len(indent), true
+		}
+		if !empty {
+			line, n = line+" ", n+1
+		}
+		line, n, empty = line+word, n+k, false
+	}
+	fmt.Fprintln(w, line)
+}
+
+// finite leaves out of the figures any that is not a finite number (JSON
+// has no NaN or infinity); the measured text still says it.
+func finite(claims []study.Claim) []study.Claim {
+	out := slices.Clone(claims)
+	for i, c := range out {
+		var figs map[string]float64
+		for k, v := range c.Figures {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				if figs == nil {
+					figs = maps.Clone(c.Figures)
+				}
+				delete(figs, k)
+			}
+		}
+		if figs != nil {
+			out[i].Figures = figs
+		}
+	}
+	return out
+}
+
+// snapshot records the files in dir and their modification times, so that
+// written can tell which ones a run wrote.
+func snapshot(dir string) map[string]time.Time {
+	seen := map[string]time.Time{}
+	if dir == "" {
+		return seen
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			seen[e.Name()] = info.ModTime()
+		}
+	}
+	return seen
+}
+
+// written lists the files of dir that are new or changed since before,
+// by name.
+func written(dir string, before map[string]time.Time) []string {
+	var files []string
+	for name, t := range snapshot(dir) {
+		if old, ok := before[name]; !ok || !old.Equal(t) {
+			files = append(files, filepath.Join(dir, name))
+		}
+	}
+	slices.Sort(files)
+	return files
 }
 
 // progress draws one bar a stage on stderr when it is a terminal: the
