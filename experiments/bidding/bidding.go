@@ -213,10 +213,14 @@ func bidQuantile(xs []float64, q float64) float64 {
 }
 
 func bidPlot(o study.Options, name, title, xl, yl string, series []report.Series) error {
+	return bidFigure(o, name, report.Figure{Title: title, XLabel: xl, YLabel: yl, Series: series})
+}
+
+func bidFigure(o study.Options, name string, f report.Figure) error {
 	if o.OutDir == "" {
 		return nil
 	}
-	return report.LinePlot(filepath.Join(o.OutDir, name), title, xl, yl, series)
+	return f.Write(filepath.Join(o.OutDir, name))
 }
 
 func runBidding(ctx context.Context, o study.Options) ([]study.Claim, error) {
@@ -293,12 +297,12 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	}
 	_, slope, r2 := bidFit(xs, ys)
 	if err := bidPlot(o, "bidding-kv.svg", "uniform bidding: mean response vs k·v", "k·v", "rounds",
-		[]report.Series{bidSorted(report.Series{Name: "measured mean", X: xs, Y: ys}), bidSorted(report.Series{Name: "2eβkv (Theorem 4)", X: xs, Y: bounds})}); err != nil {
+		[]report.Series{{Name: "measured mean (k, v)", X: xs, Y: ys, Points: true}, bidPerX(report.Series{Name: "2eβkv (Theorem 4)", X: xs, Y: bounds, Dashed: true})}); err != nil {
 		return nil, err
 	}
 	if err := bidPlot(o, "bidding-success.svg", "per-round success probability × βkv", "k·v", "p·βkv",
-		[]report.Series{bidSorted(report.Series{Name: "measured", X: px, Y: pMeasured}), bidSorted(report.Series{Name: "upper 1", X: px, Y: pUpper}),
-			bidSorted(report.Series{Name: "lower 1/2e", X: px, Y: pLower})}); err != nil {
+		[]report.Series{{Name: "measured (k, v)", X: px, Y: pMeasured, Points: true}, bidPerX(report.Series{Name: "upper bound 1", X: px, Y: pUpper, Dashed: true}),
+			bidPerX(report.Series{Name: "lower bound 1/2e", X: px, Y: pLower, Dashed: true})}); err != nil {
 		return nil, err
 	}
 	grid := fmt.Sprintf("k ∈ %v × v ∈ %v, %d requests each, band networks", ks, vs, requests)
@@ -467,8 +471,9 @@ func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	for i, x := range bx {
 		by[i] = x - 1
 	}
-	ss = append(ss, report.Series{Name: "bound ab−1 (Th. 1, 2)", X: bx, Y: by})
-	if err := bidPlot(o, "bidding-matrix.svg", "matrix networks: longest wait", "users a·b", "longest response / μ", ss); err != nil {
+	ss = append(ss, report.Series{Name: "bound ab−1 (Th. 1, 2)", X: bx, Y: by, Dashed: true})
+	if err := bidFigure(o, "bidding-matrix.svg", report.Figure{Title: "matrix networks: longest wait", XLabel: "users a·b",
+		YLabel: "longest response / μ (log scale)", LogY: true, Series: ss}); err != nil {
 		return nil, err
 	}
 	return []study.Claim{{
@@ -527,6 +532,22 @@ func bidRing(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		Figures: ringFigures(n, ks, means, exp, r2),
 		Pass:    exp >= 1.5 && exp <= 2.5 && r2 >= 0.9,
 	}}, nil
+}
+
+// bidPerX orders a series' points by x and joins points of equal x into
+// their mean, for a line plot without vertical zigzags.
+func bidPerX(s report.Series) report.Series {
+	out := report.Series{Name: s.Name, Dashed: s.Dashed}
+	s = bidSorted(s)
+	for i := 0; i < len(s.X); {
+		j, sum := i, 0.0
+		for ; j < len(s.X) && s.X[j] == s.X[i]; j++ {
+			sum += s.Y[j]
+		}
+		out.X, out.Y = append(out.X, s.X[i]), append(out.Y, sum/float64(j-i))
+		i = j
+	}
+	return out
 }
 
 // bidSorted orders a series' points by x, for a line plot.

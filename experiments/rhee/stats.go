@@ -110,28 +110,46 @@ func (st *stats) figures(dir string) error {
 		for _, s := range st.services(m) {
 			path := filepath.Join(dir, fmt.Sprintf("rhee-response-%s-S%d.svg", m, s))
 			title := fmt.Sprintf("Mean response, S = %d, delay %.0f; %s", s, d, m.title())
-			if err := report.LinePlot(path, title, "average number of conflicting users", "mean response time (ticks, 95% CI)",
-				st.series(m, s, func(c cell) [2]float64 { return c.resp })); err != nil {
+			if err := (report.Figure{Title: title, XLabel: "average number of conflicting users", YLabel: "mean response time (ticks, 95% CI)",
+				Caption: st.caption(), Series: st.series(m, s, func(c cell) [2]float64 { return c.resp })}).Write(path); err != nil {
 				return err
 			}
 		}
 		s := st.services(m)[len(st.services(m))-1]
 		path := filepath.Join(dir, fmt.Sprintf("rhee-messages-%s-S%d.svg", m, s))
 		title := fmt.Sprintf("Messages per entry, S = %d, delay %.0f; %s", s, d, m.title())
-		if err := report.LinePlot(path, title, "average number of conflicting users", "messages per critical section (95% CI)",
-			st.series(m, s, func(c cell) [2]float64 { return c.msgs })); err != nil {
+		if err := (report.Figure{Title: title, XLabel: "average number of conflicting users", YLabel: "messages per critical section (95% CI)",
+			Caption: st.caption(), Series: st.series(m, s, func(c cell) [2]float64 { return c.msgs })}).Write(path); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// series is one line per algorithm run on model m at S = s; the
-// reference series dashed.
+// caption says what the legend's short names stand for: the paper's four
+// algorithms, then the reference series (dashed).
+func (st *stats) caption() string {
+	var judged, ref []string
+	for _, a := range st.run {
+		if a.ref {
+			ref = append(ref, a.short+" = "+a.name)
+		} else {
+			judged = append(judged, a.short+" = "+a.name)
+		}
+	}
+	c := strings.Join(judged, ", ") + " (CMR, CSR: Rhee's modular algorithm over CM, CS)."
+	if len(ref) > 0 {
+		c += " Dashed, a reference not judged: " + strings.Join(ref, ", ") + "."
+	}
+	return c + " Bars: 95% confidence intervals."
+}
+
+// series is one line per algorithm run on model m at S = s, under its
+// short name; the reference series dashed.
 func (st *stats) series(m setModel, s int, y func(cell) [2]float64) []report.Series {
 	var out []report.Series
 	for ai, a := range st.run {
-		sr := report.Series{Name: a.short + " (" + a.name + ")", Dashed: a.ref}
+		sr := report.Series{Name: a.short, Dashed: a.ref}
 		for xi, x := range st.x[m] {
 			ce, ok := st.cells[point{ai, m, xi, s}]
 			if !ok {
