@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"allot/experiments/sweep"
@@ -110,16 +111,18 @@ func (st *stats) figures(dir string) error {
 		for _, s := range st.services(m) {
 			path := filepath.Join(dir, fmt.Sprintf("rhee-response-%s-S%d.svg", m, s))
 			title := fmt.Sprintf("Mean response, S = %d, delay %.0f; %s", s, d, m.title())
+			ss := st.series(m, s, func(c cell) [2]float64 { return c.resp })
 			if err := (report.Figure{Title: title, XLabel: "average number of conflicting users", YLabel: "mean response time (ticks, 95% CI)",
-				Caption: st.caption(), Series: st.series(m, s, func(c cell) [2]float64 { return c.resp })}).Write(path); err != nil {
+				Caption: st.caption(ss), Series: ss}).Write(path); err != nil {
 				return err
 			}
 		}
 		s := st.services(m)[len(st.services(m))-1]
 		path := filepath.Join(dir, fmt.Sprintf("rhee-messages-%s-S%d.svg", m, s))
 		title := fmt.Sprintf("Messages per entry, S = %d, delay %.0f; %s", s, d, m.title())
+		ss := st.series(m, s, func(c cell) [2]float64 { return c.msgs })
 		if err := (report.Figure{Title: title, XLabel: "average number of conflicting users", YLabel: "messages per critical section (95% CI)",
-			Caption: st.caption(), Series: st.series(m, s, func(c cell) [2]float64 { return c.msgs })}).Write(path); err != nil {
+			Caption: st.caption(ss), Series: ss}).Write(path); err != nil {
 			return err
 		}
 	}
@@ -127,10 +130,13 @@ func (st *stats) figures(dir string) error {
 }
 
 // caption says what the legend's short names stand for: the paper's four
-// algorithms, then the reference series (dashed).
-func (st *stats) caption() string {
+// algorithms, then the reference series (dashed) the figure has.
+func (st *stats) caption(shown []report.Series) string {
 	var judged, ref []string
 	for _, a := range st.run {
+		if !slices.ContainsFunc(shown, func(s report.Series) bool { return s.Name == a.short }) {
+			continue
+		}
 		if a.ref {
 			ref = append(ref, a.short+" = "+a.name)
 		} else {
