@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"allot/experiments/study"
+)
+
+// The table is a block a claim — verdict, id and paper, then the paper's
+// statement and what was measured, wrapped to 80 columns — then the files
+// --out wrote and "N of M claims pass".
+func TestReproTableReadsOnItsOwn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "figs")
+	out, errs, code := allot(t, "repro", "bidding", "--quick", "--out", dir)
+	if code > 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for _, l := range lines {
+		if utf8.RuneCountInString(l) > width && strings.Contains(strings.TrimSpace(l), " ") {
+			t.Errorf("line of %d columns: %q", utf8.RuneCountInString(l), l)
+		}
+	}
+	head := regexp.MustCompile(`^(pass|FAIL)  (\S+)  \((.+)\)$`)
+	blocks, passed := 0, 0
+	for i, l := range lines {
+		m := head.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		blocks++
+		if m[1] == "pass" {
+			passed++
+		}
+		if i+2 >= len(lines) || !strings.HasPrefix(lines[i+1], "  claim:    ") || !strings.Contains(out[strings.Index(out, l):], "  measured: ") {
+			t.Errorf("block %q: no claim and measured lines after it", l)
+		}
+	}
+	if blocks == 0 {
+		t.Fatalf("no claim blocks in\n%s", out)
+	}
+	if want := fmt.Sprintf("%d of %d claims pass", passed, blocks); lines[len(lines)-1] != want {
+		t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
+	}
+	figs, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(figs) == 0 {
+		t.Fatal("no figures written")
+	}
+	i := slices.Index(lines, "wrote:")
+	if i < 0 {
+		t.Fatalf("no list of the files written in\n%s", out)
+	}
+	var listed []string
+	for _, l := range lines[i+1:] {
+		if !strings.HasPrefix(l, "  ") {
+			break
+		}
+		listed = append(listed, strings.TrimSpace(l))
+	}
+	if !slices.Equal(listed, figs) {
+		t.Errorf("listed %v, wrote %v", listed, figs)
+	}
+	// A second run into the same directory rewrites, and lists, them all.
+	again, _, _ := allot(t, "repro", "bidding", "--quick", "--out", dir)
+	if !strings.Contains(again, "wrote:\n  "+strings.Join(figs, "\n  ")+"\n") {
+		t.Errorf("second run lists other files:\n%s", again)
+	}
+}
+
+// Every claim of every reproduction carries its numbers as JSON fields.
+func TestReproJSONHasFiguresForEveryClaim(t *testing.T) {
+	out, errs, code := allot(t, "repro", "--quick", "--format", "json")
+	if code > 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Claims []map[string]any `json:"claims"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	experiments := map[string]bool{}
+	for _, c := range rep.Claims {
+		for _, k := range []string{"id", "paper", "claim", "measured", "pass"} {
+			if _, ok := c[k]; !ok {
+				t.Errorf("claim %v: no %q", c["id"], k)
+			}
+		}
+		experiments[strings.Split(c["id"].(string), "/")[0]] = true
+		figs, _ := c["figures"].(map[string]any)
+		if len(figs) == 0 {
+			t.Errorf("claim %v: no figures (measured: %v)", c["id"], c["measured"])
+		}
+		for k, v := range figs {
+			if _, ok := v.(float64); !ok {
+				t.Errorf("claim %v: figure %s = %v, not a number", c["id"], k, v)
+			}
+		}
+	}
+	if len(experiments) < 5 {
+		t.Errorf("claims of %d reproductions, want every one: %v", len(experiments), experiments)
+	}
+}
+
+func TestReproRunsRepeatedNamesOnce(t *testing.T) {
+	got, err := choose([]string{"pool", "bidding", "pool", "bidding", "pool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range got {
+		names = append(names, e.Name)
+	}
+	if !slices.Equal(names, []string{"pool", "bidding"}) {
+		t.Errorf("chose %v, want [pool bidding]", names)
+	}
+	one, _, _ := allot(t, "repro", "bidding", "--quick", "--format", "json")
+	twice, _, _ := allot(t, "repro", "bidding", "bidding", "--quick", "--format", "json")
+	if one != twice {
+		t.Error("`repro bidding bidding` printed other claims than `repro bidding`")
+	}
+}
+
+func TestWrapKeepsLinesWithinWidth(t *testing.T) {
+	long := strings.Repeat("word ", 40) + strings.Repeat("x", 100) + " tail"
+	var b bytes.Buffer
+	wrap(&b, "  measured: ", long)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("not wrapped: %q", b.String())
+	}
+	if strings.Join(strings.Fields(strings.TrimPrefix(b.String(), "  measured: ")), " ") != strings.Join(strings.Fields(long), " ") {
+		t.Error("wrapping changed the text")
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, strings.Repeat(" ", 12)) {
+			t.Errorf("continuation not indented: %q", l)
+		}
+		if n := utf8.RuneCountInString(l); n > width && strings.Contains(strings.TrimSpace(l), " ") {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+}
+
+func TestReportWithoutClaimsAndWithNaN(t *testing.T) {
+	var b bytes.Buffer
+	writeTable(&b, nil, nil)
+	if b.String() != "0 of 0 claims pass\n" {
+		t.Errorf("empty report %q", b.String())
+	}
+	claims := []study.Claim{{ID: "x/y", Pass: true, Figures: map[string]float64{"ok": 1, "nan": math.NaN(), "inf": math.Inf(1)}}}
+	var o, e bytes.Buffer
+	if err := printClaims(claims, "json", 1, nil, &o, &e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(o.String(), `"ok": 1`) || strings.Contains(o.String(), "nan") || len(claims[0].Figures) != 3 {
+		t.Errorf("non-finite figures: %s (claims left %v)", o.String(), claims[0].Figures)
+	}
+}
