@@ -984,8 +984,10 @@ func (x *Frame) GetPayload() []byte {
 }
 
 type TokensRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Resources     []int32                `protobuf:"varint,1,rep,packed,name=resources,proto3" json:"resources,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// keys name what is fenced: "lock/RES" for a lock resource slot,
+	// "sem/NAME/UNIT" for a semaphore unit.
+	Keys          []string `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1020,9 +1022,9 @@ func (*TokensRequest) Descriptor() ([]byte, []int) {
 	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
 }
 
-func (x *TokensRequest) GetResources() []int32 {
+func (x *TokensRequest) GetKeys() []string {
 	if x != nil {
-		return x.Resources
+		return x.Keys
 	}
 	return nil
 }
@@ -1137,9 +1139,9 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\binstance\x18\x04 \x01(\tR\binstance\x12\x12\n" +
 	"\x04from\x18\x05 \x01(\x05R\x04from\x12\x0e\n" +
 	"\x02to\x18\x06 \x01(\x05R\x02to\x12\x18\n" +
-	"\apayload\x18\a \x01(\fR\apayload\"-\n" +
-	"\rTokensRequest\x12\x1c\n" +
-	"\tresources\x18\x01 \x03(\x05R\tresources\"B\n" +
+	"\apayload\x18\a \x01(\fR\apayload\"#\n" +
+	"\rTokensRequest\x12\x12\n" +
+	"\x04keys\x18\x01 \x03(\tR\x04keys\"B\n" +
 	"\x0eTokensResponse\x12\x14\n" +
 	"\x05epoch\x18\x01 \x01(\x04R\x05epoch\x12\x1a\n" +
 	"\bcounters\x18\x02 \x03(\x04R\bcounters2\x93\x04\n" +

@@ -442,8 +442,8 @@ const (
 // messages (package codec) both ways.
 type PeerClient interface {
 	Link(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Frame, Frame], error)
-	// Tokens issues the next fencing token of each resource whose keeper is
-	// the called node.
+	// Tokens issues the next fencing token of each key whose keeper is the
+	// called node.
 	Tokens(ctx context.Context, in *TokensRequest, opts ...grpc.CallOption) (*TokensResponse, error)
 }
 
@@ -487,8 +487,8 @@ func (c *peerClient) Tokens(ctx context.Context, in *TokensRequest, opts ...grpc
 // messages (package codec) both ways.
 type PeerServer interface {
 	Link(grpc.BidiStreamingServer[Frame, Frame]) error
-	// Tokens issues the next fencing token of each resource whose keeper is
-	// the called node.
+	// Tokens issues the next fencing token of each key whose keeper is the
+	// called node.
 	Tokens(context.Context, *TokensRequest) (*TokensResponse, error)
 	mustEmbedUnimplementedPeerServer()
 }
