@@ -1,0 +1,153 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"allot/client"
+	"allot/service"
+)
+
+// workload runs lockers on overlapping sets of 8 resources and users of a
+// semaphore of 3 units against addrs, bounded by count and by time, and
+// lets one session expire while it holds a lock. It returns the first
+// error.
+func workload(ctx context.Context, t testing.TB, addrs []string, lockers, semUsers, rounds int) {
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, lockers+semUsers+1)
+	names := []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"}
+	for i := range lockers {
+		wg.Go(func() {
+			s, err := c.Session(ctx, client.WithTTL(5*time.Second))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close(context.Background())
+			rnd := rand.New(rand.NewPCG(uint64(i), 1))
+			for range rounds {
+				k := 1 + rnd.IntN(3)
+				perm := rnd.Perm(len(names))[:k]
+				set := make([]string, k)
+				for j, p := range perm {
+					set[j] = names[p]
+				}
+				g, err := s.Lock(ctx, set...)
+				if err != nil {
+					errs <- fmt.Errorf("locker %d: lock %v: %w", i, set, err)
+					return
+				}
+				time.Sleep(time.Duration(rnd.IntN(500)) * time.Microsecond)
+				if err := g.Unlock(ctx); err != nil {
+					errs <- fmt.Errorf("locker %d: unlock: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	for i := range semUsers {
+		wg.Go(func() {
+			s, err := c.Session(ctx, client.WithTTL(5*time.Second))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close(context.Background())
+			sem := s.Semaphore("workers", 3)
+			for range rounds {
+				if err := sem.Acquire(ctx); err != nil {
+					errs <- fmt.Errorf("semaphore user %d: %w", i, err)
+					return
+				}
+				time.Sleep(200 * time.Microsecond)
+				if err := sem.Release(ctx); err != nil {
+					errs <- fmt.Errorf("semaphore user %d: release: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	// A client that takes r0 and r1 and then hangs: its lease expires, its
+	// Done closes, and the next holder gets larger tokens.
+	wg.Go(func() {
+		s, err := c.Session(ctx, client.WithTTL(300*time.Millisecond))
+		if err != nil {
+			errs <- err
+			return
+		}
+		g, err := s.Lock(ctx, "r0", "r1")
+		if err != nil {
+			errs <- fmt.Errorf("hanging client: %w", err)
+			return
+		}
+		s.Orphan()
+		select {
+		case <-g.Done():
+		case <-time.After(5 * time.Second):
+			errs <- fmt.Errorf("the hanging client's grant is not Done 5s after its 300ms lease")
+			return
+		}
+		s2, err := c.Session(ctx, client.WithTTL(5*time.Second))
+		if err != nil {
+			errs <- err
+			return
+		}
+		defer s2.Close(context.Background())
+		g2, err := s2.Lock(ctx, "r0")
+		if err != nil {
+			errs <- fmt.Errorf("after the expiry: %w", err)
+			return
+		}
+		if !g.Token("r0").Less(g2.Token("r0")) {
+			errs <- fmt.Errorf("token of r0 went from %v to %v across an expiry", g.Token("r0"), g2.Token("r0"))
+		}
+		g2.Unlock(ctx)
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// verify checks the nodes' event logs.
+func verify(t testing.TB, logs [][]byte) service.Verdict {
+	var recs [][]service.Record
+	for i, b := range logs {
+		r, err := service.ReadEvents(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("node %d's log: %v", i, err)
+		}
+		recs = append(recs, r)
+	}
+	v, err := service.Verify(recs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.OK() {
+		t.Errorf("the event logs show %v", v)
+	}
+	return v
+}
+
+func TestConcurrentInProcess(t *testing.T) {
+	addrs, stop := cluster(t, 3, 0)
+	workload(context.Background(), t, addrs, 9, 4, 40)
+	v := verify(t, stop())
+	t.Logf("%v", v)
+	if v.Answered < 9*40+4*40 {
+		t.Errorf("only %d requests answered", v.Answered)
+	}
+}
