@@ -17,6 +17,12 @@ import (
 // their addresses; the nodes stop when the test ends, and their event logs
 // are returned by the func.
 func cluster(t testing.TB, n int, lockDelay time.Duration) ([]string, func() [][]byte) {
+	return clusterVia(t, n, lockDelay, nil)
+}
+
+// clusterVia is cluster with node i dialling the others at via(i, addrs)
+// (nil: at addrs).
+func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, addrs []string) []string) ([]string, func() [][]byte) {
 	t.Helper()
 	var lns []net.Listener
 	var addrs []string
@@ -33,7 +39,11 @@ func cluster(t testing.TB, n int, lockDelay time.Duration) ([]string, func() [][
 	var servers []*grpc.Server
 	for i := range n {
 		logs[i] = &bytes.Buffer{}
-		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8}, Self: i, Events: logs[i], LockDelay: lockDelay})
+		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8}, Self: i, Events: logs[i], LockDelay: lockDelay}
+		if via != nil {
+			cfg.PeerAddrs = via(i, addrs)
+		}
+		nd, err := service.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

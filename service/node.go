@@ -35,8 +35,12 @@ type Config struct {
 	// TryWait bounds how long TryLock and TryAcquire wait for a grant
 	// (0: 20ms); see docs/service.md.
 	TryWait time.Duration
-	Log     *slog.Logger // nil: discard
-	Events  io.Writer    // the node event log (JSONL), nil: none
+	// PeerAddrs, when set, are the addresses this node dials the other
+	// nodes at, in Cluster.Nodes order (a proxy in between, in tests);
+	// nil: Cluster.Nodes.
+	PeerAddrs []string
+	Log       *slog.Logger // nil: discard
+	Events    io.Writer    // the node event log (JSONL), nil: none
 }
 
 // Node is one node of a cluster: it serves the Allot API to clients and the
@@ -116,6 +120,9 @@ func New(cfg Config) (*Node, error) {
 	for k, addr := range c.Nodes {
 		if k == n.self {
 			continue
+		}
+		if k < len(cfg.PeerAddrs) {
+			addr = cfg.PeerAddrs[k]
 		}
 		n.links[k] = newLink(n, k)
 		if n.conns[k], err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
@@ -279,7 +286,7 @@ func (n *Node) tokens(ctx context.Context, keys []string) ([]*pb.Token, error) {
 		if k == n.self {
 			cs = n.issue(ks)
 		} else {
-			resp, err := pb.NewPeerClient(n.conns[k]).Tokens(ctx, &pb.TokensRequest{Keys: ks})
+			resp, err := pb.NewPeerClient(n.conns[k]).Tokens(ctx, &pb.TokensRequest{Keys: ks}, grpc.WaitForReady(true))
 			if err != nil {
 				return nil, err
 			}
