@@ -26,6 +26,7 @@ usage:
   allot list                          list the algorithms and reproductions
   allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)
   allot cluster [--nodes N]           start an N-node cluster on loopback for trying out
+  allot bench [--addr A,B,C]          the peer workloads W1-W3 on a cluster (its own 3 nodes by default)
   allot version                       the version of this build (also --version)
 `
 
@@ -89,6 +90,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = serveCmd(args[1:], stdout, stderr)
 	case "cluster":
 		err = clusterCmd(args[1:], stdout, stderr)
+	case "bench":
+		err = benchCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -96,7 +99,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster, bench or version)", args[0])
 	}
 	var ue usageError
 	switch {
