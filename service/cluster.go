@@ -63,7 +63,9 @@ func ReadCluster(path string) (Cluster, error) {
 	dec := yaml.NewDecoder(strings.NewReader(string(b)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil {
-		return Cluster{}, fmt.Errorf("%w: %s: %v", ErrCluster, path, err)
+		// yaml lists several errors on several lines; one line is kept.
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", ";")), " ")
+		return Cluster{}, fmt.Errorf("%w: %s: %s", ErrCluster, path, msg)
 	}
 	return c, nil
 }
