@@ -74,7 +74,7 @@ func wrap(err error) error {
 	case codes.NotFound:
 		base = ErrSessionExpired
 	case codes.FailedPrecondition:
-		base = ErrLocked
+		return ErrLocked
 	case codes.ResourceExhausted:
 		base = ErrExhausted
 	case codes.Unavailable:
@@ -235,8 +235,6 @@ type Grant struct {
 	id     uint64
 	tokens map[string]Token
 	unit   int
-	sem    bool
-	once   sync.Once
 }
 
 // Token is the fencing token of resource r (the zero Token if the grant
@@ -328,7 +326,7 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	g := &Grant{s: m.s, id: r.Grant, unit: int(r.Unit), sem: true, tokens: map[string]Token{m.name: {r.Token.GetEpoch(), r.Token.GetCounter()}}}
+	g := &Grant{s: m.s, id: r.Grant, unit: int(r.Unit), tokens: map[string]Token{m.name: {r.Token.GetEpoch(), r.Token.GetCounter()}}}
 	m.mu.Lock()
 	m.held = append(m.held, g)
 	m.mu.Unlock()
