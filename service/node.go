@@ -382,9 +382,9 @@ func (n *Node) acquire(ctx context.Context, s *session, in *instance, req proc.R
 		}
 		in.run(func() { n.events.fenced(in, sl.id, g.keys, counters) })
 	}
-	if !g.held() || err != nil {
-		// The session expired while the tokens were issued, or they
-		// could not be: the answer goes back.
+	if err != nil || !g.fence() {
+		// The tokens could not be issued, or the session expired
+		// meanwhile: the answer goes back, after the keepers answered.
 		s.drop(g)
 		g.release()
 		if err != nil {
@@ -404,15 +404,20 @@ type grant struct {
 	keys []string
 
 	mu       sync.Mutex
-	lost     bool // the session expired before the grant was handed out
+	lost     bool // the session ended
+	fenced   bool // the tokens are issued: the grant may be handed out
 	released bool
 }
 
-// held reports whether g may be handed out: its session has not expired.
-func (g *grant) held() bool {
+// fence marks g's tokens issued, unless its session has ended: then the
+// caller gives it back (the session could not, the tokens being on their
+// way: a grant goes back only after its keepers answered, which is what
+// keeps the tokens in the order of the holders).
+func (g *grant) fence() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return !g.lost
+	g.fenced = !g.lost
+	return g.fenced
 }
 
 // release gives the grant back, once.
@@ -486,8 +491,9 @@ func (n *Node) end(s *session, delay time.Duration, why string) {
 	for _, g := range gs {
 		g.mu.Lock()
 		g.lost = true
+		fenced := g.fenced
 		g.mu.Unlock()
-		if g.keys == nil {
+		if !fenced {
 			continue // still waiting or fencing: acquire gives it back
 		}
 		if delay > 0 {
