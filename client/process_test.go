@@ -61,7 +61,19 @@ func TestAcrossProcesses(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
+	// One more client in a process of its own: this test binary, running
+	// TestClientProcess, beside the goroutines of this one.
+	other := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestClientProcess$", "-test.count=1")
+	other.Env = append(os.Environ(), "ALLOT_TEST_ADDRS="+strings.Join(addrs, ","))
+	otherOut := &strings.Builder{}
+	other.Stdout, other.Stderr = otherOut, otherOut
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
 	workload(ctx, t, addrs, 12, 4, 30)
+	if err := other.Wait(); err != nil {
+		t.Errorf("the client process failed: %v\n%s", err, otherOut)
+	}
 	stop()
 	var logs [][]byte
 	for i := range 3 {
@@ -73,7 +85,17 @@ func TestAcrossProcesses(t *testing.T) {
 	}
 	v := verify(t, logs)
 	t.Logf("%v", v)
-	if v.Answered < 12*30+4*30 {
+	if v.Answered < 2*(12*30+4*30) {
 		t.Errorf("only %d requests answered", v.Answered)
 	}
+}
+
+// TestClientProcess is the client process of TestAcrossProcesses; run on
+// its own it does nothing.
+func TestClientProcess(t *testing.T) {
+	addrs := os.Getenv("ALLOT_TEST_ADDRS")
+	if addrs == "" {
+		t.Skip("the client process of TestAcrossProcesses")
+	}
+	workload(context.Background(), t, strings.Split(addrs, ","), 12, 4, 30)
 }
