@@ -82,7 +82,7 @@ func workload(ctx context.Context, t testing.TB, addrs []string, lockers, semUse
 	// A client that takes r0 and r1 and then hangs: its lease expires, its
 	// Done closes, and the next holder gets larger tokens.
 	wg.Go(func() {
-		s, err := c.Session(ctx, client.WithTTL(300*time.Millisecond))
+		s, err := c.Session(ctx, client.WithTTL(time.Second))
 		if err != nil {
 			errs <- err
 			return
@@ -96,7 +96,7 @@ func workload(ctx context.Context, t testing.TB, addrs []string, lockers, semUse
 		select {
 		case <-g.Done():
 		case <-time.After(5 * time.Second):
-			errs <- fmt.Errorf("the hanging client's grant is not Done 5s after its 300ms lease")
+			errs <- fmt.Errorf("the hanging client's grant is not Done 5s after its 1s lease")
 			return
 		}
 		s2, err := c.Session(ctx, client.WithTTL(5*time.Second))

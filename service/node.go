@@ -22,6 +22,7 @@ import (
 	pb "allot/api/allot/v1"
 	"allot/codec"
 	"allot/proc"
+	"allot/transport/grpclink"
 )
 
 // Config is one node of a cluster.
@@ -53,7 +54,7 @@ type Node struct {
 	log      *slog.Logger
 	codec    *codec.Codec
 	algs     map[algo.Kind]algo.Algorithm
-	links    []*link
+	links    []*grpclink.Link
 	conns    []*grpc.ClientConn
 	events   *eventLog
 	metrics  *metrics
@@ -115,7 +116,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
-	n.links = make([]*link, len(c.Nodes))
+	n.links = make([]*grpclink.Link, len(c.Nodes))
 	n.conns = make([]*grpc.ClientConn, len(c.Nodes))
 	for k, addr := range c.Nodes {
 		if k == n.self {
@@ -124,7 +125,7 @@ func New(cfg Config) (*Node, error) {
 		if k < len(cfg.PeerAddrs) {
 			addr = cfg.PeerAddrs[k]
 		}
-		n.links[k] = newLink(n, k)
+		n.links[k] = grpclink.New(n.self, k, func(f *pb.Frame) { n.received(k, f) }, n.log)
 		if n.conns[k], err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
 			n.cancel()
 			return nil, err
@@ -149,7 +150,7 @@ func (n *Node) Start() {
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			n.links[k].dial(n.ctx, n.conns[k])
+			n.links[k].Dial(n.ctx, n.conns[k])
 		}()
 	}
 }
@@ -161,7 +162,7 @@ func (n *Node) WaitPeers(ctx context.Context) error {
 			continue
 		}
 		select {
-		case <-l.up:
+		case <-l.Up():
 		case <-ctx.Done():
 			return fmt.Errorf("node %d at %s unreachable: %w", k, n.c.Nodes[k], ctx.Err())
 		}
@@ -246,7 +247,7 @@ func (n *Node) send(k int, instance string, from, to proc.ID, m proc.Message) {
 		// declarations, caught by the codec's catalogue test.
 		panic(fmt.Sprintf("service: %v", err))
 	}
-	n.links[k].send(instance, from, to, b)
+	n.links[k].Send(instance, from, to, b)
 }
 
 // keeper is the node that issues the fencing tokens of key.
@@ -286,7 +287,7 @@ func (n *Node) tokens(ctx context.Context, keys []string) ([]*pb.Token, error) {
 		if k == n.self {
 			cs = n.issue(ks)
 		} else {
-			resp, err := pb.NewPeerClient(n.conns[k]).Tokens(ctx, &pb.TokensRequest{Keys: ks}, grpc.WaitForReady(true))
+			resp, err := n.remoteTokens(ctx, k, ks)
 			if err != nil {
 				return nil, err
 			}
@@ -300,6 +301,24 @@ func (n *Node) tokens(ctx context.Context, keys []string) ([]*pb.Token, error) {
 		}
 	}
 	return out, nil
+}
+
+// remoteTokens asks keeper k, again while the connection breaks under the
+// call. A call lost that way may still have been served: its counters are
+// skipped, which keeps the tokens in order (the grant goes back only after
+// the answer that counts).
+func (n *Node) remoteTokens(ctx context.Context, k int, keys []string) (*pb.TokensResponse, error) {
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		resp, err := pb.NewPeerClient(n.conns[k]).Tokens(ctx, &pb.TokensRequest{Keys: keys}, grpc.WaitForReady(true))
+		if status.Code(err) != codes.Unavailable {
+			return resp, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 type peerServer struct {

@@ -1,8 +1,23 @@
-package service
+// Package grpclink is the session layer of a channel between two nodes over
+// gRPC streams (the Peer.Link stream of api/allot/v1): it makes the channel
+// the papers assume — reliable, no message lost, none duplicated — out of
+// streams that may break and be opened again.
+//
+//	sender                                       receiver
+//	Send ─> seq=k+1, kept in unacked             handles seq = last+1 only,
+//	        ──── Frame{seq, ack, payload} ────>  drops seq ≤ last (a resend)
+//	        <──── Frame{ack = last} ───────────  (acks ride on frames or go bare)
+//	trims unacked ≤ ack
+//	a new stream (after a break): resend all of unacked first
+//
+// A lost fork deadlocks an algorithm, a duplicated one breaks exclusion, so
+// neither may pass. The node with the smaller index dials (Dial), the other
+// accepts (Hello, then Attach).
+package grpclink
 
 import (
 	"context"
-	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -12,17 +27,11 @@ import (
 	"allot/proc"
 )
 
-// link is the session layer of the channel to one other node: it makes the
-// channel the papers assume (reliable: no message lost, none duplicated)
-// out of gRPC streams that may break. Each message gets the next sequence
-// number and stays in unacked until the peer acknowledges it; a new stream
-// (after a reconnect) starts by resending everything unacknowledged; the
-// receiver handles seq = last+1 only and drops anything it has handled
-// already. A lost fork would deadlock the algorithm, a duplicated one would
-// break exclusion, so neither may pass.
-type link struct {
-	n    *Node
-	peer int
+// Link is the session layer of the channel to one peer node.
+type Link struct {
+	self, peer int
+	deliver    func(*pb.Frame)
+	log        *slog.Logger
 
 	mu      sync.Mutex
 	seq     uint64 // the last seq given out
@@ -36,19 +45,27 @@ type link struct {
 	recvMu sync.Mutex // one receiver hands messages over at a time
 }
 
-func newLink(n *Node, peer int) *link {
-	return &link{n: n, peer: peer, wake: make(chan struct{}, 1), up: make(chan struct{})}
+// New returns the link from node self to node peer; deliver is called with
+// every new message frame, in the sender's order, one at a time.
+func New(self, peer int, deliver func(*pb.Frame), log *slog.Logger) *Link {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Link{self: self, peer: peer, deliver: deliver, log: log, wake: make(chan struct{}, 1), up: make(chan struct{})}
 }
 
-func (l *link) poke() {
+// Up is closed once a stream has been attached.
+func (l *Link) Up() <-chan struct{} { return l.up }
+
+func (l *Link) poke() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
 	}
 }
 
-// send queues a message; it never blocks.
-func (l *link) send(instance string, from, to proc.ID, payload []byte) {
+// Send queues a message; it never blocks.
+func (l *Link) Send(instance string, from, to proc.ID, payload []byte) {
 	l.mu.Lock()
 	l.seq++
 	l.unacked = append(l.unacked, &pb.Frame{Seq: l.seq, Instance: instance, From: int32(from), To: int32(to), Payload: payload})
@@ -56,14 +73,14 @@ func (l *link) send(instance string, from, to proc.ID, payload []byte) {
 	l.poke()
 }
 
-// stream is either end of a Link stream.
-type stream interface {
+// Stream is either end of a Peer.Link stream.
+type Stream interface {
 	Send(*pb.Frame) error
 	Recv() (*pb.Frame, error)
 }
 
-// attach runs the link over s until s breaks or ctx ends.
-func (l *link) attach(ctx context.Context, s stream) error {
+// Attach runs the link over s until s breaks or ctx ends.
+func (l *Link) Attach(ctx context.Context, s Stream) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l.upOnce.Do(func() { close(l.up) })
@@ -82,7 +99,7 @@ func (l *link) attach(ctx context.Context, s stream) error {
 
 // sender sends, on one stream, every unacknowledged frame (all of them
 // first: the previous stream may have lost any) and the acknowledgements.
-func (l *link) sender(ctx context.Context, s stream) error {
+func (l *Link) sender(ctx context.Context, s Stream) error {
 	var cursor uint64 // the last seq sent on this stream
 	idle := time.NewTicker(100 * time.Millisecond)
 	defer idle.Stop()
@@ -119,8 +136,8 @@ func (l *link) sender(ctx context.Context, s stream) error {
 }
 
 // received handles one frame: trims what the peer acknowledged, drops a
-// duplicate, hands a new message to its instance.
-func (l *link) received(f *pb.Frame) {
+// duplicate, hands a new message over.
+func (l *Link) received(f *pb.Frame) {
 	l.recvMu.Lock()
 	defer l.recvMu.Unlock()
 	l.mu.Lock()
@@ -139,41 +156,31 @@ func (l *link) received(f *pb.Frame) {
 	}
 	if !fresh {
 		if f.Seq > l.recv+1 {
-			l.n.log.Error("link: a gap in the sequence", "peer", l.peer, "seq", f.Seq, "want", l.recv+1)
+			l.log.Error("link: a gap in the sequence", "peer", l.peer, "seq", f.Seq, "want", l.recv+1)
 		}
 		return
 	}
-	m, err := l.n.codec.DecodeMessage(f.Payload)
-	if err != nil {
-		l.n.log.Error("link: undecodable message", "peer", l.peer, "err", err)
-		return
-	}
-	in, err := l.n.instance(f.Instance)
-	if err != nil {
-		l.n.log.Error("link: message for an unknown instance", "peer", l.peer, "instance", f.Instance, "err", err)
-		return
-	}
-	in.deliver(proc.ID(f.From), proc.ID(f.To), m)
+	l.deliver(f)
 }
 
-// dial keeps a stream to the peer open until ctx ends: the node with the
-// smaller index dials, the other accepts (Node.Link).
-func (l *link) dial(ctx context.Context, cc *grpc.ClientConn) {
+// Dial keeps a stream to the peer open until ctx ends, opening a new one
+// when it breaks.
+func (l *Link) Dial(ctx context.Context, cc *grpc.ClientConn) {
 	c := pb.NewPeerClient(cc)
 	backoff := 10 * time.Millisecond
 	for ctx.Err() == nil {
 		s, err := c.Link(ctx)
 		if err == nil {
-			err = s.Send(&pb.Frame{Node: int32(l.n.self)})
+			err = s.Send(&pb.Frame{Node: int32(l.self)})
 		}
 		if err == nil {
 			backoff = 10 * time.Millisecond
-			err = l.attach(ctx, s)
+			err = l.Attach(ctx, s)
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		l.n.log.Debug("link down, redialling", "peer", l.peer, "err", err)
+		l.log.Debug("link down, redialling", "peer", l.peer, "err", err)
 		select {
 		case <-ctx.Done():
 			return
@@ -183,16 +190,11 @@ func (l *link) dial(ctx context.Context, cc *grpc.ClientConn) {
 	}
 }
 
-// Link implements the Peer service: the accepting end of a link.
-func (p peerServer) Link(s pb.Peer_LinkServer) error {
-	n := p.n
-	hello, err := s.Recv()
+// Hello reads the first frame of an accepted stream: the dialling node.
+func Hello(s Stream) (int, error) {
+	f, err := s.Recv()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	k := int(hello.Node)
-	if k < 0 || k >= len(n.links) || n.links[k] == nil || k == n.self {
-		return fmt.Errorf("link from unknown node %d", k)
-	}
-	return n.links[k].attach(n.ctx, s)
+	return int(f.Node), nil
 }
