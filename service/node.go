@@ -22,7 +22,7 @@ import (
 	pb "allot/api/allot/v1"
 	"allot/codec"
 	"allot/proc"
-	"allot/transport/grpclink"
+	"allot/service/internal/link"
 )
 
 // Config is one node of a cluster.
@@ -54,7 +54,7 @@ type Node struct {
 	log      *slog.Logger
 	codec    *codec.Codec
 	algs     map[algo.Kind]algo.Algorithm
-	links    []*grpclink.Link
+	links    []*link.Link
 	conns    []*grpc.ClientConn
 	events   *eventLog
 	metrics  *metrics
@@ -116,7 +116,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
-	n.links = make([]*grpclink.Link, len(c.Nodes))
+	n.links = make([]*link.Link, len(c.Nodes))
 	n.conns = make([]*grpc.ClientConn, len(c.Nodes))
 	for k, addr := range c.Nodes {
 		if k == n.self {
@@ -125,7 +125,7 @@ func New(cfg Config) (*Node, error) {
 		if k < len(cfg.PeerAddrs) {
 			addr = cfg.PeerAddrs[k]
 		}
-		n.links[k] = grpclink.New(n.self, k, func(f *pb.Frame) { n.received(k, f) }, n.log)
+		n.links[k] = link.New(n.self, k, func(f *pb.Frame) { n.received(k, f) }, n.log)
 		if n.conns[k], err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
 			n.cancel()
 			return nil, err

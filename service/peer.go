@@ -5,7 +5,7 @@ import (
 
 	pb "allot/api/allot/v1"
 	"allot/proc"
-	"allot/transport/grpclink"
+	"allot/service/internal/link"
 )
 
 // received hands a message from a link to its instance.
@@ -26,7 +26,7 @@ func (n *Node) received(peer int, f *pb.Frame) {
 // Link implements the Peer service: the accepting end of a link.
 func (p peerServer) Link(s pb.Peer_LinkServer) error {
 	n := p.n
-	k, err := grpclink.Hello(s)
+	k, err := link.Hello(s)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-// Package grpclink is the session layer of a channel between two nodes over
+// Package link is the session layer of a channel between two nodes over
 // gRPC streams (the Peer.Link stream of api/allot/v1): it makes the channel
 // the papers assume — reliable, no message lost, none duplicated — out of
 // streams that may break and be opened again.
@@ -13,7 +13,12 @@
 // A lost fork deadlocks an algorithm, a duplicated one breaks exclusion, so
 // neither may pass. The node with the smaller index dials (Dial), the other
 // accepts (Hello, then Attach).
-package grpclink
+//
+// It predates transport/grpc, which does the same job for the host's
+// processes; the service keeps its own until its algorithm instances (one
+// per lock namespace and per semaphore, each with its own process ids) are
+// mapped onto the host and that transport (docs/service.md).
+package link
 
 import (
 	"context"
