@@ -53,8 +53,8 @@ var (
 	ErrSessionExpired = errors.New("allot: session expired")
 	// ErrExhausted: the quota has no permit left.
 	ErrExhausted = errors.New("allot: quota exhausted")
-	// ErrUnavailable: the node is shutting down, or the cluster serves no
-	// algorithm of the kind asked for (a quota, before one is configured).
+	// ErrUnavailable: the node is shutting down, or cannot reach what the
+	// request needs.
 	ErrUnavailable = errors.New("allot: unavailable")
 	// ErrInvalid: the node refused the request as bad input.
 	ErrInvalid = errors.New("allot: invalid request")
@@ -356,8 +356,9 @@ type Quota struct {
 // Quota returns the quota name.
 func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
 
-// Take consumes n permits; ErrExhausted when the quota has none left,
-// ErrUnavailable when the cluster serves no quota algorithm.
+// Take consumes n permits; ErrExhausted when the quota has none left (the
+// permits taken before the one refused are consumed), ErrInvalid for a
+// quota the cluster does not declare.
 func (q *Quota) Take(ctx context.Context, n int) error {
 	if n <= 0 {
 		return ErrBadCount

@@ -60,8 +60,23 @@ func TestLockSemaphoreQuota(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Quota("q").Take(ctx, 1); !errors.Is(err, client.ErrUnavailable) {
-		t.Fatalf("Take: %v, want ErrUnavailable", err)
+	// The quota q has budget 20 and waste 4: permits until it is
+	// exhausted, at least 16 of them and at most 20.
+	permits := 0
+	for ; permits <= 20; permits++ {
+		err := s.Quota("q").Take(ctx, 1)
+		if errors.Is(err, client.ErrExhausted) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if permits < 16 || permits > 20 {
+		t.Errorf("%d permits of a quota of 20 with waste 4", permits)
+	}
+	if err := s.Quota("nope").Take(ctx, 1); !errors.Is(err, client.ErrInvalid) {
+		t.Errorf("Take of an unknown quota: %v, want ErrInvalid", err)
 	}
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,9 @@ import (
 	"allot/service"
 )
 
+// testQuotas are the quotas of the test clusters.
+var testQuotas = map[string]service.QuotaSpec{"q": {Budget: 20, Waste: 4}, "calls": {Budget: 100, Waste: 10}}
+
 // cluster starts n nodes in this process on loopback ports and returns
 // their addresses; the nodes stop when the test ends, and their event logs
 // are returned by the func.
@@ -39,7 +42,7 @@ func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, ad
 	var servers []*grpc.Server
 	for i := range n {
 		logs[i] = &bytes.Buffer{}
-		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8}, Self: i, Events: logs[i], LockDelay: lockDelay}
+		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8, Quotas: testQuotas}, Self: i, Events: logs[i], LockDelay: lockDelay}
 		if via != nil {
 			cfg.PeerAddrs = via(i, addrs)
 		}

@@ -3,6 +3,7 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -74,6 +75,28 @@ func workload(ctx context.Context, t testing.TB, addrs []string, lockers, semUse
 				time.Sleep(200 * time.Microsecond)
 				if err := sem.Release(ctx); err != nil {
 					errs <- fmt.Errorf("semaphore user %d: release: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	// Quota users take permits of "calls" (100, waste 10) until it is
+	// exhausted: the logs' check.Quota says at most 100 were issued.
+	for i := range 3 {
+		wg.Go(func() {
+			s, err := c.Session(ctx, client.WithTTL(5*time.Second))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close(context.Background())
+			for range 60 {
+				err := s.Quota("calls").Take(ctx, 1)
+				if errors.Is(err, client.ErrExhausted) {
+					return
+				}
+				if err != nil {
+					errs <- fmt.Errorf("quota user %d: %w", i, err)
 					return
 				}
 			}

@@ -27,7 +27,7 @@ func startNodes(n int) (addrs []string, stop func()) {
 	}
 	var stops []func()
 	for i := range n {
-		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs}, Self: i})
+		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs, Quotas: map[string]service.QuotaSpec{"api-calls": {Budget: 3}}}, Self: i})
 		if err != nil {
 			panic(err)
 		}
@@ -122,10 +122,10 @@ func ExampleSemaphore() {
 	// after a release: <nil>
 }
 
-// A quota: Take returns ErrExhausted when the budget is spent, and
-// ErrUnavailable while the cluster serves no quota algorithm (today).
+// A quota of 3 permits (waste 0: exact): Take returns ErrExhausted once
+// they are spent.
 func ExampleQuota_Take() {
-	addrs, stop := startNodes(1)
+	addrs, stop := startNodes(3)
 	defer stop()
 	ctx := context.Background()
 	c, _ := client.Dial(ctx, addrs...)
@@ -133,9 +133,12 @@ func ExampleQuota_Take() {
 	s, _ := c.Session(ctx)
 	defer s.Close(ctx)
 
-	err := s.Quota("api-calls").Take(ctx, 1)
-	fmt.Println(errors.Is(err, client.ErrUnavailable))
-	// Output: true
+	q := s.Quota("api-calls")
+	fmt.Println(q.Take(ctx, 2))
+	fmt.Println(errors.Is(q.Take(ctx, 2), client.ErrExhausted))
+	// Output:
+	// <nil>
+	// true
 }
 
 // A session's Done closes when its lease may have expired: from then on

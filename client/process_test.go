@@ -28,7 +28,7 @@ func TestAcrossProcesses(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "cluster", "--nodes", "3", "--events", dir)
+	cmd := exec.CommandContext(ctx, bin, "cluster", "--nodes", "3", "--events", dir, "--quota", "calls=100:10")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -35,6 +35,16 @@ type Cluster struct {
 	Resources int `yaml:"resources"`
 	// Epoch is the fencing epoch of this cluster configuration.
 	Epoch uint64 `yaml:"epoch"`
+	// Quotas are the quotas Take serves, by name.
+	Quotas map[string]QuotaSpec `yaml:"quotas"`
+}
+
+// QuotaSpec is one quota: at most Budget permits in all, and a Take
+// rejected only once at least Budget − Waste permits are issued (the (M, W)
+// controller's guarantee).
+type QuotaSpec struct {
+	Budget int `yaml:"budget"`
+	Waste  int `yaml:"waste"`
 }
 
 // The defaults: Rhee's modular algorithm over central for locks, Carvalho's
@@ -42,6 +52,7 @@ type Cluster struct {
 const (
 	DefaultLock      = "modular-central"
 	DefaultSemaphore = "pool"
+	DefaultQuota     = "controller"
 	DefaultSlots     = 16
 	DefaultResources = 256
 )
@@ -78,6 +89,9 @@ func (c *Cluster) Complete() error {
 	if c.Semaphore == "" {
 		c.Semaphore = DefaultSemaphore
 	}
+	if c.Quota == "" {
+		c.Quota = DefaultQuota
+	}
 	if c.Slots == 0 {
 		c.Slots = DefaultSlots
 	}
@@ -96,6 +110,11 @@ func (c *Cluster) Complete() error {
 		}
 		if slices.Index(c.Nodes, a) != i {
 			return fmt.Errorf("%w: node %s listed twice", ErrCluster, a)
+		}
+	}
+	for name, q := range c.Quotas {
+		if name == "" || q.Budget < 0 || q.Waste < 0 || q.Waste > q.Budget {
+			return fmt.Errorf("%w: quota %q: want a name and 0 ≤ waste ≤ budget, got budget %d, waste %d", ErrCluster, name, q.Budget, q.Waste)
 		}
 	}
 	if c.Slots < 1 || c.Resources < 1 {

@@ -70,26 +70,61 @@ func (n *Node) owner(id proc.ID, users int) int {
 	return (int(id) - users) % len(n.c.Nodes)
 }
 
-// parseKey returns the kind, name and units of an instance key.
-func parseKey(key string) (algo.Kind, string, int, error) {
+// spec is what an instance key names: the lock ("lock"), a semaphore
+// ("sem/NAME/UNITS") or a quota ("quota/NAME/BUDGET/WASTE").
+type spec struct {
+	kind                 algo.Kind
+	name                 string
+	units, budget, waste int
+}
+
+// parseKey returns the spec of an instance key.
+func parseKey(key string) (spec, error) {
 	if key == "lock" {
-		return algo.Exclusive, "", 0, nil
+		return spec{kind: algo.Exclusive}, nil
 	}
-	rest, ok := strings.CutPrefix(key, "sem/")
-	if i := strings.LastIndexByte(rest, '/'); ok && i >= 0 {
-		r, err := strconv.Atoi(rest[i+1:])
-		if err == nil {
-			return algo.Pool, rest[:i], r, nil
+	bad := fmt.Errorf("unknown instance %q", key)
+	nums := func(rest string, k int) (string, []int, bool) {
+		parts := strings.Split(rest, "/")
+		if len(parts) < k+1 {
+			return "", nil, false
+		}
+		var out []int
+		for _, p := range parts[len(parts)-k:] {
+			v, err := strconv.Atoi(p)
+			if err != nil {
+				return "", nil, false
+			}
+			out = append(out, v)
+		}
+		return strings.Join(parts[:len(parts)-k], "/"), out, true
+	}
+	if rest, ok := strings.CutPrefix(key, "sem/"); ok {
+		if name, v, ok := nums(rest, 1); ok {
+			return spec{kind: algo.Pool, name: name, units: v[0]}, nil
 		}
 	}
-	return 0, "", 0, fmt.Errorf("unknown instance %q", key)
+	if rest, ok := strings.CutPrefix(key, "quota/"); ok {
+		if name, v, ok := nums(rest, 2); ok {
+			return spec{kind: algo.Quota, name: name, budget: v[0], waste: v[1]}, nil
+		}
+	}
+	return spec{}, bad
 }
 
 func semKey(name string, units int) string { return "sem/" + name + "/" + strconv.Itoa(units) }
 
+func quotaKey(name string, q QuotaSpec) string {
+	return fmt.Sprintf("quota/%s/%d/%d", name, q.Budget, q.Waste)
+}
+
 // problem is the problem every node builds the instance key for.
-func (n *Node) problem(kind algo.Kind, units int) (*algo.Problem, algo.Algorithm, error) {
+func (n *Node) problem(sp spec) (*algo.Problem, algo.Algorithm, error) {
 	users := len(n.c.Nodes) * n.c.Slots
+	kind, units := sp.kind, sp.units
+	if _, ok := n.algs[kind]; !ok {
+		return nil, algo.Algorithm{}, fmt.Errorf("no algorithm serves %s", kind)
+	}
 	switch kind {
 	case algo.Exclusive:
 		return &algo.Problem{Kind: algo.Exclusive, Users: users, Resources: n.c.Resources}, n.algs[algo.Exclusive], nil
@@ -98,6 +133,11 @@ func (n *Node) problem(kind algo.Kind, units int) (*algo.Problem, algo.Algorithm
 			return nil, algo.Algorithm{}, fmt.Errorf("a semaphore of this cluster has 1 to %d units, not %d", users-1, units)
 		}
 		return &algo.Problem{Kind: algo.Pool, Users: users, Units: units, Graph: n.tree(users)}, n.algs[algo.Pool], nil
+	case algo.Quota:
+		if sp.budget < 0 || sp.waste < 0 || sp.waste > sp.budget {
+			return nil, algo.Algorithm{}, fmt.Errorf("a quota needs 0 ≤ waste ≤ budget, got %d and %d", sp.waste, sp.budget)
+		}
+		return &algo.Problem{Kind: algo.Quota, Users: users, Budget: sp.budget, Waste: sp.waste, Graph: n.tree(users)}, n.algs[algo.Quota], nil
 	}
 	return nil, algo.Algorithm{}, fmt.Errorf("no algorithm serves %s", kind)
 }
@@ -125,11 +165,12 @@ func (n *Node) tree(users int) *graph.Graph {
 
 // newInstance builds the instance of key and starts this node's processes.
 func (n *Node) newInstance(key string) (*instance, error) {
-	kind, _, units, err := parseKey(key)
+	sp, err := parseKey(key)
 	if err != nil {
 		return nil, err
 	}
-	pb, a, err := n.problem(kind, units)
+	kind := sp.kind
+	pb, a, err := n.problem(sp)
 	if err != nil {
 		return nil, err
 	}
@@ -196,9 +237,10 @@ func (in *instance) deliver(from, to proc.ID, m proc.Message) {
 func (in *instance) request(s *slot, req proc.Request) {
 	s.waiting, s.abandoned, s.asked = true, false, time.Now()
 	in.n.metrics.waiting.WithLabelValues(in.kind.String()).Inc()
-	if in.kind == algo.Pool {
+	switch in.kind {
+	case algo.Pool:
 		in.n.events.write(in, proc.Event{Kind: proc.EvAcquire, P: s.id})
-	} else {
+	default: // exclusive, and quota as the application cycle does
 		in.n.events.write(in, proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
 	}
 	in.procs[s.id].(proc.Allocator).Request(in.env(s.id), req)
@@ -208,6 +250,10 @@ func (in *instance) request(s *slot, req proc.Request) {
 // exit is recorded before Release sends anything, so no other process can
 // enter on what s gives back before the log shows s left.
 func (in *instance) release(s *slot, unit int32) {
+	if in.kind == algo.Quota { // a permit is consumed, never given back
+		in.free <- s
+		return
+	}
 	if in.kind == algo.Pool {
 		in.n.events.write(in, proc.Event{Kind: proc.EvRelease, P: s.id, Unit: unit})
 	} else {

@@ -662,12 +662,54 @@ func (n *Node) Release(_ context.Context, r *pb.ReleaseRequest) (*pb.ReleaseResp
 	return &pb.ReleaseResponse{}, n.giveBack(r.Session, r.Grant)
 }
 
-// Take implements the Allot service: no quota algorithm is served yet.
-func (n *Node) Take(_ context.Context, r *pb.TakeRequest) (*pb.TakeResponse, error) {
+// Take implements the Allot service: n requests of one permit each, in
+// turn, on one user slot of this node. A reject ends the Take with
+// RESOURCE_EXHAUSTED; the permits issued before it are consumed.
+func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, error) {
 	if r.N <= 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "take needs n > 0, got %d", r.N)
 	}
-	return nil, status.Error(codes.Unavailable, "no quota algorithm is served by this cluster")
+	q, ok := n.c.Quotas[r.Name]
+	if !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "no quota %q in this cluster", r.Name)
+	}
+	s, err := n.session(r.Session)
+	if err != nil {
+		return nil, err
+	}
+	in, err := n.instance(quotaKey(r.Name, q))
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	for k := range r.N {
+		if n.draining.Load() {
+			return nil, errDraining
+		}
+		var sl *slot
+		select {
+		case sl = <-in.free:
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			return nil, errExpired
+		}
+		in.run(func() { in.request(sl, proc.Request{}) })
+		var ev proc.Event
+		select {
+		case ev = <-sl.answer:
+			in.free <- sl
+		case <-ctx.Done():
+			in.abandon(sl)
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			in.abandon(sl)
+			return nil, errExpired
+		}
+		if ev.Kind == proc.EvReject {
+			return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, k, r.N)
+		}
+	}
+	return &pb.TakeResponse{Permits: r.N}, nil
 }
 
 // lookup finds an algorithm of the catalogue.

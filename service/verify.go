@@ -40,9 +40,10 @@ func Verify(logs ...[]Record) (Verdict, error) {
 	}
 	slices.SortStableFunc(recs, func(a, b Record) int { return int(a.T - b.T) })
 	type checker struct {
-		sink  proc.Sink
-		rep   *check.Report
-		waits check.Waits
+		sink   proc.Sink
+		rep    *check.Report
+		finish func()
+		waits  check.Waits
 	}
 	byInst := map[string]*checker{}
 	last := map[string]uint64{}
@@ -70,15 +71,19 @@ func Verify(logs ...[]Record) (Verdict, error) {
 		}
 		c := byInst[r.Instance]
 		if c == nil {
-			kind, _, units, err := parseKey(r.Instance)
+			sp, err := parseKey(r.Instance)
 			if err != nil {
 				return v, err
 			}
 			c = &checker{}
-			if kind == algo.Pool {
-				x := &check.Pool{Units: units}
+			switch sp.kind {
+			case algo.Pool:
+				x := &check.Pool{Units: sp.units}
 				c.sink, c.rep = x, &x.Report
-			} else {
+			case algo.Quota:
+				x := &check.Quota{Budget: sp.budget, Waste: sp.waste}
+				c.sink, c.rep, c.finish = x, &x.Report, x.Finish
+			default:
 				x := &check.Exclusion{}
 				c.sink, c.rep = x, &x.Report
 			}
@@ -95,6 +100,9 @@ func Verify(logs ...[]Record) (Verdict, error) {
 		c.waits.Event(e)
 	}
 	for name, c := range byInst {
+		if c.finish != nil {
+			c.finish()
+		}
 		v.Open += c.waits.Open()
 		v.Violations += c.rep.Violations
 		for _, s := range c.rep.First {

@@ -50,6 +50,14 @@ func TestVerifyCatches(t *testing.T) {
 			t.Errorf("%s: %v, want a violation saying %q", tc.name, v, tc.want)
 		}
 	}
+	over := []Record{{T: 1, Instance: "quota/q/1/0", Ev: "request", P: 0}, {T: 2, Instance: "quota/q/1/0", Ev: "permit", P: 0},
+		{T: 3, Instance: "quota/q/1/0", Ev: "request", P: 1}, {T: 4, Instance: "quota/q/1/0", Ev: "permit", P: 1}}
+	if v, _ := Verify(over); v.Violations == 0 {
+		t.Errorf("two permits of a quota of one: %v", v)
+	}
+	if v, _ := Verify(over[:2]); !v.OK() {
+		t.Errorf("one permit of a quota of one: %v", v)
+	}
 	v, _ = Verify(good[:5])
 	if v.Open != 1 || v.OK() {
 		t.Errorf("an unanswered request: %v", v)

@@ -74,7 +74,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if *addr != "" {
 		addrs = strings.Split(*addr, ",")
 	} else {
-		cl, err := startCluster(ctx, 3, "", false, stderr)
+		cl, err := startCluster(ctx, 3, "", false, nil, stderr)
 		if err != nil {
 			return err
 		}

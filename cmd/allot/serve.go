@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +31,24 @@ type serveOpts struct {
 	slots, resources              int
 	metrics, events, logLevel     string
 	lockDelay, peerTimeout, drain time.Duration
+	quotas                        []string
+}
+
+// parseQuota reads NAME=BUDGET[:WASTE].
+func parseQuota(v string) (string, service.QuotaSpec, error) {
+	name, rest, ok := strings.Cut(v, "=")
+	b, w, _ := strings.Cut(rest, ":")
+	var q service.QuotaSpec
+	var err error
+	if ok && name != "" {
+		if q.Budget, err = strconv.Atoi(b); err == nil && w != "" {
+			q.Waste, err = strconv.Atoi(w)
+		}
+	}
+	if !ok || name == "" || err != nil {
+		return "", q, fmt.Errorf("--quota %q: want NAME=BUDGET[:WASTE]", v)
+	}
+	return name, q, nil
 }
 
 func serveFlags(o *serveOpts) *flag.FlagSet {
@@ -47,6 +66,13 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
 	fs.DurationVar(&o.peerTimeout, "peer-timeout", 10*time.Second, "give up when the other nodes are not reachable within this time")
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGINT or SIGTERM, wait this long for granted leases to be given back")
+	fs.Func("quota", "a quota Take serves, NAME=BUDGET[:WASTE] (repeatable; adds to the cluster file's)", func(v string) error {
+		if _, _, err := parseQuota(v); err != nil {
+			return err
+		}
+		o.quotas = append(o.quotas, v)
+		return nil
+	})
 	return fs
 }
 
@@ -94,6 +120,13 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 	}
 	if o.slots != 0 {
 		c.Slots = o.slots
+	}
+	for _, v := range o.quotas {
+		name, q, _ := parseQuota(v) // checked when parsed
+		if c.Quotas == nil {
+			c.Quotas = map[string]service.QuotaSpec{}
+		}
+		c.Quotas[name] = q
 	}
 	if o.resources != 0 {
 		c.Resources = o.resources
@@ -172,7 +205,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return badf("%v", err)
 	}
-	log.Info("serving", "node", o.self, "addr", c.Nodes[o.self], "lock", c.Lock, "semaphore", c.Semaphore)
+	log.Info("serving", "node", o.self, "addr", c.Nodes[o.self], "lock", c.Lock, "semaphore", c.Semaphore, "quota", c.Quota)
 	fmt.Fprintf(stdout, "node %d ready at %s\n", o.self, c.Nodes[o.self])
 	<-ctx.Done()
 	log.Info("shutting down", "drain", o.drain)
@@ -190,7 +223,15 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	nodes := fs.Int("nodes", 3, "number of nodes")
 	dir := fs.String("events", "", "write each node's event log to DIR/node-I.jsonl")
 	metrics := fs.Bool("metrics", false, "serve each node's /metrics on a loopback port of its own")
-	if err := parseFlags(fs, args, stdout, "usage: allot cluster [--nodes N]\n\nstarts an N-node cluster on 127.0.0.1 as N allot serve processes, prints the addresses, and runs until interrupted"); err != nil {
+	var quotas []string
+	fs.Func("quota", "a quota the cluster serves, NAME=BUDGET[:WASTE] (repeatable)", func(v string) error {
+		if _, _, err := parseQuota(v); err != nil {
+			return err
+		}
+		quotas = append(quotas, v)
+		return nil
+	})
+	if err := parseFlags(fs, args, stdout, "usage: allot cluster [--nodes N] [--quota NAME=BUDGET[:WASTE]]...\n\nstarts an N-node cluster on 127.0.0.1 as N allot serve processes, prints the addresses, and runs until interrupted"); err != nil {
 		return err
 	}
 	if *nodes < 1 || *nodes > 64 {
@@ -198,7 +239,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cl, err := startCluster(ctx, *nodes, *dir, *metrics, stderr)
+	cl, err := startCluster(ctx, *nodes, *dir, *metrics, quotas, stderr)
 	if err != nil {
 		return err
 	}
@@ -243,7 +284,7 @@ func freePorts(n int) ([]string, error) {
 	return out, nil
 }
 
-func startCluster(ctx context.Context, n int, events string, metrics bool, stderr io.Writer) (*localCluster, error) {
+func startCluster(ctx context.Context, n int, events string, metrics bool, quotas []string, stderr io.Writer) (*localCluster, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -266,6 +307,9 @@ func startCluster(ctx context.Context, n int, events string, metrics bool, stder
 		}
 		if metrics {
 			args = append(args, "--metrics", cl.metrics[i])
+		}
+		for _, q := range quotas {
+			args = append(args, "--quota", q)
 		}
 		cmd := exec.Command(exe, args...)
 		cmd.Stderr = stderr
