@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -131,9 +132,20 @@ func New(cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
-	if _, err := n.instance("lock"); err != nil {
-		n.cancel()
-		return nil, err
+	// The lock and the declared quotas start on every node at once: the
+	// controller's root builds its tree at Start, and a node that built
+	// the instance only on a first Take would wait for a root that never
+	// started. (A semaphore may start on first use: R-RESOURCES only
+	// answers requests.)
+	keys := []string{"lock"}
+	for _, name := range slices.Sorted(maps.Keys(c.Quotas)) {
+		keys = append(keys, quotaKey(name, c.Quotas[name]))
+	}
+	for _, k := range keys {
+		if _, err := n.instance(k); err != nil {
+			n.cancel()
+			return nil, err
+		}
 	}
 	return n, nil
 }
@@ -182,9 +194,11 @@ func (n *Node) Shutdown(ctx context.Context) {
 		case <-ctx.Done():
 			n.mu.Lock()
 			for _, s := range n.sessions {
+				s.mu.Lock()
 				for _, g := range s.grants {
 					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "keys", g.keys)
 				}
+				s.mu.Unlock()
 			}
 			n.mu.Unlock()
 			goto out
@@ -212,7 +226,9 @@ func (n *Node) held() int {
 	defer n.mu.Unlock()
 	k := 0
 	for _, s := range n.sessions {
+		s.mu.Lock()
 		k += len(s.grants)
+		s.mu.Unlock()
 	}
 	return k
 }
