@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"os"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"allot/algo"
 	"allot/algo/all"
+	"allot/proc"
 )
 
 // Cluster is the static membership of a cluster and which algorithm serves
@@ -137,3 +139,18 @@ func (c *Cluster) Complete() error {
 	}
 	return nil
 }
+
+// resource is the resource of the lock namespace a name is locked as.
+func (c *Cluster) resource(name string) proc.ResID {
+	m := c.Resources
+	if m == 0 {
+		m = DefaultResources
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return proc.ResID(h.Sum32() % uint32(m))
+}
+
+// LockKey is the key under which the event log records the fencing tokens
+// of lock resource name ("lock/RES").
+func (c *Cluster) LockKey(name string) string { return lockKey(c.resource(name)) }

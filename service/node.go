@@ -352,9 +352,7 @@ func (p peerServer) Tokens(_ context.Context, r *pb.TokensRequest) (*pb.TokensRe
 func (n *Node) resources(names []string) []proc.ResID {
 	rs := make([]proc.ResID, 0, len(names))
 	for _, s := range names {
-		h := fnv.New32a()
-		h.Write([]byte(s))
-		rs = append(rs, proc.ResID(h.Sum32()%uint32(n.c.Resources)))
+		rs = append(rs, n.c.resource(s))
 	}
 	slices.Sort(rs)
 	return slices.Compact(rs)
