@@ -24,6 +24,9 @@ usage:
   allot repro [NAME...] [flags]       reproduce the papers' claims (allot repro -h)
   allot explore [flags]               check every interleaving of a tiny instance (allot explore -h)
   allot list                          list the algorithms and reproductions
+  allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)
+  allot cluster [--nodes N]           start an N-node cluster on loopback for trying out
+  allot bench [--addr A,B,C]          the peer workloads W1-W3 on a cluster (its own 3 nodes by default)
   allot version                       the version of this build (also --version)
 `
 
@@ -83,6 +86,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		err = listCmd(stdout)
+	case "serve":
+		err = serveCmd(args[1:], stdout, stderr)
+	case "cluster":
+		err = clusterCmd(args[1:], stdout, stderr)
+	case "bench":
+		err = benchCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -90,7 +99,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster, bench or version)", args[0])
 	}
 	var ue usageError
 	switch {

@@ -1,0 +1,368 @@
+// Package client is the Go client of an allot cluster, in the idiom of
+// etcd's concurrency package and x/sync/semaphore:
+//
+//	c, _ := client.Dial(ctx, "127.0.0.1:7001", "127.0.0.1:7002")
+//	s, _ := c.Session(ctx, client.WithTTL(5*time.Second))
+//	g, _ := s.Lock(ctx, "accounts/alice", "accounts/bob") // both, atomically
+//	write(g.Token("accounts/alice"))                      // the store checks the token
+//	g.Unlock(ctx)
+//
+// A session is a lease the client keeps alive in the background; every
+// grant lives inside one and is lost with it. Done() of the session, and of
+// each of its grants, closes when the lease may have expired: the client
+// counts the lease from the moment it sent its last successful keep-alive,
+// which is before the node received it, so Done closes before the node
+// gives the resources to anyone else. Leases give eventual exclusion at
+// best (a paused process cannot notice in time), so a resource protects
+// itself with the fencing token of each grant: it refuses a token smaller
+// than the largest it has seen.
+//
+// Each grant is its own owner: two Locks on one session are two holders,
+// and the second waits for the first (unlike etcd's mutexes, which both
+// "own" a lock taken twice on one session). The client never needs to know
+// which algorithm the cluster runs.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	pb "allot/api/allot/v1"
+)
+
+// Errors. Bad input is refused by the client before anything is sent.
+var (
+	ErrNoResources = errors.New("allot: lock of no resources")
+	ErrBadUnits    = errors.New("allot: a semaphore needs units > 0")
+	ErrBadTTL      = errors.New("allot: a session TTL must be positive")
+	ErrBadCount    = errors.New("allot: take needs n > 0")
+	ErrNoAddress   = errors.New("allot: no node address")
+	// ErrLocked: TryLock or TryAcquire found the resources taken.
+	ErrLocked = errors.New("allot: taken")
+	// ErrSessionExpired: the session's lease expired (or the session was
+	// closed); its grants are gone.
+	ErrSessionExpired = errors.New("allot: session expired")
+	// ErrExhausted: the quota has no permit left.
+	ErrExhausted = errors.New("allot: quota exhausted")
+	// ErrUnavailable: the node is shutting down, or cannot reach what the
+	// request needs.
+	ErrUnavailable = errors.New("allot: unavailable")
+	// ErrInvalid: the node refused the request as bad input.
+	ErrInvalid = errors.New("allot: invalid request")
+)
+
+// wrap turns a gRPC status into the package's errors (errors.Is works).
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	s, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	var base error
+	switch s.Code() {
+	case codes.NotFound:
+		base = ErrSessionExpired
+	case codes.FailedPrecondition:
+		return ErrLocked
+	case codes.ResourceExhausted:
+		base = ErrExhausted
+	case codes.Unavailable:
+		base = ErrUnavailable
+	case codes.InvalidArgument:
+		base = ErrInvalid
+	case codes.Canceled:
+		return context.Canceled
+	case codes.DeadlineExceeded:
+		return context.DeadlineExceeded
+	default:
+		return err
+	}
+	return fmt.Errorf("%w: %s", base, s.Message())
+}
+
+// Client is a connection to the nodes of a cluster.
+type Client struct {
+	conns []*grpc.ClientConn
+	next  atomic.Uint32
+}
+
+// Dial connects to the nodes at addrs (any of them serves any request;
+// sessions are spread over them).
+func Dial(ctx context.Context, addrs ...string) (*Client, error) {
+	if len(addrs) == 0 {
+		return nil, ErrNoAddress
+	}
+	c := &Client{}
+	for _, a := range addrs {
+		cc, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("allot: %s: %w", a, err)
+		}
+		c.conns = append(c.conns, cc)
+	}
+	return c, nil
+}
+
+// Close closes the connections.
+func (c *Client) Close() error {
+	for _, cc := range c.conns {
+		cc.Close()
+	}
+	return nil
+}
+
+// SessionOption configures a session.
+type SessionOption func(*sessionOptions)
+
+type sessionOptions struct{ ttl time.Duration }
+
+// WithTTL sets the session's lease (default 10s).
+func WithTTL(d time.Duration) SessionOption { return func(o *sessionOptions) { o.ttl = d } }
+
+// Session opens a session on one of the nodes, and keeps it alive until it
+// is closed, its context ends, or a keep-alive fails.
+func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, error) {
+	o := sessionOptions{ttl: 10 * time.Second}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.ttl <= 0 {
+		return nil, ErrBadTTL
+	}
+	k := int(c.next.Add(1)-1) % len(c.conns)
+	api := pb.NewAllotClient(c.conns[k])
+	sent := time.Now()
+	r, err := api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: max(1, o.ttl.Milliseconds())})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	s := &Session{api: api, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{})}
+	s.deadline = time.AfterFunc(time.Until(sent.Add(o.ttl)), s.lost)
+	go s.keepAlive()
+	return s, nil
+}
+
+// Session is a lease on one node.
+type Session struct {
+	api      pb.AllotClient
+	id       uint64
+	ttl      time.Duration
+	done     chan struct{}
+	stop     chan struct{}
+	once     sync.Once
+	stopOnce sync.Once
+	deadline *time.Timer
+}
+
+// Done closes when the session's lease may have expired or the session was
+// closed: from then on its grants may be someone else's.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// ID is the session's id in the cluster.
+func (s *Session) ID() uint64 { return s.id }
+
+func (s *Session) lost() { s.once.Do(func() { close(s.done) }) }
+
+// keepAlive renews the lease three times a lease; the local deadline
+// moves only when a renewal succeeded, counted from when it was sent.
+func (s *Session) keepAlive() {
+	t := time.NewTicker(s.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		sent := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), s.ttl/3)
+		_, err := s.api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
+		cancel()
+		if status.Code(err) == codes.NotFound || status.Code(err) == codes.Unavailable {
+			s.lost()
+			return
+		}
+		if err == nil {
+			s.deadline.Reset(time.Until(sent.Add(s.ttl)))
+		}
+	}
+}
+
+// Close ends the session and gives back everything it holds.
+func (s *Session) Close(ctx context.Context) error {
+	s.stopOnce.Do(func() { close(s.stop) })
+	s.deadline.Stop()
+	defer s.lost()
+	_, err := s.api.CloseSession(ctx, &pb.CloseSessionRequest{Session: s.id})
+	return wrap(err)
+}
+
+// Orphan stops keeping the session alive without closing it, as a client
+// that hangs or dies would: the lease expires after its TTL. For tests
+// and demonstrations.
+func (s *Session) Orphan() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+// Token fences one resource: a resource accepts a holder's write only if
+// its token is at least the largest it has seen (Less orders tokens).
+type Token struct {
+	Epoch, Counter uint64
+}
+
+// Less orders tokens: by epoch, then by counter.
+func (t Token) Less(u Token) bool {
+	return t.Epoch < u.Epoch || t.Epoch == u.Epoch && t.Counter < u.Counter
+}
+
+func (t Token) String() string { return fmt.Sprintf("%d.%d", t.Epoch, t.Counter) }
+
+// Grant is one Lock (or one semaphore unit) held by a session.
+type Grant struct {
+	s      *Session
+	id     uint64
+	tokens map[string]Token
+	unit   int
+}
+
+// Token is the fencing token of resource r (the zero Token if the grant
+// does not hold r).
+func (g *Grant) Token(r string) Token { return g.tokens[r] }
+
+// Done closes when the grant may be lost: its session's lease may have
+// expired.
+func (g *Grant) Done() <-chan struct{} { return g.s.done }
+
+// Lock takes every resource of the set at once and returns when all are
+// held (atomic, deadlock-free: no lock order to keep). It waits until
+// ctx ends.
+func (s *Session) Lock(ctx context.Context, resources ...string) (*Grant, error) {
+	return s.lock(ctx, resources, false)
+}
+
+// TryLock is Lock that returns ErrLocked rather than wait (it waits a few
+// milliseconds, the time a free set takes to be granted).
+func (s *Session) TryLock(ctx context.Context, resources ...string) (*Grant, error) {
+	return s.lock(ctx, resources, true)
+}
+
+func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Grant, error) {
+	if len(resources) == 0 {
+		return nil, ErrNoResources
+	}
+	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, Try: try})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	g := &Grant{s: s, id: r.Grant, tokens: map[string]Token{}}
+	for _, t := range r.Tokens {
+		g.tokens[t.Resource] = Token{t.Epoch, t.Counter}
+	}
+	return g, nil
+}
+
+// Unlock gives the grant back.
+func (g *Grant) Unlock(ctx context.Context) error {
+	_, err := g.s.api.Unlock(ctx, &pb.UnlockRequest{Session: g.s.id, Grant: g.id})
+	return wrap(err)
+}
+
+// Semaphore is a semaphore of units units, named name in the cluster.
+type Semaphore struct {
+	s     *Session
+	name  string
+	units int
+	mu    sync.Mutex
+	held  []*Grant
+}
+
+// Semaphore returns the semaphore name of units units; every user of a
+// semaphore must give the same units. Acquire checks units.
+func (s *Session) Semaphore(name string, units int) *Semaphore {
+	return &Semaphore{s: s, name: name, units: units}
+}
+
+// Acquire takes one unit, waiting until ctx ends.
+func (m *Semaphore) Acquire(ctx context.Context) error {
+	_, err := m.acquire(ctx, false)
+	return err
+}
+
+// TryAcquire takes one unit or returns ErrLocked.
+func (m *Semaphore) TryAcquire(ctx context.Context) error {
+	_, err := m.acquire(ctx, true)
+	return err
+}
+
+// AcquireUnit takes one unit and returns its grant: which unit it is
+// (Unit) and its fencing token (Token(Name())).
+func (m *Semaphore) AcquireUnit(ctx context.Context) (*Grant, error) {
+	return m.acquire(ctx, false)
+}
+
+// Name is the semaphore's name.
+func (m *Semaphore) Name() string { return m.name }
+
+// Unit is the unit a semaphore grant holds.
+func (g *Grant) Unit() int { return g.unit }
+
+func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
+	if m.units <= 0 {
+		return nil, ErrBadUnits
+	}
+	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), Try: try})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	g := &Grant{s: m.s, id: r.Grant, unit: int(r.Unit), tokens: map[string]Token{m.name: {r.Token.GetEpoch(), r.Token.GetCounter()}}}
+	m.mu.Lock()
+	m.held = append(m.held, g)
+	m.mu.Unlock()
+	return g, nil
+}
+
+// Release gives back the unit this Semaphore value acquired last.
+func (m *Semaphore) Release(ctx context.Context) error {
+	m.mu.Lock()
+	if len(m.held) == 0 {
+		m.mu.Unlock()
+		return fmt.Errorf("allot: release of semaphore %s without a unit held", m.name)
+	}
+	g := m.held[len(m.held)-1]
+	m.held = m.held[:len(m.held)-1]
+	m.mu.Unlock()
+	_, err := m.s.api.Release(ctx, &pb.ReleaseRequest{Session: m.s.id, Grant: g.id})
+	return wrap(err)
+}
+
+// Quota is a quota named name in the cluster.
+type Quota struct {
+	s    *Session
+	name string
+}
+
+// Quota returns the quota name.
+func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
+
+// Take consumes n permits; ErrExhausted when the quota has none left (the
+// permits taken before the one refused are consumed), ErrInvalid for a
+// quota the cluster does not declare.
+func (q *Quota) Take(ctx context.Context, n int) error {
+	if n <= 0 {
+		return ErrBadCount
+	}
+	_, err := q.s.api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
+	return wrap(err)
+}

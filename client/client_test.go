@@ -1,0 +1,119 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"allot/client"
+)
+
+func TestLockSemaphoreQuota(t *testing.T) {
+	addrs, _ := cluster(t, 3, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx, client.WithTTL(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.Lock(ctx, "a", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := g.Token("a")
+	if ta.Counter == 0 {
+		t.Fatalf("no token for a: %v", ta)
+	}
+	// A second grant on the same session is another owner: it waits.
+	if _, err := s.TryLock(ctx, "b", "c"); !errors.Is(err, client.ErrLocked) {
+		t.Fatalf("TryLock of a held resource on the same session: %v, want ErrLocked", err)
+	}
+	if err := g.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g2, err := s.Lock(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ta.Less(g2.Token("a")) {
+		t.Fatalf("token of a went from %v to %v", ta, g2.Token("a"))
+	}
+	g2.Unlock(ctx)
+
+	sem := s.Semaphore("pool", 2)
+	for range 2 {
+		if err := sem.Acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sem.TryAcquire(ctx); !errors.Is(err, client.ErrLocked) {
+		t.Fatalf("third unit of 2: %v, want ErrLocked", err)
+	}
+	for range 2 {
+		if err := sem.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The quota q has budget 20 and waste 4: permits until it is
+	// exhausted, at least 16 of them and at most 20.
+	permits := 0
+	for ; permits <= 20; permits++ {
+		err := s.Quota("q").Take(ctx, 1)
+		if errors.Is(err, client.ErrExhausted) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if permits < 16 || permits > 20 {
+		t.Errorf("%d permits of a quota of 20 with waste 4", permits)
+	}
+	if err := s.Quota("nope").Take(ctx, 1); !errors.Is(err, client.ErrInvalid) {
+		t.Errorf("Take of an unknown quota: %v, want ErrInvalid", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Fatal("Done open after Close")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	addrs, _ := cluster(t, 1, 0)
+	ctx := context.Background()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Session(ctx, client.WithTTL(0)); !errors.Is(err, client.ErrBadTTL) {
+		t.Errorf("TTL 0: %v", err)
+	}
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if _, err := s.Lock(ctx); !errors.Is(err, client.ErrNoResources) {
+		t.Errorf("no resources: %v", err)
+	}
+	if err := s.Semaphore("x", 0).Acquire(ctx); !errors.Is(err, client.ErrBadUnits) {
+		t.Errorf("units 0: %v", err)
+	}
+	if err := s.Semaphore("x", 1000).Acquire(ctx); !errors.Is(err, client.ErrInvalid) {
+		t.Errorf("units beyond the cluster: %v", err)
+	}
+	if err := s.Quota("q").Take(ctx, 0); !errors.Is(err, client.ErrBadCount) {
+		t.Errorf("take 0: %v", err)
+	}
+}

@@ -1,0 +1,87 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"allot/service"
+)
+
+// testQuotas are the quotas of the test clusters.
+var testQuotas = map[string]service.QuotaSpec{"q": {Budget: 20, Waste: 4}, "calls": {Budget: 100, Waste: 10}}
+
+// cluster starts n nodes in this process on loopback ports and returns
+// their addresses; the nodes stop when the test ends, and their event logs
+// are returned by the func.
+func cluster(t testing.TB, n int, lockDelay time.Duration) ([]string, func() [][]byte) {
+	return clusterVia(t, n, lockDelay, nil)
+}
+
+// clusterVia is cluster with node i dialling the others at via(i, addrs)
+// (nil: at addrs).
+func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, addrs []string) []string) ([]string, func() [][]byte) {
+	t.Helper()
+	var lns []net.Listener
+	var addrs []string
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		addrs = append(addrs, ln.Addr().String())
+	}
+	logs := make([]*bytes.Buffer, n)
+	var nodes []*service.Node
+	var servers []*grpc.Server
+	for i := range n {
+		logs[i] = &bytes.Buffer{}
+		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8, Quotas: testQuotas}, Self: i, Events: logs[i], LockDelay: lockDelay}
+		if via != nil {
+			cfg.PeerAddrs = via(i, addrs)
+		}
+		nd, err := service.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := grpc.NewServer()
+		nd.Register(s)
+		go s.Serve(lns[i])
+		nd.Start()
+		nodes = append(nodes, nd)
+		servers = append(servers, s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, nd := range nodes {
+		if err := nd.WaitPeers(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			for i, nd := range nodes {
+				nd.Shutdown(ctx)
+				servers[i].Stop()
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return addrs, func() [][]byte {
+		stop()
+		out := make([][]byte, n)
+		for i, b := range logs {
+			out[i] = b.Bytes()
+		}
+		return out
+	}
+}

@@ -1,0 +1,103 @@
+package client_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// proxy forwards loopback connections to a node and can cut every one of
+// them at once, as a broken network would.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	cuts   int
+}
+
+func newProxy(t testing.TB, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target}
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			d, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, d)
+			p.mu.Unlock()
+			go func() { io.Copy(d, c); d.Close() }()
+			go func() { io.Copy(c, d); c.Close() }()
+		}
+	}()
+	return p
+}
+
+// cut closes every connection through the proxy; new ones may follow.
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.cuts++
+}
+
+// TestCutLinks cuts every link between the nodes again and again while
+// the workload runs: the link layer resends what was lost and drops what
+// arrives twice, so the algorithms see reliable channels, every request is
+// answered and nothing overlaps.
+func TestCutLinks(t *testing.T) {
+	var proxies []*proxy
+	addrs, stop := clusterVia(t, 3, 0, func(i int, addrs []string) []string {
+		via := make([]string, len(addrs))
+		for k, a := range addrs {
+			if k != i {
+				p := newProxy(t, a)
+				proxies = append(proxies, p)
+				via[k] = p.ln.Addr().String()
+			}
+		}
+		return via
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for k := 0; ; k++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(40 * time.Millisecond):
+			}
+			proxies[k%len(proxies)].cut()
+		}
+	}()
+	workload(context.Background(), t, addrs, 9, 3, 30)
+	cancel()
+	<-done
+	cuts := 0
+	for _, p := range proxies {
+		cuts += p.cuts
+	}
+	v := verify(t, stop())
+	t.Logf("%d cuts; %v", cuts, v)
+	if cuts < 5 {
+		t.Errorf("only %d cuts happened during the run", cuts)
+	}
+}

@@ -1,0 +1,96 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"allot/client"
+	"allot/service"
+)
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestMetricsAndShutdown: /metrics shows the metrics the docs name; a
+// node shut down while a lease is granted says so in its log, and the
+// holder's session ends (its Done closes) instead of the lease vanishing.
+func TestMetricsAndShutdown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	n, err := service.New(service.Config{
+		Cluster: service.Cluster{Nodes: []string{ln.Addr().String()}},
+		Log:     slog.New(slog.NewTextHandler(&logs, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	n.Register(srv)
+	go srv.Serve(ln)
+	defer srv.Stop()
+	n.Start()
+
+	ctx := context.Background()
+	c, err := client.Dial(ctx, ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx, client.WithTTL(600*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.Lock(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rec := httptest.NewRecorder()
+	n.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{"allot_acquire_seconds_count{kind=\"exclusive\"} 1", "allot_sessions 1", "allot_messages_total{kind=", "allot_waiting_requests{kind=\"exclusive\"} 0"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+
+	sctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	n.Shutdown(sctx)
+	cancel()
+	if !strings.Contains(logs.String(), "shutdown with a granted lease") {
+		t.Errorf("the log does not name the lease held at shutdown:\n%s", logs.String())
+	}
+	select {
+	case <-g.Done():
+	case <-time.After(2 * time.Second):
+		t.Error("the holder's Done did not close after its node shut down")
+	}
+}

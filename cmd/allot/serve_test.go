@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"allot/service"
+)
+
+func TestServeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("nodes: [127.0.0.1:1\n"), 0o644)
+	unknown := filepath.Join(dir, "unknown.yaml")
+	os.WriteFile(unknown, []byte("nodes: [127.0.0.1:1]\nlocks: central\n"), 0o644)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, args := range [][]string{
+		{"serve"},
+		{"serve", "--cluster", bad},
+		{"serve", "--cluster", unknown},
+		{"serve", "--cluster", filepath.Join(dir, "missing.yaml")},
+		{"serve", "--nodes", "127.0.0.1:1,nohost"},
+		{"serve", "--nodes", "127.0.0.1:1,127.0.0.1:1"},
+		{"serve", "--nodes", "127.0.0.1:1", "--node", "3"},
+		{"serve", "--nodes", "127.0.0.1:1", "--lock", "pool"},
+		{"serve", "--nodes", "127.0.0.1:1", "--semaphore", "nope"},
+		{"serve", "--nodes", busy.Addr().String()},
+		{"serve", "--nodes", "127.0.0.1:0,127.0.0.1:1", "--peer-timeout", "300ms"},
+		{"cluster", "--nodes", "0"},
+		{"cluster", "--quota", "x"},
+		{"serve", "--nodes", "127.0.0.1:1", "--quota", "q=5:9"},
+		{"serve", "--nodes", "127.0.0.1:1", "--quota", "q=-1"},
+		{"bench", "--format", "xml"},
+		{"bench", "--workloads", "W9"},
+		{"bench", "--duration", "-1s"},
+	} {
+		out, errs, code := allot(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
+			t.Errorf("allot %q: exit %d, stdout %q, stderr %q; want one allot: line and exit 2", args, code, out, errs)
+		}
+	}
+}
+
+func TestServeHelp(t *testing.T) {
+	for _, cmd := range []string{"serve", "cluster", "bench"} {
+		out, _, code := allot(t, cmd, "--help")
+		if code != 0 || !strings.Contains(out, "usage: allot "+cmd) {
+			t.Errorf("allot %s --help: exit %d, %q", cmd, code, out)
+		}
+	}
+}
+
+// TestBenchJSON runs W1 and W2 briefly on an in-process cluster.
+func TestBenchJSON(t *testing.T) {
+	var addrs []string
+	var lns []net.Listener
+	for range 3 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		addrs = append(addrs, ln.Addr().String())
+	}
+	for i := range 3 {
+		n, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs}, Self: i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := grpc.NewServer()
+		n.Register(s)
+		go s.Serve(lns[i])
+		n.Start()
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			n.Shutdown(ctx)
+			s.Stop()
+		})
+	}
+	out, errs, code := allot(t, "bench", "--addr", strings.Join(addrs, ","), "--duration", "200ms", "--workloads", "W1,W2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Workloads []struct {
+			Name         string  `json:"name"`
+			OpsPerSecond float64 `json:"ops_per_second"`
+			P50          float64 `json:"p50_us"`
+			P99          float64 `json:"p99_us"`
+			PerClient    []int   `json:"per_client"`
+		} `json:"workloads"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(r.Workloads) != 2 || r.Workloads[0].Name != "W1" || len(r.Workloads[1].PerClient) != 8 {
+		t.Fatalf("%s", out)
+	}
+	for _, w := range r.Workloads {
+		if w.OpsPerSecond <= 0 || w.P50 <= 0 || w.P99 < w.P50 {
+			t.Errorf("%s: %+v", w.Name, w)
+		}
+	}
+}

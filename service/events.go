@@ -1,0 +1,96 @@
+package service
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"allot/proc"
+)
+
+// Record is one line of a node's event log (JSONL): an event of an
+// algorithm instance at a process of the node, stamped with the machine's
+// wall clock so the logs of the nodes of one machine merge into one
+// stream. Ev is a trace event name (request, enter, exit, acquire, grant,
+// release), or "fenced": the tokens Keys got, while the process holds
+// them.
+type Record struct {
+	T        int64        `json:"t"` // Unix nanoseconds
+	Node     int          `json:"node"`
+	Instance string       `json:"inst"`
+	Ev       string       `json:"ev"`
+	P        proc.ID      `json:"p"`
+	Res      []proc.ResID `json:"res,omitempty"`
+	Unit     int32        `json:"unit,omitempty"`
+	Keys     []string     `json:"keys,omitempty"`
+	Counters []uint64     `json:"counters,omitempty"`
+}
+
+// Event returns the record as a proc.Event (time in microseconds).
+func (r Record) Event() (proc.Event, error) {
+	k, err := proc.ParseEventKind(r.Ev)
+	if err != nil {
+		return proc.Event{}, err
+	}
+	return proc.Event{Time: proc.Time(r.T / 1000), Kind: k, P: r.P, Res: r.Res, Unit: r.Unit}, nil
+}
+
+// ReadEvents reads an event log.
+func ReadEvents(r io.Reader) ([]Record, error) {
+	var out []Record
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var rec Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return out, fmt.Errorf("line %d: %w", line, err)
+		}
+		out = append(out, rec)
+	}
+	return out, sc.Err()
+}
+
+// eventLog writes a node's records. The time is read under the lock, so
+// the records of a node are in time order; a record is written before the
+// messages its event causes are sent, so merging the nodes' logs by time
+// keeps cause before effect.
+type eventLog struct {
+	node int
+	mu   sync.Mutex
+	w    io.Writer
+	buf  *bufio.Writer
+}
+
+func (l *eventLog) put(r Record) {
+	if l.w == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buf == nil {
+		l.buf = bufio.NewWriter(l.w)
+	}
+	r.T = time.Now().UnixNano()
+	r.Node = l.node
+	b, _ := json.Marshal(r) // a Record always marshals
+	l.buf.Write(append(b, '\n'))
+}
+
+func (l *eventLog) write(in *instance, e proc.Event) {
+	l.put(Record{Instance: in.key, Ev: e.Kind.String(), P: e.P, Res: e.Res, Unit: e.Unit})
+}
+
+func (l *eventLog) fenced(in *instance, p proc.ID, keys []string, counters []uint64) {
+	l.put(Record{Instance: in.key, Ev: "fenced", P: p, Keys: keys, Counters: counters})
+}
+
+func (l *eventLog) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buf != nil {
+		l.buf.Flush()
+	}
+}

@@ -1,0 +1,48 @@
+package service
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are a node's Prometheus metrics, on a registry of its own (so
+// several nodes may live in one test process).
+type metrics struct {
+	reg      *prometheus.Registry
+	latency  *prometheus.HistogramVec
+	waiting  *prometheus.GaugeVec
+	messages *prometheus.CounterVec
+	sessions prometheus.Gauge
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "allot_acquire_seconds",
+			Help:    "Time from a request to its grant at this node, by kind.",
+			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
+		}, []string{"kind"}),
+		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "allot_waiting_requests",
+			Help: "Requests of this node's sessions waiting for a grant (the queue length), by kind.",
+		}, []string{"kind"}),
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_messages_total",
+			Help: "Algorithm messages sent by this node's processes, by message kind.",
+		}, []string{"kind"}),
+		sessions: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "allot_sessions",
+			Help: "Open client sessions at this node.",
+		}),
+	}
+	m.reg.MustRegister(m.latency, m.waiting, m.messages, m.sessions)
+	return m
+}
+
+// Metrics is the node's /metrics handler.
+func (n *Node) Metrics() http.Handler {
+	return promhttp.HandlerFor(n.metrics.reg, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,116 @@
+package service
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"allot/algo"
+	"allot/check"
+	"allot/proc"
+)
+
+// Verdict is what the merged event logs of a cluster's nodes show: the
+// checkers of package check, per algorithm instance, read them as they read
+// a simulated stream, and the fencing tokens are checked beside them.
+type Verdict struct {
+	Records  int // records read
+	Answered int // requests answered (enter, grant)
+	Fenced   int // tokens issued
+	Open     int // requests never answered
+	// Violations counts the failures of exclusion (two holders of a
+	// resource at once), of the pool (a unit held twice, more than R
+	// units), and of fencing (a token of a key not above the last one).
+	Violations int
+	First      []string
+}
+
+// OK reports whether the logs show no violation and no open request.
+func (v Verdict) OK() bool { return v.Violations == 0 && v.Open == 0 }
+
+func (v Verdict) String() string {
+	return fmt.Sprintf("%d records, %d answered, %d tokens, %d open, %d violations %v", v.Records, v.Answered, v.Fenced, v.Open, v.Violations, v.First)
+}
+
+// Verify checks the records of every node's event log, merged by time.
+func Verify(logs ...[]Record) (Verdict, error) {
+	var recs []Record
+	for _, l := range logs {
+		recs = append(recs, l...)
+	}
+	slices.SortStableFunc(recs, func(a, b Record) int { return int(a.T - b.T) })
+	type checker struct {
+		sink   proc.Sink
+		rep    *check.Report
+		finish func()
+		waits  check.Waits
+	}
+	byInst := map[string]*checker{}
+	last := map[string]uint64{}
+	v := Verdict{Records: len(recs)}
+	fail := func(format string, args ...any) {
+		v.Violations++
+		if len(v.First) < 10 {
+			v.First = append(v.First, fmt.Sprintf(format, args...))
+		}
+	}
+	for _, r := range recs {
+		if r.Ev == "fenced" {
+			for i, k := range r.Keys {
+				if i >= len(r.Counters) {
+					return v, fmt.Errorf("a fenced record with %d keys and %d counters", len(r.Keys), len(r.Counters))
+				}
+				if c := r.Counters[i]; c <= last[k] {
+					fail("t=%d: %s got token %d after %d", r.T, k, c, last[k])
+				} else {
+					last[k] = c
+				}
+				v.Fenced++
+			}
+			continue
+		}
+		c := byInst[r.Instance]
+		if c == nil {
+			sp, err := parseKey(r.Instance)
+			if err != nil {
+				return v, err
+			}
+			c = &checker{}
+			switch sp.kind {
+			case algo.Pool:
+				x := &check.Pool{Units: sp.units}
+				c.sink, c.rep = x, &x.Report
+			case algo.Quota:
+				x := &check.Quota{Budget: sp.budget, Waste: sp.waste}
+				c.sink, c.rep, c.finish = x, &x.Report, x.Finish
+			default:
+				x := &check.Exclusion{}
+				c.sink, c.rep = x, &x.Report
+			}
+			byInst[r.Instance] = c
+		}
+		e, err := r.Event()
+		if err != nil {
+			return v, err
+		}
+		if e.Served() {
+			v.Answered++
+		}
+		c.sink.Event(e)
+		c.waits.Event(e)
+	}
+	for name, c := range byInst {
+		if c.finish != nil {
+			c.finish()
+		}
+		v.Open += c.waits.Open()
+		v.Violations += c.rep.Violations
+		for _, s := range c.rep.First {
+			if len(v.First) < 10 {
+				v.First = append(v.First, name+": "+s)
+			}
+		}
+	}
+	slices.SortFunc(v.First, strings.Compare)
+	return v, nil
+}

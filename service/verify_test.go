@@ -1,0 +1,65 @@
+package service
+
+import (
+	"strings"
+	"testing"
+
+	"allot/proc"
+)
+
+// TestVerifyCatches shows the verdict catching each kind of broken log.
+func TestVerifyCatches(t *testing.T) {
+	res := []proc.ResID{3}
+	good := []Record{
+		{T: 1, Instance: "lock", Ev: "request", P: 0, Res: res},
+		{T: 2, Instance: "lock", Ev: "enter", P: 0, Res: res},
+		{T: 3, Instance: "lock", Ev: "fenced", P: 0, Keys: []string{"lock/3"}, Counters: []uint64{1}},
+		{T: 4, Instance: "lock", Ev: "exit", P: 0},
+		{T: 5, Instance: "lock", Ev: "request", P: 1, Res: res},
+		{T: 6, Instance: "lock", Ev: "enter", P: 1, Res: res},
+		{T: 7, Instance: "lock", Ev: "fenced", P: 1, Keys: []string{"lock/3"}, Counters: []uint64{2}},
+		{T: 8, Instance: "lock", Ev: "exit", P: 1},
+		{T: 9, Instance: "sem/s/1", Ev: "acquire", P: 0},
+		{T: 10, Instance: "sem/s/1", Ev: "grant", P: 0, Unit: 0},
+		{T: 11, Instance: "sem/s/1", Ev: "release", P: 0, Unit: 0},
+	}
+	v, err := Verify(good)
+	if err != nil || !v.OK() || v.Answered != 3 || v.Fenced != 2 {
+		t.Fatalf("good log: %v, %v", v, err)
+	}
+	for _, tc := range []struct {
+		name, want string
+		edit       func([]Record) []Record
+	}{
+		{"overlap", "enters", func(r []Record) []Record { r[3].T = 6 + 1; r[3], r[5] = r[5], r[3]; return r }},
+		{"token back", "got token 1 after 2", func(r []Record) []Record {
+			r[2].Counters, r[6].Counters = []uint64{2}, []uint64{1}
+			return r
+		}},
+		{"token repeated", "got token 1 after 1", func(r []Record) []Record { r[6].Counters = []uint64{1}; return r }},
+		{"unit twice", "unit 0 granted", func(r []Record) []Record {
+			return append(r[:10], Record{T: 10, Instance: "sem/s/1", Ev: "acquire", P: 1}, Record{T: 10, Instance: "sem/s/1", Ev: "grant", P: 1})
+		}},
+	} {
+		recs := tc.edit(append([]Record(nil), good...))
+		v, err := Verify(recs)
+		if err != nil {
+			t.Fatal(tc.name, err)
+		}
+		if v.Violations == 0 || !strings.Contains(strings.Join(v.First, "\n"), tc.want) {
+			t.Errorf("%s: %v, want a violation saying %q", tc.name, v, tc.want)
+		}
+	}
+	over := []Record{{T: 1, Instance: "quota/q/1/0", Ev: "request", P: 0}, {T: 2, Instance: "quota/q/1/0", Ev: "permit", P: 0},
+		{T: 3, Instance: "quota/q/1/0", Ev: "request", P: 1}, {T: 4, Instance: "quota/q/1/0", Ev: "permit", P: 1}}
+	if v, _ := Verify(over); v.Violations == 0 {
+		t.Errorf("two permits of a quota of one: %v", v)
+	}
+	if v, _ := Verify(over[:2]); !v.OK() {
+		t.Errorf("one permit of a quota of one: %v", v)
+	}
+	v, _ = Verify(good[:5])
+	if v.Open != 1 || v.OK() {
+		t.Errorf("an unanswered request: %v", v)
+	}
+}
