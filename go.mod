@@ -1,4 +1,4 @@
-module allot
+module github.com/allot-dev/allot
 
 go 1.26.0
 

@@ -38,8 +38,8 @@ import (
 	"maps"
 	"slices"
 
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Kind is the problem an algorithm solves.

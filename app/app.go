@@ -29,9 +29,9 @@ package app
 import (
 	"math/rand/v2"
 
-	"allot/algo"
-	"allot/dist"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Workload is what the application asks for and how long it takes: the

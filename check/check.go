@@ -16,11 +16,11 @@
 package check
 
 import (
-	"allot/internal/dense"
+	"github.com/allot-dev/allot/internal/dense"
 
 	"fmt"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // maxReports bounds the violations kept as text; all are counted.

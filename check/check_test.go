@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 type ev = proc.Event

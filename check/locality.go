@@ -1,12 +1,12 @@
 package check
 
 import (
-	"allot/internal/dense"
+	"github.com/allot-dev/allot/internal/dense"
 
 	"slices"
 
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Locality measures the failure locality of a run with crashes (Choy and

@@ -4,15 +4,15 @@ import (
 	"slices"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/algo/threshold"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/algo/threshold"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 func ev(t proc.Time, k proc.EventKind, p proc.ID) proc.Event {

@@ -1,8 +1,8 @@
 package check
 
 import (
-	"allot/internal/dense"
-	"allot/proc"
+	"github.com/allot-dev/allot/internal/dense"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Waits follows requests to their answers: how many stay open at the end

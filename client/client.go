@@ -36,7 +36,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	pb "allot/api/allot/v1"
+	pb "github.com/allot-dev/allot/api/allot/v1"
 )
 
 // Errors. Bad input is refused by the client before anything is sent.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"allot/client"
+	"github.com/allot-dev/allot/client"
 )
 
 func TestLockSemaphoreQuota(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"allot/service"
+	"github.com/allot-dev/allot/service"
 )
 
 // testQuotas are the quotas of the test clusters.

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"allot/client"
-	"allot/service"
+	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/service"
 )
 
 // hung is what the hanging client of workload saw: when its grant's Done

@@ -9,8 +9,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"allot/client"
-	"allot/service"
+	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/service"
 )
 
 // startNodes starts a cluster of n nodes in this process (allot cluster

@@ -14,8 +14,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"allot/client"
-	"allot/service"
+	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/service"
 )
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test at once.

@@ -21,7 +21,7 @@ func TestAcrossProcesses(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "allot")
-	build := exec.Command("go", "build", "-o", bin, "allot/cmd/allot")
+	build := exec.Command("go", "build", "-o", bin, "github.com/allot-dev/allot/cmd/allot")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		t.Fatalf("go build: %v", err)

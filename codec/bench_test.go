@@ -3,8 +3,8 @@ package codec_test
 import (
 	"testing"
 
-	"allot/algo/central"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/proc"
 )
 
 func BenchmarkWrappedReq(b *testing.B) {

@@ -20,7 +20,7 @@
 //	         proc.Message  value (a nested tag and body: proc.Wrapped)
 //	         proc.Timer    value (proc.WrappedTimer)
 //
-// The name is the type's import path and name ("allot/algo/central.Req"),
+// The name is the type's import path and name ("github.com/allot-dev/allot/algo/central.Req"),
 // so two packages' Req never share a tag; the shape is its encoding's
 // structure (kinds, not field names), so a node built with a different
 // layout of the same type rejects it as an unknown tag instead of reading
@@ -48,8 +48,8 @@ import (
 	"slices"
 	"strings"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Limits on one encoded value.

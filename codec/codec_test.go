@@ -11,15 +11,15 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/algo/central"
-	"allot/app"
-	"allot/codec"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/codec"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 
 	"pgregory.net/rapid"
 )
@@ -383,7 +383,7 @@ func TestNewRefuses(t *testing.T) {
 		a    algo.Algorithm
 		want string
 	}{
-		{algo.Algorithm{Name: "m", Messages: []proc.Message{withMap{}}}, "codec: m: message type allot/codec_test.withMap: map[int]int: a map cannot be encoded"},
+		{algo.Algorithm{Name: "m", Messages: []proc.Message{withMap{}}}, "codec: m: message type github.com/allot-dev/allot/codec_test.withMap: map[int]int: a map cannot be encoded"},
 		{algo.Algorithm{Name: "p", Messages: []proc.Message{withPointer{}}}, "a ptr cannot be encoded"},
 		{algo.Algorithm{Name: "h", Messages: []proc.Message{withHidden{}}}, "field x of codec_test.withHidden is not exported"},
 		{algo.Algorithm{Name: "f", Messages: []proc.Message{withFloat32{}}}, "float32 cannot be encoded bit for bit"},

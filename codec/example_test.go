@@ -3,10 +3,10 @@ package codec_test
 import (
 	"fmt"
 
-	"allot/algo/central"
-	"allot/algo/modular"
-	"allot/codec"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/algo/modular"
+	"github.com/allot-dev/allot/codec"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Example encodes a message of modular-central: central's request to its
@@ -27,7 +27,7 @@ func Example() {
 	_, err = c.DecodeMessage(b[:len(b)-1])
 	fmt.Println(err)
 	// Output:
-	// 7a 93 d6 c8 2b 5e 16 89 02 04 0a
+	// 84 26 19 8c 68 77 cd 9d 02 04 0a
 	// {{[2 5]}} <nil>
 	// codec: at byte 8 in proc.Wrapped.M > central.Req.Res: length 2, but 1 bytes left
 }

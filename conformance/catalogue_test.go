@@ -3,9 +3,9 @@ package conformance_test
 import (
 	"testing"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/conformance"
 )
 
 // TestCatalogue runs every catalogue entry through its kind's suite, so a

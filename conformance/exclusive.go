@@ -17,14 +17,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/workload"
 )
 
 // Case is one conformance run.

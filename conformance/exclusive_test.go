@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/central"
-	"allot/conformance"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/proc"
 )
 
 // broken wraps central's coordinator so that it misbehaves in one way.

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/proc"
-	"allot/sim"
-	"allot/trace"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/trace"
 
 	"github.com/cockroachdb/datadriven"
 )

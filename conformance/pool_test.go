@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/pool"
-	"allot/conformance"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/pool"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/proc"
 )
 
 // regrant wraps an R-RESOURCES node so that it misbehaves: in mode

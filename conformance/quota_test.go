@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/controller"
-	"allot/algo/counter"
-	"allot/conformance"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/controller"
+	"github.com/allot-dev/allot/algo/counter"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/proc"
 )
 
 // quotaVariant builds a deliberately broken quota algorithm: the central

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Dist is a distribution of durations in ticks. The zero value is const:0.

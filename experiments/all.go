@@ -8,12 +8,12 @@
 package experiments
 
 import (
-	"allot/experiments/bidding"
-	"allot/experiments/controller"
-	"allot/experiments/locality"
-	"allot/experiments/pool"
-	"allot/experiments/rhee"
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/bidding"
+	"github.com/allot-dev/allot/experiments/controller"
+	"github.com/allot-dev/allot/experiments/locality"
+	"github.com/allot-dev/allot/experiments/pool"
+	"github.com/allot-dev/allot/experiments/rhee"
+	"github.com/allot-dev/allot/experiments/study"
 )
 
 // All lists the reproductions, one per paper, in the order `allot repro`

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"allot/proc"
-	"allot/trace"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/trace"
 )
 
 // Counterexample is a shortest path to a violation, replayed from the

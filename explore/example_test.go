@@ -3,11 +3,11 @@ package explore_test
 import (
 	"fmt"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/explore"
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/explore"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // ExampleRun explores hygienic dining on a ring of three philosophers, one

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"allot/algo"
-	"allot/app"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Config is one exploration: an instance, the workload, the bounds.

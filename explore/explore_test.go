@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/app"
-	"allot/proc"
-	"allot/run"
-	"allot/scenario"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/run"
+	"github.com/allot-dev/allot/scenario"
 )
 
 // instance compiles a scenario the way `allot explore` does and returns

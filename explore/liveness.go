@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // The bounded liveness check: "every request is answered on every fair

@@ -3,8 +3,8 @@ package explore
 import (
 	"testing"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // A toy pool (a server owning the units) shows that check.Pool, fed by the

@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"allot/algo"
-	"allot/app"
-	"allot/check"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/proc"
 )
 
 // flight is a message in flight.

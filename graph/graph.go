@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Graph is an immutable undirected simple graph.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Specs lists the graph spec forms Parse accepts.

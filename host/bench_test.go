@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/app"
-	"allot/graph"
-	"allot/host"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/host"
 )
 
 // BenchmarkRunHygienicRing measures the host's own overhead: hygienic on

@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/algo/doorway"
-	"allot/algo/modular"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/host"
-	"allot/proc"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/algo/doorway"
+	"github.com/allot-dev/allot/algo/modular"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/host"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/workload"
 )
 
 // TestCatalogueRealTime runs every exclusive catalogue entry in real time

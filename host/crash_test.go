@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"allot/algo"
-	"allot/algo/doorway"
-	"allot/algo/threshold"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/host"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/doorway"
+	"github.com/allot-dev/allot/algo/threshold"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/host"
+	"github.com/allot-dev/allot/proc"
 )
 
 // TestCrashSeenByCheckers crashes doorway processes in real time, on FIFO

@@ -1,7 +1,7 @@
 package host_test
 
 import (
-	"allot/transport/transporttest"
+	"github.com/allot-dev/allot/transport/transporttest"
 	"fmt"
 	"math/rand/v2"
 	goruntime "runtime"

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"allot/internal/timers"
-	"allot/proc"
-	"allot/transport"
+	"github.com/allot-dev/allot/internal/timers"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
 )
 
 // DefaultTick is the real duration of a tick when none is configured. Go's

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"allot/dist"
-	"allot/host"
-	"allot/proc"
-	"allot/transport/mem"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/host"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport/mem"
 )
 
 // hop is a token passed round a ring of relays.

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"allot/proc"
-	"allot/transport"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
 )
 
 // inputKind is what a process is asked to handle.

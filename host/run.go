@@ -8,13 +8,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"allot/algo"
-	"allot/app"
-	"allot/dist"
-	"allot/internal/timers"
-	"allot/proc"
-	"allot/transport"
-	"allot/transport/mem"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/internal/timers"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
+	"github.com/allot-dev/allot/transport/mem"
 )
 
 // Crash is a fail-stop crash of process P at tick At of a run.

@@ -4,12 +4,12 @@
 package metrics
 
 import (
-	"allot/internal/dense"
+	"github.com/allot-dev/allot/internal/dense"
 
 	"math"
 	"slices"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Recorder is a proc.Sink that measures.

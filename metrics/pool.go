@@ -1,6 +1,6 @@
 package metrics
 
-import "allot/proc"
+import "github.com/allot-dev/allot/proc"
 
 // Pool measures what is particular to a pool of Units identical units,
 // from grant and release events alone: migration, how often a unit changes

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 func TestPool(t *testing.T) {

@@ -5,11 +5,11 @@ import (
 
 	"math/rand/v2"
 
-	"allot/algo"
-	"allot/app"
-	"allot/dist"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 // lock is a toy exclusion subroutine: process 0 owns a token and passes it

@@ -15,13 +15,13 @@ import (
 	"strings"
 	"time"
 
-	"allot/algo"
-	"allot/check"
-	"allot/graph"
-	"allot/metrics"
-	"allot/proc"
-	"allot/scenario"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/metrics"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/scenario"
+	"github.com/allot-dev/allot/sim"
 )
 
 // BadInput is an error in the input found only when an algorithm is built

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/scenario"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/scenario"
 )
 
 func plan(t *testing.T, edit func(*scenario.Scenario)) *scenario.Plan {

@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/workload"
 )
 
 // FieldError is an error in one field of a scenario, or in fields that do

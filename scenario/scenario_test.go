@@ -1,7 +1,7 @@
 package scenario
 
 import (
-	"allot/algo/all"
+	"github.com/allot-dev/allot/algo/all"
 	"errors"
 	"slices"
 	"strings"

@@ -11,9 +11,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Cluster is the static membership of a cluster and which algorithm serves

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Record is one line of a node's event log (JSONL): an event of an

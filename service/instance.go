@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"allot/algo"
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // tick is the real duration of one tick of the algorithms' timers.

@@ -18,12 +18,12 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"allot/algo"
-	"allot/algo/all"
-	pb "allot/api/allot/v1"
-	"allot/codec"
-	"allot/proc"
-	"allot/service/internal/link"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/codec"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/link"
 )
 
 // Config is one node of a cluster.

@@ -3,9 +3,9 @@ package service
 import (
 	"fmt"
 
-	pb "allot/api/allot/v1"
-	"allot/proc"
-	"allot/service/internal/link"
+	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/link"
 )
 
 // received hands a message from a link to its instance.

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"allot/algo"
-	"allot/check"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Verdict is what the merged event logs of a cluster's nodes show: the

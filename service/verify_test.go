@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // TestVerifyCatches shows the verdict catching each kind of broken log.

@@ -3,12 +3,12 @@ package sim_test
 import (
 	"testing"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/app"
-	"allot/dist"
-	"allot/graph"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/sim"
 )
 
 // BenchmarkHygienicRing measures the simulator's hot path: hygienic dining

@@ -3,14 +3,14 @@ package sim_test
 import (
 	"fmt"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 // ExampleRun simulates five dining philosophers, each eating three times,

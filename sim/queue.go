@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"math/bits"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // itemKind is what a queued item does when its time comes.

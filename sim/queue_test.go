@@ -3,7 +3,7 @@ package sim
 import (
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 
 	"pgregory.net/rapid"
 )

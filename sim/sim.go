@@ -27,10 +27,10 @@ import (
 	"math/rand/v2"
 	"unsafe"
 
-	"allot/algo"
-	"allot/app"
-	"allot/dist"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Crash is a fail-stop crash of process P at tick At.

@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
-	"allot/trace"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/trace"
 )
 
 // seqMsg carries a sequence number, to observe ordering.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Speeds is a speed schedule: how many ticks one local tick of a process

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 func TestSpeedsDuration(t *testing.T) {

@@ -33,8 +33,8 @@ import (
 	"io"
 	"strconv"
 
-	"allot/internal/dense"
-	"allot/proc"
+	"github.com/allot-dev/allot/internal/dense"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Writer is a proc.Sink that writes JSONL. Call Flush at the end; the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 type collect []proc.Event

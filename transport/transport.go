@@ -26,7 +26,7 @@ package transport
 import (
 	"errors"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Handler receives the messages a transport delivers to one process. A

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Dynamic is a dynamic exclusive workload: Users users share Resources

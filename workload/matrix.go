@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Matrix is one of the lower-bound networks of Reif and Spirakis §2: every

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"allot/proc"
-	"allot/workload"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/workload"
 )
 
 func TestMatrixNetworks(t *testing.T) {

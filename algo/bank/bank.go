@@ -38,10 +38,10 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/algo"
-	"allot/algo/controller"
-	"allot/algo/spantree"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/controller"
+	"github.com/allot-dev/allot/algo/spantree"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Deposit is the resource a deposit request names.

@@ -4,11 +4,11 @@ import (
 	"reflect"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/bank"
-	"allot/algo/controller"
-	"allot/codec"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/bank"
+	"github.com/allot-dev/allot/algo/controller"
+	"github.com/allot-dev/allot/codec"
+	"github.com/allot-dev/allot/proc"
 )
 
 // TestMessagesRoundTrip: the bank and name assignment are not in the

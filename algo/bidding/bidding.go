@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is uniform probabilistic bidding (§3).

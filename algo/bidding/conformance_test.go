@@ -3,13 +3,13 @@ package bidding_test
 import (
 	"testing"
 
-	"allot/algo"
-	"allot/algo/bidding"
-	"allot/app"
-	"allot/conformance"
-	"allot/dist"
-	"allot/graph"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/bidding"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/sim"
 )
 
 func TestGolden(t *testing.T) { conformance.Golden(t, bidding.Algorithm, "testdata/golden") }

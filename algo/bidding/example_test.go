@@ -3,9 +3,9 @@ package bidding_test
 import (
 	"fmt"
 
-	"allot/algo"
-	"allot/algo/bidding"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/bidding"
+	"github.com/allot-dev/allot/proc"
 )
 
 // The constants of §3.2 for a problem where every user wants two of four

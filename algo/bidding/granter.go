@@ -3,7 +3,7 @@ package bidding
 import (
 	"slices"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Granter is the granting process of one resource. It is the safety

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // fakeEnv records what a process does with one input.

@@ -5,14 +5,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/bidding"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/proc"
-	"allot/sim"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/bidding"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/workload"
 )
 
 // TestSpeeds runs both algorithms in the simulator under every speed

@@ -3,7 +3,7 @@ package bidding
 import (
 	"slices"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // User is a user process: it runs rounds while it has a request that has

@@ -30,8 +30,8 @@ package broadcastpool
 import (
 	"fmt"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the catalogue entry.

@@ -3,8 +3,8 @@ package broadcastpool_test
 import (
 	"testing"
 
-	"allot/algo/broadcastpool"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo/broadcastpool"
+	"github.com/allot-dev/allot/conformance"
 )
 
 func TestConformance(t *testing.T) { conformance.Pool(t, broadcastpool.Algorithm) }

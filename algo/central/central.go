@@ -28,9 +28,9 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/algo"
-	"allot/internal/dense"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/internal/dense"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the catalogue entry.

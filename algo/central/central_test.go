@@ -4,14 +4,14 @@ import (
 	"slices"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/central"
-	"allot/app"
-	"allot/conformance"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 func TestGolden(t *testing.T) { conformance.Golden(t, central.Algorithm, "testdata/golden") }

@@ -22,8 +22,8 @@ package centralpool
 import (
 	"fmt"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the catalogue entry.

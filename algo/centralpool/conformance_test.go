@@ -3,8 +3,8 @@ package centralpool_test
 import (
 	"testing"
 
-	"allot/algo/centralpool"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo/centralpool"
+	"github.com/allot-dev/allot/conformance"
 )
 
 func TestConformance(t *testing.T) { conformance.Pool(t, centralpool.Algorithm) }

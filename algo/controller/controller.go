@@ -85,8 +85,8 @@ import (
 	"math"
 	"slices"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the modified controller (§6.1), the catalogue's controller.

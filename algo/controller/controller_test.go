@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo"
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // net is a tiny driver: FIFO delivery of every message in send order,

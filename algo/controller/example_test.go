@@ -3,14 +3,14 @@ package controller_test
 import (
 	"fmt"
 
-	"allot/algo"
-	"allot/algo/controller"
-	"allot/algo/counter"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/controller"
+	"github.com/allot-dev/allot/algo/counter"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/sim"
 )
 
 // A budget of 4000 permits, at most 2000 of them wasted, on a line of 64

@@ -3,8 +3,8 @@ package controller
 import (
 	"slices"
 
-	"allot/algo/spantree"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo/spantree"
+	"github.com/allot-dev/allot/proc"
 )
 
 // messages declares every message type the controllers send: the tree's

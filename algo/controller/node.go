@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 
-	"allot/algo/spantree"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo/spantree"
+	"github.com/allot-dev/allot/proc"
 )
 
 type phase uint8

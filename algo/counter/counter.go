@@ -15,10 +15,10 @@ package counter
 import (
 	"fmt"
 
-	"allot/algo"
-	"allot/algo/controller"
-	"allot/algo/spantree"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/controller"
+	"github.com/allot-dev/allot/algo/spantree"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the catalogue entry.

@@ -3,13 +3,13 @@ package counter_test
 import (
 	"testing"
 
-	"allot/algo"
-	"allot/algo/counter"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/graph"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/counter"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/sim"
 )
 
 // TestTwoMessagesPerHop: on a line every request costs two messages per

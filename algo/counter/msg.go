@@ -3,8 +3,8 @@ package counter
 import (
 	"slices"
 
-	"allot/algo/spantree"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo/spantree"
+	"github.com/allot-dev/allot/proc"
 )
 
 // messages declares the counter's message types: the tree's, then its own.

@@ -5,15 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/doorway"
-	"allot/app"
-	"allot/check"
-	"allot/conformance"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/doorway"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 func TestColorsAtMostDeltaPlusOne(t *testing.T) {

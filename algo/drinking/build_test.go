@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 func TestBuildRejects(t *testing.T) {

@@ -4,15 +4,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/central"
-	"allot/algo/doorway"
-	"allot/algo/hygienic"
-	"allot/algo/threshold"
-	"allot/app"
-	"allot/dist"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/algo/doorway"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/algo/threshold"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 // counter counts enters per user and the most users inside at once.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo/hygienic"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/conformance"
 )
 
 // TestSuiteCatchesBrokenVariants: a user that hands over a bottle it is

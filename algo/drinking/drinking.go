@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // For returns the drinking philosophers algorithm with sub as the dining

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"allot/algo/drinking"
-	"allot/algo/hygienic"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/proc"
-	"allot/sim"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo/drinking"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/workload"
 )
 
 // Chandy and Misra's drinking philosophers over their hygienic dining

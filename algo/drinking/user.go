@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Per-bottle state bits.

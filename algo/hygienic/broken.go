@@ -1,8 +1,8 @@
 package hygienic
 
 import (
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Handover is hygienic with one rule broken: a node hands a requested fork

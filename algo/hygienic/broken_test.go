@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/conformance"
+	"github.com/allot-dev/allot/conformance"
 )
 
 func TestSuiteCatchesForkHandedOverWhileEating(t *testing.T) {

@@ -33,8 +33,8 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the catalogue entry.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"allot/conformance"
+	"github.com/allot-dev/allot/conformance"
 )
 
 func TestGolden(t *testing.T) { conformance.Golden(t, Algorithm, "testdata/golden") }

@@ -4,13 +4,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/central"
-	"allot/algo/hygienic"
-	"allot/app"
-	"allot/dist"
-	"allot/sim"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/workload"
 )
 
 // benchRun simulates 40 users over 30 resources asking for 2..4 of them,

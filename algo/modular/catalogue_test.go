@@ -3,9 +3,9 @@ package modular_test
 import (
 	"testing"
 
-	"allot/algo/central"
-	"allot/algo/modular"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/algo/modular"
+	"github.com/allot-dev/allot/conformance"
 )
 
 func TestGolden(t *testing.T) {

@@ -3,8 +3,8 @@ package modular
 import (
 	"testing"
 
-	"allot/algo/central"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/conformance"
 )
 
 // TestConformanceCatchesLiteral32: the conformance suite itself (events

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // tnet is a small discrete-event driver for this package's tests: unordered

@@ -4,14 +4,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/bidding"
-	"allot/algo/central"
-	"allot/algo/doorway"
-	"allot/algo/hygienic"
-	"allot/algo/threshold"
-	"allot/algo/unhygienic"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/bidding"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/algo/doorway"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/algo/threshold"
+	"github.com/allot-dev/allot/algo/unhygienic"
+	"github.com/allot-dev/allot/proc"
 )
 
 // subs are the subroutines the package tests run under.

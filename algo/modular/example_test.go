@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"allot/algo/central"
-	"allot/algo/modular"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/sim"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/algo/modular"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/workload"
 )
 
 // Rhee's algorithm over the central coordinator: 6 users ask for any 1..3

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // The invariants of §5, checked on the processes' internal state after every

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // recEnv records what a single process sends.

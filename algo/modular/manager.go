@@ -3,7 +3,7 @@ package modular
 import (
 	"fmt"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // manager is the resource manager rm_k of Fig. 5. It keeps q_k as three

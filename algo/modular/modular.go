@@ -103,8 +103,8 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // For returns Rhee's modular algorithm with sub as the subroutine, named

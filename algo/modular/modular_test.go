@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // runRandom runs a with users drawing 1..k resources out of res on each

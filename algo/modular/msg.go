@@ -1,6 +1,6 @@
 package modular
 
-import "allot/proc"
+import "github.com/allot-dev/allot/proc"
 
 // The messages of Figs. 4 and 5. Positions are 1-based as in the paper.
 //

@@ -4,13 +4,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/algo/central"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/proc"
-	"allot/sim"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo/central"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/workload"
 )
 
 // TestLateUsersSim: on the simulator, with central as the subroutine (no

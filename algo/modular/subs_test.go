@@ -1,8 +1,8 @@
 package modular
 
 import (
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // lockAlg is a stand-in exclusion subroutine for the package's own tests: a

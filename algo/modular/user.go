@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // region is a user's region, or its sub-region in the subroutine (§3, §4.2).

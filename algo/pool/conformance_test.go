@@ -3,8 +3,8 @@ package pool_test
 import (
 	"testing"
 
-	"allot/algo/pool"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo/pool"
+	"github.com/allot-dev/allot/conformance"
 )
 
 func TestConformance(t *testing.T) { conformance.Pool(t, pool.Algorithm) }

@@ -1,8 +1,8 @@
 package pool
 
 import (
-	"allot/algo"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Literal returns R-RESOURCES built with one damaged place of the listing

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"allot/algo/pool"
-	"allot/conformance"
+	"github.com/allot-dev/allot/algo/pool"
+	"github.com/allot-dev/allot/conformance"
 )
 
 // TestLiteralReadingsBreak runs the two damaged places of the listing as

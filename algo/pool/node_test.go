@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // env records what a node does.

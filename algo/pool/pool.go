@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"allot/algo"
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the catalogue entry.

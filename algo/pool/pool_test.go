@@ -7,14 +7,14 @@ import (
 
 	"pgregory.net/rapid"
 
-	"allot/algo"
-	"allot/algo/pool"
-	"allot/app"
-	"allot/conformance"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/pool"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 func TestSpanningTree(t *testing.T) {

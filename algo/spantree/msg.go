@@ -1,6 +1,6 @@
 package spantree
 
-import "allot/proc"
+import "github.com/allot-dev/allot/proc"
 
 // Messages declares the tree's and the waves' message types, for the
 // algorithms built on them to list with their own (algo.Algorithm.Messages).

@@ -29,7 +29,7 @@ package spantree
 import (
 	"fmt"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Node is one node's part of the tree.

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // node is a process that builds the tree and runs one wave.

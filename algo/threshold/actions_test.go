@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"allot/algo"
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // fakeEnv records what a process sends and emits.

@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/hygienic"
-	"allot/algo/threshold"
-	"allot/app"
-	"allot/check"
-	"allot/conformance"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/algo/threshold"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 // run simulates g with every user asking perUser times.

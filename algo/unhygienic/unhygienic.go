@@ -42,9 +42,9 @@ import (
 	"math"
 	"slices"
 
-	"allot/algo"
-	"allot/algo/threshold"
-	"allot/proc"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/threshold"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Algorithm is the catalogue entry.

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"testing"
 
-	"allot/algo"
-	"allot/algo/unhygienic"
-	"allot/app"
-	"allot/conformance"
-	"allot/dist"
-	"allot/graph"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/unhygienic"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/conformance"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 // The suite again with a failure model in which every other process rises

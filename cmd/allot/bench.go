@@ -16,7 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"allot/client"
+	"github.com/allot-dev/allot/client"
 )
 
 // benchWorkload is one of the peer workloads (the peers harness runs the

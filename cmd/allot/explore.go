@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"allot/explore"
-	"allot/graph"
-	"allot/proc"
-	"allot/run"
-	"allot/scenario"
+	"github.com/allot-dev/allot/explore"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/run"
+	"github.com/allot-dev/allot/scenario"
 )
 
 // claimedLocality is the failure locality the papers prove, checked by

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/run"
+	"github.com/allot-dev/allot/run"
 )
 
 func allot(t *testing.T, args ...string) (stdout, stderr string, code int) {

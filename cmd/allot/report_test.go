@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/study"
 )
 
 // The table is a block a claim — verdict, id and paper, then the paper's

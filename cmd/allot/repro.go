@@ -20,10 +20,10 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"allot/algo/all"
-	"allot/experiments"
-	"allot/experiments/study"
-	"allot/experiments/sweep"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/experiments"
+	"github.com/allot-dev/allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/sweep"
 )
 
 // shardFormat names the layout of a shard's results file.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/experiments/sweep"
+	"github.com/allot-dev/allot/experiments/sweep"
 )
 
 // N shards merged print the report of one unsharded run, byte for byte, and

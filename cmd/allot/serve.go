@@ -20,7 +20,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"allot/service"
+	"github.com/allot-dev/allot/service"
 )
 
 // serveOpts are the flags of allot serve.

@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"allot/service"
+	"github.com/allot-dev/allot/service"
 )
 
 func TestServeBadInput(t *testing.T) {

@@ -12,14 +12,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"allot/algo"
-	"allot/graph"
-	"allot/proc"
-	"allot/run"
-	"allot/scenario"
-	"allot/sim"
-	"allot/trace"
-	"allot/workload"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/run"
+	"github.com/allot-dev/allot/scenario"
+	"github.com/allot-dev/allot/sim"
+	"github.com/allot-dev/allot/trace"
+	"github.com/allot-dev/allot/workload"
 )
 
 var errHelp = errors.New("help shown")

@@ -1,7 +1,7 @@
 package bidding
 
 import (
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/study"
 	"context"
 	"os"
 	"path/filepath"

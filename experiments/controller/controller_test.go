@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/study"
 )
 
 func TestControllerQuick(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"allot/graph"
-	"allot/proc"
+	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Worst cases for failure locality. The dining algorithms of allot start

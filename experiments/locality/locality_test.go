@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"allot/algo/hygienic"
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/experiments/study"
 )
 
 func TestLocalityQuick(t *testing.T) {

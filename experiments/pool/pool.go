@@ -45,9 +45,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"allot/experiments/study"
-	"allot/experiments/sweep"
-	"allot/report"
+	"github.com/allot-dev/allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/sweep"
+	"github.com/allot-dev/allot/report"
 )
 
 // Experiment is `allot repro pool`.

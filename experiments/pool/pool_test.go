@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/study"
 )
 
 func TestQuick(t *testing.T) {

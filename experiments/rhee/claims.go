@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/study"
 )
 
 const paper = "rhee §6"

@@ -6,12 +6,12 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"allot/algo"
-	"allot/app"
-	"allot/check"
-	"allot/dist"
-	"allot/proc"
-	"allot/sim"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/app"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
 )
 
 // setModel is how each user's resource set is drawn, once per run.

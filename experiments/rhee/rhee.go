@@ -54,12 +54,12 @@ import (
 	"fmt"
 	"strings"
 
-	"allot/algo"
-	"allot/algo/all"
-	"allot/algo/modular"
-	"allot/dist"
-	"allot/experiments/study"
-	"allot/experiments/sweep"
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/algo/modular"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/sweep"
 )
 
 // Experiment is `allot repro rhee`.

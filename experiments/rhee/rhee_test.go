@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"allot/experiments/study"
+	"github.com/allot-dev/allot/experiments/study"
 )
 
 func TestQuick(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"allot/experiments/sweep"
-	"allot/report"
+	"github.com/allot-dev/allot/experiments/sweep"
+	"github.com/allot-dev/allot/report"
 )
 
 // cell is one point, measured over its graphs.

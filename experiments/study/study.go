@@ -9,7 +9,7 @@ import (
 	"context"
 	"errors"
 
-	"allot/experiments/sweep"
+	"github.com/allot-dev/allot/experiments/sweep"
 )
 
 // Claim is one statement of a paper checked against measurements.

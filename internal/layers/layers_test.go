@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-const module = "allot/"
+const module = "github.com/allot-dev/allot/"
 
 // drivers run algorithms; nothing an algorithm imports may be one.
 var drivers = []string{"sim", "explore", "host", "transport", "service", "runtime"}

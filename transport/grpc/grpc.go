@@ -42,8 +42,8 @@ import (
 	ggrpc "google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"allot/proc"
-	"allot/transport"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
 )
 
 // Codec encodes the messages that cross the network (package codec's

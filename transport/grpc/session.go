@@ -9,7 +9,7 @@ import (
 
 	ggrpc "google.golang.org/grpc"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // stream is the part of a gRPC stream, client or server side, a session

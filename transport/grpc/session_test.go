@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"allot/proc"
+	"github.com/allot-dev/allot/proc"
 )
 
 // script is a stream whose peer side is a fixed list of frames.

@@ -22,10 +22,10 @@ import (
 	"sync"
 	"time"
 
-	"allot/dist"
-	"allot/internal/timers"
-	"allot/proc"
-	"allot/transport"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/internal/timers"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
 )
 
 // DefaultTick is the real duration of a tick when none is configured.

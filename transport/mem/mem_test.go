@@ -4,11 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"allot/dist"
-	"allot/proc"
-	"allot/transport"
-	"allot/transport/mem"
-	"allot/transport/transporttest"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
+	"github.com/allot-dev/allot/transport/mem"
+	"github.com/allot-dev/allot/transport/transporttest"
 )
 
 func TestContractUnordered(t *testing.T) {

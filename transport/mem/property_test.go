@@ -7,10 +7,10 @@ import (
 
 	"pgregory.net/rapid"
 
-	"allot/dist"
-	"allot/proc"
-	"allot/transport/mem"
-	"allot/transport/transporttest"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport/mem"
+	"github.com/allot-dev/allot/transport/transporttest"
 )
 
 // entry is one line of what happened, in order: a delivery, or the

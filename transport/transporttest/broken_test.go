@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"allot/dist"
-	"allot/proc"
-	"allot/transport"
-	"allot/transport/mem"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
+	"github.com/allot-dev/allot/transport/mem"
 )
 
 // probe is a testing.TB that records failures instead of failing the test

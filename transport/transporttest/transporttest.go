@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"allot/proc"
-	"allot/transport"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
 )
 
 // Msg is the message the suite sends.

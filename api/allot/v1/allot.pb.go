@@ -1156,7 +1156,7 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse2q\n" +
 	"\x04Peer\x12,\n" +
 	"\x04Link\x12\x0f.allot.v1.Frame\x1a\x0f.allot.v1.Frame(\x010\x01\x12;\n" +
-	"\x06Tokens\x12\x17.allot.v1.TokensRequest\x1a\x18.allot.v1.TokensResponseB\x1cZ\x1aallot/api/allot/v1;allotv1b\x06proto3"
+	"\x06Tokens\x12\x17.allot.v1.TokensRequest\x1a\x18.allot.v1.TokensResponseB1Z/github.com/allot-dev/allot/api/allot/v1;allotv1b\x06proto3"
 
 var (
 	file_allot_v1_allot_proto_rawDescOnce sync.Once

@@ -28,8 +28,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	pb "allot/api/allot/v1"
-	"allot/proc"
+	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/proc"
 )
 
 // Link is the session layer of the channel to one peer node.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	pb "allot/api/allot/v1"
-	"allot/proc"
+	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/proc"
 )
 
 // pipe is one direction-pair of an in-memory stream; breaking it loses
