@@ -1,8 +1,8 @@
 package host_test
 
 import (
-	"github.com/allot-dev/allot/transport/transporttest"
 	"fmt"
+	"github.com/allot-dev/allot/transport/transporttest"
 	"math/rand/v2"
 	goruntime "runtime"
 )

@@ -1,8 +1,8 @@
 package scenario
 
 import (
-	"github.com/allot-dev/allot/algo/all"
 	"errors"
+	"github.com/allot-dev/allot/algo/all"
 	"slices"
 	"strings"
 	"testing"

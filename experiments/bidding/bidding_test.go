@@ -1,8 +1,8 @@
 package bidding
 
 import (
-	"github.com/allot-dev/allot/experiments/study"
 	"context"
+	"github.com/allot-dev/allot/experiments/study"
 	"os"
 	"path/filepath"
 	"testing"
