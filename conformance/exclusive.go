@@ -98,25 +98,39 @@ func RunCase(a algo.Algorithm, c Case) string {
 	if err != nil {
 		return err.Error()
 	}
+	var excl check.Exclusion
+	work := app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: PerUser, Next: next}
+	return judge(a, pb, c.Seed, c.Delay, work, &excl, &excl.Report, "exclusion", nil)
+}
+
+// judge builds a for pb and runs it to quiescence in the simulator, every
+// user asking work.PerUser times, and says what went wrong ("" for
+// nothing): a violation the kind's safety checker found (finish, when set,
+// closes its books first), a deadlock, a run that does not end, or a
+// request never answered. The checkers read only the events.
+func judge(a algo.Algorithm, pb *algo.Problem, seed uint64, delay dist.Dist, work app.Workload, safety proc.Sink, report *check.Report, what string, finish func()) string {
 	pb.FIFO = a.NeedsFIFO
 	procs, err := a.Build(pb)
 	if err != nil {
 		return "build: " + err.Error()
 	}
-	var excl check.Exclusion
 	var waits check.Waits
-	res, err := sim.Run(sim.Config{Seed: c.Seed, Sink: proc.Sinks{&excl, &waits}, Net: sim.Network{Delay: c.Delay, FIFO: a.NeedsFIFO}, Work: app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: PerUser, Next: next}}, pb, procs)
-	switch {
-	case err != nil:
+	res, err := sim.Run(sim.Config{Seed: seed, Sink: proc.Sinks{safety, &waits}, Net: sim.Network{Delay: delay, FIFO: a.NeedsFIFO}, Work: work}, pb, procs)
+	if err != nil {
 		return err.Error()
-	case !excl.OK():
-		return fmt.Sprintf("exclusion: %d violations, first: %s", excl.Violations, excl.First[0])
+	}
+	if finish != nil {
+		finish()
+	}
+	switch {
+	case !report.OK():
+		return fmt.Sprintf("%s: %d violations, first: %s", what, report.Violations, report.First[0])
 	case waits.Deadlock(res.Quiescent):
 		return fmt.Sprintf("deadlock: quiescent at t=%d with %d open requests", res.End, waits.Open())
 	case !res.Quiescent:
 		return "run did not end"
-	case res.Served != pb.Users*PerUser:
-		return fmt.Sprintf("served %d of %d requests", res.Served, pb.Users*PerUser)
+	case res.Served != pb.Users*work.PerUser:
+		return fmt.Sprintf("answered %d of %d requests", res.Served, pb.Users*work.PerUser)
 	}
 	return ""
 }

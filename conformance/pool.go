@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -10,8 +9,6 @@ import (
 	"github.com/allot-dev/allot/check"
 	"github.com/allot-dev/allot/dist"
 	"github.com/allot-dev/allot/graph"
-	"github.com/allot-dev/allot/proc"
-	"github.com/allot-dev/allot/sim"
 )
 
 // PoolGraphs are the communication graphs of the pool suite: trees, lines,
@@ -71,32 +68,10 @@ func RunPoolCase(a algo.Algorithm, c Case) string {
 	if err != nil {
 		return err.Error()
 	}
-	pb := &algo.Problem{Kind: algo.Pool, Users: g.N(), Graph: g, Units: c.Units, FIFO: a.NeedsFIFO}
-	procs, err := a.Build(pb)
-	if err != nil {
-		return "build: " + err.Error()
-	}
+	pb := &algo.Problem{Kind: algo.Pool, Users: g.N(), Graph: g, Units: c.Units}
 	pool := check.Pool{Units: c.Units}
-	var waits check.Waits
-	res, err := sim.Run(sim.Config{
-		Seed: c.Seed,
-		Net:  sim.Network{Delay: c.Delay, FIFO: a.NeedsFIFO},
-		Work: app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: PerUser},
-		Sink: proc.Sinks{&pool, &waits},
-	}, pb, procs)
-	switch {
-	case err != nil:
-		return err.Error()
-	case !pool.OK():
-		return fmt.Sprintf("pool safety: %d violations, first: %s", pool.Violations, pool.First[0])
-	case waits.Deadlock(res.Quiescent):
-		return fmt.Sprintf("deadlock: quiescent at t=%d with %d open requests", res.End, waits.Open())
-	case !res.Quiescent:
-		return "run did not end"
-	case res.Served != pb.Users*PerUser:
-		return fmt.Sprintf("starvation: granted %d of %d requests", res.Served, pb.Users*PerUser)
-	}
-	return ""
+	work := app.Workload{Think: dist.Uniform(0, 30), CS: dist.Uniform(1, 10), PerUser: PerUser}
+	return judge(a, pb, c.Seed, c.Delay, work, &pool, &pool.Report, "pool safety", nil)
 }
 
 // Pool runs the whole pool suite (fewer seeds with -short) and reports

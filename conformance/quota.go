@@ -10,8 +10,6 @@ import (
 	"github.com/allot-dev/allot/check"
 	"github.com/allot-dev/allot/dist"
 	"github.com/allot-dev/allot/graph"
-	"github.com/allot-dev/allot/proc"
-	"github.com/allot-dev/allot/sim"
 )
 
 // QuotaCase is one run of the quota suite: a communication graph, a delay
@@ -98,34 +96,10 @@ func RunQuotaCase(a algo.Algorithm, c QuotaCase) string {
 	if err != nil {
 		return err.Error()
 	}
-	pb := &algo.Problem{Kind: algo.Quota, Users: g.N(), Graph: g, Budget: c.Budget, Waste: c.Waste, FIFO: a.NeedsFIFO}
-	procs, err := a.Build(pb)
-	if err != nil {
-		return "build: " + err.Error()
-	}
+	pb := &algo.Problem{Kind: algo.Quota, Users: g.N(), Graph: g, Budget: c.Budget, Waste: c.Waste}
 	q := check.Quota{Budget: c.Budget, Waste: c.Waste}
-	var waits check.Waits
-	res, err := sim.Run(sim.Config{
-		Seed: c.Seed,
-		Net:  sim.Network{Delay: c.Delay, FIFO: a.NeedsFIFO},
-		Work: app.Workload{Think: dist.Uniform(0, 30), PerUser: c.PerUser},
-		Sink: proc.Sinks{&q, &waits},
-	}, pb, procs)
-	if err != nil {
-		return err.Error()
-	}
-	q.Finish()
-	switch {
-	case !q.OK():
-		return fmt.Sprintf("consumption conditions: %d violations, first: %s", q.Violations, q.First[0])
-	case waits.Deadlock(res.Quiescent):
-		return fmt.Sprintf("deadlock: quiescent at t=%d with %d open requests", res.End, waits.Open())
-	case !res.Quiescent:
-		return "run did not end"
-	case res.Served != pb.Users*c.PerUser:
-		return fmt.Sprintf("answered %d of %d requests", res.Served, pb.Users*c.PerUser)
-	}
-	return ""
+	work := app.Workload{Think: dist.Uniform(0, 30), PerUser: c.PerUser}
+	return judge(a, pb, c.Seed, c.Delay, work, &q, &q.Report, "consumption conditions", q.Finish)
 }
 
 // Quota runs the quota suite (fewer seeds with -short) and reports every
