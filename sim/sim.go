@@ -120,16 +120,14 @@ type Sim struct {
 	pb    *algo.Problem
 	procs []proc.Process
 	app   *app.Cycle
-	users []app.User // app.Users, kept here to spare the hot path a load
-	// allocs are the users' processes as proc.Allocator, asserted once.
-	allocs []proc.Allocator
-	st     []pstate     // nil when no process can crash or be busy
-	rng    []*rand.Rand // per process, for algorithms; made on first use
-	net    *rand.Rand   // message delays
-	q      queue
-	cur    proc.ID
-	now    proc.Time
-	stop   bool
+	users []app.User   // app.Users, kept here to spare the hot path a load
+	st    []pstate     // nil when no process can crash or be busy
+	rng   []*rand.Rand // per process, for algorithms; made on first use
+	net   *rand.Rand   // message delays
+	q     queue
+	cur   proc.ID
+	now   proc.Time
+	stop  bool
 	// draining: Requests answers were reached, no new requests; the run
 	// ends at drainEnd unless another answer extends it.
 	draining bool
@@ -167,13 +165,10 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 		net:   rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)),
 	}
 	s.users = s.app.Users
-	s.allocs = make([]proc.Allocator, pb.Users)
-	for u := range s.allocs {
-		a, ok := procs[u].(proc.Allocator)
-		if !ok {
+	for u := 0; u < pb.Users; u++ {
+		if _, ok := procs[u].(proc.Allocator); !ok {
 			return res, fmt.Errorf("sim: user %d (%T) does not take requests", u, procs[u])
 		}
-		s.allocs[u] = a
 	}
 	if len(cfg.Net.Crashes) > 0 || cfg.Net.Cost > 0 || cfg.Net.SendCost > 0 {
 		s.st = make([]pstate, len(procs))
@@ -298,7 +293,9 @@ func (s *Sim) wake(u proc.ID) {
 	if s.users[u].Phase == app.Thinking && !s.draining {
 		s.res.Requests++
 	}
-	s.app.Wake(s, s, s.allocs[u], u, s.now, !s.draining)
+	// Asserted here, not kept in a slice of its own: procs[u] is already
+	// in cache (touch loads it), a second per-user array would not be.
+	s.app.Wake(s, s, s.procs[u].(proc.Allocator), u, s.now, !s.draining)
 }
 
 // Observe implements app.Driver.
