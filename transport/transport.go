@@ -25,6 +25,7 @@ package transport
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/allot-dev/allot/proc"
 )
@@ -83,3 +84,32 @@ type Cutter interface {
 
 // ErrClosed is returned by a closed transport.
 var ErrClosed = errors.New("transport closed")
+
+// Endpoint is one registration of a Handler, for transports to keep in
+// their tables. A message keeps the endpoint it was sent to, so one in
+// flight to an id that unregistered is dropped even if the id registers
+// again; Retire waits for a handler still running.
+type Endpoint struct {
+	h    Handler
+	mu   sync.RWMutex // held for reading while h runs
+	gone bool
+}
+
+// NewEndpoint registers h.
+func NewEndpoint(h Handler) *Endpoint { return &Endpoint{h: h} }
+
+// Deliver hands m to the handler unless the endpoint is retired.
+func (e *Endpoint) Deliver(from proc.ID, m proc.Message) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if !e.gone {
+		e.h(from, m)
+	}
+}
+
+// Retire stops deliveries, once any running one has returned.
+func (e *Endpoint) Retire() {
+	e.mu.Lock()
+	e.gone = true
+	e.mu.Unlock()
+}

@@ -75,7 +75,7 @@ type Transport struct {
 	peers  map[string]*peer
 
 	mu     sync.Mutex
-	eps    map[proc.ID]*endpoint
+	eps    map[proc.ID]*transport.Endpoint
 	closed bool
 	err    error
 
@@ -88,12 +88,6 @@ var (
 	_ transport.Transport = (*Transport)(nil)
 	_ transport.Cutter    = (*Transport)(nil)
 )
-
-type endpoint struct {
-	h    transport.Handler
-	mu   sync.RWMutex // held for reading while h runs
-	gone bool
-}
 
 type delivery struct {
 	from, to proc.ID
@@ -118,7 +112,7 @@ func New(cfg Config) (*Transport, error) {
 	if cfg.Redial <= 0 {
 		cfg.Redial = 10 * time.Millisecond
 	}
-	t := &Transport{cfg: cfg, peers: map[string]*peer{}, eps: map[proc.ID]*endpoint{}, dsig: make(chan struct{}, 1)}
+	t := &Transport{cfg: cfg, peers: map[string]*peer{}, eps: map[proc.ID]*transport.Endpoint{}, dsig: make(chan struct{}, 1)}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	for name, addr := range cfg.Peers {
 		if name == cfg.Node {
@@ -178,7 +172,7 @@ func (t *Transport) Register(id proc.ID, h transport.Handler) error {
 	if _, dup := t.eps[id]; dup {
 		return fmt.Errorf("link: process %d registered twice", id)
 	}
-	t.eps[id] = &endpoint{h: h}
+	t.eps[id] = transport.NewEndpoint(h)
 	return nil
 }
 
@@ -195,9 +189,7 @@ func (t *Transport) Unregister(id proc.ID) error {
 	if !ok {
 		return fmt.Errorf("link: process %d is not registered", id)
 	}
-	ep.mu.Lock()
-	ep.gone = true
-	ep.mu.Unlock()
+	ep.Retire()
 	return nil
 }
 
@@ -326,11 +318,7 @@ func (t *Transport) dispatcher() {
 				return
 			}
 			if ep != nil {
-				ep.mu.RLock()
-				if !ep.gone {
-					ep.h(d.from, d.m)
-				}
-				ep.mu.RUnlock()
+				ep.Deliver(d.from, d.m)
 			}
 		}
 	}

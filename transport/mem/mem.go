@@ -46,7 +46,7 @@ type Mem struct {
 
 	mu     sync.Mutex
 	rnd    *rand.Rand
-	eps    map[proc.ID]*endpoint
+	eps    map[proc.ID]*transport.Endpoint
 	links  map[[2]proc.ID]*link
 	cut    map[[2]proc.ID]bool // by (lower id, higher id)
 	closed bool
@@ -57,26 +57,9 @@ var (
 	_ transport.Cutter    = (*Mem)(nil)
 )
 
-// endpoint is one registration. Messages keep the endpoint they were sent
-// to, so a message in flight to an unregistered id is dropped even if the
-// id registers again.
-type endpoint struct {
-	h    transport.Handler
-	mu   sync.RWMutex // held for reading while h runs
-	gone bool
-}
-
-func (e *endpoint) deliver(from proc.ID, m proc.Message) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if !e.gone {
-		e.h(from, m)
-	}
-}
-
 type message struct {
 	seq uint64
-	to  *endpoint
+	to  *transport.Endpoint
 	m   proc.Message
 }
 
@@ -99,7 +82,7 @@ func New(cfg Config) *Mem {
 		cfg:    cfg,
 		timers: timers.New(),
 		rnd:    rand.New(rand.NewPCG(cfg.Seed, 0x6e6574)),
-		eps:    map[proc.ID]*endpoint{},
+		eps:    map[proc.ID]*transport.Endpoint{},
 		links:  map[[2]proc.ID]*link{},
 		cut:    map[[2]proc.ID]bool{},
 	}
@@ -118,7 +101,7 @@ func (t *Mem) Register(id proc.ID, h transport.Handler) error {
 	if _, dup := t.eps[id]; dup {
 		return fmt.Errorf("transport: process %d registered twice", id)
 	}
-	t.eps[id] = &endpoint{h: h}
+	t.eps[id] = transport.NewEndpoint(h)
 	return nil
 }
 
@@ -135,9 +118,7 @@ func (t *Mem) Unregister(id proc.ID) error {
 	if !ok {
 		return fmt.Errorf("transport: process %d is not registered", id)
 	}
-	ep.mu.Lock() // waits for a handler running for id
-	ep.gone = true
-	ep.mu.Unlock()
+	ep.Retire() // waits for a handler running for id
 	return nil
 }
 
@@ -219,7 +200,7 @@ func (t *Mem) drain(l *link) {
 			l.arrived = l.arrived[1:]
 		}
 		t.mu.Unlock()
-		m.to.deliver(l.from, m.m)
+		m.to.Deliver(l.from, m.m)
 		t.mu.Lock()
 	}
 	l.busy = false
