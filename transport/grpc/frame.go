@@ -22,12 +22,15 @@ type frame struct {
 	Seq      uint64 // data
 	Ack      uint64 // hello, ack
 	From, To int32  // data: the processes
-	Node     string // hello: the speaker
+	Node     string // hello: the speaker; data: the space of From and To
 	Payload  []byte // data: the message, encoded by the Codec
 }
 
-// frameCodec is the gRPC codec of the link streams: a frame is its kind,
-// then uvarints and zigzag varints, then the node name or the payload.
+// frameCodec encodes the frames of the link streams: a frame is its kind,
+// then uvarints and zigzag varints, then the node name or space, then the
+// payload. On the stream a frame travels as the bytes of a
+// wrapperspb.BytesValue, so that the link service can share a gRPC server
+// with protobuf services (a forced server codec would apply to all).
 type frameCodec struct{}
 
 func (frameCodec) Name() string { return "allot-link" }
@@ -80,8 +83,7 @@ func (frameCodec) Unmarshal(data []byte, v any) error {
 		return errFrame
 	}
 	f.Node = string(data[n : n+int(l)])
-	// The buffer is gRPC's: keep a copy.
-	f.Payload = append([]byte(nil), data[n+int(l):]...)
+	f.Payload = data[n+int(l):]
 	if f.Kind < frameHello || f.Kind > frameAck {
 		return errFrame
 	}

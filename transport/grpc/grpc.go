@@ -29,6 +29,18 @@
 // Messages between processes of the same node do not touch the network:
 // they go straight to the node's dispatcher, the one goroutine that hands
 // messages to Handlers, in order.
+//
+// Spaces. A node may host several independent runs of algorithms whose
+// processes are all numbered from 0 (a service's lock and each of its
+// semaphores): Space(name) is a transport.Transport of its own id space
+// over the same streams and sessions. A message names its space on the
+// wire; one for a space the node has not opened yet makes it call
+// Config.Open first, so that a run can start at one node and be built at
+// the others by its first message.
+//
+// Sharing a server. With Config.Server the link service is registered on a
+// gRPC server the caller owns (and serves, with whatever credentials it
+// has), so a node needs one port for its clients and its peers.
 package grpc
 
 import (
@@ -41,6 +53,7 @@ import (
 
 	ggrpc "google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/transport"
@@ -55,12 +68,26 @@ type Codec interface {
 
 // Config is one node.
 type Config struct {
-	Node     string            // this node's name
-	Listener net.Listener      // where its neighbours' streams arrive; closed by Close
-	Peers    map[string]string // every other node: name -> address
-	// Place says on which node a process lives (static membership); a
-	// process it does not place cannot be sent to.
-	Place  func(proc.ID) (node string, ok bool)
+	Node string // this node's name
+	// Listener is where the neighbours' streams arrive, on a gRPC server
+	// of the transport's own; closed by Close. Unused with Server.
+	Listener net.Listener
+	// Server, when set, is a gRPC server of the caller's on which the
+	// link service is registered before it serves; the caller serves and
+	// stops it.
+	Server *ggrpc.Server
+	// DialOptions are the options of the connections to the neighbours
+	// this node dials (nil: insecure credentials).
+	DialOptions []ggrpc.DialOption
+	Peers       map[string]string // every other node: name -> address
+	// Place says on which node a process lives (static membership), in
+	// every space; a process it does not place cannot be sent to.
+	Place func(proc.ID) (node string, ok bool)
+	// Open, when set, is called with the name of a space before a message
+	// for a process not registered in it is delivered (or dropped): the
+	// node may open the space and register its processes then. It runs on
+	// the dispatcher, so it must not wait for a delivery.
+	Open   func(space string)
 	Codec  Codec
 	Redial time.Duration // wait before redialling a broken stream (0: 10ms)
 }
@@ -75,7 +102,8 @@ type Transport struct {
 	peers  map[string]*peer
 
 	mu     sync.Mutex
-	eps    map[proc.ID]*transport.Endpoint
+	eps    map[addr]*transport.Endpoint
+	gone   map[string]bool // spaces closed
 	closed bool
 	err    error
 
@@ -89,7 +117,14 @@ var (
 	_ transport.Cutter    = (*Transport)(nil)
 )
 
+// addr is a process of a space.
+type addr struct {
+	space string
+	id    proc.ID
+}
+
 type delivery struct {
+	space    string
 	from, to proc.ID
 	m        proc.Message
 }
@@ -104,15 +139,18 @@ func New(cfg Config) (*Transport, error) {
 	switch {
 	case cfg.Node == "":
 		return nil, errors.New("link: a node needs a name")
-	case cfg.Listener == nil:
-		return nil, errors.New("link: a node needs a listener")
+	case cfg.Listener == nil && cfg.Server == nil:
+		return nil, errors.New("link: a node needs a listener or a server")
 	case cfg.Place == nil || cfg.Codec == nil:
 		return nil, errors.New("link: a node needs a placement and a codec")
 	}
 	if cfg.Redial <= 0 {
 		cfg.Redial = 10 * time.Millisecond
 	}
-	t := &Transport{cfg: cfg, peers: map[string]*peer{}, eps: map[proc.ID]*transport.Endpoint{}, dsig: make(chan struct{}, 1)}
+	if cfg.DialOptions == nil {
+		cfg.DialOptions = []ggrpc.DialOption{ggrpc.WithTransportCredentials(insecure.NewCredentials())}
+	}
+	t := &Transport{cfg: cfg, peers: map[string]*peer{}, eps: map[addr]*transport.Endpoint{}, gone: map[string]bool{}, dsig: make(chan struct{}, 1)}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	for name, addr := range cfg.Peers {
 		if name == cfg.Node {
@@ -120,7 +158,7 @@ func New(cfg Config) (*Transport, error) {
 		}
 		p := &peer{t: t, name: name, restored: make(chan struct{})}
 		if cfg.Node < name {
-			conn, err := ggrpc.NewClient(addr, ggrpc.WithTransportCredentials(insecure.NewCredentials()))
+			conn, err := ggrpc.NewClient(addr, cfg.DialOptions...)
 			if err != nil {
 				t.cancel()
 				for _, q := range t.peers {
@@ -134,17 +172,24 @@ func New(cfg Config) (*Transport, error) {
 		}
 		t.peers[name] = p
 	}
-	t.srv = ggrpc.NewServer(ggrpc.ForceServerCodec(frameCodec{}))
-	t.srv.RegisterService(&ggrpc.ServiceDesc{
+	srv := cfg.Server
+	if srv == nil {
+		t.srv = ggrpc.NewServer()
+		srv = t.srv
+	}
+	srv.RegisterService(&ggrpc.ServiceDesc{
 		ServiceName: "allot.link.Link",
 		HandlerType: (*any)(nil),
 		Streams:     []ggrpc.StreamDesc{{StreamName: "Connect", Handler: t.accept, ServerStreams: true, ClientStreams: true}},
 	}, t)
-	t.wg.Add(2)
-	go func() {
-		defer t.wg.Done()
-		t.srv.Serve(cfg.Listener)
-	}()
+	if t.srv != nil {
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			t.srv.Serve(cfg.Listener)
+		}()
+	}
+	t.wg.Add(1)
 	go t.dispatcher()
 	for _, p := range t.peers {
 		if p.conn != nil {
@@ -158,33 +203,92 @@ func New(cfg Config) (*Transport, error) {
 // Ordered implements transport.Transport: every link is FIFO.
 func (t *Transport) Ordered() bool { return true }
 
-// Register implements transport.Transport. A node registers only the
-// processes placed on it.
-func (t *Transport) Register(id proc.ID, h transport.Handler) error {
+// Register implements transport.Transport in the default space ("").
+func (t *Transport) Register(id proc.ID, h transport.Handler) error { return t.register("", id, h) }
+
+// Unregister implements transport.Transport in the default space.
+func (t *Transport) Unregister(id proc.ID) error { return t.unregister("", id) }
+
+// Send implements transport.Transport in the default space.
+func (t *Transport) Send(from, to proc.ID, m proc.Message) error { return t.send("", from, to, m) }
+
+// Space returns the transport of the processes of space name: the same
+// node, streams and placement, its own ids. Spaces with different names
+// never see each other's messages.
+func (t *Transport) Space(name string) *Space { return &Space{t: t, name: name} }
+
+// Space is one id space of a node's transport.
+type Space struct {
+	t    *Transport
+	name string
+}
+
+var _ transport.Transport = (*Space)(nil)
+
+// Register implements transport.Transport.
+func (s *Space) Register(id proc.ID, h transport.Handler) error { return s.t.register(s.name, id, h) }
+
+// Unregister implements transport.Transport.
+func (s *Space) Unregister(id proc.ID) error { return s.t.unregister(s.name, id) }
+
+// Send implements transport.Transport.
+func (s *Space) Send(from, to proc.ID, m proc.Message) error { return s.t.send(s.name, from, to, m) }
+
+// Ordered implements transport.Transport.
+func (s *Space) Ordered() bool { return true }
+
+// Close implements transport.Transport: the space's processes are
+// unregistered and it takes no more; the node and its other spaces go on.
+// Messages that arrive for it later are dropped.
+func (s *Space) Close() error {
+	t := s.t
+	t.mu.Lock()
+	if t.gone[s.name] {
+		t.mu.Unlock()
+		return nil
+	}
+	t.gone[s.name] = true
+	var eps []*transport.Endpoint
+	for a, ep := range t.eps {
+		if a.space == s.name {
+			eps = append(eps, ep)
+			delete(t.eps, a)
+		}
+	}
+	t.mu.Unlock()
+	for _, ep := range eps {
+		ep.Retire()
+	}
+	return nil
+}
+
+// register registers a process placed on this node.
+func (t *Transport) register(space string, id proc.ID, h transport.Handler) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closed {
+	if t.closed || t.gone[space] {
 		return transport.ErrClosed
 	}
 	if node, ok := t.cfg.Place(id); !ok || node != t.cfg.Node {
 		return fmt.Errorf("link: process %d is not placed on node %s", id, t.cfg.Node)
 	}
-	if _, dup := t.eps[id]; dup {
+	a := addr{space, id}
+	if _, dup := t.eps[a]; dup {
 		return fmt.Errorf("link: process %d registered twice", id)
 	}
-	t.eps[id] = transport.NewEndpoint(h)
+	t.eps[a] = transport.NewEndpoint(h)
 	return nil
 }
 
-// Unregister implements transport.Transport.
-func (t *Transport) Unregister(id proc.ID) error {
+func (t *Transport) unregister(space string, id proc.ID) error {
 	t.mu.Lock()
-	if t.closed {
+	if t.closed || t.gone[space] {
 		t.mu.Unlock()
 		return transport.ErrClosed
 	}
-	ep, ok := t.eps[id]
-	delete(t.eps, id)
+	a := addr{space, id}
+	ep, ok := t.eps[a]
+	delete(t.eps, a)
 	t.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("link: process %d is not registered", id)
@@ -193,11 +297,10 @@ func (t *Transport) Unregister(id proc.ID) error {
 	return nil
 }
 
-// Send implements transport.Transport.
-func (t *Transport) Send(from, to proc.ID, m proc.Message) error {
+func (t *Transport) send(space string, from, to proc.ID, m proc.Message) error {
 	t.mu.Lock()
-	closed := t.closed
-	_, local := t.eps[to]
+	closed := t.closed || t.gone[space]
+	_, local := t.eps[addr{space, to}]
 	t.mu.Unlock()
 	if closed {
 		return transport.ErrClosed
@@ -210,7 +313,7 @@ func (t *Transport) Send(from, to proc.ID, m proc.Message) error {
 		if !local {
 			return fmt.Errorf("link: send of %s from %d to unknown process %d", m.Kind(), from, to)
 		}
-		t.dispatch(delivery{from, to, m})
+		t.dispatch(delivery{space, from, to, m})
 		return nil
 	}
 	p := t.peers[node]
@@ -221,7 +324,7 @@ func (t *Transport) Send(from, to proc.ID, m proc.Message) error {
 	if err != nil {
 		return fmt.Errorf("link: %w", err)
 	}
-	p.send(&frame{Kind: frameData, From: int32(from), To: int32(to), Payload: b})
+	p.send(&frame{Kind: frameData, From: int32(from), To: int32(to), Node: space, Payload: b})
 	return nil
 }
 
@@ -235,7 +338,9 @@ func (t *Transport) Close() error {
 	t.closed = true
 	t.mu.Unlock()
 	t.cancel()
-	t.srv.Stop()
+	if t.srv != nil {
+		t.srv.Stop()
+	}
 	for _, p := range t.peers {
 		if p.conn != nil {
 			p.conn.Close()
@@ -311,11 +416,13 @@ func (t *Transport) dispatcher() {
 		t.dq = nil
 		t.dmu.Unlock()
 		for _, d := range batch {
-			t.mu.Lock()
-			ep, closed := t.eps[d.to], t.closed
-			t.mu.Unlock()
+			ep, closed := t.endpoint(d)
 			if closed {
 				return
+			}
+			if ep == nil && t.cfg.Open != nil {
+				t.cfg.Open(d.space)
+				ep, closed = t.endpoint(d)
 			}
 			if ep != nil {
 				ep.Deliver(d.from, d.m)
@@ -324,8 +431,34 @@ func (t *Transport) dispatcher() {
 	}
 }
 
+func (t *Transport) endpoint(d delivery) (*transport.Endpoint, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.eps[addr{d.space, d.to}], t.closed
+}
+
+// wire carries frames as the bytes of a BytesValue on a gRPC stream.
+type wire struct{ s ggrpc.Stream }
+
+func (w wire) SendMsg(m any) error {
+	b, err := frameCodec{}.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return w.s.SendMsg(&wrapperspb.BytesValue{Value: b})
+}
+
+func (w wire) RecvMsg(m any) error {
+	v := new(wrapperspb.BytesValue)
+	if err := w.s.RecvMsg(v); err != nil {
+		return err
+	}
+	return frameCodec{}.Unmarshal(v.Value, m)
+}
+
 // accept serves a stream a neighbour opened.
-func (t *Transport) accept(_ any, s ggrpc.ServerStream) error {
+func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
+	s := wire{ss}
 	their := new(frame)
 	if err := s.RecvMsg(their); err != nil {
 		return err
@@ -334,7 +467,7 @@ func (t *Transport) accept(_ any, s ggrpc.ServerStream) error {
 	if their.Kind != frameHello || p == nil || p.conn != nil {
 		return fmt.Errorf("link: node %s: unexpected hello from %q", t.cfg.Node, their.Node)
 	}
-	ctx, cancel := context.WithCancel(s.Context())
+	ctx, cancel := context.WithCancel(ss.Context())
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()

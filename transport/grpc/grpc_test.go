@@ -56,6 +56,13 @@ func (c *cluster) Close() error {
 // algs (and the suite's test message).
 func newCluster(t testing.TB, n int, algs ...algo.Algorithm) *cluster {
 	t.Helper()
+	return newClusterWith(t, n, nil, algs...)
+}
+
+// newClusterWith is newCluster with the nodes' configurations changed by
+// mod first.
+func newClusterWith(t testing.TB, n int, mod func(i int, cfg *grpcnet.Config), algs ...algo.Algorithm) *cluster {
+	t.Helper()
 	algs = append(algs, algo.Algorithm{Name: "transporttest", Messages: []proc.Message{transporttest.Msg{}}})
 	cd, err := codec.New(algs...)
 	if err != nil {
@@ -78,7 +85,11 @@ func newCluster(t testing.TB, n int, algs ...algo.Algorithm) *cluster {
 	}
 	c := &cluster{}
 	for i := range lis {
-		node, err := grpcnet.New(grpcnet.Config{Node: name(i), Listener: lis[i], Peers: peers, Place: place, Codec: cd})
+		cfg := grpcnet.Config{Node: name(i), Listener: lis[i], Peers: peers, Place: place, Codec: cd}
+		if mod != nil {
+			mod(i, &cfg)
+		}
+		node, err := grpcnet.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,5 +171,80 @@ func TestDoorwayOverGRPCWithCuts(t *testing.T) {
 		if err := n.Err(); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestSpaces sends between processes with the same ids in two spaces of
+// the same nodes, and to a space the receiving node opens only when the
+// first message for it arrives: each message reaches its own space only.
+func TestSpaces(t *testing.T) {
+	type got struct {
+		space    string
+		from, to proc.ID
+		m        proc.Message
+	}
+	ch := make(chan got, 16)
+	handler := func(space string, to proc.ID) transport.Handler {
+		return func(from proc.ID, m proc.Message) { ch <- got{space, from, to, m} }
+	}
+	var c *cluster
+	var opened atomic.Int32
+	c = newClusterWith(t, 2, func(i int, cfg *grpcnet.Config) {
+		if i != 1 {
+			return
+		}
+		// Process 1 lives on node1, which opens space "b" when it must.
+		cfg.Open = func(space string) {
+			if space == "b" && opened.Add(1) == 1 {
+				if err := c.nodes[1].Space("b").Register(1, handler("b", 1)); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	})
+	defer c.Close()
+	a0, a1 := c.nodes[0].Space("a"), c.nodes[1].Space("a")
+	if err := a1.Register(1, handler("a", 1)); err != nil {
+		t.Fatal(err)
+	}
+	b0 := c.nodes[0].Space("b")
+	for i := range 3 {
+		if err := a0.Send(0, 1, transporttest.Msg{Seq: int32(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b0.Send(0, 1, transporttest.Msg{Seq: int32(10 + i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counts := map[string]int{}
+	for range 6 {
+		select {
+		case g := <-ch:
+			seq := g.m.(transporttest.Msg).Seq
+			if (g.space == "a") != (seq < 10) || g.from != 0 || g.to != 1 {
+				t.Errorf("message %d from %d reached process %d of space %q", seq, g.from, g.to, g.space)
+			}
+			counts[g.space]++
+		case <-time.After(10 * time.Second):
+			t.Fatalf("delivered %v of 3 per space", counts)
+		}
+	}
+	if opened.Load() != 1 {
+		t.Errorf("space b opened %d times, want once", opened.Load())
+	}
+	// A closed space takes no more and drops what arrives for it.
+	if err := a1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a1.Register(1, handler("a", 1)); err == nil {
+		t.Error("a closed space took a registration")
+	}
+	if err := a0.Send(0, 1, transporttest.Msg{Seq: 99}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case g := <-ch:
+		t.Errorf("a closed space got message %v", g.m)
+	case <-time.After(50 * time.Millisecond):
 	}
 }

@@ -111,7 +111,8 @@ func (p *peer) dial() {
 			}
 		}
 		ctx, cancel := context.WithCancel(p.t.ctx)
-		if s, err := p.conn.NewStream(ctx, &streamDesc, method, ggrpc.ForceCodec(frameCodec{})); err == nil {
+		if cs, err := p.conn.NewStream(ctx, &streamDesc, method); err == nil {
+			s := wire{cs}
 			their := new(frame)
 			if s.SendMsg(p.hello()) == nil && s.RecvMsg(their) == nil && their.Kind == frameHello && their.Node == p.name {
 				p.serve(ctx, cancel, s, their, false)
@@ -201,7 +202,7 @@ func (p *peer) deliver(f *frame) {
 		p.t.mu.Unlock()
 		return
 	}
-	p.t.dispatch(delivery{from: proc.ID(f.From), to: proc.ID(f.To), m: m})
+	p.t.dispatch(delivery{space: f.Node, from: proc.ID(f.From), to: proc.ID(f.To), m: m})
 }
 
 // write sends what is queued for stream generation gen, and the acks.
