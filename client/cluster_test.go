@@ -51,9 +51,10 @@ func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, ad
 			t.Fatal(err)
 		}
 		s := grpc.NewServer()
-		nd.Register(s)
+		if err := nd.Register(s); err != nil {
+			t.Fatal(err)
+		}
 		go s.Serve(lns[i])
-		nd.Start()
 		nodes = append(nodes, nd)
 		servers = append(servers, s)
 	}

@@ -32,9 +32,10 @@ func startNodes(n int) (addrs []string, stop func()) {
 			panic(err)
 		}
 		s := grpc.NewServer()
-		nd.Register(s)
+		if err := nd.Register(s); err != nil {
+			panic(err)
+		}
 		go s.Serve(lns[i])
-		nd.Start()
 		stops = append(stops, func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()

@@ -53,10 +53,11 @@ func TestMetricsAndShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	n.Register(srv)
+	if err := n.Register(srv); err != nil {
+		t.Fatal(err)
+	}
 	go srv.Serve(ln)
 	defer srv.Stop()
-	n.Start()
 
 	ctx := context.Background()
 	c, err := client.Dial(ctx, ln.Addr().String())

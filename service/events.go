@@ -79,12 +79,23 @@ func (l *eventLog) put(r Record) {
 	l.buf.Write(append(b, '\n'))
 }
 
-func (l *eventLog) write(in *instance, e proc.Event) {
-	l.put(Record{Instance: in.key, Ev: e.Kind.String(), P: e.P, Res: e.Res, Unit: e.Unit})
+// eventSink writes the events of one instance's host to the node's log.
+type eventSink struct {
+	l   *eventLog
+	key string
 }
 
-func (l *eventLog) fenced(in *instance, p proc.ID, keys []string, counters []uint64) {
-	l.put(Record{Instance: in.key, Ev: "fenced", P: p, Keys: keys, Counters: counters})
+func (s eventSink) Event(e proc.Event) {
+	s.l.put(Record{Instance: s.key, Ev: e.Kind.String(), P: e.P, Res: e.Res, Unit: e.Unit})
+}
+
+// fenced records the counter given to the grant of keys at process p.
+func (l *eventLog) fenced(key string, p proc.ID, keys []string, counter uint64) {
+	cs := make([]uint64, len(keys))
+	for i := range cs {
+		cs[i] = counter
+	}
+	l.put(Record{Instance: key, Ev: "fenced", P: p, Keys: keys, Counters: cs})
 }
 
 func (l *eventLog) flush() {

@@ -1,15 +1,16 @@
 package service
 
 import (
+	"errors"
 	"fmt"
-	"math/rand/v2"
+	"hash/fnv"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/graph"
+	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
 )
 
@@ -17,48 +18,43 @@ import (
 const tick = time.Millisecond
 
 // instance hosts this node's share of one run of an algorithm: the lock
-// instance, or one semaphore (name, units). Every node builds the same
-// processes from the same problem and runs only the ones it owns; a
-// message to a process another node owns goes over the link to it.
-//
-// The processes of an instance take their inputs one at a time under mu:
-// an input (a delivered message, a fired timer, a request or release of a
-// session) runs, then the inputs it created for processes of this node, in
-// order, before mu is released. So no process is ever entered twice at
-// once and the algorithm needs no locks.
+// instance, one semaphore (name, units) or one quota. Every node builds the
+// same processes from the same problem and hosts only the ones it owns, on
+// a host.Host whose transport is the instance's space of the node's
+// transport: a message to a process another node owns goes over the link
+// to it. The host gives each process its goroutine and mailbox, so a
+// process takes its inputs one at a time and the algorithm needs no locks.
 type instance struct {
 	n     *Node
-	key   string // "lock" or "sem/NAME/UNITS"
+	key   string // "lock", "sem/NAME/UNITS" or "quota/NAME/BUDGET/WASTE"
 	kind  algo.Kind
 	users int // every node's user slots
+	h     *host.Host
 	procs []proc.Process
-	start time.Time
 
-	free chan *slot // this node's idle user slots
-
-	mu     sync.Mutex
-	q      []input
-	slots  map[proc.ID]*slot
-	rnds   map[proc.ID]*rand.Rand
-	closed bool
-}
-
-// input is a message for a local process, or a call to make in turn.
-type input struct {
-	to, from proc.ID
-	msg      proc.Message
-	call     func()
+	free  chan *slot        // this node's idle user slots
+	slots map[proc.ID]*slot // this node's user slots (fixed once built)
 }
 
 // slot is one user process of this node, serving one request at a time.
+// Its fields are touched only on the process's goroutine (in Calls and in
+// its Follow), except answer.
 type slot struct {
 	id     proc.ID
-	answer chan proc.Event // the algorithm's enter or grant (capacity 1)
+	answer chan answer // the algorithm's enter or grant (capacity 1)
 	// waiting: asked and not answered; abandoned: nobody wants the answer
 	// any more (the session expired, the caller gave up), so it is
 	// released as soon as it comes.
 	waiting, abandoned bool
 	asked              time.Time
+	res                []proc.ResID // the open request's resources
+}
+
+// answer is the algorithm's answer to a slot's request, with the fencing
+// counter it was given.
+type answer struct {
+	ev      proc.Event
+	counter uint64
 }
 
 // owner is the node hosting process id: users in blocks of Slots per node,
@@ -169,7 +165,6 @@ func (n *Node) newInstance(key string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := sp.kind
 	pb, a, err := n.problem(sp)
 	if err != nil {
 		return nil, err
@@ -179,155 +174,139 @@ func (n *Node) newInstance(key string) (*instance, error) {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	in := &instance{
-		n: n, key: key, kind: kind, users: pb.Users, procs: procs, start: time.Now(),
+		n: n, key: key, kind: sp.kind, users: pb.Users, procs: procs,
 		free:  make(chan *slot, n.c.Slots),
 		slots: map[proc.ID]*slot{},
-		rnds:  map[proc.ID]*rand.Rand{},
 	}
-	for id := range procs {
-		if n.owner(proc.ID(id), pb.Users) == n.self {
-			in.rnds[proc.ID(id)] = rand.New(rand.NewPCG(uint64(n.c.Epoch), uint64(id)))
-		}
+	seed := fnv.New64a()
+	seed.Write([]byte(key))
+	in.h, err = host.New(host.Config{
+		Transport: n.tr.Space(key),
+		Tick:      tick,
+		Seed:      n.c.Epoch ^ seed.Sum64(),
+		Sink:      eventSink{n.events, key},
+		OnError:   func(err error) { n.log.Error("instance", "instance", key, "err", err) },
+	})
+	if err != nil {
+		return nil, err
 	}
 	for k := range n.c.Slots {
-		s := &slot{id: proc.ID(n.self*n.c.Slots + k), answer: make(chan proc.Event, 1)}
+		s := &slot{id: proc.ID(n.self*n.c.Slots + k), answer: make(chan answer, 1)}
 		in.slots[s.id] = s
 		in.free <- s
 	}
-	in.run(func() {
-		for id := range procs {
-			if in.rnds[proc.ID(id)] != nil {
-				procs[id].Start(in.env(proc.ID(id)))
-			}
+	for id := range procs {
+		pid := proc.ID(id)
+		if n.owner(pid, pb.Users) != n.self {
+			continue
 		}
-	})
+		var follow host.Follow
+		if s := in.slots[pid]; s != nil {
+			follow = func(env proc.Env, e proc.Event) { in.follow(env, s, e) }
+		}
+		if err := in.h.Add(pid, procs[id], follow); err != nil {
+			in.h.Close()
+			return nil, err
+		}
+	}
 	return in, nil
 }
 
-// run runs f and every input it causes at this node, one at a time.
-func (in *instance) run(f func()) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.closed {
-		return
-	}
-	f()
-	for len(in.q) > 0 {
-		x := in.q[0]
-		in.q = in.q[1:]
-		if x.call != nil {
-			x.call()
-			continue
-		}
-		in.procs[x.to].Deliver(in.env(x.to), x.from, x.msg)
-	}
-	in.q = in.q[:0]
-}
-
-// deliver hands a message from the link to a process of this node.
-func (in *instance) deliver(from, to proc.ID, m proc.Message) {
-	if to < 0 || int(to) >= len(in.procs) || in.n.owner(to, in.users) != in.n.self {
-		in.n.log.Warn("message for a process of another node dropped", "instance", in.key, "to", to)
-		return
-	}
-	in.run(func() { in.procs[to].Deliver(in.env(to), from, m) })
-}
-
-// request asks slot s's process for req (under mu).
+// request asks slot s's process for req.
 func (in *instance) request(s *slot, req proc.Request) {
-	s.waiting, s.abandoned, s.asked = true, false, time.Now()
-	in.n.metrics.waiting.WithLabelValues(in.kind.String()).Inc()
-	switch in.kind {
-	case algo.Pool:
-		in.n.events.write(in, proc.Event{Kind: proc.EvAcquire, P: s.id})
-	default: // exclusive, and quota as the application cycle does
-		in.n.events.write(in, proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
-	}
-	in.procs[s.id].(proc.Allocator).Request(in.env(s.id), req)
+	in.call(s, func(env proc.Env) {
+		s.waiting, s.abandoned, s.asked, s.res = true, false, time.Now(), req.Res
+		in.n.metrics.waiting.WithLabelValues(in.kind.String()).Inc()
+		switch in.kind {
+		case algo.Pool:
+			in.h.Record(proc.Event{Kind: proc.EvAcquire, P: s.id})
+		default: // exclusive, and quota as the application cycle does
+			in.h.Record(proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
+		}
+		in.procs[s.id].(proc.Allocator).Request(env, req)
+	})
 }
 
-// release gives back what slot s holds and frees the slot (under mu). The
-// exit is recorded before Release sends anything, so no other process can
-// enter on what s gives back before the log shows s left.
-func (in *instance) release(s *slot, unit int32) {
-	if in.kind == algo.Quota { // a permit is consumed, never given back
-		in.free <- s
+// follow is told of slot s's events: an answer to its request is fenced
+// and handed to the waiting call, or released at once if abandoned.
+func (in *instance) follow(env proc.Env, s *slot, e proc.Event) {
+	if !e.Served() || !s.waiting {
 		return
 	}
-	if in.kind == algo.Pool {
-		in.n.events.write(in, proc.Event{Kind: proc.EvRelease, P: s.id, Unit: unit})
-	} else {
-		in.n.events.write(in, proc.Event{Kind: proc.EvExit, P: s.id})
+	s.waiting = false
+	in.n.metrics.waiting.WithLabelValues(in.kind.String()).Dec()
+	in.n.metrics.latency.WithLabelValues(in.kind.String()).Observe(time.Since(s.asked).Seconds())
+	var counter uint64
+	if keys := in.keys(s, e); keys != nil {
+		// The fencing counter is the node's Lamport time now: the grant
+		// comes after every release of these resources by an earlier
+		// holder (exclusion needs a chain of messages from that release
+		// to this grant), and every message carries its sender's time.
+		counter = in.n.clock.tick()
+		in.n.events.fenced(in.key, s.id, keys, counter)
 	}
-	in.procs[s.id].(proc.Allocator).Release(in.env(s.id))
-	in.free <- s
+	if s.abandoned {
+		// Release is an input of its own: the process is in the middle
+		// of handling the input that made it emit.
+		in.release(s, e.Unit)
+		return
+	}
+	s.answer <- answer{e, counter}
+}
+
+// keys are the fenced keys of an answer: a lock's resources, a
+// semaphore's unit; nil for a quota's permit or reject.
+func (in *instance) keys(s *slot, e proc.Event) []string {
+	switch in.kind {
+	case algo.Exclusive:
+		ks := make([]string, len(s.res))
+		for i, r := range s.res {
+			ks[i] = lockKey(r)
+		}
+		return ks
+	case algo.Pool:
+		return []string{in.key + "/" + strconv.Itoa(int(e.Unit))}
+	}
+	return nil
+}
+
+// release gives back what slot s holds and frees the slot. The exit is
+// recorded before Release sends anything, so no other process can enter
+// on what s gives back before the log shows s left.
+func (in *instance) release(s *slot, unit int32) {
+	in.call(s, func(env proc.Env) {
+		switch in.kind {
+		case algo.Quota: // a permit is consumed, never given back
+		case algo.Pool:
+			in.h.Record(proc.Event{Kind: proc.EvRelease, P: s.id, Unit: unit})
+			in.procs[s.id].(proc.Allocator).Release(env)
+		default:
+			in.h.Record(proc.Event{Kind: proc.EvExit, P: s.id})
+			in.procs[s.id].(proc.Allocator).Release(env)
+		}
+		in.free <- s
+	})
 }
 
 // abandon gives up s's open request: released at once if it was answered
 // meanwhile, else as soon as the answer comes.
 func (in *instance) abandon(s *slot) {
-	in.run(func() {
+	in.call(s, func(proc.Env) {
 		select {
-		case e := <-s.answer:
-			in.release(s, e.Unit)
+		case a := <-s.answer:
+			in.release(s, a.ev.Unit)
 		default:
 			s.abandoned = true
 		}
 	})
 }
 
-func (in *instance) close() {
-	in.mu.Lock()
-	in.closed = true
-	in.mu.Unlock()
-}
-
-// env is a process's proc.Env.
-type env struct {
-	in *instance
-	id proc.ID
-}
-
-func (in *instance) env(id proc.ID) proc.Env { return env{in, id} }
-
-func (e env) Self() proc.ID    { return e.id }
-func (e env) Now() proc.Time   { return proc.Time(time.Since(e.in.start) / tick) }
-func (e env) Rand() *rand.Rand { return e.in.rnds[e.id] }
-func (e env) Send(to proc.ID, m proc.Message) {
-	in := e.in
-	in.n.metrics.messages.WithLabelValues(m.Kind()).Inc()
-	if o := in.n.owner(to, in.users); o != in.n.self {
-		in.n.send(o, in.key, e.id, to, m)
-		return
+// call runs f on s's process. It fails only once the instance is closed,
+// when nothing is left to give back.
+func (in *instance) call(s *slot, f func(proc.Env)) {
+	if err := in.h.Call(s.id, f); err != nil && !errors.Is(err, host.ErrClosed) {
+		in.n.log.Error("instance", "instance", in.key, "process", s.id, "err", err)
 	}
-	in.q = append(in.q, input{to: to, from: e.id, msg: m})
 }
 
-func (e env) After(d proc.Time, t proc.Timer) {
-	in, id := e.in, e.id
-	time.AfterFunc(time.Duration(d)*tick, func() {
-		in.run(func() { in.procs[id].Fire(in.env(id), t) })
-	})
-}
-
-// Emit records the algorithm's event and answers the slot it is at.
-func (e env) Emit(ev proc.Event) {
-	in := e.in
-	ev.P = e.id
-	in.n.events.write(in, ev)
-	s := in.slots[e.id]
-	if s == nil || !ev.Served() || !s.waiting {
-		return
-	}
-	s.waiting = false
-	in.n.metrics.waiting.WithLabelValues(in.kind.String()).Dec()
-	in.n.metrics.latency.WithLabelValues(in.kind.String()).Observe(time.Since(s.asked).Seconds())
-	if s.abandoned {
-		// Release is an input of its own: the process is in the middle
-		// of handling the input that made it emit.
-		unit := ev.Unit
-		in.q = append(in.q, input{call: func() { in.release(s, unit) }})
-		return
-	}
-	s.answer <- ev
-}
+func (in *instance) close() { in.h.Close() }

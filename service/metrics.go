@@ -13,8 +13,29 @@ type metrics struct {
 	reg      *prometheus.Registry
 	latency  *prometheus.HistogramVec
 	waiting  *prometheus.GaugeVec
-	messages *prometheus.CounterVec
 	sessions prometheus.Gauge
+}
+
+// messages counts the algorithm messages the node's processes sent, by
+// kind, from the instances' hosts when scraped.
+type messages struct{ n *Node }
+
+var messagesDesc = prometheus.NewDesc("allot_messages_total", "Algorithm messages sent by this node's processes, by message kind.", []string{"kind"}, nil)
+
+func (m messages) Describe(ch chan<- *prometheus.Desc) { ch <- messagesDesc }
+
+func (m messages) Collect(ch chan<- prometheus.Metric) {
+	byKind := map[string]int64{}
+	m.n.mu.Lock()
+	for _, in := range m.n.instances {
+		for k, v := range in.h.Stats().ByKind {
+			byKind[k] += v
+		}
+	}
+	m.n.mu.Unlock()
+	for k, v := range byKind {
+		ch <- prometheus.MustNewConstMetric(messagesDesc, prometheus.CounterValue, float64(v), k)
+	}
 }
 
 func newMetrics() *metrics {
@@ -29,16 +50,12 @@ func newMetrics() *metrics {
 			Name: "allot_waiting_requests",
 			Help: "Requests of this node's sessions waiting for a grant (the queue length), by kind.",
 		}, []string{"kind"}),
-		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "allot_messages_total",
-			Help: "Algorithm messages sent by this node's processes, by message kind.",
-		}, []string{"kind"}),
 		sessions: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "allot_sessions",
 			Help: "Open client sessions at this node.",
 		}),
 	}
-	m.reg.MustRegister(m.latency, m.waiting, m.messages, m.sessions)
+	m.reg.MustRegister(m.latency, m.waiting, m.sessions)
 	return m
 }
 

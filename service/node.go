@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"log/slog"
 	"maps"
@@ -15,7 +14,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/allot-dev/allot/algo"
@@ -23,7 +21,7 @@ import (
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/codec"
 	"github.com/allot-dev/allot/proc"
-	"github.com/allot-dev/allot/service/internal/link"
+	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
 // Config is one node of a cluster.
@@ -45,8 +43,9 @@ type Config struct {
 	Events    io.Writer    // the node event log (JSONL), nil: none
 }
 
-// Node is one node of a cluster: it serves the Allot API to clients and the
-// Peer API to the other nodes.
+// Node is one node of a cluster: it serves the Allot API to clients, and
+// its processes reach the other nodes' over the link transport, on the same
+// gRPC server.
 type Node struct {
 	pb.UnimplementedAllotServer
 	c        Cluster
@@ -55,22 +54,17 @@ type Node struct {
 	log      *slog.Logger
 	codec    *codec.Codec
 	algs     map[algo.Kind]algo.Algorithm
-	links    []*link.Link
-	conns    []*grpc.ClientConn
+	names    []string // the nodes' names on the link transport
+	tr       *tgrpc.Transport
+	clock    clock // the node's Lamport clock: fencing counters
 	events   *eventLog
 	metrics  *metrics
-	ctx      context.Context
-	cancel   context.CancelFunc
 	draining atomic.Bool
-	wg       sync.WaitGroup
 
 	mu        sync.Mutex
 	instances map[string]*instance
 	sessions  map[uint64]*session
 	nextID    uint64
-
-	keeperMu sync.Mutex
-	counters map[string]uint64 // fencing counters of the keys this node keeps
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -93,13 +87,13 @@ func New(cfg Config) (*Node, error) {
 		algs:      map[algo.Kind]algo.Algorithm{},
 		instances: map[string]*instance{},
 		sessions:  map[uint64]*session{},
-		counters:  map[string]uint64{},
 		// Grant and session ids carry the node so they are unique in the
 		// cluster.
 		nextID:  uint64(cfg.Self) << 48,
 		metrics: newMetrics(),
 	}
 	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
+	n.metrics.reg.MustRegister(messages{n})
 	var algs []algo.Algorithm
 	for kind, name := range map[algo.Kind]string{algo.Exclusive: c.Lock, algo.Pool: c.Semaphore, algo.Quota: c.Quota} {
 		if name == "" {
@@ -116,67 +110,74 @@ func New(cfg Config) (*Node, error) {
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
 	}
-	n.ctx, n.cancel = context.WithCancel(context.Background())
-	n.links = make([]*link.Link, len(c.Nodes))
-	n.conns = make([]*grpc.ClientConn, len(c.Nodes))
-	for k, addr := range c.Nodes {
-		if k == n.self {
-			continue
-		}
-		if k < len(cfg.PeerAddrs) {
-			addr = cfg.PeerAddrs[k]
-		}
-		n.links[k] = link.New(n.self, k, func(f *pb.Frame) { n.received(k, f) }, n.log)
-		if n.conns[k], err = grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
-			n.cancel()
-			return nil, err
-		}
-	}
-	// The lock and the declared quotas start on every node at once: the
-	// controller's root builds its tree at Start, and a node that built
-	// the instance only on a first Take would wait for a root that never
-	// started. (A semaphore may start on first use: R-RESOURCES only
-	// answers requests.)
-	keys := []string{"lock"}
-	for _, name := range slices.Sorted(maps.Keys(c.Quotas)) {
-		keys = append(keys, quotaKey(name, c.Quotas[name]))
-	}
-	for _, k := range keys {
-		if _, err := n.instance(k); err != nil {
-			n.cancel()
-			return nil, err
-		}
+	for k := range c.Nodes {
+		n.names = append(n.names, strconv.Itoa(k))
 	}
 	return n, nil
 }
 
-// Register registers the node's services on s.
-func (n *Node) Register(s *grpc.Server) {
+// Register registers the node's services on s, the node's one gRPC
+// server (for clients and peers), connects to the other nodes and starts
+// the lock and the declared quotas. Call it before s serves.
+func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
-	pb.RegisterPeerServer(s, peerServer{n: n})
-}
-
-// Start dials the nodes with a larger index (the others dial this one).
-func (n *Node) Start() {
-	for k := n.self + 1; k < len(n.links); k++ {
-		n.wg.Add(1)
-		go func() {
-			defer n.wg.Done()
-			n.links[k].Dial(n.ctx, n.conns[k])
-		}()
+	peers := map[string]string{}
+	for k, addr := range n.c.Nodes {
+		if k < len(n.cfg.PeerAddrs) {
+			addr = n.cfg.PeerAddrs[k]
+		}
+		if k != n.self {
+			peers[n.names[k]] = addr
+		}
 	}
+	users := len(n.c.Nodes) * n.c.Slots
+	tr, err := tgrpc.New(tgrpc.Config{
+		Node:   n.names[n.self],
+		Server: s,
+		Peers:  peers,
+		Place: func(id proc.ID) (string, bool) {
+			if id < 0 {
+				return "", false
+			}
+			return n.names[n.owner(id, users)], true
+		},
+		Open: func(key string) {
+			if _, err := n.instance(key); err != nil {
+				n.log.Error("link: message for an instance this node cannot build", "instance", key, "err", err)
+			}
+		},
+		Codec: stampCodec{n.codec, &n.clock},
+	})
+	if err != nil {
+		return err
+	}
+	n.tr = tr
+	// The lock and the declared quotas start on every node at once: the
+	// controller's root builds its tree at Start, and a node that built
+	// the instance only on a first Take would wait for a root that never
+	// started. (A semaphore may start on first use: R-RESOURCES only
+	// answers requests, and its first message opens it elsewhere.)
+	keys := []string{"lock"}
+	for _, name := range slices.Sorted(maps.Keys(n.c.Quotas)) {
+		keys = append(keys, quotaKey(name, n.c.Quotas[name]))
+	}
+	for _, k := range keys {
+		if _, err := n.instance(k); err != nil {
+			tr.Close()
+			return err
+		}
+	}
+	return nil
 }
 
 // WaitPeers waits until a link to every other node is up.
 func (n *Node) WaitPeers(ctx context.Context) error {
-	for k, l := range n.links {
-		if l == nil {
+	for k, name := range n.names {
+		if k == n.self {
 			continue
 		}
-		select {
-		case <-l.Up():
-		case <-ctx.Done():
-			return fmt.Errorf("node %d at %s unreachable: %w", k, n.c.Nodes[k], ctx.Err())
+		if err := n.tr.WaitUp(ctx, name); err != nil {
+			return fmt.Errorf("node %d at %s unreachable: %w", k, n.c.Nodes[k], err)
 		}
 	}
 	return nil
@@ -196,7 +197,7 @@ func (n *Node) Shutdown(ctx context.Context) {
 			for _, s := range n.sessions {
 				s.mu.Lock()
 				for _, g := range s.grants {
-					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "keys", g.keys)
+					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "instance", g.in.key, "process", g.sl.id)
 				}
 				s.mu.Unlock()
 			}
@@ -211,13 +212,7 @@ out:
 		in.close()
 	}
 	n.mu.Unlock()
-	n.cancel()
-	n.wg.Wait()
-	for _, c := range n.conns {
-		if c != nil {
-			c.Close()
-		}
-	}
+	n.tr.Close()
 	n.events.flush()
 }
 
@@ -255,98 +250,6 @@ func (n *Node) instance(key string) (*instance, error) {
 	return in, nil
 }
 
-// send encodes m for the link to node k.
-func (n *Node) send(k int, instance string, from, to proc.ID, m proc.Message) {
-	b, err := n.codec.AppendMessage(nil, m)
-	if err != nil {
-		// A message the codec cannot carry is a bug of the algorithm's
-		// declarations, caught by the codec's catalogue test.
-		panic(fmt.Sprintf("service: %v", err))
-	}
-	n.links[k].Send(instance, from, to, b)
-}
-
-// keeper is the node that issues the fencing tokens of key.
-func (n *Node) keeper(key string) int {
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	return int(h.Sum32() % uint32(len(n.c.Nodes)))
-}
-
-// issue gives the next counter of each key this node keeps.
-func (n *Node) issue(keys []string) []uint64 {
-	n.keeperMu.Lock()
-	defer n.keeperMu.Unlock()
-	out := make([]uint64, len(keys))
-	for i, k := range keys {
-		n.counters[k]++
-		out[i] = n.counters[k]
-	}
-	return out
-}
-
-// tokens fetches the next token of every key from its keeper. The caller
-// holds what the keys name, and gives it back only after tokens returned,
-// so the keeper issues a key's counters in the order of its holders.
-func (n *Node) tokens(ctx context.Context, keys []string) ([]*pb.Token, error) {
-	byKeeper := map[int][]int{}
-	for i, k := range keys {
-		byKeeper[n.keeper(k)] = append(byKeeper[n.keeper(k)], i)
-	}
-	out := make([]*pb.Token, len(keys))
-	for k, idx := range byKeeper {
-		ks := make([]string, len(idx))
-		for j, i := range idx {
-			ks[j] = keys[i]
-		}
-		var cs []uint64
-		if k == n.self {
-			cs = n.issue(ks)
-		} else {
-			resp, err := n.remoteTokens(ctx, k, ks)
-			if err != nil {
-				return nil, err
-			}
-			if len(resp.Counters) != len(ks) {
-				return nil, fmt.Errorf("node %d issued %d tokens for %d keys", k, len(resp.Counters), len(ks))
-			}
-			cs = resp.Counters
-		}
-		for j, i := range idx {
-			out[i] = &pb.Token{Resource: keys[i], Epoch: n.c.Epoch, Counter: cs[j]}
-		}
-	}
-	return out, nil
-}
-
-// remoteTokens asks keeper k, again while the connection breaks under the
-// call. A call lost that way may still have been served: its counters are
-// skipped, which keeps the tokens in order (the grant goes back only after
-// the answer that counts).
-func (n *Node) remoteTokens(ctx context.Context, k int, keys []string) (*pb.TokensResponse, error) {
-	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
-		resp, err := pb.NewPeerClient(n.conns[k]).Tokens(ctx, &pb.TokensRequest{Keys: keys}, grpc.WaitForReady(true))
-		if status.Code(err) != codes.Unavailable {
-			return resp, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-	}
-}
-
-type peerServer struct {
-	pb.UnimplementedPeerServer
-	n *Node
-}
-
-// Tokens implements the Peer service.
-func (p peerServer) Tokens(_ context.Context, r *pb.TokensRequest) (*pb.TokensResponse, error) {
-	return &pb.TokensResponse{Epoch: p.n.c.Epoch, Counters: p.n.issue(r.Keys)}, nil
-}
-
 // resources maps names onto the lock namespace, sorted and without
 // repeats.
 func (n *Node) resources(names []string) []proc.ResID {
@@ -363,94 +266,81 @@ func lockKey(r proc.ResID) string { return "lock/" + strconv.Itoa(int(r)) }
 var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
 
 // acquire runs one request of a session on in: waits for a free slot,
-// asks, waits for the answer, fences it. The grant is registered with the
-// session before the request is made, so an expiring session finds it.
-func (n *Node) acquire(ctx context.Context, s *session, in *instance, req proc.Request, try bool, keys func(proc.Event) []string) (*grant, []*pb.Token, error) {
+// asks, waits for the answer (fenced by the instance). The grant is
+// registered with the session before the request is made, so an expiring
+// session finds it.
+func (n *Node) acquire(ctx context.Context, s *session, in *instance, req proc.Request, try bool) (*grant, error) {
 	if n.draining.Load() {
-		return nil, nil, errDraining
+		return nil, errDraining
 	}
 	var sl *slot
 	select {
 	case sl = <-in.free:
 	case <-ctx.Done():
-		return nil, nil, status.FromContextError(ctx.Err()).Err()
+		return nil, status.FromContextError(ctx.Err()).Err()
 	case <-s.done:
-		return nil, nil, errExpired
+		return nil, errExpired
 	}
 	g := &grant{id: n.id(), in: in, sl: sl}
 	if !s.add(g) {
 		in.free <- sl
-		return nil, nil, errExpired
+		return nil, errExpired
 	}
-	in.run(func() { in.request(sl, req) })
+	in.request(sl, req)
 	var trying <-chan time.Time
 	if try {
 		t := time.NewTimer(n.cfg.TryWait)
 		defer t.Stop()
 		trying = t.C
 	}
-	var ev proc.Event
+	var a answer
 	select {
-	case ev = <-sl.answer:
+	case a = <-sl.answer:
 	case <-ctx.Done():
 		s.drop(g)
 		in.abandon(sl)
-		return nil, nil, status.FromContextError(ctx.Err()).Err()
+		return nil, status.FromContextError(ctx.Err()).Err()
 	case <-s.done:
 		s.drop(g)
 		in.abandon(sl)
-		return nil, nil, errExpired
+		return nil, errExpired
 	case <-trying:
 		s.drop(g)
 		in.abandon(sl)
-		return nil, nil, status.Error(codes.FailedPrecondition, "taken")
+		return nil, status.Error(codes.FailedPrecondition, "taken")
 	}
-	g.unit = ev.Unit
-	g.keys = keys(ev)
-	toks, err := n.tokens(ctx, g.keys)
-	if err == nil {
-		counters := make([]uint64, len(toks))
-		for i, t := range toks {
-			counters[i] = t.Counter
-		}
-		in.run(func() { n.events.fenced(in, sl.id, g.keys, counters) })
-	}
-	if err != nil || !g.fence() {
-		// The tokens could not be issued, or the session expired
-		// meanwhile: the answer goes back, after the keepers answered.
+	g.unit, g.counter = a.ev.Unit, a.counter
+	if !g.answer() {
+		// The session ended while the answer was on its way: it goes
+		// back.
 		s.drop(g)
 		g.release()
-		if err != nil {
-			return nil, nil, status.Errorf(codes.Unavailable, "fencing: %v", err)
-		}
-		return nil, nil, errExpired
+		return nil, errExpired
 	}
-	return g, toks, nil
+	return g, nil
 }
 
 // grant is one Lock or Acquire answered to a session.
 type grant struct {
-	id   uint64
-	in   *instance
-	sl   *slot
-	unit int32
-	keys []string
+	id      uint64
+	in      *instance
+	sl      *slot
+	unit    int32
+	counter uint64 // the fencing counter
 
 	mu       sync.Mutex
 	lost     bool // the session ended
-	fenced   bool // the tokens are issued: the grant may be handed out
+	answered bool // the grant may be handed out
 	released bool
 }
 
-// fence marks g's tokens issued, unless its session has ended: then the
-// caller gives it back (the session could not, the tokens being on their
-// way: a grant goes back only after its keepers answered, which is what
-// keeps the tokens in the order of the holders).
-func (g *grant) fence() bool {
+// answer marks g answered, unless its session has ended: then the caller
+// gives it back (the session could not: it found g still waiting).
+func (g *grant) answer() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.fenced = !g.lost
-	return g.fenced
+	g.answered = !g.lost
+	return g.answered
 }
 
 // release gives the grant back, once.
@@ -460,7 +350,7 @@ func (g *grant) release() {
 	g.released = true
 	g.mu.Unlock()
 	if !done {
-		g.in.run(func() { g.in.release(g.sl, g.unit) })
+		g.in.release(g.sl, g.unit)
 	}
 }
 
@@ -503,7 +393,7 @@ func (s *session) take(id uint64) *grant {
 }
 
 // end ends the session: every grant goes back, after delay for an expired
-// lease. A grant still being fenced is marked lost and goes back when its
+// lease. A grant still waiting is marked lost and goes back when its
 // request finds out (acquire).
 func (n *Node) end(s *session, delay time.Duration, why string) {
 	s.mu.Lock()
@@ -524,10 +414,10 @@ func (n *Node) end(s *session, delay time.Duration, why string) {
 	for _, g := range gs {
 		g.mu.Lock()
 		g.lost = true
-		fenced := g.fenced
+		answered := g.answered
 		g.mu.Unlock()
-		if !fenced {
-			continue // still waiting or fencing: acquire gives it back
+		if !answered {
+			continue // still waiting: acquire gives it back
 		}
 		if delay > 0 {
 			time.AfterFunc(delay, g.release)
@@ -606,23 +496,15 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	if err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
-	rs := n.resources(r.Resources)
-	g, toks, err := n.acquire(ctx, s, in, proc.Request{Res: rs}, r.Try, func(proc.Event) []string {
-		ks := make([]string, len(rs))
-		for i, x := range rs {
-			ks[i] = lockKey(x)
-		}
-		return ks
-	})
+	g, err := n.acquire(ctx, s, in, proc.Request{Res: n.resources(r.Resources)}, r.Try)
 	if err != nil {
 		return nil, err
 	}
-	// The tokens are per namespace slot; each name gets its slot's.
+	// One counter fences every resource of the grant: it is above the
+	// counter of every earlier holder of each.
 	out := make([]*pb.Token, len(r.Resources))
 	for i, name := range r.Resources {
-		x := n.resources([]string{name})[0]
-		t := toks[slices.Index(rs, x)]
-		out[i] = &pb.Token{Resource: name, Epoch: t.Epoch, Counter: t.Counter}
+		out[i] = &pb.Token{Resource: name, Epoch: n.c.Epoch, Counter: g.counter}
 	}
 	return &pb.LockResponse{Grant: g.id, Tokens: out}, nil
 }
@@ -662,13 +544,12 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	g, toks, err := n.acquire(ctx, s, in, proc.Request{}, r.Try, func(e proc.Event) []string {
-		return []string{key + "/" + strconv.Itoa(int(e.Unit))}
-	})
+	g, err := n.acquire(ctx, s, in, proc.Request{}, r.Try)
 	if err != nil {
 		return nil, err
 	}
-	return &pb.AcquireResponse{Grant: g.id, Unit: g.unit, Token: toks[0]}, nil
+	tok := &pb.Token{Resource: key + "/" + strconv.Itoa(int(g.unit)), Epoch: n.c.Epoch, Counter: g.counter}
+	return &pb.AcquireResponse{Grant: g.id, Unit: g.unit, Token: tok}, nil
 }
 
 // Release implements the Allot service.
@@ -707,10 +588,10 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 		case <-s.done:
 			return nil, errExpired
 		}
-		in.run(func() { in.request(sl, proc.Request{}) })
-		var ev proc.Event
+		in.request(sl, proc.Request{})
+		var a answer
 		select {
-		case ev = <-sl.answer:
+		case a = <-sl.answer:
 			in.free <- sl
 		case <-ctx.Done():
 			in.abandon(sl)
@@ -719,7 +600,7 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 			in.abandon(sl)
 			return nil, errExpired
 		}
-		if ev.Kind == proc.EvReject {
+		if a.ev.Kind == proc.EvReject {
 			return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, k, r.N)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -60,7 +61,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.semaphore, "semaphore", "", "the algorithm serving semaphores (default "+service.DefaultSemaphore+")")
 	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per lock or semaphore (default %d)", service.DefaultSlots))
 	fs.IntVar(&o.resources, "resources", 0, fmt.Sprintf("size of the lock namespace names are hashed onto (default %d)", service.DefaultResources))
-	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics on this address (default: none)")
+	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics (and Go profiles under /debug/pprof/) on this address (default: none)")
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
@@ -180,16 +181,21 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("%v", err)
 	}
 	srv := grpc.NewServer()
-	n.Register(srv)
+	if err := n.Register(srv); err != nil {
+		return badf("%v", err)
+	}
 	go srv.Serve(ln)
 	if mln != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", n.Metrics())
+		// Profiles of a running node, beside its metrics (opt-in with
+		// --metrics, like the metrics themselves).
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go hs.Serve(mln)
 		defer hs.Close()
 	}
-	n.Start()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	wctx, cancel := context.WithTimeout(ctx, o.peerTimeout)

@@ -80,9 +80,10 @@ func TestBenchJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := grpc.NewServer()
-		n.Register(s)
+		if err := n.Register(s); err != nil {
+			t.Fatal(err)
+		}
 		go s.Serve(lns[i])
-		n.Start()
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()

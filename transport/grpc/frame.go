@@ -3,7 +3,6 @@ package grpc
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 )
 
 // frameKind is what a frame on a link stream carries.
@@ -26,21 +25,12 @@ type frame struct {
 	Payload  []byte // data: the message, encoded by the Codec
 }
 
-// frameCodec encodes the frames of the link streams: a frame is its kind,
-// then uvarints and zigzag varints, then the node name or space, then the
-// payload. On the stream a frame travels as the bytes of a
-// wrapperspb.BytesValue, so that the link service can share a gRPC server
-// with protobuf services (a forced server codec would apply to all).
-type frameCodec struct{}
-
-func (frameCodec) Name() string { return "allot-link" }
-
-func (frameCodec) Marshal(v any) ([]byte, error) {
-	f, ok := v.(*frame)
-	if !ok {
-		return nil, fmt.Errorf("link: cannot marshal %T", v)
-	}
-	b := make([]byte, 0, 24+len(f.Node)+len(f.Payload))
+// appendFrame appends f: its kind, then uvarints and zigzag varints, then
+// the node name or space, then the payload. On a stream, frames travel in
+// batches inside a wrapperspb.BytesValue (see wire), so that the link
+// service can share a gRPC server with protobuf services (a forced server
+// codec would apply to all of them).
+func appendFrame(b []byte, f *frame) []byte {
 	b = append(b, byte(f.Kind))
 	b = binary.AppendUvarint(b, f.Seq)
 	b = binary.AppendUvarint(b, f.Ack)
@@ -48,14 +38,14 @@ func (frameCodec) Marshal(v any) ([]byte, error) {
 	b = binary.AppendVarint(b, int64(f.To))
 	b = binary.AppendUvarint(b, uint64(len(f.Node)))
 	b = append(b, f.Node...)
-	return append(b, f.Payload...), nil
+	return append(b, f.Payload...)
 }
 
 var errFrame = errors.New("link: malformed frame")
 
-func (frameCodec) Unmarshal(data []byte, v any) error {
-	f, ok := v.(*frame)
-	if !ok || len(data) == 0 {
+// parseFrame reads a frame appendFrame wrote; f.Payload aliases data.
+func parseFrame(data []byte, f *frame) error {
+	if len(data) == 0 {
 		return errFrame
 	}
 	f.Kind, data = frameKind(data[0]), data[1:]

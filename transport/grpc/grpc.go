@@ -4,7 +4,7 @@
 // reliable FIFO channels their papers assume whatever the connections do.
 //
 //	node a                                                     node b
-//	Send(p, q, m) ─> Codec ─> session a→b ══ one gRPC stream ══> session b←a ─> dispatcher ─> Handler of q
+//	Send(p, q, m) ─> Codec ─> session a→b ══ one gRPC stream ══> session b←a ─> Handler of q
 //	                          seq 1, 2, 3 …   (both directions)  deliver seq = delivered+1,
 //	                          kept until acked                   drop seq ≤ delivered (a resend),
 //	                          resent after reconnect <── ack ─── ack what was delivered
@@ -28,7 +28,10 @@
 //
 // Messages between processes of the same node do not touch the network:
 // they go straight to the node's dispatcher, the one goroutine that hands
-// messages to Handlers, in order.
+// them to Handlers, in order (Send never calls a Handler itself). A
+// message from another node is handed to its Handler by the reader of its
+// stream, in the link's order. Frames travel in batches: what a session
+// has queued when its writer wakes goes as one gRPC message.
 //
 // Spaces. A node may host several independent runs of algorithms whose
 // processes are all numbered from 0 (a service's lock and each of its
@@ -45,6 +48,7 @@ package grpc
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -86,7 +90,7 @@ type Config struct {
 	// Open, when set, is called with the name of a space before a message
 	// for a process not registered in it is delivered (or dropped): the
 	// node may open the space and register its processes then. It runs on
-	// the dispatcher, so it must not wait for a delivery.
+	// the goroutine that delivers, so it must not wait for a delivery.
 	Open   func(space string)
 	Codec  Codec
 	Redial time.Duration // wait before redialling a broken stream (0: 10ms)
@@ -416,19 +420,28 @@ func (t *Transport) dispatcher() {
 		t.dq = nil
 		t.dmu.Unlock()
 		for _, d := range batch {
-			ep, closed := t.endpoint(d)
-			if closed {
+			if !t.handle(d) {
 				return
-			}
-			if ep == nil && t.cfg.Open != nil {
-				t.cfg.Open(d.space)
-				ep, closed = t.endpoint(d)
-			}
-			if ep != nil {
-				ep.Deliver(d.from, d.m)
 			}
 		}
 	}
+}
+
+// handle hands d to its Handler, opening its space first if needed; false
+// once the transport is closed.
+func (t *Transport) handle(d delivery) bool {
+	ep, closed := t.endpoint(d)
+	if closed {
+		return false
+	}
+	if ep == nil && t.cfg.Open != nil {
+		t.cfg.Open(d.space)
+		ep, closed = t.endpoint(d)
+	}
+	if ep != nil {
+		ep.Deliver(d.from, d.m)
+	}
+	return !closed
 }
 
 func (t *Transport) endpoint(d delivery) (*transport.Endpoint, bool) {
@@ -437,30 +450,45 @@ func (t *Transport) endpoint(d delivery) (*transport.Endpoint, bool) {
 	return t.eps[addr{d.space, d.to}], t.closed
 }
 
-// wire carries frames as the bytes of a BytesValue on a gRPC stream.
-type wire struct{ s ggrpc.Stream }
+// wire carries frames on a gRPC stream: one message, a BytesValue, holds
+// a batch of frames, each prefixed by its length.
+type wire struct {
+	s    ggrpc.Stream
+	rest []byte // frames received and not read yet
+}
 
-func (w wire) SendMsg(m any) error {
-	b, err := frameCodec{}.Marshal(m)
-	if err != nil {
-		return err
+func (w *wire) Send(fs ...*frame) error {
+	var b, fb []byte
+	for _, f := range fs {
+		fb = appendFrame(fb[:0], f)
+		b = binary.AppendUvarint(b, uint64(len(fb)))
+		b = append(b, fb...)
 	}
 	return w.s.SendMsg(&wrapperspb.BytesValue{Value: b})
 }
 
-func (w wire) RecvMsg(m any) error {
-	v := new(wrapperspb.BytesValue)
-	if err := w.s.RecvMsg(v); err != nil {
-		return err
+func (w *wire) Recv(f *frame) error {
+	if len(w.rest) == 0 {
+		v := new(wrapperspb.BytesValue)
+		if err := w.s.RecvMsg(v); err != nil {
+			return err
+		}
+		w.rest = v.Value
 	}
-	return frameCodec{}.Unmarshal(v.Value, m)
+	l, n := binary.Uvarint(w.rest)
+	if n <= 0 || l > uint64(len(w.rest)-n) {
+		return errFrame
+	}
+	fb := w.rest[n : n+int(l)]
+	w.rest = w.rest[n+int(l):]
+	return parseFrame(fb, f)
 }
 
 // accept serves a stream a neighbour opened.
 func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
-	s := wire{ss}
+	s := &wire{s: ss}
 	their := new(frame)
-	if err := s.RecvMsg(their); err != nil {
+	if err := s.Recv(their); err != nil {
 		return err
 	}
 	p := t.peers[their.Node]
@@ -479,4 +507,27 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 	}
 	cancel()
 	return nil
+}
+
+// WaitUp waits until a stream to node is up (or ctx ends).
+func (t *Transport) WaitUp(ctx context.Context, node string) error {
+	p := t.peers[node]
+	if p == nil {
+		return fmt.Errorf("link: %s is not a peer of node %s", node, t.cfg.Node)
+	}
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p.mu.Lock()
+		up := p.up
+		p.mu.Unlock()
+		if up {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
 }

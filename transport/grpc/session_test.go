@@ -16,12 +16,12 @@ type script struct {
 	sent []*frame
 }
 
-func (s *script) SendMsg(m any) error { s.sent = append(s.sent, m.(*frame)); return nil }
-func (s *script) RecvMsg(m any) error {
+func (s *script) Send(fs ...*frame) error { s.sent = append(s.sent, fs...); return nil }
+func (s *script) Recv(f *frame) error {
 	if len(s.in) == 0 {
 		return io.EOF
 	}
-	*m.(*frame), s.in = *s.in[0], s.in[1:]
+	*f, s.in = *s.in[0], s.in[1:]
 	return nil
 }
 

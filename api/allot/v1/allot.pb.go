@@ -885,202 +885,6 @@ func (x *TakeResponse) GetPermits() int64 {
 	return 0
 }
 
-// Frame is one message on a link, or a bare acknowledgement. Frames carry
-// a per-link sequence number: the receiver acknowledges the highest
-// in-order seq it handled and drops any seq it has already handled, the
-// sender resends everything unacknowledged after a reconnect.
-type Frame struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// hello: the first frame of a stream names the sending node.
-	Node int32  `protobuf:"varint,1,opt,name=node,proto3" json:"node,omitempty"`
-	Seq  uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
-	Ack  uint64 `protobuf:"varint,3,opt,name=ack,proto3" json:"ack,omitempty"`
-	// instance names the algorithm instance: "lock", or "sem/NAME/R".
-	Instance      string `protobuf:"bytes,4,opt,name=instance,proto3" json:"instance,omitempty"`
-	From          int32  `protobuf:"varint,5,opt,name=from,proto3" json:"from,omitempty"`
-	To            int32  `protobuf:"varint,6,opt,name=to,proto3" json:"to,omitempty"`
-	Payload       []byte `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Frame) Reset() {
-	*x = Frame{}
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Frame) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Frame) ProtoMessage() {}
-
-func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Frame.ProtoReflect.Descriptor instead.
-func (*Frame) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
-}
-
-func (x *Frame) GetNode() int32 {
-	if x != nil {
-		return x.Node
-	}
-	return 0
-}
-
-func (x *Frame) GetSeq() uint64 {
-	if x != nil {
-		return x.Seq
-	}
-	return 0
-}
-
-func (x *Frame) GetAck() uint64 {
-	if x != nil {
-		return x.Ack
-	}
-	return 0
-}
-
-func (x *Frame) GetInstance() string {
-	if x != nil {
-		return x.Instance
-	}
-	return ""
-}
-
-func (x *Frame) GetFrom() int32 {
-	if x != nil {
-		return x.From
-	}
-	return 0
-}
-
-func (x *Frame) GetTo() int32 {
-	if x != nil {
-		return x.To
-	}
-	return 0
-}
-
-func (x *Frame) GetPayload() []byte {
-	if x != nil {
-		return x.Payload
-	}
-	return nil
-}
-
-type TokensRequest struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// keys name what is fenced: "lock/RES" for a lock resource slot,
-	// "sem/NAME/UNIT" for a semaphore unit.
-	Keys          []string `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *TokensRequest) Reset() {
-	*x = TokensRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *TokensRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*TokensRequest) ProtoMessage() {}
-
-func (x *TokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use TokensRequest.ProtoReflect.Descriptor instead.
-func (*TokensRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
-}
-
-func (x *TokensRequest) GetKeys() []string {
-	if x != nil {
-		return x.Keys
-	}
-	return nil
-}
-
-type TokensResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Epoch         uint64                 `protobuf:"varint,1,opt,name=epoch,proto3" json:"epoch,omitempty"`
-	Counters      []uint64               `protobuf:"varint,2,rep,packed,name=counters,proto3" json:"counters,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *TokensResponse) Reset() {
-	*x = TokensResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *TokensResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*TokensResponse) ProtoMessage() {}
-
-func (x *TokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use TokensResponse.ProtoReflect.Descriptor instead.
-func (*TokensResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
-}
-
-func (x *TokensResponse) GetEpoch() uint64 {
-	if x != nil {
-		return x.Epoch
-	}
-	return 0
-}
-
-func (x *TokensResponse) GetCounters() []uint64 {
-	if x != nil {
-		return x.Counters
-	}
-	return nil
-}
-
 var File_allot_v1_allot_proto protoreflect.FileDescriptor
 
 const file_allot_v1_allot_proto_rawDesc = "" +
@@ -1131,20 +935,7 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\f\n" +
 	"\x01n\x18\x03 \x01(\x03R\x01n\"(\n" +
 	"\fTakeResponse\x12\x18\n" +
-	"\apermits\x18\x01 \x01(\x03R\apermits\"\x99\x01\n" +
-	"\x05Frame\x12\x12\n" +
-	"\x04node\x18\x01 \x01(\x05R\x04node\x12\x10\n" +
-	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x10\n" +
-	"\x03ack\x18\x03 \x01(\x04R\x03ack\x12\x1a\n" +
-	"\binstance\x18\x04 \x01(\tR\binstance\x12\x12\n" +
-	"\x04from\x18\x05 \x01(\x05R\x04from\x12\x0e\n" +
-	"\x02to\x18\x06 \x01(\x05R\x02to\x12\x18\n" +
-	"\apayload\x18\a \x01(\fR\apayload\"#\n" +
-	"\rTokensRequest\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\"B\n" +
-	"\x0eTokensResponse\x12\x14\n" +
-	"\x05epoch\x18\x01 \x01(\x04R\x05epoch\x12\x1a\n" +
-	"\bcounters\x18\x02 \x03(\x04R\bcounters2\x93\x04\n" +
+	"\apermits\x18\x01 \x01(\x03R\apermits2\x93\x04\n" +
 	"\x05Allot\x12J\n" +
 	"\vOpenSession\x12\x1c.allot.v1.OpenSessionRequest\x1a\x1d.allot.v1.OpenSessionResponse\x12D\n" +
 	"\tKeepAlive\x12\x1a.allot.v1.KeepAliveRequest\x1a\x1b.allot.v1.KeepAliveResponse\x12M\n" +
@@ -1153,10 +944,7 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x06Unlock\x12\x17.allot.v1.UnlockRequest\x1a\x18.allot.v1.UnlockResponse\x12>\n" +
 	"\aAcquire\x12\x18.allot.v1.AcquireRequest\x1a\x19.allot.v1.AcquireResponse\x12>\n" +
 	"\aRelease\x12\x18.allot.v1.ReleaseRequest\x1a\x19.allot.v1.ReleaseResponse\x125\n" +
-	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse2q\n" +
-	"\x04Peer\x12,\n" +
-	"\x04Link\x12\x0f.allot.v1.Frame\x1a\x0f.allot.v1.Frame(\x010\x01\x12;\n" +
-	"\x06Tokens\x12\x17.allot.v1.TokensRequest\x1a\x18.allot.v1.TokensResponseB1Z/github.com/allot-dev/allot/api/allot/v1;allotv1b\x06proto3"
+	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponseB1Z/github.com/allot-dev/allot/api/allot/v1;allotv1b\x06proto3"
 
 var (
 	file_allot_v1_allot_proto_rawDescOnce sync.Once
@@ -1170,7 +958,7 @@ func file_allot_v1_allot_proto_rawDescGZIP() []byte {
 	return file_allot_v1_allot_proto_rawDescData
 }
 
-var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_allot_v1_allot_proto_goTypes = []any{
 	(*OpenSessionRequest)(nil),   // 0: allot.v1.OpenSessionRequest
 	(*OpenSessionResponse)(nil),  // 1: allot.v1.OpenSessionResponse
@@ -1189,9 +977,6 @@ var file_allot_v1_allot_proto_goTypes = []any{
 	(*ReleaseResponse)(nil),      // 14: allot.v1.ReleaseResponse
 	(*TakeRequest)(nil),          // 15: allot.v1.TakeRequest
 	(*TakeResponse)(nil),         // 16: allot.v1.TakeResponse
-	(*Frame)(nil),                // 17: allot.v1.Frame
-	(*TokensRequest)(nil),        // 18: allot.v1.TokensRequest
-	(*TokensResponse)(nil),       // 19: allot.v1.TokensResponse
 }
 var file_allot_v1_allot_proto_depIdxs = []int32{
 	6,  // 0: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
@@ -1204,20 +989,16 @@ var file_allot_v1_allot_proto_depIdxs = []int32{
 	11, // 7: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
 	13, // 8: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
 	15, // 9: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
-	17, // 10: allot.v1.Peer.Link:input_type -> allot.v1.Frame
-	18, // 11: allot.v1.Peer.Tokens:input_type -> allot.v1.TokensRequest
-	1,  // 12: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
-	3,  // 13: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
-	5,  // 14: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
-	8,  // 15: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
-	10, // 16: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
-	12, // 17: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
-	14, // 18: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
-	16, // 19: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
-	17, // 20: allot.v1.Peer.Link:output_type -> allot.v1.Frame
-	19, // 21: allot.v1.Peer.Tokens:output_type -> allot.v1.TokensResponse
-	12, // [12:22] is the sub-list for method output_type
-	2,  // [2:12] is the sub-list for method input_type
+	1,  // 10: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
+	3,  // 11: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
+	5,  // 12: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
+	8,  // 13: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
+	10, // 14: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
+	12, // 15: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
+	14, // 16: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
+	16, // 17: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
+	10, // [10:18] is the sub-list for method output_type
+	2,  // [2:10] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
 	2,  // [2:2] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name
@@ -1234,9 +1015,9 @@ func file_allot_v1_allot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_allot_v1_allot_proto_rawDesc), len(file_allot_v1_allot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   17,
 			NumExtensions: 0,
-			NumServices:   2,
+			NumServices:   1,
 		},
 		GoTypes:           file_allot_v1_allot_proto_goTypes,
 		DependencyIndexes: file_allot_v1_allot_proto_depIdxs,

@@ -1,0 +1,35 @@
+package grpc_test
+
+import (
+	"testing"
+
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport/transporttest"
+)
+
+// BenchmarkRoundTrip bounces a message between two processes on two nodes
+// over loopback: one op is one round trip through the link layer (send,
+// stream, receive, dispatch, handler), the figure every remote hop of an
+// algorithm pays.
+func BenchmarkRoundTrip(b *testing.B) {
+	c := newCluster(b, 2)
+	defer c.Close()
+	back := make(chan struct{}, 1)
+	if err := c.Register(1, func(from proc.ID, m proc.Message) {
+		if err := c.Send(1, 0, m); err != nil {
+			b.Error(err)
+		}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Register(0, func(proc.ID, proc.Message) { back <- struct{}{} }); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if err := c.Send(0, 1, transporttest.Msg{From: 0, Seq: int32(i)}); err != nil {
+			b.Fatal(err)
+		}
+		<-back
+	}
+}
