@@ -254,7 +254,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	for i, m := range cl.metrics {
 		fmt.Fprintf(stdout, "node %d metrics: http://%s/metrics\n", i, m)
 	}
-	fmt.Fprintf(stdout, "try: client.Dial(ctx, %q) — Ctrl-C stops the cluster\n", cl.addrs[0])
+	fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s — Ctrl-C stops the cluster\n", strings.Join(cl.addrs, ","))
 	select {
 	case <-ctx.Done():
 	case err := <-cl.exited:
