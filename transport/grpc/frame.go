@@ -15,7 +15,10 @@ const (
 )
 
 // frame is one unit on a stream. Ack is cumulative: every data frame
-// numbered up to Ack has been delivered (hello and ack frames).
+// numbered up to Ack has been delivered (hello and ack frames). A hello's
+// Seq is the speaker's incarnation and its Payload the listener's as the
+// speaker knows it (a uvarint, 0 for none): an Ack about an earlier run of
+// the listener means nothing to it.
 type frame struct {
 	Kind     frameKind
 	Seq      uint64 // data

@@ -18,8 +18,14 @@
 // resends the rest in order. A message is thus delivered exactly once and
 // in send order on every link, however often the stream breaks (a lost
 // fork deadlocks the dining philosophers, a duplicated fork breaks
-// exclusion). A crashed node loses its sessions; node crashes and restarts
-// are the next issue's.
+// exclusion).
+//
+// Restarts. A hello also carries the speaker's incarnation. A node that
+// restarts has lost its sessions; its neighbours, seeing a new
+// incarnation, start both directions afresh, so the new run's messages are
+// not taken for resends, and send it what is still unacknowledged,
+// renumbered. Whether those messages still mean something to the new run
+// is for the layer above to say (the service's epochs).
 //
 // Connections. Of two nodes, the one with the smaller name dials; the
 // other accepts. A broken stream is redialled after Config.Redial. Cut and
@@ -94,6 +100,11 @@ type Config struct {
 	Open   func(space string)
 	Codec  Codec
 	Redial time.Duration // wait before redialling a broken stream (0: 10ms)
+	// Incarnation tells this run of the node from earlier ones (0: the
+	// start time in nanoseconds). A neighbour that sees a new incarnation
+	// knows the node restarted with nothing of its sessions, and numbers
+	// afresh.
+	Incarnation uint64
 }
 
 // Transport is one node's transport.
@@ -150,6 +161,9 @@ func New(cfg Config) (*Transport, error) {
 	}
 	if cfg.Redial <= 0 {
 		cfg.Redial = 10 * time.Millisecond
+	}
+	if cfg.Incarnation == 0 {
+		cfg.Incarnation = uint64(time.Now().UnixNano())
 	}
 	if cfg.DialOptions == nil {
 		cfg.DialOptions = []ggrpc.DialOption{ggrpc.WithTransportCredentials(insecure.NewCredentials())}

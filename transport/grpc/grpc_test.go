@@ -248,3 +248,108 @@ func TestSpaces(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 }
+
+// TestRestartedNode restarts a node (a new transport on the same address,
+// as after kill -9 and a new process): both directions carry the new
+// run's messages, which a session that kept its old numbering would drop
+// as resends.
+func TestRestartedNode(t *testing.T) {
+	lis := make([]net.Listener, 2)
+	peers := map[string]string{}
+	for i := range lis {
+		var err error
+		if lis[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		peers[fmt.Sprintf("n%d", i)] = lis[i].Addr().String()
+	}
+	cd, err := codec.New(algo.Algorithm{Name: "transporttest", Messages: []proc.Message{transporttest.Msg{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	place := func(p proc.ID) (string, bool) { return fmt.Sprintf("n%d", p%2), p >= 0 }
+	start := func(i int, ln net.Listener) *grpcnet.Transport {
+		tr, err := grpcnet.New(grpcnet.Config{Node: fmt.Sprintf("n%d", i), Listener: ln, Peers: peers, Place: place, Codec: cd, Redial: 2 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	got := []chan int32{make(chan int32, 100), make(chan int32, 100)} // by receiver
+	handler := func(p proc.ID) transport.Handler {
+		return func(_ proc.ID, m proc.Message) { got[p] <- m.(transporttest.Msg).Seq }
+	}
+	expect := func(p proc.ID, want ...int32) {
+		t.Helper()
+		for _, w := range want {
+			select {
+			case g := <-got[p]:
+				if g != w {
+					t.Fatalf("got message %d, want %d", g, w)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("message %d never arrived", w)
+			}
+		}
+	}
+	for _, dialler := range []int{0, 1} { // n0 dials n1: restart either end
+		a := start(0, lis[0])
+		b := start(1, lis[1])
+		a.Register(0, handler(0))
+		b.Register(1, handler(1))
+		for i := range int32(5) {
+			a.Send(0, 1, transporttest.Msg{Seq: i})
+			b.Send(1, 0, transporttest.Msg{Seq: 100 + i})
+		}
+		expect(1, 0, 1, 2, 3, 4)
+		expect(0, 100, 101, 102, 103, 104)
+		// Restart one of them on the same address.
+		old, idx := a, 0
+		if dialler == 1 {
+			old, idx = b, 1
+		}
+		addr := lis[idx].Addr().String()
+		old.Close()
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := start(idx, ln)
+		fresh.Register(proc.ID(idx), handler(proc.ID(idx)))
+		if idx == 0 {
+			a = fresh
+		} else {
+			b = fresh
+		}
+		a.Send(0, 1, transporttest.Msg{Seq: 7})
+		b.Send(1, 0, transporttest.Msg{Seq: 8})
+		eventually := func(p proc.ID, want int32) {
+			t.Helper()
+			seen := map[int32]bool{}
+			for {
+				select {
+				case g := <-got[p]:
+					if g == want {
+						return
+					}
+					if seen[g] || g > want {
+						t.Fatalf("process %d got message %d again, or out of order", p, g)
+					}
+					seen[g] = true
+				case <-time.After(10 * time.Second):
+					t.Fatalf("message %d never arrived", want)
+				}
+			}
+		}
+		eventually(1, 7)
+		eventually(0, 8)
+		a.Close()
+		b.Close()
+		for i := range lis {
+			if lis[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+				t.Fatal(err)
+			}
+			peers[fmt.Sprintf("n%d", i)] = lis[i].Addr().String()
+		}
+	}
+}

@@ -2,6 +2,7 @@ package grpc
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -25,6 +26,7 @@ type peer struct {
 	t    *Transport
 	name string
 	conn *ggrpc.ClientConn // set when this node dials the peer
+	inc  uint64            // the peer's incarnation, 0 until a hello
 
 	mu        sync.Mutex
 	next      uint64   // the last sequence number given out
@@ -92,7 +94,35 @@ func (p *peer) setCut(cut bool) {
 func (p *peer) hello() *frame {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return &frame{Kind: frameHello, Node: p.t.cfg.Node, Ack: p.delivered}
+	return p.helloLocked()
+}
+
+func (p *peer) helloLocked() *frame {
+	return &frame{Kind: frameHello, Node: p.t.cfg.Node, Seq: p.t.cfg.Incarnation, Ack: p.delivered, Payload: binary.AppendUvarint(nil, p.inc)}
+}
+
+// met takes in the peer's hello (p.mu held) and returns the part of its
+// Ack that is about this run of the node. A new incarnation of the peer
+// has nothing of the old sessions: both directions number from 1 again,
+// and what is still unacknowledged goes to the new run, renumbered (this
+// node cannot tell what was sent before the restart from what was sent
+// after; which messages still mean something is for the layer above to
+// say, as the service's epochs do).
+func (p *peer) met(their *frame) uint64 {
+	if p.inc != 0 && their.Seq != p.inc {
+		renumbered := make([]*frame, len(p.unacked))
+		for i, f := range p.unacked {
+			g := *f // the old stream's writer may still be reading f
+			g.Seq = uint64(i + 1)
+			renumbered[i] = &g
+		}
+		p.unacked, p.out, p.next, p.delivered = renumbered, nil, uint64(len(renumbered)), 0
+	}
+	p.inc = their.Seq
+	if mine, n := binary.Uvarint(their.Payload); n <= 0 || mine != p.t.cfg.Incarnation {
+		return 0 // about an earlier run of this node, or none
+	}
+	return their.Ack
 }
 
 // dial keeps a stream to the peer up, until the transport is closed.
@@ -138,9 +168,10 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 		p.mu.Unlock()
 		return
 	}
-	hello := &frame{Kind: frameHello, Node: p.t.cfg.Node, Ack: p.delivered}
-	// The peer has delivered up to their.Ack: forget that, resend the rest.
-	p.acked(their.Ack)
+	ack := p.met(their)
+	hello := p.helloLocked()
+	// The peer has delivered up to ack: forget that, resend the rest.
+	p.acked(ack)
 	p.out = append([]*frame(nil), p.unacked...)
 	p.up, p.cancel, p.wake = true, cancel, make(chan struct{}, 1)
 	p.gen++
