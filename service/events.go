@@ -26,8 +26,14 @@ type Record struct {
 	Res      []proc.ResID `json:"res,omitempty"`
 	Unit     int32        `json:"unit,omitempty"`
 	Keys     []string     `json:"keys,omitempty"`
+	Epoch    uint64       `json:"epoch,omitempty"` // fenced: the tokens' epoch
 	Counters []uint64     `json:"counters,omitempty"`
 }
+
+// evRetired is the record of an instance of a view stopped because a later
+// view replaced it: its requests still open then are asked again in the
+// later view, not answered in this one.
+const evRetired = "retired"
 
 // Event returns the record as a proc.Event (time in microseconds).
 func (r Record) Event() (proc.Event, error) {
@@ -90,12 +96,12 @@ func (s eventSink) Event(e proc.Event) {
 }
 
 // fenced records the counter given to the grant of keys at process p.
-func (l *eventLog) fenced(key string, p proc.ID, keys []string, counter uint64) {
+func (l *eventLog) fenced(space string, p proc.ID, keys []string, epoch, counter uint64) {
 	cs := make([]uint64, len(keys))
 	for i := range cs {
 		cs[i] = counter
 	}
-	l.put(Record{Instance: key, Ev: "fenced", P: p, Keys: keys, Counters: cs})
+	l.put(Record{Instance: space, Ev: "fenced", P: p, Keys: keys, Epoch: epoch, Counters: cs})
 }
 
 func (l *eventLog) flush() {

@@ -25,12 +25,15 @@ const tick = time.Millisecond
 // to it. The host gives each process its goroutine and mailbox, so a
 // process takes its inputs one at a time and the algorithm needs no locks.
 type instance struct {
-	n     *Node
-	key   string // "lock", "sem/NAME/UNITS" or "quota/NAME/BUDGET/WASTE"
-	kind  algo.Kind
-	users int // every node's user slots
-	h     *host.Host
-	procs []proc.Process
+	n       *Node
+	key     string // "lock", "sem/NAME/UNITS" or "quota/NAME/BUDGET/WASTE"
+	space   string // its transport space: key@VIEW for a lock or semaphore
+	view    view   // the nodes it runs on
+	epoched bool   // it runs in one view (locks, semaphores), not for good (quotas)
+	kind    algo.Kind
+	users   int // every live node's user slots
+	h       *host.Host
+	procs   []proc.Process
 
 	free  chan *slot        // this node's idle user slots
 	slots map[proc.ID]*slot // this node's user slots (fixed once built)
@@ -57,13 +60,14 @@ type answer struct {
 	counter uint64
 }
 
-// owner is the node hosting process id: users in blocks of Slots per node,
-// helper processes (managers, coordinators) dealt round the nodes.
-func (n *Node) owner(id proc.ID, users int) int {
+// owner is the node hosting process id of an instance of v with users
+// user slots: users in blocks of Slots per live node, helper processes
+// (managers, coordinators) dealt round the live nodes.
+func (n *Node) owner(v view, users int, id proc.ID) int {
 	if int(id) < users {
-		return int(id) / n.c.Slots
+		return v.live[int(id)/n.c.Slots]
 	}
-	return (int(id) - users) % len(n.c.Nodes)
+	return v.live[(int(id)-users)%len(v.live)]
 }
 
 // spec is what an instance key names: the lock ("lock"), a semaphore
@@ -115,8 +119,7 @@ func quotaKey(name string, q QuotaSpec) string {
 }
 
 // problem is the problem every node builds the instance key for.
-func (n *Node) problem(sp spec) (*algo.Problem, algo.Algorithm, error) {
-	users := len(n.c.Nodes) * n.c.Slots
+func (n *Node) problem(sp spec, users int) (*algo.Problem, algo.Algorithm, error) {
 	kind, units := sp.kind, sp.units
 	if _, ok := n.algs[kind]; !ok {
 		return nil, algo.Algorithm{}, fmt.Errorf("no algorithm serves %s", kind)
@@ -159,13 +162,27 @@ func (n *Node) tree(users int) *graph.Graph {
 	return g
 }
 
-// newInstance builds the instance of key and starts this node's processes.
-func (n *Node) newInstance(key string) (*instance, error) {
+// newInstance builds the instance of a space and starts this node's
+// processes of it.
+func (n *Node) newInstance(space string) (*instance, error) {
+	key, v, epoched, err := n.spaceView(space)
+	if err != nil {
+		return nil, err
+	}
 	sp, err := parseKey(key)
 	if err != nil {
 		return nil, err
 	}
-	pb, a, err := n.problem(sp)
+	switch {
+	case (sp.kind == algo.Quota) == epoched:
+		return nil, fmt.Errorf("%w: instance %q", errSpace, space)
+	case sp.kind == algo.Quota && n.tr.Restarted():
+		return nil, errRestarted
+	case v.rank(n.self) < 0:
+		return nil, fmt.Errorf("%w: this node is not in %s", errSpace, space)
+	}
+	users := len(v.live) * n.c.Slots
+	pb, a, err := n.problem(sp, users)
 	if err != nil {
 		return nil, err
 	}
@@ -174,30 +191,30 @@ func (n *Node) newInstance(key string) (*instance, error) {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	in := &instance{
-		n: n, key: key, kind: sp.kind, users: pb.Users, procs: procs,
+		n: n, key: key, space: space, view: v, epoched: epoched, kind: sp.kind, users: pb.Users, procs: procs,
 		free:  make(chan *slot, n.c.Slots),
 		slots: map[proc.ID]*slot{},
 	}
 	seed := fnv.New64a()
-	seed.Write([]byte(key))
+	seed.Write([]byte(space))
 	in.h, err = host.New(host.Config{
-		Transport: n.tr.Space(key),
+		Transport: n.tr.Space(space),
 		Tick:      tick,
-		Seed:      n.c.Epoch ^ seed.Sum64(),
-		Sink:      eventSink{n.events, key},
-		OnError:   func(err error) { n.log.Error("instance", "instance", key, "err", err) },
+		Seed:      seed.Sum64(),
+		Sink:      eventSink{n.events, space},
+		OnError:   func(err error) { n.log.Error("instance", "instance", space, "err", err) },
 	})
 	if err != nil {
 		return nil, err
 	}
 	for k := range n.c.Slots {
-		s := &slot{id: proc.ID(n.self*n.c.Slots + k), answer: make(chan answer, 1)}
+		s := &slot{id: proc.ID(v.rank(n.self)*n.c.Slots + k), answer: make(chan answer, 1)}
 		in.slots[s.id] = s
 		in.free <- s
 	}
 	for id := range procs {
 		pid := proc.ID(id)
-		if n.owner(pid, pb.Users) != n.self {
+		if n.owner(v, pb.Users, pid) != n.self {
 			continue
 		}
 		var follow host.Follow
@@ -243,7 +260,7 @@ func (in *instance) follow(env proc.Env, s *slot, e proc.Event) {
 		// holder (exclusion needs a chain of messages from that release
 		// to this grant), and every message carries its sender's time.
 		counter = in.n.clock.tick()
-		in.n.events.fenced(in.key, s.id, keys, counter)
+		in.n.events.fenced(in.space, s.id, keys, in.view.epoch, counter)
 	}
 	if s.abandoned {
 		// Release is an input of its own: the process is in the middle
@@ -310,3 +327,11 @@ func (in *instance) call(s *slot, f func(proc.Env)) {
 }
 
 func (in *instance) close() { in.h.Close() }
+
+// retire stops an instance of a view that has been replaced: its
+// processes stop and the messages still on their way to it are dropped.
+func (in *instance) retire() {
+	in.h.Close()
+	in.n.tr.Space(in.space).Close()
+	in.n.events.put(Record{Instance: in.space, Ev: evRetired})
+}

@@ -2,12 +2,14 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,8 +41,11 @@ type Config struct {
 	// nodes at, in Cluster.Nodes order (a proxy in between, in tests);
 	// nil: Cluster.Nodes.
 	PeerAddrs []string
-	Log       *slog.Logger // nil: discard
-	Events    io.Writer    // the node event log (JSONL), nil: none
+	// Suspect is how long a node's link stays down before the node is
+	// thought dead and the cluster moves to a view without it (0: 1s).
+	Suspect time.Duration
+	Log     *slog.Logger // nil: discard
+	Events  io.Writer    // the node event log (JSONL), nil: none
 }
 
 // Node is one node of a cluster: it serves the Allot API to clients, and
@@ -56,15 +61,22 @@ type Node struct {
 	algs     map[algo.Kind]algo.Algorithm
 	names    []string // the nodes' names on the link transport
 	tr       *tgrpc.Transport
-	clock    clock // the node's Lamport clock: fencing counters
+	ctl      *tgrpc.Space // the control messages of views
+	clock    clock        // the node's Lamport clock: fencing counters
+	views    sync.Map     // space name -> spaceInfo, parsed once
+	stop     context.CancelFunc
 	events   *eventLog
 	metrics  *metrics
 	draining atomic.Bool
 
-	mu        sync.Mutex
-	instances map[string]*instance
-	sessions  map[uint64]*session
-	nextID    uint64
+	mu         sync.Mutex
+	instances  map[string]*instance // by space
+	sessions   map[uint64]*session
+	nextID     uint64
+	cur        *epochState // the view this node is in (nil before the first)
+	maxEpoch   uint64      // the largest epoch heard of
+	readyEarly map[uint64]map[int]bool
+	lost       map[int]bool // nodes suspected or restarted since the start
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -82,11 +94,17 @@ func New(cfg Config) (*Node, error) {
 	if cfg.TryWait == 0 {
 		cfg.TryWait = 20 * time.Millisecond
 	}
+	if cfg.Suspect <= 0 {
+		cfg.Suspect = time.Second
+	}
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
-		algs:      map[algo.Kind]algo.Algorithm{},
-		instances: map[string]*instance{},
-		sessions:  map[uint64]*session{},
+		algs:       map[algo.Kind]algo.Algorithm{},
+		instances:  map[string]*instance{},
+		sessions:   map[uint64]*session{},
+		readyEarly: map[uint64]map[int]bool{},
+		lost:       map[int]bool{},
+		maxEpoch:   c.Epoch - 1,
 		// Grant and session ids carry the node so they are unique in the
 		// cluster.
 		nextID:  uint64(cfg.Self) << 48,
@@ -106,6 +124,7 @@ func New(cfg Config) (*Node, error) {
 		n.algs[kind] = a
 		algs = append(algs, a)
 	}
+	algs = append(algs, algo.Algorithm{Name: "views", Messages: []proc.Message{Propose{}, Ready{}, Stale{}}})
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
@@ -130,20 +149,14 @@ func (n *Node) Register(s *grpc.Server) error {
 			peers[n.names[k]] = addr
 		}
 	}
-	users := len(n.c.Nodes) * n.c.Slots
 	tr, err := tgrpc.New(tgrpc.Config{
 		Node:   n.names[n.self],
 		Server: s,
 		Peers:  peers,
-		Place: func(id proc.ID) (string, bool) {
-			if id < 0 {
-				return "", false
-			}
-			return n.names[n.owner(id, users)], true
-		},
-		Open: func(key string) {
-			if _, err := n.instance(key); err != nil {
-				n.log.Error("link: message for an instance this node cannot build", "instance", key, "err", err)
+		Place:  n.place,
+		Open: func(space string) {
+			if _, err := n.instance(space); err != nil && !errors.Is(err, errRetiredView) {
+				n.log.Warn("link: message for an instance this node does not build", "instance", space, "err", err)
 			}
 		},
 		Codec: stampCodec{n.codec, &n.clock},
@@ -152,22 +165,80 @@ func (n *Node) Register(s *grpc.Server) error {
 		return err
 	}
 	n.tr = tr
-	// The lock and the declared quotas start on every node at once: the
-	// controller's root builds its tree at Start, and a node that built
-	// the instance only on a first Take would wait for a root that never
-	// started. (A semaphore may start on first use: R-RESOURCES only
-	// answers requests, and its first message opens it elsewhere.)
-	keys := []string{"lock"}
-	for _, name := range slices.Sorted(maps.Keys(n.c.Quotas)) {
-		keys = append(keys, quotaKey(name, n.c.Quotas[name]))
+	n.ctl = tr.Space(ctlSpace)
+	if err := n.ctl.Register(proc.ID(n.self), func(from proc.ID, m proc.Message) { go n.onControl(from, m) }); err != nil {
+		tr.Close()
+		return err
 	}
-	for _, k := range keys {
-		if _, err := n.instance(k); err != nil {
-			tr.Close()
-			return err
+	ctx, cancel := context.WithCancel(context.Background())
+	n.stop = cancel
+	go n.watch(ctx)
+	return nil
+}
+
+// spaceInfo is what a space name says.
+type spaceInfo struct {
+	key     string
+	v       view
+	epoched bool
+	err     error
+}
+
+// spaceView parses a space name: a lock's or semaphore's key@VIEW, or a
+// quota's key, which runs on every node of the cluster file.
+func (n *Node) spaceView(space string) (string, view, bool, error) {
+	if x, ok := n.views.Load(space); ok {
+		i := x.(spaceInfo)
+		return i.key, i.v, i.epoched, i.err
+	}
+	i := spaceInfo{key: space}
+	if strings.Contains(space, "@") {
+		i.key, i.v, i.err = splitSpace(space)
+		i.epoched = true
+		for _, k := range i.v.live {
+			if k >= len(n.c.Nodes) {
+				i.err = fmt.Errorf("%w: %q names node %d of %d", errSpace, space, k, len(n.c.Nodes))
+			}
+		}
+	} else {
+		i.v = view{epoch: n.c.Epoch}
+		for k := range n.c.Nodes {
+			i.v.live = append(i.v.live, k)
 		}
 	}
-	return nil
+	n.views.Store(space, i)
+	return i.key, i.v, i.epoched, i.err
+}
+
+// place is the transport's placement: which node hosts process id of a
+// space.
+func (n *Node) place(space string, id proc.ID) (string, bool) {
+	if id < 0 {
+		return "", false
+	}
+	if space == ctlSpace {
+		if int(id) >= len(n.names) {
+			return "", false
+		}
+		return n.names[id], true
+	}
+	_, v, _, err := n.spaceView(space)
+	if err != nil {
+		return "", false
+	}
+	return n.names[n.owner(v, len(v.live)*n.c.Slots, id)], true
+}
+
+// startQuotas builds the declared quotas, once every node is up: the
+// controller's root builds its tree at Start, and a node that built the
+// instance only on a first Take would wait for a root that never started.
+// A restarted node builds none (see view).
+func (n *Node) startQuotas() {
+	for _, name := range slices.Sorted(maps.Keys(n.c.Quotas)) {
+		if _, err := n.instance(quotaKey(name, n.c.Quotas[name])); err != nil && !errors.Is(err, errRestarted) {
+			n.log.Error("quota", "name", name, "err", err)
+		}
+	}
 }
 
 // WaitPeers waits until a link to every other node is up.
@@ -207,6 +278,7 @@ func (n *Node) Shutdown(ctx context.Context) {
 		}
 	}
 out:
+	n.stop()
 	n.mu.Lock()
 	for _, in := range n.instances {
 		in.close()
@@ -235,18 +307,29 @@ func (n *Node) id() uint64 {
 	return n.nextID
 }
 
-// instance returns the instance of key, building it on first use.
-func (n *Node) instance(key string) (*instance, error) {
+// Errors of instances.
+var (
+	errSpace       = errors.New("not an instance of this cluster")
+	errRetiredView = errors.New("an instance of a view this node has left")
+	errRestarted   = errors.New("quotas do not survive a node's restart")
+)
+
+// instance returns the instance of a space, building it on first use. An
+// instance of a view older than this node's is not built again.
+func (n *Node) instance(space string) (*instance, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if in := n.instances[key]; in != nil {
+	if in := n.instances[space]; in != nil {
 		return in, nil
 	}
-	in, err := n.newInstance(key)
+	if _, v, epoched, err := n.spaceView(space); err == nil && epoched && n.cur != nil && v.epoch < n.cur.v.epoch {
+		return nil, errRetiredView
+	}
+	in, err := n.newInstance(space)
 	if err != nil {
 		return nil, err
 	}
-	n.instances[key] = in
+	n.instances[space] = in
 	return in, nil
 }
 
@@ -265,70 +348,140 @@ func lockKey(r proc.ResID) string { return "lock/" + strconv.Itoa(int(r)) }
 
 var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
 
-// acquire runs one request of a session on in: waits for a free slot,
-// asks, waits for the answer (fenced by the instance). The grant is
-// registered with the session before the request is made, so an expiring
-// session finds it.
-func (n *Node) acquire(ctx context.Context, s *session, in *instance, req proc.Request, try bool) (*grant, error) {
-	if n.draining.Load() {
-		return nil, errDraining
-	}
-	var sl *slot
-	select {
-	case sl = <-in.free:
-	case <-ctx.Done():
-		return nil, status.FromContextError(ctx.Err()).Err()
-	case <-s.done:
-		return nil, errExpired
-	}
-	g := &grant{id: n.id(), in: in, sl: sl}
-	if !s.add(g) {
-		in.free <- sl
-		return nil, errExpired
-	}
-	in.request(sl, req)
+// acquire runs one request of a session on the instance of key in this
+// node's view: waits for the view to be ready and for a free slot, asks,
+// waits for the answer (fenced by the instance). The grant is registered
+// with the session before the request is made, so an expiring session
+// finds it. A request still waiting when the view changes starts over in
+// the next one.
+func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Request, try bool) (*grant, error) {
 	var trying <-chan time.Time
 	if try {
 		t := time.NewTimer(n.cfg.TryWait)
 		defer t.Stop()
 		trying = t.C
 	}
+	for {
+		if n.draining.Load() {
+			return nil, errDraining
+		}
+		st, err := n.current(ctx, s.done)
+		if err != nil {
+			return nil, status.FromContextError(err).Err()
+		}
+		in, err := n.instance(key + st.v.suffix())
+		if errors.Is(err, errRetiredView) {
+			continue
+		}
+		if err != nil {
+			return nil, status.Error(codes.InvalidArgument, err.Error())
+		}
+		var sl *slot
+		select {
+		case sl = <-in.free:
+		case <-st.retired:
+			continue
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			return nil, errExpired
+		case <-trying:
+			return nil, status.Error(codes.FailedPrecondition, "taken")
+		}
+		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.epoch}
+		if !s.add(g) {
+			in.free <- sl
+			return nil, errExpired
+		}
+		in.request(sl, req)
+		var a answer
+		select {
+		case a = <-sl.answer:
+		case <-st.retired:
+			s.drop(g)
+			in.abandon(sl)
+			continue
+		case <-ctx.Done():
+			s.drop(g)
+			in.abandon(sl)
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			s.drop(g)
+			in.abandon(sl)
+			return nil, errExpired
+		case <-trying:
+			s.drop(g)
+			in.abandon(sl)
+			return nil, status.Error(codes.FailedPrecondition, "taken")
+		}
+		g.unit, g.counter = a.ev.Unit, a.counter
+		n.mu.Lock()
+		moved := n.cur != st
+		ok := moved || g.answer()
+		n.mu.Unlock()
+		if moved {
+			// The view changed before the answer was taken: a grant of a
+			// replaced view is not asked again (adopt did not see it),
+			// so this request starts over in the new view.
+			s.drop(g)
+			g.release()
+			continue
+		}
+		if !ok {
+			// The session ended while the answer was on its way: it goes
+			// back.
+			s.drop(g)
+			g.release()
+			return nil, errExpired
+		}
+		return g, nil
+	}
+}
+
+// regrant asks in view st for grant g again, for a holder whose grant was
+// made in an earlier view. g keeps its token (of the earlier, smaller
+// epoch). Given back meanwhile, it is released as soon as it is granted.
+func (n *Node) regrant(g *grant, st *epochState) {
+	in, err := n.instance(g.key + st.v.suffix())
+	if err != nil {
+		n.log.Error("regrant", "key", g.key, "err", err)
+		return
+	}
+	var sl *slot
+	select {
+	case sl = <-in.free:
+	case <-st.retired:
+		return
+	}
+	in.request(sl, g.req)
 	var a answer
 	select {
 	case a = <-sl.answer:
-	case <-ctx.Done():
-		s.drop(g)
+	case <-st.retired:
 		in.abandon(sl)
-		return nil, status.FromContextError(ctx.Err()).Err()
-	case <-s.done:
-		s.drop(g)
-		in.abandon(sl)
-		return nil, errExpired
-	case <-trying:
-		s.drop(g)
-		in.abandon(sl)
-		return nil, status.Error(codes.FailedPrecondition, "taken")
+		return
 	}
-	g.unit, g.counter = a.ev.Unit, a.counter
-	if !g.answer() {
-		// The session ended while the answer was on its way: it goes
-		// back.
-		s.drop(g)
-		g.release()
-		return nil, errExpired
+	g.mu.Lock()
+	released := g.released
+	g.in, g.sl, g.unit = in, sl, a.ev.Unit
+	g.mu.Unlock()
+	if released {
+		in.release(sl, a.ev.Unit)
 	}
-	return g, nil
 }
 
 // grant is one Lock or Acquire answered to a session.
 type grant struct {
 	id      uint64
-	in      *instance
-	sl      *slot
-	unit    int32
-	counter uint64 // the fencing counter
+	key     string       // the instance key: "lock", "sem/NAME/R"
+	req     proc.Request // what was asked
+	epoch   uint64       // the view the token was issued in
+	counter uint64       // the fencing counter
 
 	mu       sync.Mutex
+	in       *instance // where it is held now (moved by regrant)
+	sl       *slot
+	unit     int32
 	lost     bool // the session ended
 	answered bool // the grant may be handed out
 	released bool
@@ -343,14 +496,22 @@ func (g *grant) answer() bool {
 	return g.answered
 }
 
+// held reports whether g is held: answered, not given back.
+func (g *grant) held() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.answered && !g.released
+}
+
 // release gives the grant back, once.
 func (g *grant) release() {
 	g.mu.Lock()
 	done := g.released
 	g.released = true
+	in, sl, unit := g.in, g.sl, g.unit
 	g.mu.Unlock()
 	if !done {
-		g.in.release(g.sl, g.unit)
+		in.release(sl, unit)
 	}
 }
 
@@ -492,11 +653,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	if err != nil {
 		return nil, err
 	}
-	in, err := n.instance("lock")
-	if err != nil {
-		return nil, status.Error(codes.Unavailable, err.Error())
-	}
-	g, err := n.acquire(ctx, s, in, proc.Request{Res: n.resources(r.Resources)}, r.Try)
+	g, err := n.acquire(ctx, s, "lock", proc.Request{Res: n.resources(r.Resources)}, r.Try)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +661,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	// counter of every earlier holder of each.
 	out := make([]*pb.Token, len(r.Resources))
 	for i, name := range r.Resources {
-		out[i] = &pb.Token{Resource: name, Epoch: n.c.Epoch, Counter: g.counter}
+		out[i] = &pb.Token{Resource: name, Epoch: g.epoch, Counter: g.counter}
 	}
 	return &pb.LockResponse{Grant: g.id, Tokens: out}, nil
 }
@@ -540,15 +697,17 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 		return nil, err
 	}
 	key := semKey(r.Name, int(r.Units))
-	in, err := n.instance(key)
-	if err != nil {
+	if _, err := parseKey(key); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	g, err := n.acquire(ctx, s, in, proc.Request{}, r.Try)
+	if _, _, err := n.problem(spec{kind: algo.Pool, name: r.Name, units: int(r.Units)}, len(n.c.Nodes)*n.c.Slots); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	g, err := n.acquire(ctx, s, key, proc.Request{}, r.Try)
 	if err != nil {
 		return nil, err
 	}
-	tok := &pb.Token{Resource: key + "/" + strconv.Itoa(int(g.unit)), Epoch: n.c.Epoch, Counter: g.counter}
+	tok := &pb.Token{Resource: key + "/" + strconv.Itoa(int(g.unit)), Epoch: g.epoch, Counter: g.counter}
 	return &pb.AcquireResponse{Grant: g.id, Unit: g.unit, Token: tok}, nil
 }
 
@@ -571,6 +730,12 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	s, err := n.session(r.Session)
 	if err != nil {
 		return nil, err
+	}
+	n.mu.Lock()
+	lost := len(n.lost)
+	n.mu.Unlock()
+	if lost > 0 {
+		return nil, status.Errorf(codes.Unavailable, "quota %s: a node was lost, and quotas do not survive that yet", r.Name)
 	}
 	in, err := n.instance(quotaKey(r.Name, q))
 	if err != nil {

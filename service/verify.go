@@ -18,6 +18,9 @@ type Verdict struct {
 	Answered int // requests answered (enter, grant)
 	Fenced   int // tokens issued
 	Open     int // requests never answered
+	// Retired counts the instances of views a later view replaced (their
+	// open requests were asked again in the later one, not counted here).
+	Retired int
 	// Violations counts the failures of exclusion (two holders of a
 	// resource at once), of the pool (a unit held twice, more than R
 	// units), and of fencing (a token of a key not above the last one).
@@ -46,7 +49,9 @@ func Verify(logs ...[]Record) (Verdict, error) {
 		waits  check.Waits
 	}
 	byInst := map[string]*checker{}
-	last := map[string]uint64{}
+	type token struct{ epoch, counter uint64 }
+	last := map[string]token{}
+	retired := map[string]bool{}
 	v := Verdict{Records: len(recs)}
 	fail := func(format string, args ...any) {
 		v.Violations++
@@ -60,18 +65,24 @@ func Verify(logs ...[]Record) (Verdict, error) {
 				if i >= len(r.Counters) {
 					return v, fmt.Errorf("a fenced record with %d keys and %d counters", len(r.Keys), len(r.Counters))
 				}
-				if c := r.Counters[i]; c <= last[k] {
-					fail("t=%d: %s got token %d after %d", r.T, k, c, last[k])
+				t, l := token{r.Epoch, r.Counters[i]}, last[k]
+				if t.epoch < l.epoch || t.epoch == l.epoch && t.counter <= l.counter {
+					fail("t=%d: %s got token %d.%d after %d.%d", r.T, k, t.epoch, t.counter, l.epoch, l.counter)
 				} else {
-					last[k] = c
+					last[k] = t
 				}
 				v.Fenced++
 			}
 			continue
 		}
+		if r.Ev == evRetired {
+			retired[r.Instance] = true
+			continue
+		}
 		c := byInst[r.Instance]
 		if c == nil {
-			sp, err := parseKey(r.Instance)
+			key, _, _ := strings.Cut(r.Instance, "@")
+			sp, err := parseKey(key)
 			if err != nil {
 				return v, err
 			}
@@ -103,7 +114,11 @@ func Verify(logs ...[]Record) (Verdict, error) {
 		if c.finish != nil {
 			c.finish()
 		}
-		v.Open += c.waits.Open()
+		if retired[name] {
+			v.Retired++
+		} else {
+			v.Open += c.waits.Open()
+		}
 		v.Violations += c.rep.Violations
 		for _, s := range c.rep.First {
 			if len(v.First) < 10 {

@@ -13,11 +13,11 @@ func TestVerifyCatches(t *testing.T) {
 	good := []Record{
 		{T: 1, Instance: "lock", Ev: "request", P: 0, Res: res},
 		{T: 2, Instance: "lock", Ev: "enter", P: 0, Res: res},
-		{T: 3, Instance: "lock", Ev: "fenced", P: 0, Keys: []string{"lock/3"}, Counters: []uint64{1}},
+		{T: 3, Instance: "lock", Ev: "fenced", P: 0, Keys: []string{"lock/3"}, Epoch: 1, Counters: []uint64{1}},
 		{T: 4, Instance: "lock", Ev: "exit", P: 0},
 		{T: 5, Instance: "lock", Ev: "request", P: 1, Res: res},
 		{T: 6, Instance: "lock", Ev: "enter", P: 1, Res: res},
-		{T: 7, Instance: "lock", Ev: "fenced", P: 1, Keys: []string{"lock/3"}, Counters: []uint64{2}},
+		{T: 7, Instance: "lock", Ev: "fenced", P: 1, Keys: []string{"lock/3"}, Epoch: 1, Counters: []uint64{2}},
 		{T: 8, Instance: "lock", Ev: "exit", P: 1},
 		{T: 9, Instance: "sem/s/1", Ev: "acquire", P: 0},
 		{T: 10, Instance: "sem/s/1", Ev: "grant", P: 0, Unit: 0},
@@ -32,11 +32,12 @@ func TestVerifyCatches(t *testing.T) {
 		edit       func([]Record) []Record
 	}{
 		{"overlap", "enters", func(r []Record) []Record { r[3].T = 6 + 1; r[3], r[5] = r[5], r[3]; return r }},
-		{"token back", "got token 1 after 2", func(r []Record) []Record {
+		{"token back", "got token 1.1 after 1.2", func(r []Record) []Record {
 			r[2].Counters, r[6].Counters = []uint64{2}, []uint64{1}
 			return r
 		}},
-		{"token repeated", "got token 1 after 1", func(r []Record) []Record { r[6].Counters = []uint64{1}; return r }},
+		{"token repeated", "got token 1.1 after 1.1", func(r []Record) []Record { r[6].Counters = []uint64{1}; return r }},
+		{"epoch back", "got token 0.9 after 1.1", func(r []Record) []Record { r[6].Epoch, r[6].Counters = 0, []uint64{9}; return r }},
 		{"unit twice", "unit 0 granted", func(r []Record) []Record {
 			return append(r[:10], Record{T: 10, Instance: "sem/s/1", Ev: "acquire", P: 1}, Record{T: 10, Instance: "sem/s/1", Ev: "grant", P: 1})
 		}},
@@ -61,5 +62,17 @@ func TestVerifyCatches(t *testing.T) {
 	v, _ = Verify(good[:5])
 	if v.Open != 1 || v.OK() {
 		t.Errorf("an unanswered request: %v", v)
+	}
+	// A request open when its view was replaced is asked again in the
+	// next view: it is not an unanswered request of the old one.
+	v, _ = Verify(append(good[:5:5], Record{T: 6, Instance: "lock", Ev: evRetired}))
+	if v.Open != 0 || v.Retired != 1 || !v.OK() {
+		t.Errorf("an instance retired with a request open: %v", v)
+	}
+	// A later epoch's token beats any counter of an earlier one.
+	later := append([]Record(nil), good...)
+	later[6].Epoch, later[6].Counters = 2, []uint64{1}
+	if v, _ := Verify(later); !v.OK() {
+		t.Errorf("a token of a later epoch: %v", v)
 	}
 }

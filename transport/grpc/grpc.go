@@ -59,6 +59,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	ggrpc "google.golang.org/grpc"
@@ -90,9 +91,9 @@ type Config struct {
 	// this node dials (nil: insecure credentials).
 	DialOptions []ggrpc.DialOption
 	Peers       map[string]string // every other node: name -> address
-	// Place says on which node a process lives (static membership), in
-	// every space; a process it does not place cannot be sent to.
-	Place func(proc.ID) (node string, ok bool)
+	// Place says on which node a process of a space lives; a process it
+	// does not place cannot be sent to.
+	Place func(space string, id proc.ID) (node string, ok bool)
 	// Open, when set, is called with the name of a space before a message
 	// for a process not registered in it is delivered (or dropped): the
 	// node may open the space and register its processes then. It runs on
@@ -121,6 +122,8 @@ type Transport struct {
 	gone   map[string]bool // spaces closed
 	closed bool
 	err    error
+
+	restarted atomic.Bool // a neighbour knew an earlier incarnation
 
 	dmu  sync.Mutex
 	dq   []delivery
@@ -287,7 +290,7 @@ func (t *Transport) register(space string, id proc.ID, h transport.Handler) erro
 	if t.closed || t.gone[space] {
 		return transport.ErrClosed
 	}
-	if node, ok := t.cfg.Place(id); !ok || node != t.cfg.Node {
+	if node, ok := t.cfg.Place(space, id); !ok || node != t.cfg.Node {
 		return fmt.Errorf("link: process %d is not placed on node %s", id, t.cfg.Node)
 	}
 	a := addr{space, id}
@@ -323,7 +326,7 @@ func (t *Transport) send(space string, from, to proc.ID, m proc.Message) error {
 	if closed {
 		return transport.ErrClosed
 	}
-	node, ok := t.cfg.Place(to)
+	node, ok := t.cfg.Place(space, to)
 	if !ok {
 		return fmt.Errorf("link: send of %s from %d to unknown process %d", m.Kind(), from, to)
 	}
@@ -395,8 +398,8 @@ func (t *Transport) Restore(a, b proc.ID) {
 // other is the peer that carries the link between a and b, if this node
 // is one end of it.
 func (t *Transport) other(a, b proc.ID) *peer {
-	na, _ := t.cfg.Place(a)
-	nb, _ := t.cfg.Place(b)
+	na, _ := t.cfg.Place("", a)
+	nb, _ := t.cfg.Place("", b)
 	switch {
 	case na == nb:
 		return nil
@@ -467,7 +470,10 @@ func (t *Transport) endpoint(d delivery) (*transport.Endpoint, bool) {
 // wire carries frames on a gRPC stream: one message, a BytesValue, holds
 // a batch of frames, each prefixed by its length.
 type wire struct {
-	s    ggrpc.Stream
+	s interface {
+		SendMsg(any) error
+		RecvMsg(any) error
+	} // a client or server stream
 	rest []byte // frames received and not read yet
 }
 
@@ -545,3 +551,25 @@ func (t *Transport) WaitUp(ctx context.Context, node string) error {
 		}
 	}
 }
+
+// PeerState is what a node knows of a neighbour's link.
+type PeerState struct {
+	Up          bool      // a stream is up
+	Since       time.Time // when Up last changed (zero: never up)
+	Incarnation uint64    // the neighbour's run, from its last hello (0: none yet)
+}
+
+// Peer returns the state of the link to node.
+func (t *Transport) Peer(node string) (PeerState, bool) {
+	p := t.peers[node]
+	if p == nil {
+		return PeerState{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PeerState{Up: p.up, Since: p.since, Incarnation: p.inc}, true
+}
+
+// Restarted reports whether a neighbour has said it knew an earlier
+// incarnation of this node: this run is a restart.
+func (t *Transport) Restarted() bool { return t.restarted.Load() }

@@ -77,7 +77,7 @@ func newClusterWith(t testing.TB, n int, mod func(i int, cfg *grpcnet.Config), a
 		}
 		peers[name(i)] = lis[i].Addr().String()
 	}
-	place := func(p proc.ID) (string, bool) {
+	place := func(_ string, p proc.ID) (string, bool) {
 		if p < 0 || p > 63 || p == 99 {
 			return "", false
 		}
@@ -267,7 +267,7 @@ func TestRestartedNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	place := func(p proc.ID) (string, bool) { return fmt.Sprintf("n%d", p%2), p >= 0 }
+	place := func(_ string, p proc.ID) (string, bool) { return fmt.Sprintf("n%d", p%2), p >= 0 }
 	start := func(i int, ln net.Listener) *grpcnet.Transport {
 		tr, err := grpcnet.New(grpcnet.Config{Node: fmt.Sprintf("n%d", i), Listener: ln, Peers: peers, Place: place, Codec: cd, Redial: 2 * time.Millisecond})
 		if err != nil {

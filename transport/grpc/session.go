@@ -29,12 +29,13 @@ type peer struct {
 	inc  uint64            // the peer's incarnation, 0 until a hello
 
 	mu        sync.Mutex
-	next      uint64   // the last sequence number given out
-	unacked   []*frame // sent, not yet acknowledged, in order
-	delivered uint64   // the peer's messages delivered here, 1..delivered
-	up        bool     // a stream is up
-	gen       uint64   // the current stream's generation
-	out       []*frame // queued for the current stream's writer
+	next      uint64    // the last sequence number given out
+	unacked   []*frame  // sent, not yet acknowledged, in order
+	delivered uint64    // the peer's messages delivered here, 1..delivered
+	up        bool      // a stream is up
+	since     time.Time // when up last changed
+	gen       uint64    // the current stream's generation
+	out       []*frame  // queued for the current stream's writer
 	ackDue    bool
 	wake      chan struct{} // the current writer's signal
 	cancel    context.CancelFunc
@@ -120,6 +121,9 @@ func (p *peer) met(their *frame) uint64 {
 	}
 	p.inc = their.Seq
 	if mine, n := binary.Uvarint(their.Payload); n <= 0 || mine != p.t.cfg.Incarnation {
+		if n > 0 && mine != 0 {
+			p.t.restarted.Store(true) // the peer knew an earlier run
+		}
 		return 0 // about an earlier run of this node, or none
 	}
 	return their.Ack
@@ -173,7 +177,7 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	// The peer has delivered up to ack: forget that, resend the rest.
 	p.acked(ack)
 	p.out = append([]*frame(nil), p.unacked...)
-	p.up, p.cancel, p.wake = true, cancel, make(chan struct{}, 1)
+	p.up, p.cancel, p.wake, p.since = true, cancel, make(chan struct{}, 1), time.Now()
 	p.gen++
 	gen := p.gen
 	p.signal()
@@ -181,7 +185,7 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	defer func() {
 		p.mu.Lock()
 		if p.gen == gen {
-			p.up, p.out, p.cancel = false, nil, nil
+			p.up, p.out, p.cancel, p.since = false, nil, nil, time.Now()
 		}
 		p.mu.Unlock()
 	}()
@@ -194,7 +198,9 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	go p.write(ctx, cancel, s, gen, p.wake)
 	for {
 		f := new(frame)
-		if s.Recv(f) != nil {
+		if s.Recv(f) != nil || ctx.Err() != nil {
+			// A frame of a batch read before the stream was cut is not
+			// delivered now: unacknowledged, it comes again after.
 			return
 		}
 		switch f.Kind {

@@ -45,7 +45,7 @@ func TestSessionDeliversOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := New(Config{Node: "a", Listener: lis, Place: func(proc.ID) (string, bool) { return "a", true }, Codec: bytesCodec{}})
+	tr, err := New(Config{Node: "a", Listener: lis, Place: func(string, proc.ID) (string, bool) { return "a", true }, Codec: bytesCodec{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,369 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/allot-dev/allot/proc"
+)
+
+// A view is a configuration of the cluster: an epoch and the nodes alive
+// in it. Every instance of a lock or a semaphore runs in one view, on its
+// live nodes only, in the transport space key@EPOCH:LIVE, so a node can
+// build it from the name of a message's space alone.
+//
+// Views change when a node is suspected dead (its link down for longer
+// than Config.Suspect) or comes back (its link up again, perhaps with a
+// new incarnation after a restart). The lowest-numbered live node, the
+// leader, proposes the next view with a larger epoch to the live nodes;
+// each adopts it (never one whose epoch is not above its own):
+//
+//	leader: view changed ──config{E, live}──> every live node (itself too)
+//	node:   adopt E: stop the instances of older epochs (their waiting
+//	        requests start over in E), ask again in E for every grant its
+//	        sessions hold, then ──ready{E}──> every live node
+//	node:   ready{E} from every live node ──> E takes new requests
+//
+// The grants held when the view changes were held at once in the old
+// view, so they do not conflict and are all granted again in E; only then
+// does E serve anything new, so nothing new is granted over a grant that
+// was held across the change. A dead node's grants are not asked again:
+// its sessions died with it, and what it held is free in E (regenerated:
+// forks, queue positions and units start afresh in every view). A holder
+// whose grant crossed the change keeps its token (epoch, counter) of the
+// old view; a grant in E carries E, which is larger, so a resource's
+// tokens still only grow.
+//
+// Quotas do not move: permits once issued are spent, and the bins of a
+// dead node cannot be regenerated without knowing what it issued. A quota
+// runs on every node of the cluster file, in the space of its key, from
+// the start; once a node has been suspected or has restarted, every node
+// refuses Take (Unavailable), and a restarted node (one its neighbours knew
+// in an earlier incarnation) never builds a quota again: its fresh bins
+// would hand out permits a second time.
+type view struct {
+	epoch uint64
+	live  []int // node indices, ascending
+}
+
+// suffix is what a space name of the view ends with.
+func (v view) suffix() string {
+	var b strings.Builder
+	b.WriteString("@")
+	b.WriteString(strconv.FormatUint(v.epoch, 10))
+	b.WriteString(":")
+	for i, k := range v.live {
+		if i > 0 {
+			b.WriteString(".")
+		}
+		b.WriteString(strconv.Itoa(k))
+	}
+	return b.String()
+}
+
+// rank is node k's place among the live nodes, -1 if it is not live.
+func (v view) rank(k int) int {
+	if i, ok := slices.BinarySearch(v.live, k); ok {
+		return i
+	}
+	return -1
+}
+
+// splitSpace splits a space name into its instance key and view.
+func splitSpace(space string) (string, view, error) {
+	key, rest, ok := strings.Cut(space, "@")
+	if !ok {
+		return "", view{}, fmt.Errorf("space %q names no view", space)
+	}
+	e, live, ok := strings.Cut(rest, ":")
+	var v view
+	var err error
+	if v.epoch, err = strconv.ParseUint(e, 10, 64); !ok || err != nil {
+		return "", view{}, fmt.Errorf("space %q: bad epoch", space)
+	}
+	for _, f := range strings.Split(live, ".") {
+		k, err := strconv.Atoi(f)
+		if err != nil || (len(v.live) > 0 && k <= v.live[len(v.live)-1]) || k < 0 {
+			return "", view{}, fmt.Errorf("space %q: bad node list", space)
+		}
+		v.live = append(v.live, k)
+	}
+	return key, v, nil
+}
+
+// The control messages of views, between nodes (process id = node index,
+// in the space ctlSpace).
+type (
+	// Propose is the leader's next view.
+	Propose struct {
+		Epoch uint64
+		Live  []int32
+	}
+	// Ready says the sender holds again in Epoch every grant it held.
+	Ready struct{ Epoch uint64 }
+	// Stale answers a proposal whose epoch is not above the receiver's.
+	Stale struct{ Epoch uint64 }
+)
+
+func (Propose) Kind() string { return "propose" }
+func (Ready) Kind() string   { return "ready" }
+func (Stale) Kind() string   { return "stale" }
+
+const ctlSpace = "ctl"
+
+// epochState is a node's current view and how far it is.
+type epochState struct {
+	v       view
+	ready   chan struct{} // closed once every live node is ready in v
+	retired chan struct{} // closed when a later view replaces v
+	from    map[int]bool  // the nodes ready in v
+}
+
+// peerView is what the membership loop knows of one other node.
+type peerView struct {
+	alive bool
+	inc   uint64
+}
+
+// watch runs the membership loop until ctx ends: it follows the links,
+// suspects a node whose link stays down for Config.Suspect, and, on the
+// leader, proposes a new view when the live set changes.
+func (n *Node) watch(ctx context.Context) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	peers := make([]peerView, len(n.c.Nodes))
+	started := false // the first view needs every node
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		live := []int{}
+		all := true
+		for k, name := range n.names {
+			if k == n.self {
+				live = append(live, k)
+				continue
+			}
+			st, _ := n.tr.Peer(name)
+			switch {
+			case st.Up:
+				if peers[k].alive && peers[k].inc != st.Incarnation {
+					n.suspected(k, "restarted")
+				}
+				peers[k] = peerView{alive: true, inc: st.Incarnation}
+			case peers[k].alive && time.Since(st.Since) > n.cfg.Suspect:
+				peers[k].alive = false
+				n.suspected(k, "link down for "+n.cfg.Suspect.String())
+			}
+			if peers[k].alive {
+				live = append(live, k)
+			} else {
+				all = false
+			}
+		}
+		if !started && !all {
+			continue
+		}
+		if !started {
+			started = true
+			n.startQuotas()
+		}
+		if live[0] != n.self {
+			continue // not the leader
+		}
+		n.mu.Lock()
+		cur, max := n.cur, n.maxEpoch
+		n.mu.Unlock()
+		if cur != nil && slices.Equal(cur.v.live, live) && max <= cur.v.epoch {
+			continue
+		}
+		e := max + 1
+		if cur != nil && cur.v.epoch >= e {
+			e = cur.v.epoch + 1
+		}
+		n.mu.Lock()
+		n.maxEpoch = e
+		n.mu.Unlock()
+		p := Propose{Epoch: e}
+		for _, k := range live {
+			p.Live = append(p.Live, int32(k))
+		}
+		n.log.Info("proposing a view", "epoch", e, "live", live)
+		for _, k := range live {
+			n.control(k, p)
+		}
+	}
+}
+
+// suspected records that node k left the cluster's view, for the quotas
+// of earlier views (which cannot survive it).
+func (n *Node) suspected(k int, why string) {
+	n.log.Warn("node suspected", "peer", k, "why", why)
+	n.mu.Lock()
+	n.lost[k] = true
+	n.mu.Unlock()
+}
+
+// control sends a control message to node k (to this node: handled at
+// once).
+func (n *Node) control(k int, m proc.Message) {
+	if k == n.self {
+		n.onControl(proc.ID(k), m)
+		return
+	}
+	if err := n.ctl.Send(proc.ID(n.self), proc.ID(k), m); err != nil {
+		n.log.Error("control message", "to", k, "kind", m.Kind(), "err", err)
+	}
+}
+
+// onControl handles a control message from node from.
+func (n *Node) onControl(from proc.ID, m proc.Message) {
+	switch m := m.(type) {
+	case Propose:
+		v := view{epoch: m.Epoch}
+		for _, k := range m.Live {
+			v.live = append(v.live, int(k))
+		}
+		if v.rank(n.self) < 0 {
+			return // this node is thought dead; the leader will see it back
+		}
+		n.mu.Lock()
+		n.maxEpoch = max(n.maxEpoch, m.Epoch)
+		cur := n.cur
+		n.mu.Unlock()
+		if cur != nil && cur.v.epoch >= m.Epoch {
+			n.control(int(from), Stale{Epoch: cur.v.epoch})
+			return
+		}
+		n.adopt(v)
+	case Stale:
+		n.mu.Lock()
+		n.maxEpoch = max(n.maxEpoch, m.Epoch)
+		n.mu.Unlock()
+	case Ready:
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if n.readyEarly[m.Epoch] == nil {
+			n.readyEarly[m.Epoch] = map[int]bool{}
+		}
+		n.readyEarly[m.Epoch][int(from)] = true
+		n.checkReady()
+	}
+}
+
+// checkReady opens the current view once every live node is ready in it
+// (n.mu held).
+func (n *Node) checkReady() {
+	cur := n.cur
+	if cur == nil {
+		return
+	}
+	for k := range n.readyEarly[cur.v.epoch] {
+		cur.from[k] = true
+	}
+	for _, k := range cur.v.live {
+		if !cur.from[k] {
+			return
+		}
+	}
+	select {
+	case <-cur.ready:
+	default:
+		n.log.Info("view ready", "epoch", cur.v.epoch, "live", cur.v.live)
+		close(cur.ready)
+		for e := range n.readyEarly {
+			if e <= cur.v.epoch {
+				delete(n.readyEarly, e)
+			}
+		}
+	}
+}
+
+// adopt moves this node to view v: the instances of older views stop,
+// the grants its sessions hold are asked for again in v, and once they
+// all are, the node tells the live nodes it is ready.
+func (n *Node) adopt(v view) {
+	st := &epochState{v: v, ready: make(chan struct{}), retired: make(chan struct{}), from: map[int]bool{}}
+	n.mu.Lock()
+	old := n.cur
+	if old != nil && old.v.epoch >= v.epoch {
+		n.mu.Unlock()
+		return // a later view was adopted meanwhile
+	}
+	n.cur = st
+	var stop []*instance
+	for space, in := range n.instances {
+		if in.epoched && in.view.epoch < v.epoch {
+			stop = append(stop, in)
+			delete(n.instances, space)
+		}
+	}
+	var held []*grant
+	for _, s := range n.sessions {
+		s.mu.Lock()
+		for _, g := range s.grants {
+			if g.held() {
+				held = append(held, g)
+			}
+		}
+		s.mu.Unlock()
+	}
+	n.mu.Unlock()
+	n.log.Info("adopting a view", "epoch", v.epoch, "live", v.live, "grants", len(held))
+	if old != nil {
+		close(old.retired)
+	}
+	for _, in := range stop {
+		in.retire()
+	}
+	go func() {
+		var wg sync.WaitGroup
+		for _, g := range held {
+			wg.Go(func() { n.regrant(g, st) })
+		}
+		wg.Wait()
+		select {
+		case <-st.retired:
+			return
+		default:
+		}
+		for _, k := range v.live {
+			n.control(k, Ready{Epoch: v.epoch})
+		}
+	}()
+}
+
+// current waits until this node's view is ready and returns it.
+func (n *Node) current(ctx context.Context, done <-chan struct{}) (*epochState, error) {
+	for {
+		n.mu.Lock()
+		st := n.cur
+		n.mu.Unlock()
+		if st == nil {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-done:
+				return nil, errExpired
+			case <-time.After(5 * time.Millisecond):
+				continue
+			}
+		}
+		select {
+		case <-st.ready:
+			return st, nil
+		case <-st.retired:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-done:
+			return nil, errExpired
+		}
+	}
+}
