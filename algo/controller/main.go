@@ -75,8 +75,8 @@ type MainNode struct {
 	m          int64 // M^R of the next iteration, once collected
 	signal     bool  // the exhausted signal was generated
 	waveOp     uint8
-	closeAfter bool // CONTROLLER-N ran dry during a start wave
-	Iterations int  // iterations begun (the root only; for tests)
+	closeAfter bool    // CONTROLLER-N ran dry during a start wave
+	Counts     []int64 // n_i of every iteration begun (the root only; for tests and reports)
 }
 
 // BuildMain returns the nodes of the main controller, the root (process
@@ -487,7 +487,7 @@ func (x *MainNode) waveDone(env proc.Env, sum int64) {
 // U = 3n_i. With m ≤ W the resource counts as exhausted: CONTROLLER-R's
 // root rejects whatever reaches it.
 func (x *MainNode) begin(env proc.Env, ni, m int64) {
-	x.Iterations++
+	x.Counts = append(x.Counts, ni)
 	if m <= x.waste {
 		m = 0
 	}

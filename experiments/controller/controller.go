@@ -180,7 +180,7 @@ func measure(p point) outcome {
 	}
 	out.drained = res.Quiescent && res.Served == per*g.N()
 	if r, ok := procs[0].(*actrl.MainNode); ok {
-		out.iterations = r.Iterations
+		out.iterations = len(r.Counts)
 	}
 	return out
 }
