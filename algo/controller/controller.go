@@ -115,18 +115,19 @@ var Basic = algo.Algorithm{
 var Names = algo.Algorithm{
 	Name:     "names",
 	Kind:     algo.Quota,
-	Summary:  "Afek et al.'s dynamic name assignment: the bins hold ranges of names, a fresh range each time the participants double",
+	Summary:  "Afek et al.'s dynamic name assignment: the main controller's CONTROLLER-N hands out ranges of names, a fresh range each time the participants double",
 	Build:    BuildNames,
-	Messages: append(slices.Clone(messages), NameRange{}),
+	Messages: slices.Concat(mainMessages, []proc.Message{NameRange{}, Welcome{}}),
 }
 
-// BuildNames returns the nodes of name assignment.
+// BuildNames returns the nodes of name assignment: the main controller
+// whose CONTROLLER-N's permits are names, without CONTROLLER-R.
 func BuildNames(pb *algo.Problem) ([]proc.Process, error) {
 	q := *pb
 	q.Budget, q.Waste = 0, 0
-	ps, err := Build(&q, true)
+	ps, err := BuildMain(&q)
 	for _, p := range ps {
-		p.(*Node).names = true
+		p.(*MainNode).names = true
 	}
 	return ps, err
 }

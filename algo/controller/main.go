@@ -48,6 +48,9 @@ type bins struct {
 	relay         bool  // that request is a relayed one, not a refill
 	cur           item
 	queue         []item
+	// Name assignment (§6.2): a bin holds a range of names, its count
+	// above and its first name here.
+	lLo, gLo int64
 }
 
 // MainNode is one node of the main controller.
@@ -69,6 +72,10 @@ type MainNode struct {
 	phase   phase
 	want    bool // the application waits for an answer
 	r, n    bins // CONTROLLER-R and CONTROLLER-N
+	// Name assignment (§6.2): CONTROLLER-N's permits are names, and there
+	// is no CONTROLLER-R; issued counts the names taken at this node.
+	names  bool
+	issued int64
 
 	// The root.
 	budget     int64
@@ -76,6 +83,7 @@ type MainNode struct {
 	signal     bool  // the exhausted signal was generated
 	waveOp     uint8
 	closeAfter bool    // CONTROLLER-N ran dry during a start wave
+	base, rng  int64   // name assignment: this iteration's range of names
 	Counts     []int64 // n_i of every iteration begun (the root only; for tests and reports)
 }
 
@@ -121,6 +129,10 @@ func (x *MainNode) Start(env proc.Env) {
 func (x *MainNode) Request(env proc.Env, _ proc.Request) {
 	x.want = true
 	x.join(env)
+	if x.names {
+		x.resourceN(env)
+		return
+	}
 	x.resourceR(env)
 }
 
@@ -145,7 +157,7 @@ func (x *MainNode) join(env proc.Env) {
 func (x *MainNode) resourceR(env proc.Env) {
 	b := &x.r
 	switch {
-	case !x.want || !x.in:
+	case !x.want || !x.in || x.names:
 	case b.local > 0:
 		b.local--
 		x.want = false
@@ -161,39 +173,61 @@ func (x *MainNode) resourceR(env proc.Env) {
 }
 
 // resourceN is RESOURCE-REQUEST of CONTROLLER-N, whose application asks
-// one permit for each tree child waiting for admission. Admissions happen
-// only while the iteration runs: a node that is closing keeps its children
+// one permit for each tree child waiting for admission (and, in name
+// assignment, one name for the node's own request). Admissions happen only
+// while the iteration runs: a node that is closing keeps its children
 // waiting, to be resubmitted to the next iteration (§5).
 func (x *MainNode) resourceN(env proc.Env) {
 	b := &x.n
-	for len(x.joins) > 0 && x.in && x.phase == running {
-		if b.local > 0 {
-			b.local--
-			c := x.joins[0]
-			x.joins = x.joins[1:]
-			x.part.Children = append(x.part.Children, c)
-			env.Send(c, Admit{N: int32(x.ni)})
+	for x.in && x.phase == running && (len(x.joins) > 0 || x.names && x.want) {
+		if b.local == 0 {
+			if !b.asked && !b.deferred {
+				b.asked = true
+				b.queue = append(b.queue, item{from: x.self, level: -1})
+				x.run(env, ctlN)
+			}
+			return
+		}
+		b.local--
+		name := b.lLo
+		b.lLo++
+		if x.names && x.want {
+			x.issued++
+			x.named(env, name)
 			continue
 		}
-		if !b.asked && !b.deferred {
-			b.asked = true
-			b.queue = append(b.queue, item{from: x.self, level: -1})
-			x.run(env, ctlN)
+		c := x.joins[0]
+		x.joins = x.joins[1:]
+		x.part.Children = append(x.part.Children, c)
+		if x.names {
+			x.issued++
+			env.Send(c, Welcome{N: int32(x.ni), Name: name})
+		} else {
+			env.Send(c, Admit{N: int32(x.ni)})
 		}
-		return
 	}
 	if len(x.joins) == 0 {
 		x.joins = nil
 	}
 }
 
+// named gives this node the name: a name event, and a permit if the
+// application waits for it.
+func (x *MainNode) named(env proc.Env, name int64) {
+	env.Emit(proc.Event{Kind: proc.EvName, Unit: int32(name)})
+	if x.want {
+		x.want = false
+		env.Emit(proc.Event{Kind: proc.EvPermit})
+	}
+}
+
 // localAnswer is the DELIVERY-PROCESS's answer over the internal link.
-func (x *MainNode) localAnswer(env proc.Env, c int, a answer) {
+func (x *MainNode) localAnswer(env proc.Env, c int, a answer, lo int64) {
 	b := x.bin(c)
 	b.asked = false
 	switch a {
 	case ansPermit:
-		b.local = Cap(b.lam, -1)
+		b.local, b.lLo = Cap(b.lam, -1), lo
 	case ansReject:
 		b.exhL = true
 	case ansLater:
@@ -230,6 +264,9 @@ func (x *MainNode) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		x.resourceN(env)
 	case Admit:
 		x.admitted(env, int64(m.N))
+	case Welcome:
+		x.admitted(env, int64(m.N))
+		x.named(env, m.Name)
 	case Req:
 		x.r.queue = append(x.r.queue, item{from: from, level: m.Level})
 		x.run(env, ctlR)
@@ -237,15 +274,17 @@ func (x *MainNode) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		x.n.queue = append(x.n.queue, item{from: from, level: m.Level})
 		x.run(env, ctlN)
 	case Permit:
-		x.onAnswer(env, ctlR, from, ansPermit)
+		x.onAnswer(env, ctlR, from, ansPermit, 0)
 	case Reject:
-		x.onAnswer(env, ctlR, from, ansReject)
+		x.onAnswer(env, ctlR, from, ansReject, 0)
 	case Later:
-		x.onAnswer(env, ctlR, from, ansLater)
+		x.onAnswer(env, ctlR, from, ansLater, 0)
 	case NPermit:
-		x.onAnswer(env, ctlN, from, ansPermit)
+		x.onAnswer(env, ctlN, from, ansPermit, 0)
+	case NameRange:
+		x.onAnswer(env, ctlN, from, ansPermit, m.Lo)
 	case NLater:
-		x.onAnswer(env, ctlN, from, ansLater)
+		x.onAnswer(env, ctlN, from, ansLater, 0)
 	default:
 		panic(fmt.Sprintf("controller-main: unexpected %T from %d", m, from))
 	}
@@ -301,14 +340,14 @@ func (x *MainNode) handle(env proc.Env, c int, it item) {
 	switch {
 	case lv != it.level+1: // not addressed to this bin: relay
 		if !up {
-			x.send(env, c, it, ansLater)
+			x.send(env, c, it, ansLater, 0)
 			return
 		}
 		env.Send(x.part.Parent, req(c, it.level))
 		b.blocked, b.relay, b.cur = true, true, it
 	case b.global == 0 && !b.exhG: // addressed here, and the bin is empty
 		if !up {
-			x.send(env, c, it, ansLater)
+			x.send(env, c, it, ansLater, 0)
 			return
 		}
 		env.Send(x.part.Parent, req(c, lv))
@@ -329,12 +368,14 @@ func req(c int, level int8) proc.Message {
 func (x *MainNode) serve(env proc.Env, c int, it item) {
 	b := x.bin(c)
 	if b.global > 0 {
-		b.global -= Cap(b.lam, it.level)
-		x.send(env, c, it, ansPermit)
+		size := Cap(b.lam, it.level)
+		b.global -= size
+		b.gLo += size
+		x.send(env, c, it, ansPermit, b.gLo-size)
 		return
 	}
 	b.exhG = true
-	x.send(env, c, it, ansReject)
+	x.send(env, c, it, ansReject, 0)
 }
 
 // rootServe is ROOT-DELIVERY-PROCESS: it never waits. CONTROLLER-R's
@@ -346,17 +387,18 @@ func (x *MainNode) rootServe(env proc.Env, c int, it item) {
 	switch {
 	case b.global >= size:
 		b.global -= size
-		x.send(env, c, it, ansPermit)
+		b.gLo += size
+		x.send(env, c, it, ansPermit, b.gLo-size)
 	case c == ctlR && x.phase == running:
-		x.send(env, c, it, ansReject)
+		x.send(env, c, it, ansReject, 0)
 		if !x.signal {
 			x.signal = true
 			env.Emit(proc.Event{Kind: proc.EvExhausted})
 		}
 	case c == ctlR || x.phase != running || x.closeAfter:
-		x.send(env, c, it, ansLater)
+		x.send(env, c, it, ansLater, 0)
 	default: // CONTROLLER-N ran dry: re-initialize
-		x.send(env, c, it, ansLater)
+		x.send(env, c, it, ansLater, 0)
 		if x.wave.Active() {
 			x.closeAfter = true
 		} else {
@@ -365,13 +407,15 @@ func (x *MainNode) rootServe(env proc.Env, c int, it item) {
 	}
 }
 
-func (x *MainNode) send(env proc.Env, c int, it item, a answer) {
+func (x *MainNode) send(env proc.Env, c int, it item, a answer, lo int64) {
 	if it.from == x.self {
-		x.localAnswer(env, c, a)
+		x.localAnswer(env, c, a, lo)
 		return
 	}
 	var m proc.Message
 	switch {
+	case c == ctlN && a == ansPermit && x.names:
+		m = NameRange{Lo: lo}
 	case c == ctlN && a == ansPermit:
 		m = NPermit{}
 	case c == ctlN && a == ansLater:
@@ -379,13 +423,13 @@ func (x *MainNode) send(env proc.Env, c int, it item, a answer) {
 	case c == ctlN:
 		panic("controller-main: CONTROLLER-N rejects")
 	default:
-		m = a.msg(false, 0)
+		m = a.msg()
 	}
 	env.Send(it.from, m)
 }
 
 // onAnswer takes the parent's answer to controller c's request out.
-func (x *MainNode) onAnswer(env proc.Env, c int, from proc.ID, a answer) {
+func (x *MainNode) onAnswer(env proc.Env, c int, from proc.ID, a answer, lo int64) {
 	b := x.bin(c)
 	if !b.blocked || from != x.part.Parent {
 		panic(fmt.Sprintf("controller-main: unasked answer from %d", from))
@@ -394,15 +438,15 @@ func (x *MainNode) onAnswer(env proc.Env, c int, from proc.ID, a answer) {
 	it := b.cur
 	switch {
 	case b.relay:
-		x.send(env, c, it, a)
+		x.send(env, c, it, a, lo)
 	case a == ansPermit:
-		b.global = Cap(b.lam, Level(x.part.Depth))
+		b.global, b.gLo = Cap(b.lam, Level(x.part.Depth)), lo
 		x.serve(env, c, it)
 	case a == ansLater:
-		x.send(env, c, it, ansLater)
+		x.send(env, c, it, ansLater, 0)
 	default:
 		b.exhG = true
-		x.send(env, c, it, ansReject)
+		x.send(env, c, it, ansReject, 0)
 	}
 	x.run(env, c)
 }
@@ -447,6 +491,11 @@ func (x *MainNode) maybeEcho(env proc.Env) {
 		return
 	}
 	left := x.r.local + x.r.global
+	if x.names {
+		// The names left in bins are not reused (§6.2): count the names
+		// given instead, the participants.
+		left = x.issued
+	}
 	// CONTROLLER-N's bins are not collected: each iteration's admissions
 	// start afresh from 2n_i at the root.
 	x.r.local, x.r.global, x.n.local, x.n.global = 0, 0, 0, 0
@@ -469,6 +518,11 @@ func (x *MainNode) startIteration(ni int64) {
 func (x *MainNode) waveDone(env proc.Env, sum int64) {
 	switch x.waveOp {
 	case opCollect:
+		if x.names {
+			// The participants are the initiator and the named.
+			x.begin(env, sum+1, 0)
+			return
+		}
 		x.m = sum
 		x.waveOp = opCount
 		x.wave.Begin(env, &x.part, opCount, 0)
@@ -493,6 +547,9 @@ func (x *MainNode) begin(env proc.Env, ni, m int64) {
 	}
 	x.r.global, x.r.local = m, 0
 	x.n.global, x.n.local = 2*ni, 0
+	// Name assignment hands out the fresh range [base, base + 2n_i).
+	x.base += x.rng
+	x.rng, x.n.gLo = 2*ni, x.base
 	x.startIteration(ni)
 	x.waveOp = opStart
 	x.wave.Begin(env, &x.part, opStart, ni)

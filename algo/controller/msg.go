@@ -46,6 +46,12 @@ type Join struct{}
 // participants' tree, in the iteration that began with N participants.
 type Admit struct{ N int32 }
 
+// Welcome is Admit in name assignment (§6.2), with the receiver's name.
+type Welcome struct {
+	N    int32
+	Name int64
+}
+
 func (Req) Kind() string       { return "req" }
 func (Permit) Kind() string    { return "permit" }
 func (NameRange) Kind() string { return "names" }
@@ -56,3 +62,4 @@ func (NPermit) Kind() string   { return "npermit" }
 func (NLater) Kind() string    { return "nlater" }
 func (Join) Kind() string      { return "join" }
 func (Admit) Kind() string     { return "admit" }
+func (Welcome) Kind() string   { return "welcome" }

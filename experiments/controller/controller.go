@@ -325,6 +325,8 @@ func consumption(outs []outcome) study.Claim {
 	var first string
 	worst := 0.0 // the largest (M − permits)/W among runs that rejected
 	byAlgo := map[string]int{}
+	worstBy := map[string]float64{}
+	atOnce := map[string]int{} // runs with W = M that issued nothing
 	for _, r := range outs {
 		byAlgo[r.p.a.Name]++
 		if r.violations > 0 {
@@ -338,18 +340,29 @@ func consumption(outs []outcome) study.Claim {
 		}
 		if r.rejects > 0 {
 			rejected++
-			if r.p.waste > 0 {
-				worst = math.Max(worst, float64(r.p.budget-r.permits)/float64(r.p.waste))
+			if r.p.waste == r.p.budget && r.permits == 0 {
+				atOnce[r.p.a.Name]++
+			}
+			if r.p.waste > 0 && r.p.waste < r.p.budget {
+				x := float64(r.p.budget-r.permits) / float64(r.p.waste)
+				worst = math.Max(worst, x)
+				worstBy[r.p.a.Name] = math.Max(worstBy[r.p.a.Name], x)
 			}
 		}
 	}
-	var algos []string
+	var algos, worsts []string
 	for a, k := range byAlgo {
 		algos = append(algos, fmt.Sprintf("%s %d", a, k))
+		w := fmt.Sprintf("%s %.1f%%", a, 100*worstBy[a])
+		if atOnce[a] > 0 {
+			w += fmt.Sprintf(" (and %d runs with W = M that issued nothing)", atOnce[a])
+		}
+		worsts = append(worsts, w)
 	}
 	slices.Sort(algos)
-	measured := fmt.Sprintf("%d runs (%s), %d drained of open requests, %d with rejects; %d with violations; largest waste seen among runs that rejected: %.1f%% of W",
-		len(outs), strings.Join(algos, ", "), len(outs)-undrained, rejected, bad, 100*worst)
+	slices.Sort(worsts)
+	measured := fmt.Sprintf("%d runs (%s), %d drained of open requests, %d with rejects; %d with violations; largest waste seen among runs with W < M that rejected, in %% of W: %s",
+		len(outs), strings.Join(algos, ", "), len(outs)-undrained, rejected, bad, strings.Join(worsts, ", "))
 	if first != "" {
 		measured += "; first: " + first
 	}
