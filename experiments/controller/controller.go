@@ -5,7 +5,7 @@
 //   - the consumption conditions (Def. 3.1) hold on every run: at most M
 //     permits, the exhausted signal exactly when something is rejected, and
 //     a reject only with at least M − W permits issued by the end of the
-//     (drained) run — for the modified and basic controllers and the
+//     (drained) run — for the modified, basic and main controllers and the
 //     central counter, over trees, lines and random graphs, W from 0 to M;
 //   - W = 0 is exact: a run that rejects has issued exactly M permits;
 //   - the modified controller's messages grow like n·log²n·log(M/(W+1))
@@ -15,6 +15,12 @@
 //     controller's grows with n;
 //   - iterating pays for small W: the basic controller's messages grow like
 //     M/W (Lemma 4.4.4), the modified controller's like log(M/W);
+//   - the main controller (§5), every node asking first at a random
+//     moment so that the participants grow from the root alone, sends
+//     O((M/W)·n·log²n) messages (Theorem 5.2), fitted like the modified
+//     controller's; and with the same few nodes asking on ever larger
+//     graphs its messages stay put while the modified controller's
+//     (U = the graph's size) grow;
 //   - dynamic name assignment (§6.2) gives unique names, the largest below
 //     4·(n+1) for n names given (check.Names);
 //   - the distributed bank (§6.3) grants no withdrawal beyond the deposits
@@ -87,6 +93,7 @@ type point struct {
 	budget, waste int
 	seed          uint64
 	join          bool // the nodes make their first requests over time
+	askers        int  // only nodes 0..askers-1 ask (0: every node)
 }
 
 // outcome is one run, measured.
@@ -125,7 +132,11 @@ func measure(p point) outcome {
 		return out
 	}
 	q := check.Quota{Budget: p.budget, Waste: p.waste}
-	per := (3*p.budget/2 + g.N() - 1) / g.N()
+	users := g.N()
+	if p.askers > 0 {
+		users = p.askers
+	}
+	per := (3*p.budget/2 + users - 1) / users
 	var sink proc.Sink = &q
 	var next func(proc.ID, *rand.Rand) proc.Request
 	switch p.a.Name {
@@ -152,7 +163,19 @@ func measure(p point) outcome {
 		span := uint64(joinSpan * g.N())
 		work.Join = func(u proc.ID) proc.Time { return proc.Time(sweep.Seed(p.seed, uint64(u)) % span) }
 	}
-	res, err := sim.Run(sim.Config{Seed: p.seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: work, Sink: sink}, pb, procs)
+	cfg := sim.Config{Seed: p.seed, Net: sim.Network{Delay: dist.Uniform(1, 10)}, Work: work, Sink: sink}
+	if p.askers > 0 {
+		// The other nodes would ask only after the run: it stops once the
+		// askers' requests are all answered.
+		work.Join = func(u proc.ID) proc.Time {
+			if int(u) < p.askers {
+				return 0
+			}
+			return 1 << 50
+		}
+		cfg.Work, cfg.Requests = work, p.askers*per
+	}
+	res, err := sim.Run(cfg, pb, procs)
 	if err != nil {
 		out.err = err
 		return out
@@ -178,11 +201,22 @@ func measure(p point) outcome {
 	if len(q.First) > 0 {
 		out.first = q.First[0]
 	}
-	out.drained = res.Quiescent && res.Served == per*g.N()
+	out.drained = res.Quiescent && res.Served == per*g.N() || p.askers > 0 && res.Served == per*p.askers && res.Open == 0
 	if r, ok := procs[0].(*actrl.MainNode); ok {
 		out.iterations = len(r.Counts)
 	}
 	return out
+}
+
+// The askers claim: askersN nodes near the root ask, on graphs of
+// growing size, for a budget of askersM permits (W = M/10).
+const askersN, askersM = 63, 2000
+
+// askerGraphs are the graphs of n nodes whose nodes 0..askersN-1 are a
+// connected piece around the root: the first 63 of a line, the top six
+// levels of a binary tree.
+func askerGraphs(n int) []string {
+	return []string{fmt.Sprintf("line:%d", n), fmt.Sprintf("tree:%d:2", n-1)}
 }
 
 // tagJoin marks the main controller's runs of the n sweep, whose nodes
@@ -198,15 +232,17 @@ type plan struct {
 	small   []string
 	smallWs []int // W in % of M for the consumption runs
 	smallN  int   // seeds of the consumption runs
+	bigNs   []int // graph sizes of the askers claim
 }
 
 func configure(quick bool) plan {
 	if quick {
 		return plan{ns: []int{16, 32, 64, 128, 256}, wShift: []int{1, 3, 6, 9, 12, -1}, wN: 64, wM: 1 << 12, seeds: 1,
-			small: []string{"line:30", "tree:31:2", "random:40:0.08"}, smallWs: []int{0, 1, 10, 50, 100}, smallN: 2}
+			small: []string{"line:30", "tree:31:2", "random:40:0.08"}, smallWs: []int{0, 1, 10, 50, 100}, smallN: 2, bigNs: []int{64, 256, 1024}}
 	}
 	return plan{ns: []int{16, 32, 64, 128, 256, 512, 1024}, wShift: []int{1, 2, 4, 6, 8, 10, 12, 14, -1}, wN: 256, wM: 1 << 16, seeds: 3,
-		small: []string{"line:50", "tree:63:2", "tree:80:4", "random:80:0.05", "star:30", "grid:8x8"}, smallWs: []int{0, 1, 10, 50, 100}, smallN: 8}
+		small: []string{"line:50", "tree:63:2", "tree:80:4", "random:80:0.05", "star:30", "grid:8x8"}, smallWs: []int{0, 1, 10, 50, 100}, smallN: 8,
+		bigNs: []int{64, 256, 1024, 4096}}
 }
 
 // budget is M of the n sweep: W = M/2 = ⌈2·n·lg(n+1)⌉, the least W at
@@ -239,6 +275,17 @@ func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			add(actrl.Main, g, n, m, m/2, pl.seeds, tagJoin)
 		}
 		add(counter.Algorithm, families(n)[0], n, m, m/2, 1, 2)
+	}
+	// A few askers on graphs of growing size.
+	for _, n := range pl.bigNs {
+		for _, g := range askerGraphs(n) {
+			for _, a := range []algo.Algorithm{actrl.Main, actrl.Algorithm} {
+				for s := 0; s < pl.seeds; s++ {
+					pts = append(pts, point{a: a, graph: g, n: n, budget: askersM, waste: askersM / 10, askers: askersN,
+						seed: sweep.Seed(o.Seed, 9, uint64(n), uint64(s), uint64(len(g)))})
+				}
+			}
+		}
 	}
 	// The W sweep on a line.
 	g := fmt.Sprintf("line:%d", pl.wN)
@@ -311,7 +358,7 @@ func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			quota = append(quota, r)
 		}
 	}
-	claims := []study.Claim{consumption(quota), zeroWaste(quota), names(outs), banking(outs)}
+	claims := []study.Claim{consumption(quota), zeroWaste(quota), names(outs), banking(outs), askersClaim(quota, pl)}
 	more, err := growth(quota, pl, o)
 	if err != nil {
 		return nil, err
@@ -504,7 +551,7 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 	msgs := func(r outcome) float64 { return float64(r.msgs) }
 	is := func(a algo.Algorithm, g string, m, w int) func(outcome) bool {
 		return func(r outcome) bool {
-			return r.p.a.Name == a.Name && r.p.graph == g && r.p.budget == m && r.p.waste == w
+			return r.p.a.Name == a.Name && r.p.graph == g && r.p.budget == m && r.p.waste == w && r.p.askers == 0
 		}
 	}
 	var rows []row
@@ -756,6 +803,46 @@ func extraLog(ns []int, ratios []float64, from int) float64 {
 		sxx += (xs[i] - mx) * (xs[i] - mx)
 	}
 	return sxy / sxx
+}
+
+// askersClaim: with the same askers on ever larger graphs, the main
+// controller's messages stay put, the modified controller's (U = n, the
+// graph's size) grow.
+func askersClaim(outs []outcome, pl plan) study.Claim {
+	msgs := func(r outcome) float64 { return float64(r.msgs) }
+	figs := map[string]float64{"askers": askersN, "m": askersM}
+	ok := true
+	var txt []string
+	for fam := range 2 {
+		family := strings.Split(askerGraphs(pl.bigNs[0])[fam], ":")[0]
+		var mainMs []float64
+		var pts []string
+		for _, n := range pl.bigNs {
+			g := askerGraphs(n)[fam]
+			at := func(a algo.Algorithm) func(outcome) bool {
+				return func(r outcome) bool { return r.p.a.Name == a.Name && r.p.graph == g && r.p.askers == askersN }
+			}
+			m, h, k := mean(outs, at(actrl.Main), msgs)
+			mod, _, _ := mean(outs, at(actrl.Algorithm), msgs)
+			ok = ok && k > 0
+			mainMs = append(mainMs, m)
+			pts = append(pts, fmt.Sprintf("%d nodes: main %.0f±%.0f, modified %.0f", n, m, h, mod))
+			figs[fmt.Sprintf("%s_%d_main", family, n)], figs[fmt.Sprintf("%s_%d_modified", family, n)] = m, mod
+		}
+		spread := slices.Max(mainMs) / slices.Min(mainMs)
+		ok = ok && spread <= 1.1
+		figs[family+"_main_spread"] = spread
+		txt = append(txt, fmt.Sprintf("%s: %s (main: largest/smallest %.2f)", family, strings.Join(pts, "; "), spread))
+	}
+	return study.Claim{
+		ID:    "controller/main-participants",
+		Paper: "afek §5 (Theorem 5.2: n the participants)",
+		Claim: "the main controller's messages depend on the participating nodes only, not on the size of the network",
+		Measured: fmt.Sprintf("nodes 0..%d ask (M=%d, W=M/10, %d seeds), on lines and binary trees of growing size, messages without the tree's construction, pass if the main controller's vary by at most 10%%: %s",
+			askersN-1, askersM, pl.seeds, strings.Join(txt, "; ")),
+		Figures: figs,
+		Pass:    ok,
+	}
 }
 
 // withFigures adds more's figures to figs.
