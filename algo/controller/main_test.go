@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/spantree"
 	"github.com/allot-dev/allot/app"
 	"github.com/allot-dev/allot/check"
 	"github.com/allot-dev/allot/dist"
@@ -118,5 +119,52 @@ func TestMainExhaustedFromTheStart(t *testing.T) {
 	}
 	if want := []proc.EventKind{proc.EvExhausted, proc.EvReject, proc.EvReject}; !slices.Equal(kinds, want) {
 		t.Errorf("events %v, want %v", kinds, want)
+	}
+}
+
+// TestMainBroadcastBeforeAdmit: channels are not FIFO, so a node admitted
+// just before its parent closes the iteration may get the collection's
+// broadcast before its Admit. Here every Admit is held back while other
+// messages are on their way: on a star the root admits leaves 1 and 2 with
+// the two permits of iteration 1, runs dry on leaf 3, and closes; 1 and 2
+// see the broadcast first, wait for their Admit, then echo. Iteration 2
+// (n_2 = 3) admits 3, and every request gets its permit.
+func TestMainBroadcastBeforeAdmit(t *testing.T) {
+	n := mainNet(t, "star:4", 100, 10)
+	for _, p := range []proc.ID{1, 2, 3} {
+		n.cur = p
+		n.procs[p].(proc.Allocator).Request(n, proc.Request{})
+	}
+	first := map[proc.ID]string{} // the first of bcast and admit each leaf got
+	for len(n.queue) > 0 {
+		i := slices.IndexFunc(n.queue, func(e envelope) bool { _, ok := e.m.(Admit); return !ok })
+		if i < 0 {
+			i = 0
+		}
+		e := n.queue[i]
+		n.queue = slices.Delete(n.queue, i, i+1)
+		switch e.m.(type) {
+		case Admit, spantree.Bcast:
+			if first[e.to] == "" {
+				first[e.to] = e.m.Kind()
+			}
+		}
+		n.cur = e.to
+		n.procs[e.to].Deliver(n, e.from, e.m)
+	}
+	if first[1] != "bcast" || first[2] != "bcast" {
+		t.Errorf("first of bcast and admit at 1 and 2: %q, %q; want bcast", first[1], first[2])
+	}
+	if got := n.procs[0].(*MainNode).Counts; !slices.Equal(got, []int64{1, 3}) {
+		t.Errorf("n_i by iteration: %v, want [1 3]", got)
+	}
+	permits := 0
+	for _, e := range n.events {
+		if e.Kind == proc.EvPermit {
+			permits++
+		}
+	}
+	if permits != 3 || len(n.events) != 3 {
+		t.Errorf("events %v, want three permits", n.events)
 	}
 }
