@@ -67,6 +67,7 @@ func base() []algo.Algorithm {
 		broadcastpool.Algorithm,
 		controller.Algorithm,
 		controller.Basic,
+		controller.Main,
 		counter.Algorithm,
 	}
 }

@@ -39,24 +39,37 @@
 //     (a second wave tells every node the new Λ). The last iteration runs
 //     with W itself and rejects; with W = 0 its Λ is 0, every capacity 1:
 //     the naive controller on the remainder, exact.
+//   - controller-main: the MAIN CONTROLLER (§5), for a set of
+//     participating nodes that grows from the root alone. Two basic
+//     controllers run on the tree of the participants: CONTROLLER-N, whose
+//     permits admit nodes, and CONTROLLER-R, whose permits are the
+//     resource. Iteration i, begun with n_i participants and M^R_i unused
+//     permits, runs CONTROLLER-N with (2n_i, n_i) and CONTROLLER-R with
+//     (M^R_i, W), both with U_i = 3n_i. When CONTROLLER-N's root bin runs
+//     dry (it never rejects), broadcast-and-echo re-initializes: one wave
+//     settles every node and collects CONTROLLER-R's unused permits
+//     (M^R_{i+1}), one counts the participants (n_{i+1}), one starts the
+//     next iteration. CONTROLLER-R's exhausted signal is the main
+//     controller's; when M^R_i ≤ W, CONTROLLER-R's root rejects whatever
+//     reaches it. Messages O((M/W)·n·log²n) (Theorem 5.2), n the final
+//     number of participants, whatever the size of the graph.
 //   - names (not in the catalogue: it answers every request with a name,
-//     not a permit out of a budget): dynamic name assignment (§6.2). The
-//     same iterations, but a bin holds a contiguous range of names (a
-//     NameRange message carries its first name, O(log n) bits), iteration
-//     i hands out the fresh range [base_i, base_i + 2n_i) with waste n_i,
-//     n_i = 1 + the names given so far (the initiator and the named
-//     nodes), and it never rejects: when the range runs dry the
-//     collection counts the names given and the next iteration starts past
-//     the range, whose leftovers are not reused. So n_{i+1} ≥ 2n_i and the
-//     largest name is below 4(n+1).
+//     not a permit out of a budget): dynamic name assignment (§6.2), the
+//     main controller whose CONTROLLER-N's permits are names, without
+//     CONTROLLER-R. A bin holds a contiguous range of names (a NameRange
+//     message carries its first name, O(log n) bits); iteration i hands out
+//     the fresh range [base_i, base_i + 2n_i) with waste n_i, n_i = 1 + the
+//     names given so far (the initiator and the named); when the range runs
+//     dry the collection counts the names given and the next iteration
+//     starts past the range, whose leftovers are not reused. So
+//     n_{i+1} ≥ 2n_i and the largest name is below 4(n+1).
 //
 // # Readings and deviations
 //
-//   - Every node of the graph is a user from the start, so the set of
-//     participating nodes never grows; the MAIN CONTROLLER (§5) would then
-//     never see CONTROLLER-N exhausted and would be one iteration of BASIC
-//     with U = 3n. The modified controller iterates BASIC with U = n
-//     instead (the count the tree's echo gives), a bound just as valid.
+//   - The basic and modified controllers run on the tree of every node with
+//     U = n (the count the tree's echo gives): every node of the graph may
+//     ask, a bound just as valid as §5's 3n_i. The modified controller
+//     iterates BASIC, not the MAIN CONTROLLER as §6.1 has it.
 //   - The internal link between RESOURCE-REQUEST and DELIVERY-PROCESS is a
 //     local call, not a network message: the message counts are the
 //     network's.
@@ -70,14 +83,60 @@
 //   - Fig. 5's root rejects when its bin holds fewer permits than asked
 //     for, though not zero; those permits are wasted too. The waste bound
 //     is checked on every run from the events (check.Quota).
-//   - Name assignment runs on the tree over every node, so its U is n, the
-//     graph's size, not 3n_i (§5): with U = 3n_i a bin far down a long
-//     tree could ask for more names than the iteration's whole range, and
-//     the waste bound counts the bins of every tree node. The names stay
-//     below 4(n+1); the messages are those of a tree of n nodes, O(n²) on
-//     a line when every node joins, rather than the paper's O(n·log²n),
-//     which needs a tree over the participants only (the MAIN CONTROLLER,
-//     not implemented).
+//
+// The main controller and name assignment:
+//
+//   - Who participates. §3 assumes a single initiator whose controlled
+//     algorithm activates neighbours of participants, the activation edges
+//     forming the participants' tree. In allot a request may arise at any
+//     node, so the activation path is read as the path to the root in the
+//     tree every node builds (package spantree, over the whole graph; its
+//     explore and ack messages are the tree's construction, which the
+//     paper assumes and the reproduction counts apart). A node joins once
+//     it has a request, or a tree child waiting to join through it: it
+//     sends Join to its tree parent, joining first itself if need be, so
+//     the nodes on the path participate too (they count in n). The
+//     participants' tree is the subtree of the whole tree they form, with
+//     the same depths D(v); no controller message leaves it.
+//   - Whose permit admits a node. §5 says a new node joins only with a
+//     permit of CONTROLLER-N; it is taken at the node's parent-to-be (the
+//     only participant it talks to) by that node's RESOURCE-REQUEST, one
+//     permit for each child waiting. Admit tells the child n_i, from which
+//     it computes both Λ (W, 3n_i and n_i, 3n_i are known or given).
+//   - Resubmitting (§5: "identify unfulfilled requests of CONTROLLER-N ...
+//     and resubmit them"): the joins waiting at a node stay queued there
+//     through the re-initialization; a node admits only while the
+//     iteration runs, so the count is not passed by a late admission.
+//   - Re-initialization uses three waves, each echo carrying one number:
+//     collect (settle and sum CONTROLLER-R's bins), count (n_{i+1}), start
+//     (n_{i+1} down). §5 describes one broadcast-and-echo that settles and
+//     counts, then a collection; the cost is O(n_i) messages an iteration,
+//     O(n) in all as n_i at least doubles. Name assignment needs two: its
+//     collection counts the names, which is the count.
+//   - Unordered channels: a node admitted just before its parent closed may
+//     see the collection's broadcast before its Admit. It then only waits
+//     for the Admit and echoes; a node echoes only as a participant that
+//     owes and is owed no answer (CONTROLLER-N's included).
+//   - M^R_i ≤ W: §5 produces the exhausted signal at once. Here
+//     CONTROLLER-R's root rejects every request that reaches it and gives
+//     the signal with the first reject, so that the signal comes iff a
+//     reject does (Def. 3.1 (2)) even if nobody asks again. With M ≤ W
+//     nothing is ever issued (the consumption conditions allow it).
+//   - A reject at a node's local bin is final across iterations (no permit
+//     after a reject at a node, §3); a global bin's rejected flag belongs
+//     to its iteration's bins and is cleared with them. After a reject
+//     CONTROLLER-R still serves, in later iterations, the permits the
+//     collection brings back, until they are at most W.
+//   - U_i = 3n_i is valid because the tree holds only participants: D(v)
+//     is below their number, so no bin is above level lg U_i and no
+//     capacity above Λ·U_i ≤ W/(2·lg(U_i+1)); in name assignment no bin
+//     asks for more than a small part of the iteration's range. On a tree
+//     of every node a bin far down a long tree could outgrow the range.
+//   - Name assignment names every participant, each as it is admitted: a
+//     node on the path of a joining node gets a name event without a
+//     request. A request at a node is a participant joining there and gets
+//     a name of its own, except when it is what made the node join: the
+//     node's admission answers it.
 package controller
 
 import (
@@ -115,18 +174,19 @@ var Basic = algo.Algorithm{
 var Names = algo.Algorithm{
 	Name:     "names",
 	Kind:     algo.Quota,
-	Summary:  "Afek et al.'s dynamic name assignment: the bins hold ranges of names, a fresh range each time the participants double",
+	Summary:  "Afek et al.'s dynamic name assignment: the main controller's CONTROLLER-N hands out ranges of names, a fresh range each time the participants double",
 	Build:    BuildNames,
-	Messages: append(slices.Clone(messages), NameRange{}),
+	Messages: slices.Concat(mainMessages, []proc.Message{NameRange{}, Welcome{}}),
 }
 
-// BuildNames returns the nodes of name assignment.
+// BuildNames returns the nodes of name assignment: the main controller
+// whose CONTROLLER-N's permits are names, without CONTROLLER-R.
 func BuildNames(pb *algo.Problem) ([]proc.Process, error) {
 	q := *pb
 	q.Budget, q.Waste = 0, 0
-	ps, err := Build(&q, true)
+	ps, err := BuildMain(&q)
 	for _, p := range ps {
-		p.(*Node).names = true
+		p.(*MainNode).names = true
 	}
 	return ps, err
 }

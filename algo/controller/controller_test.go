@@ -18,6 +18,7 @@ type net struct {
 	reqs   []string // "from>to:level" of every Req delivered
 	events []proc.Event
 	cur    proc.ID
+	log    []envelope // every message delivered
 }
 
 type envelope struct {
@@ -41,6 +42,7 @@ func (n *net) drain() {
 		if r, ok := e.m.(Req); ok {
 			n.reqs = append(n.reqs, fmt.Sprintf("%d>%d:%d", e.from, e.to, r.Level))
 		}
+		n.log = append(n.log, e)
 		n.cur = e.to
 		n.procs[e.to].Deliver(n, e.from, e.m)
 	}

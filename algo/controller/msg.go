@@ -30,8 +30,36 @@ type Reject struct{}
 // controller cannot satisfy: ask again in the next iteration.
 type Later struct{}
 
+// NReq, NPermit and NLater are Req, Permit and Later of CONTROLLER-N,
+// the main controller's controller of admissions (§5). It never rejects.
+type (
+	NReq    struct{ Level int8 }
+	NPermit struct{}
+	NLater  struct{}
+)
+
+// Join asks the tree parent for admission to the participants (§5): a
+// node joins only with a permit of CONTROLLER-N, taken at its parent.
+type Join struct{}
+
+// Admit makes the receiver a participant, the sender's child in the
+// participants' tree, in the iteration that began with N participants.
+type Admit struct{ N int32 }
+
+// Welcome is Admit in name assignment (§6.2), with the receiver's name.
+type Welcome struct {
+	N    int32
+	Name int64
+}
+
 func (Req) Kind() string       { return "req" }
 func (Permit) Kind() string    { return "permit" }
 func (NameRange) Kind() string { return "names" }
 func (Reject) Kind() string    { return "reject" }
 func (Later) Kind() string     { return "later" }
+func (NReq) Kind() string      { return "nreq" }
+func (NPermit) Kind() string   { return "npermit" }
+func (NLater) Kind() string    { return "nlater" }
+func (Join) Kind() string      { return "join" }
+func (Admit) Kind() string     { return "admit" }
+func (Welcome) Kind() string   { return "welcome" }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/allot-dev/allot/algo"
@@ -44,7 +45,7 @@ func runNames(t *testing.T, spec string, seed uint64, per int, wrap func(proc.Pr
 	return x, res.Messages, ps[0].(interface{ iterations() int }).iterations()
 }
 
-func (n *Node) iterations() int { return n.Iterations }
+func (x *MainNode) iterations() int { return len(x.Counts) }
 
 // TestNamesUniqueAndSmall: over graphs, seeds and loads, every name is
 // unique and the largest stays below 4·(n+1) (§6.2: at most a constant
@@ -96,7 +97,7 @@ func (r *renamed) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 func (r *renamed) Request(env proc.Env, q proc.Request) {
 	r.Allocator.Request(renameEnv{env, r.mode}, q)
 }
-func (r *renamed) iterations() int { return r.Allocator.(*Node).Iterations }
+func (r *renamed) iterations() int { return r.Allocator.(*MainNode).iterations() }
 
 // TestNamesCheckerCatchesBrokenVariants: duplicate and too-large names are
 // caught from the events.
@@ -106,5 +107,51 @@ func TestNamesCheckerCatchesBrokenVariants(t *testing.T) {
 		if x.OK() {
 			t.Errorf("%s: the checker found nothing", mode)
 		}
+	}
+}
+
+// TestNamesOnlyParticipants: on a long line where one node far from the
+// root asks for a name, only the nodes of its path take part; each is
+// named as it is admitted (a name event with no request: it participates),
+// the asking node's admission answers its request, and the names are
+// 0..5 in some order — no range is wasted while the path joins.
+func TestNamesOnlyParticipants(t *testing.T) {
+	g, err := graph.Parse("line:500", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := BuildNames(&algo.Problem{Kind: algo.Quota, Users: g.N(), Graph: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &net{procs: ps}
+	for p := range ps {
+		n.cur = proc.ID(p)
+		ps[p].Start(n)
+	}
+	n.drain()
+	n.log = nil
+	n.request(6)
+	for _, e := range n.log {
+		if e.to > 6 || e.from > 6 {
+			t.Errorf("%s from %d to %d, outside the participants", e.m.Kind(), e.from, e.to)
+		}
+	}
+	var names []int32
+	var permits int
+	for _, e := range n.events {
+		switch e.Kind {
+		case proc.EvName:
+			names = append(names, e.Unit)
+		case proc.EvPermit:
+			permits++
+			if e.P != 6 {
+				t.Errorf("a permit at %d", e.P)
+			}
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []int32{0, 1, 2, 3, 4, 5}) || permits != 1 {
+		t.Errorf("names %v, %d permits; want 0..5 and one permit", names, permits)
 	}
 }

@@ -32,13 +32,11 @@ const (
 	ansLater
 )
 
-func (a answer) msg(names bool, lo int64) proc.Message {
-	switch {
-	case a == ansPermit && names:
-		return NameRange{Lo: lo}
-	case a == ansPermit:
+func (a answer) msg() proc.Message {
+	switch a {
+	case ansPermit:
 		return Permit{}
-	case a == ansReject:
+	case ansReject:
 		return Reject{}
 	}
 	return Later{}
@@ -65,14 +63,7 @@ type Node struct {
 
 	phase         phase
 	local, global int64 // permits in b_l(v) and b_g(v)
-	// Dynamic name assignment (§6.2): a bin holds a range of names, its
-	// count above and its first name here; issued counts the names given
-	// at this node.
-	names      bool
-	lLo, gLo   int64
-	issued     int64
-	base       int64 // the root: the first name of this iteration's range
-	exhL, exhG bool  // a reject came to the local / global bin (not Not-Exhausted)
+	exhL, exhG    bool  // a reject came to the local / global bin (not Not-Exhausted)
 
 	// The RESOURCE-REQUEST procedure.
 	want     bool // the application waits for an answer
@@ -145,11 +136,6 @@ func (n *Node) resource(env proc.Env) {
 	case n.local > 0:
 		n.local--
 		n.want = false
-		if n.names {
-			env.Emit(proc.Event{Kind: proc.EvName, Unit: int32(n.lLo)})
-			n.lLo++
-			n.issued++
-		}
 		env.Emit(proc.Event{Kind: proc.EvPermit})
 	case n.exhL:
 		n.want = false
@@ -162,11 +148,11 @@ func (n *Node) resource(env proc.Env) {
 }
 
 // localAnswer is the DELIVERY-PROCESS's answer over the internal link.
-func (n *Node) localAnswer(env proc.Env, a answer, lo int64) {
+func (n *Node) localAnswer(env proc.Env, a answer) {
 	n.asked = false
 	switch a {
 	case ansPermit:
-		n.local, n.lLo = n.capOf(-1), lo
+		n.local = n.capOf(-1)
 	case ansReject:
 		n.exhL = true
 	case ansLater:
@@ -179,8 +165,6 @@ func (n *Node) localAnswer(env proc.Env, a answer, lo int64) {
 func (n *Node) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	if ok, joined, built := n.tree.Handle(env, from, m); ok {
 		switch {
-		case built && n.names:
-			n.begin(env, 0)
 		case built && n.iter:
 			n.begin(env, n.budget)
 		case joined && !n.iter:
@@ -203,13 +187,11 @@ func (n *Node) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		n.queue = append(n.queue, item{from: from, level: m.Level})
 		n.run(env)
 	case Permit:
-		n.onAnswer(env, from, ansPermit, 0)
-	case NameRange:
-		n.onAnswer(env, from, ansPermit, m.Lo)
+		n.onAnswer(env, from, ansPermit)
 	case Reject:
-		n.onAnswer(env, from, ansReject, 0)
+		n.onAnswer(env, from, ansReject)
 	case Later:
-		n.onAnswer(env, from, ansLater, 0)
+		n.onAnswer(env, from, ansLater)
 	default:
 		panic(fmt.Sprintf("controller: unexpected %T from %d", m, from))
 	}
@@ -239,14 +221,14 @@ func (n *Node) handle(env proc.Env, it item) {
 	switch {
 	case n.level() != it.level+1: // not addressed to this bin: relay
 		if !up {
-			n.send(env, it, ansLater, 0)
+			n.send(env, it, ansLater)
 			return
 		}
 		env.Send(n.tree.Parent, Req{Level: it.level})
 		n.blocked, n.relay, n.cur = true, true, it
 	case n.global == 0 && !n.exhG: // addressed here, and the bin is empty
 		if !up {
-			n.send(env, it, ansLater, 0)
+			n.send(env, it, ansLater)
 			return
 		}
 		env.Send(n.tree.Parent, Req{Level: n.level()})
@@ -259,14 +241,12 @@ func (n *Node) handle(env proc.Env, it item) {
 // serve satisfies a request from the global bin, or rejects it.
 func (n *Node) serve(env proc.Env, it item) {
 	if n.global > 0 {
-		size := n.capOf(it.level)
-		n.global -= size
-		n.gLo += size
-		n.send(env, it, ansPermit, n.gLo-size)
+		n.global -= n.capOf(it.level)
+		n.send(env, it, ansPermit)
 		return
 	}
 	n.exhG = true
-	n.send(env, it, ansReject, 0)
+	n.send(env, it, ansReject)
 }
 
 // rootServe is ROOT-DELIVERY-PROCESS: it never waits.
@@ -275,18 +255,17 @@ func (n *Node) rootServe(env proc.Env, it item) {
 	switch {
 	case n.global >= size:
 		n.global -= size
-		n.gLo += size
-		n.send(env, it, ansPermit, n.gLo-size)
+		n.send(env, it, ansPermit)
 	case n.phase != running || n.closeAfter:
-		n.send(env, it, ansLater, 0)
+		n.send(env, it, ansLater)
 	case n.final:
-		n.send(env, it, ansReject, 0)
+		n.send(env, it, ansReject)
 		if !n.signal {
 			n.signal = true
 			env.Emit(proc.Event{Kind: proc.EvExhausted})
 		}
 	default: // the iteration's bin ran dry: collect what is left, then go on
-		n.send(env, it, ansLater, 0)
+		n.send(env, it, ansLater)
 		if n.wave.Active() {
 			n.closeAfter = true
 		} else {
@@ -295,16 +274,16 @@ func (n *Node) rootServe(env proc.Env, it item) {
 	}
 }
 
-func (n *Node) send(env proc.Env, it item, a answer, lo int64) {
+func (n *Node) send(env proc.Env, it item, a answer) {
 	if it.from == n.self {
-		n.localAnswer(env, a, lo)
+		n.localAnswer(env, a)
 		return
 	}
-	env.Send(it.from, a.msg(n.names, lo))
+	env.Send(it.from, a.msg())
 }
 
 // onAnswer takes the parent's answer to the request out.
-func (n *Node) onAnswer(env proc.Env, from proc.ID, a answer, lo int64) {
+func (n *Node) onAnswer(env proc.Env, from proc.ID, a answer) {
 	if !n.blocked || from != n.tree.Parent {
 		panic(fmt.Sprintf("controller: unasked answer from %d", from))
 	}
@@ -312,15 +291,15 @@ func (n *Node) onAnswer(env proc.Env, from proc.ID, a answer, lo int64) {
 	it := n.cur
 	switch {
 	case n.relay:
-		n.send(env, it, a, lo)
+		n.send(env, it, a)
 	case a == ansPermit:
-		n.global, n.gLo = n.capOf(n.level()), lo
+		n.global = n.capOf(n.level())
 		n.serve(env, it)
 	case a == ansLater:
-		n.send(env, it, ansLater, 0)
+		n.send(env, it, ansLater)
 	default:
 		n.exhG = true
-		n.send(env, it, ansReject, 0)
+		n.send(env, it, ansReject)
 	}
 	n.run(env)
 }
@@ -357,11 +336,6 @@ func (n *Node) maybeEcho(env proc.Env) {
 		return
 	}
 	left := n.local + n.global
-	if n.names {
-		// Ranges left in bins are not reused (§6.2): count the names
-		// given instead, the participants.
-		left = n.issued
-	}
 	n.local, n.global, n.phase = 0, 0, closed
 	if done, sum := n.wave.Ready(env, &n.tree, left); done {
 		n.waveDone(env, sum)
@@ -391,12 +365,6 @@ func (n *Node) waveDone(env proc.Env, sum int64) {
 // and rejects when its root bin is empty. With W = 0 the last iteration
 // has Λ = 0: every bin holds at most one permit on its way, the naive
 // controller.
-//
-// For name assignment (§6.2) m is the number of names given so far: with
-// n_i = m + 1 participants (the initiator and every named node) the
-// iteration hands out the fresh range [base, base + 2n_i) with waste n_i,
-// and never rejects; when the range runs dry the next iteration starts
-// past it.
 func (n *Node) begin(env proc.Env, m int64) {
 	progress := n.Iterations == 0 || m < n.m
 	n.Iterations++
@@ -405,12 +373,7 @@ func (n *Node) begin(env proc.Env, m int64) {
 	if !n.final {
 		w = m / 2
 	}
-	if n.names {
-		n.base += n.m
-		part := m + 1
-		m, w, n.final = 2*part, part, false
-	}
-	n.m, n.global, n.local, n.gLo = m, m, 0, n.base
+	n.m, n.global, n.local = m, m, 0
 	n.startIteration(Lambda(w, int64(n.tree.Size)))
 	n.waveOp = opStart
 	n.wave.Begin(env, &n.tree, opStart, int64(n.lam))

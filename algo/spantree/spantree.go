@@ -21,7 +21,9 @@
 // two messages, each other edge up to four.
 //
 // Broadcast-and-echo (Wave) sends an operation down the complete tree and
-// sums one number per node back up. A node's contribution is given when
+// sums one number per node back up. It reads only a Node's Parent and
+// Children, so it also runs on a tree an algorithm keeps itself in a Node
+// (the main controller's tree of participants, package controller). A node's contribution is given when
 // the algorithm says it is ready, so a node can hold its echo back until it
 // has settled (the controllers wait until no answer is owed to them).
 package spantree

@@ -278,13 +278,13 @@ func TestEqualRowsAreExplained(t *testing.T) {
 	}
 }
 
-// TestQuotaTracesCheckedByOutsideProgram runs two quota algorithms with one
+// TestQuotaTracesCheckedByOutsideProgram runs three quota algorithms with one
 // trace each (t.ALGO.jsonl) and has the outside checker judge the
 // consumption conditions from the traces alone.
 func TestQuotaTracesCheckedByOutsideProgram(t *testing.T) {
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "t.jsonl")
-	out, errs, code := allot(t, "sim", "--kind", "quota", "--algo", "controller,central-counter", "--graph", "line:64",
+	out, errs, code := allot(t, "sim", "--kind", "quota", "--algo", "controller,controller-main,central-counter", "--graph", "line:64",
 		"--budget", "4000", "--waste", "2000", "--requests", "6000", "--seed", "5", "--trace", tr, "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -305,7 +305,7 @@ func TestQuotaTracesCheckedByOutsideProgram(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
-	for _, a := range []string{"controller", "central-counter"} {
+	for _, a := range []string{"controller", "controller-main", "central-counter"} {
 		path := filepath.Join(dir, "t."+a+".jsonl")
 		out, err := exec.Command("python3", checker, path, "--budget", "4000", "--waste", "2000").CombinedOutput()
 		if err != nil || !strings.Contains(string(out), `"ok": true`) {
