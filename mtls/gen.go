@@ -118,8 +118,8 @@ func serialNumber() (*big.Int, error) {
 
 // Files are the paths of a set written by WriteSet.
 type Files struct {
-	CA                   string // ca.pem: every side's --tls-ca
-	NodeCert, NodeKey    string // node.pem, node-key.pem: every node's
+	CA                    string // ca.pem: every side's --tls-ca
+	NodeCert, NodeKey     string // node.pem, node-key.pem: every node's
 	ClientCert, ClientKey string // client.pem, client-key.pem: the clients'
 }
 

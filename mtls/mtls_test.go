@@ -181,4 +181,3 @@ func TestHandshake(t *testing.T) {
 		})
 	}
 }
-

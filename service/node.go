@@ -39,8 +39,14 @@ type Config struct {
 	// nodes at, in Cluster.Nodes order (a proxy in between, in tests);
 	// nil: Cluster.Nodes.
 	PeerAddrs []string
-	Log       *slog.Logger // nil: discard
-	Events    io.Writer    // the node event log (JSONL), nil: none
+	// DialOptions are the options of the node's dials to the other nodes
+	// (nil: plaintext), and ServerOptions those of the server NewServer
+	// builds: the transport credentials and authorisation of a secure
+	// cluster (Secure).
+	DialOptions   []grpc.DialOption
+	ServerOptions []grpc.ServerOption
+	Log           *slog.Logger // nil: discard
+	Events        io.Writer    // the node event log (JSONL), nil: none
 }
 
 // Node is one node of a cluster: it serves the Allot API to clients, and
@@ -132,9 +138,10 @@ func (n *Node) Register(s *grpc.Server) error {
 	}
 	users := len(n.c.Nodes) * n.c.Slots
 	tr, err := tgrpc.New(tgrpc.Config{
-		Node:   n.names[n.self],
-		Server: s,
-		Peers:  peers,
+		Node:        n.names[n.self],
+		Server:      s,
+		DialOptions: n.cfg.DialOptions,
+		Peers:       peers,
 		Place: func(id proc.ID) (string, bool) {
 			if id < 0 {
 				return "", false
