@@ -35,7 +35,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
@@ -150,7 +149,7 @@ func WithTLS(cfg *tls.Config) Option {
 // fails with mtls.ErrFile, mtls.ErrKeyMismatch, mtls.ErrExpired, ... .
 func WithTLSFiles(caFile, certFile, keyFile string) Option {
 	return func(o *options) error {
-		id, err := mtls.Load(caFile, certFile, keyFile, time.Time{})
+		id, err := mtls.Load(caFile, certFile, keyFile)
 		if err != nil {
 			return err
 		}
@@ -197,7 +196,7 @@ func DialWith(ctx context.Context, addrs []string, opts ...Option) (*Client, err
 	}
 	dopts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if o.tls != nil {
-		dopts[0] = grpc.WithTransportCredentials(credentials.NewTLS(o.tls))
+		dopts[0] = grpc.WithTransportCredentials(mtls.NewCredentials(o.tls))
 	}
 	if o.token != "" {
 		if o.tls == nil && !o.insecureToken {

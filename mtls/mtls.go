@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/credentials"
@@ -57,8 +58,8 @@ type Identity struct {
 }
 
 // Load reads the CA bundle, the certificate (PEM, the leaf first) and its
-// key (PEM), and checks them at time now (the zero time: the clock).
-func Load(caFile, certFile, keyFile string, now time.Time) (*Identity, error) {
+// key (PEM), and checks them.
+func Load(caFile, certFile, keyFile string) (*Identity, error) {
 	read := func(what, path string) ([]byte, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -78,31 +79,36 @@ func Load(caFile, certFile, keyFile string, now time.Time) (*Identity, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(caPEM, certPEM, keyPEM, now)
+	id, err := Parse(caPEM, certPEM, keyPEM, time.Now())
+	if err != nil && !errors.Is(err, ErrFile) {
+		return nil, fmt.Errorf("%s: %w", certFile, err)
+	}
+	return id, err
 }
 
-// Parse is Load of PEM bytes.
+// Parse is Load of PEM bytes, checked at time now.
 func Parse(caPEM, certPEM, keyPEM []byte, now time.Time) (*Identity, error) {
-	if now.IsZero() {
-		now = time.Now()
-	}
 	pool, cas, err := parseCA(caPEM)
 	if err != nil {
 		return nil, err
 	}
-	if b, _ := pem.Decode(certPEM); b == nil || b.Type != "CERTIFICATE" {
+	cb, _ := pem.Decode(certPEM)
+	if cb == nil || cb.Type != "CERTIFICATE" {
 		return nil, fmt.Errorf("%w the certificate file: no PEM certificate in it", ErrFile)
 	}
-	if b, _ := pem.Decode(keyPEM); b == nil || !slices.Contains([]string{"PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"}, b.Type) {
+	if _, err := x509.ParseCertificate(cb.Bytes); err != nil {
+		return nil, fmt.Errorf("%w the certificate file: %v", ErrFile, err)
+	}
+	kb, _ := pem.Decode(keyPEM)
+	if kb == nil || !strings.HasSuffix(kb.Type, "PRIVATE KEY") {
 		return nil, fmt.Errorf("%w the key file: no PEM private key in it", ErrFile)
 	}
+	if !parsesAsKey(kb.Bytes) {
+		return nil, fmt.Errorf("%w the key file: not a PKCS #8, EC or PKCS #1 private key", ErrFile)
+	}
+	// Both parse: what X509KeyPair has left to refuse is the pair.
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		// X509KeyPair checked that both parse (above, roughly, and
-		// again by Leaf below); what is left is the pair not matching.
-		if _, perr := x509.ParseCertificate(firstDER(certPEM)); perr != nil {
-			return nil, fmt.Errorf("%w the certificate file: %v", ErrFile, perr)
-		}
 		return nil, fmt.Errorf("%w (%v)", ErrKeyMismatch, err)
 	}
 	leaf := cert.Leaf
@@ -133,12 +139,15 @@ func Parse(caPEM, certPEM, keyPEM []byte, now time.Time) (*Identity, error) {
 	return &Identity{Cert: cert, Leaf: leaf, CA: pool}, nil
 }
 
-func firstDER(certPEM []byte) []byte {
-	b, _ := pem.Decode(certPEM)
-	if b == nil {
-		return nil
+func parsesAsKey(der []byte) bool {
+	if _, err := x509.ParsePKCS8PrivateKey(der); err == nil {
+		return true
 	}
-	return b.Bytes
+	if _, err := x509.ParseECPrivateKey(der); err == nil {
+		return true
+	}
+	_, err := x509.ParsePKCS1PrivateKey(der)
+	return err == nil
 }
 
 // parseCA reads every certificate of a CA bundle.
@@ -229,7 +238,8 @@ func (id *Identity) ServerCredentials() credentials.TransportCredentials {
 	return credentials.NewTLS(id.ServerConfig())
 }
 
-// DialCredentials are the gRPC credentials of ClientConfig.
+// DialCredentials are the gRPC credentials of ClientConfig
+// (NewCredentials).
 func (id *Identity) DialCredentials() credentials.TransportCredentials {
-	return credentials.NewTLS(id.ClientConfig())
+	return NewCredentials(id.ClientConfig())
 }

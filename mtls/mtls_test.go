@@ -66,13 +66,14 @@ func TestLoadErrors(t *testing.T) {
 		{"missing key", caF, certF, filepath.Join(dir, "none.pem"), mtls.ErrFile, false},
 		{"CA file of no PEM", file("junk.pem", []byte("junk")), certF, keyF, mtls.ErrFile, false},
 		{"key as certificate", caF, keyF, keyF, mtls.ErrFile, false},
+		{"corrupt key", caF, certF, file("junk-key.pem", []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")), mtls.ErrFile, false},
 		{"key of another certificate", caF, certF, file("key2.pem", key2), mtls.ErrKeyMismatch, false},
 		{"expired", caF, file("old.pem", expired), file("oldk.pem", expiredKey), mtls.ErrExpired, false},
 		{"not yet valid", caF, file("new.pem", future), file("newk.pem", futureKey), mtls.ErrNotYetValid, false},
 		{"signed by another CA", caF, file("f.pem", foreign), file("fk.pem", foreignKey), mtls.ErrUnknownAuthority, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			id, err := mtls.Load(c.ca, c.cert, c.key, time.Time{})
+			id, err := mtls.Load(c.ca, c.cert, c.key)
 			if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 				t.Fatalf("Load: %v, want %v", err, c.want)
 			}

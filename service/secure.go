@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"strings"
 
@@ -30,7 +32,9 @@ import (
 //
 // (*) when the node has tokens; a missing or unknown one is Unauthenticated.
 // Nodes are authorised by their certificate alone: a client certificate
-// signed by the cluster's CA does not make its holder a node.
+// signed by the cluster's CA does not make its holder a node. Every
+// service but Allot is the nodes' own (Peer, and any other registered on
+// the same server), so a new one is closed to clients by default.
 
 // MinTokenLen is the shortest client token a token file may hold.
 const MinTokenLen = 16
@@ -110,11 +114,16 @@ func (t *Tokens) check(ctx context.Context) error {
 // Secure returns the options of a node that speaks mTLS with identity id
 // (its certificate must be a node certificate: id.CheckNode) and, unless
 // tokens is nil, asks clients for one of tokens: the server options for
-// Config.ServerOptions and the dial options for Config.DialOptions.
-func Secure(id *mtls.Identity, tokens *Tokens) ([]grpc.ServerOption, []grpc.DialOption) {
-	a := authorizer{tokens: tokens}
+// Config.ServerOptions and the dial options for Config.DialOptions. Every
+// refused handshake and call is logged on log (nil: not logged) with its
+// reason, which the refused side may not learn.
+func Secure(id *mtls.Identity, tokens *Tokens, log *slog.Logger) ([]grpc.ServerOption, []grpc.DialOption) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := authorizer{tokens: tokens, log: log}
 	srv := []grpc.ServerOption{
-		grpc.Creds(id.ServerCredentials()),
+		grpc.Creds(loggedCreds{id.ServerCredentials(), log}),
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if err := a.authorize(ctx, info.FullMethod); err != nil {
 				return nil, err
@@ -131,13 +140,48 @@ func Secure(id *mtls.Identity, tokens *Tokens) ([]grpc.ServerOption, []grpc.Dial
 	return srv, []grpc.DialOption{grpc.WithTransportCredentials(id.DialCredentials())}
 }
 
-type authorizer struct{ tokens *Tokens }
+// loggedCreds logs the handshakes a server refuses: gRPC itself logs them
+// only at a level it hides by default.
+type loggedCreds struct {
+	credentials.TransportCredentials
+	log *slog.Logger
+}
+
+func (c loggedCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	conn, info, err := c.TransportCredentials.ServerHandshake(raw)
+	if err != nil {
+		c.log.Warn("refused a TLS handshake", "remote", raw.RemoteAddr().String(), "err", err)
+	}
+	return conn, info, err
+}
+
+func (c loggedCreds) Clone() credentials.TransportCredentials {
+	return loggedCreds{c.TransportCredentials.Clone(), c.log}
+}
+
+type authorizer struct {
+	tokens *Tokens
+	log    *slog.Logger
+}
 
 var clientPrefix = "/" + pb.Allot_ServiceDesc.ServiceName + "/"
 
-// authorize lets the Peer API be called by nodes only, and the rest by
-// clients with a token (when there are tokens).
+// authorize lets clients with a token (when there are tokens) call the
+// Allot API, and only nodes call anything else: the Peer API, and
+// whichever service carries the nodes' messages on the same server.
 func (a authorizer) authorize(ctx context.Context, method string) error {
+	err := a.check(ctx, method)
+	if err != nil {
+		remote := "?"
+		if p, ok := peer.FromContext(ctx); ok {
+			remote = p.Addr.String()
+		}
+		a.log.Warn("refused a call", "method", method, "remote", remote, "err", status.Convert(err).Message())
+	}
+	return err
+}
+
+func (a authorizer) check(ctx context.Context, method string) error {
 	if !strings.HasPrefix(method, clientPrefix) {
 		p, _ := peer.FromContext(ctx)
 		var info credentials.TLSInfo
