@@ -24,7 +24,7 @@ import (
 
 // Who may call what, on a node with mTLS (Secure):
 //
-//	caller                    TLS handshake                 Allot API         Peer API
+//	caller                    TLS handshake                 Allot API         node links
 //	no certificate            refused (crypto/tls)          -                 -
 //	certificate of another CA refused (crypto/tls)          -                 -
 //	client certificate        accepted                      with a token (*)  PermissionDenied
@@ -33,8 +33,9 @@ import (
 // (*) when the node has tokens; a missing or unknown one is Unauthenticated.
 // Nodes are authorised by their certificate alone: a client certificate
 // signed by the cluster's CA does not make its holder a node. Every
-// service but Allot is the nodes' own (Peer, and any other registered on
-// the same server), so a new one is closed to clients by default.
+// service but Allot is the nodes' own (the links of transport/grpc, and
+// any other registered on the same server), so a new one is closed to
+// clients by default.
 
 // MinTokenLen is the shortest client token a token file may hold.
 const MinTokenLen = 16
@@ -167,8 +168,8 @@ type authorizer struct {
 var clientPrefix = "/" + pb.Allot_ServiceDesc.ServiceName + "/"
 
 // authorize lets clients with a token (when there are tokens) call the
-// Allot API, and only nodes call anything else: the Peer API, and
-// whichever service carries the nodes' messages on the same server.
+// Allot API, and only nodes call anything else: the node links, and any
+// other service on the same server.
 func (a authorizer) authorize(ctx context.Context, method string) error {
 	err := a.check(ctx, method)
 	if err != nil {
@@ -189,7 +190,7 @@ func (a authorizer) check(ctx context.Context, method string) error {
 			info, _ = p.AuthInfo.(credentials.TLSInfo)
 		}
 		if len(info.State.VerifiedChains) == 0 || !mtls.IsNode(info.State.VerifiedChains[0][0]) {
-			return status.Error(codes.PermissionDenied, "the node API needs a node certificate")
+			return status.Error(codes.PermissionDenied, "only a node certificate may call a node service")
 		}
 		return nil
 	}
