@@ -122,7 +122,8 @@ func handshake(t *testing.T, server, client *tls.Config) error {
 
 // TestHandshake runs real handshakes on loopback: the server refuses a
 // client without a certificate, with one of another CA or an expired one,
-// and the dialer refuses a server of another CA.
+// and the dialer refuses a server of another CA, one whose certificate
+// names another host, and one with a client certificate.
 func TestHandshake(t *testing.T) {
 	ca, other := newCA(t, "ca"), newCA(t, "other")
 	id := func(signer *mtls.CA, s mtls.Spec) *mtls.Identity {
@@ -146,6 +147,8 @@ func TestHandshake(t *testing.T) {
 	client := id(ca, mtls.Spec{Name: "client"})
 	foreign := id(other, mtls.Spec{Name: "foreign"})
 	foreignNode := id(other, mtls.Spec{Name: "foreign node", Hosts: []string{"127.0.0.1"}, Node: true})
+	clientAt := id(ca, mtls.Spec{Name: "client at 127.0.0.1", Hosts: []string{"127.0.0.1"}})
+	elsewhere := id(ca, mtls.Spec{Name: "node elsewhere", Hosts: []string{"10.0.0.1", "node.example"}, Node: true})
 	expired := id(ca, mtls.Spec{Name: "expired", NotBefore: now.Add(-30 * time.Minute), NotAfter: now.Add(-time.Minute)})
 	noCert := client.ClientConfig()
 	noCert.Certificates = nil
@@ -165,7 +168,8 @@ func TestHandshake(t *testing.T) {
 		{"client of another CA, as crypto/tls sends it", node.ServerConfig(), foreign.ClientConfig(), "certificate required"},
 		{"expired client", node.ServerConfig(), expired.ClientConfig(), "expired certificate"},
 		{"server of another CA", foreignNode.ServerConfig(), client.ClientConfig(), "certificate signed by unknown authority"},
-		{"client certificate as a server", client.ServerConfig(), node.ClientConfig(), "certificate"},
+		{"client certificate as a server", clientAt.ServerConfig(), node.ClientConfig(), "certificate specifies an incompatible key usage"},
+		{"server certificate for another host", elsewhere.ServerConfig(), client.ClientConfig(), "certificate is valid for 10.0.0.1, not 127.0.0.1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.client.ServerName = "127.0.0.1"
