@@ -21,6 +21,17 @@
 // and the second waits for the first (unlike etcd's mutexes, which both
 // "own" a lock taken twice on one session). The client never needs to know
 // which algorithm the cluster runs.
+//
+// A cluster run with mTLS and client tokens (allot serve --tls-ca,
+// --tls-cert, --tls-key, --auth-tokens) is dialled with DialWith and a
+// client certificate and token:
+//
+//	c, err := client.DialWith(ctx, addrs,
+//		client.WithTLSFiles("ca.pem", "client.pem", "client-key.pem"),
+//		client.WithToken(token))
+//
+// A refused certificate is ErrTLS, a missing or unknown token
+// ErrUnauthenticated.
 package client
 
 import (
