@@ -21,12 +21,25 @@
 // and the second waits for the first (unlike etcd's mutexes, which both
 // "own" a lock taken twice on one session). The client never needs to know
 // which algorithm the cluster runs.
+//
+// A cluster run with mTLS and client tokens (allot serve --tls-ca,
+// --tls-cert, --tls-key, --auth-tokens) is dialled with DialWith and a
+// client certificate and token:
+//
+//	c, err := client.DialWith(ctx, addrs,
+//		client.WithTLSFiles("ca.pem", "client.pem", "client-key.pem"),
+//		client.WithToken(token))
+//
+// A refused certificate is ErrTLS, a missing or unknown token
+// ErrUnauthenticated.
 package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +50,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/mtls"
 )
 
 // Errors. Bad input is refused by the client before anything is sent.
@@ -58,6 +72,16 @@ var (
 	ErrUnavailable = errors.New("allot: unavailable")
 	// ErrInvalid: the node refused the request as bad input.
 	ErrInvalid = errors.New("allot: invalid request")
+	// ErrUnauthenticated: the node wants a client token (WithToken) and
+	// got none, or one it does not know.
+	ErrUnauthenticated = errors.New("allot: unauthenticated")
+	// ErrTLS: the TLS handshake failed: the node refused the client's
+	// certificate (none, expired, or not signed by the cluster's CA), or
+	// the client refused the node's.
+	ErrTLS = errors.New("allot: TLS handshake failed")
+	// ErrInsecureToken: WithToken without WithTLS, which would send the
+	// token in plaintext (AllowInsecureToken allows it).
+	ErrInsecureToken = errors.New("allot: a token over a connection without TLS")
 )
 
 // wrap turns a gRPC status into the package's errors (errors.Is works).
@@ -79,6 +103,11 @@ func wrap(err error) error {
 		base = ErrExhausted
 	case codes.Unavailable:
 		base = ErrUnavailable
+		if handshake(s.Message()) {
+			base = ErrTLS
+		}
+	case codes.Unauthenticated:
+		base = ErrUnauthenticated
 	case codes.InvalidArgument:
 		base = ErrInvalid
 	case codes.Canceled:
@@ -91,6 +120,12 @@ func wrap(err error) error {
 	return fmt.Errorf("%w: %s", base, s.Message())
 }
 
+// handshake reports whether an UNAVAILABLE status is a failed TLS
+// handshake: gRPC gives it no code of its own, only crypto/tls's words.
+func handshake(msg string) bool {
+	return strings.Contains(msg, "authentication handshake failed") || strings.Contains(msg, "tls: ") || strings.Contains(msg, "x509: ")
+}
+
 // Client is a connection to the nodes of a cluster.
 type Client struct {
 	conns []*grpc.ClientConn
@@ -98,14 +133,91 @@ type Client struct {
 }
 
 // Dial connects to the nodes at addrs (any of them serves any request;
-// sessions are spread over them).
+// sessions are spread over them), in plaintext; DialWith takes options.
 func Dial(ctx context.Context, addrs ...string) (*Client, error) {
+	return DialWith(ctx, addrs)
+}
+
+// Option configures a Client.
+type Option func(*options) error
+
+type options struct {
+	tls           *tls.Config
+	token         string
+	insecureToken bool
+}
+
+// WithTLS speaks TLS with cfg to the nodes; a cluster with mTLS needs a
+// client certificate in it (cfg.Certificates) and the cluster's CA
+// (cfg.RootCAs).
+func WithTLS(cfg *tls.Config) Option {
+	return func(o *options) error { o.tls = cfg; return nil }
+}
+
+// WithTLSFiles speaks mTLS to the nodes with the client certificate and
+// key in certFile and keyFile, trusting nodes signed by the CA in caFile
+// (allot certs writes such files). The files are checked at once: Dial
+// fails with mtls.ErrFile, mtls.ErrKeyMismatch, mtls.ErrExpired, ... .
+func WithTLSFiles(caFile, certFile, keyFile string) Option {
+	return func(o *options) error {
+		id, err := mtls.Load(caFile, certFile, keyFile)
+		if err != nil {
+			return err
+		}
+		o.tls = id.ClientConfig()
+		return nil
+	}
+}
+
+// WithToken sends token with every call, for a cluster whose nodes ask
+// clients for one (allot serve --auth-tokens). Only over TLS, unless
+// AllowInsecureToken.
+func WithToken(token string) Option {
+	return func(o *options) error { o.token = token; return nil }
+}
+
+// AllowInsecureToken lets WithToken send the token without TLS, where
+// anyone on the path can read it: for a proxy that adds TLS, or tests.
+func AllowInsecureToken() Option {
+	return func(o *options) error { o.insecureToken = true; return nil }
+}
+
+// bearer is a token sent as "authorization: Bearer TOKEN" with each call.
+type bearer struct {
+	token  string
+	secure bool
+}
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + b.token}, nil
+}
+
+func (b bearer) RequireTransportSecurity() bool { return b.secure }
+
+// DialWith is Dial with options.
+func DialWith(ctx context.Context, addrs []string, opts ...Option) (*Client, error) {
 	if len(addrs) == 0 {
 		return nil, ErrNoAddress
 	}
+	var o options
+	for _, f := range opts {
+		if err := f(&o); err != nil {
+			return nil, fmt.Errorf("allot: %w", err)
+		}
+	}
+	dopts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if o.tls != nil {
+		dopts[0] = grpc.WithTransportCredentials(mtls.NewCredentials(o.tls))
+	}
+	if o.token != "" {
+		if o.tls == nil && !o.insecureToken {
+			return nil, ErrInsecureToken
+		}
+		dopts = append(dopts, grpc.WithPerRPCCredentials(bearer{token: o.token, secure: !o.insecureToken}))
+	}
 	c := &Client{}
 	for _, a := range addrs {
-		cc, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		cc, err := grpc.NewClient(a, dopts...)
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("allot: %s: %w", a, err)

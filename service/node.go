@@ -44,8 +44,14 @@ type Config struct {
 	// Suspect is how long a node's link stays down before the node is
 	// thought dead and the cluster moves to a view without it (0: 1s).
 	Suspect time.Duration
-	Log     *slog.Logger // nil: discard
-	Events  io.Writer    // the node event log (JSONL), nil: none
+	// DialOptions are the options of the node's dials to the other nodes
+	// (nil: plaintext), and ServerOptions those of the server NewServer
+	// builds: the transport credentials and authorisation of a secure
+	// cluster (Secure).
+	DialOptions   []grpc.DialOption
+	ServerOptions []grpc.ServerOption
+	Log           *slog.Logger // nil: discard
+	Events        io.Writer    // the node event log (JSONL), nil: none
 }
 
 // Node is one node of a cluster: it serves the Allot API to clients, and
@@ -150,10 +156,11 @@ func (n *Node) Register(s *grpc.Server) error {
 		}
 	}
 	tr, err := tgrpc.New(tgrpc.Config{
-		Node:   n.names[n.self],
-		Server: s,
-		Peers:  peers,
-		Place:  n.place,
+		Node:        n.names[n.self],
+		Server:      s,
+		DialOptions: n.cfg.DialOptions,
+		Peers:       peers,
+		Place:       n.place,
 		Open: func(space string) {
 			if _, err := n.instance(space); err != nil && !errors.Is(err, errRetiredView) {
 				n.log.Warn("link: message for an instance this node does not build", "instance", space, "err", err)

@@ -77,7 +77,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if *addr != "" {
 		addrs = strings.Split(*addr, ",")
 	} else {
-		cl, err := startCluster(ctx, 3, "", false, nil, stderr)
+		cl, err := startCluster(ctx, 3, "", false, nil, nil, stderr)
 		if err != nil {
 			return err
 		}

@@ -25,7 +25,8 @@ usage:
   allot explore [flags]               check every interleaving of a tiny instance (allot explore -h)
   allot list                          list the algorithms and reproductions
   allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)
-  allot cluster [--nodes N]           start an N-node cluster on loopback for trying out
+  allot cluster [--nodes N] [--tls]   start an N-node cluster on loopback for trying out
+  allot certs --out DIR               write a CA, node and client certificates for mTLS (allot certs -h)
   allot bench [--addr A,B,C]          the peer workloads W1-W3 on a cluster (its own 3 nodes by default)
   allot version                       the version of this build (also --version)
 `
@@ -92,6 +93,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = clusterCmd(args[1:], stdout, stderr)
 	case "bench":
 		err = benchCmd(args[1:], stdout, stderr)
+	case "certs":
+		err = certsCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -99,7 +102,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster, bench or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster, bench, certs or version)", args[0])
 	}
 	var ue usageError
 	switch {

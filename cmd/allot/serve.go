@@ -19,8 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"google.golang.org/grpc"
-
+	"github.com/allot-dev/allot/mtls"
 	"github.com/allot-dev/allot/service"
 )
 
@@ -33,6 +32,7 @@ type serveOpts struct {
 	metrics, events, logLevel     string
 	lockDelay, peerTimeout, drain time.Duration
 	quotas                        []string
+	tls                           tlsOpts
 }
 
 // parseQuota reads NAME=BUDGET[:WASTE].
@@ -74,6 +74,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 		o.quotas = append(o.quotas, v)
 		return nil
 	})
+	o.tls.flags(fs)
 	return fs
 }
 
@@ -155,6 +156,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--log-level: %v", err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	srvOpts, dialOpts, err := o.tls.options(log)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", c.Nodes[o.self])
 	if err != nil {
 		return badf("%v", err)
@@ -167,7 +172,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer mln.Close()
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Log: log}
+	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.events != "" {
 		f, err := os.Create(o.events)
 		if err != nil {
@@ -180,8 +185,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("%v", err)
 	}
-	srv := grpc.NewServer()
-	if err := n.Register(srv); err != nil {
+	srv, err := n.NewServer()
+	if err != nil {
 		return badf("%v", err)
 	}
 	go srv.Serve(ln)
@@ -229,6 +234,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	nodes := fs.Int("nodes", 3, "number of nodes")
 	dir := fs.String("events", "", "write each node's event log to DIR/node-I.jsonl")
 	metrics := fs.Bool("metrics", false, "serve each node's /metrics on a loopback port of its own")
+	secure := fs.Bool("tls", false, "mTLS and a client token: a throwaway CA and certificates in a temporary directory, removed when the cluster stops")
 	var quotas []string
 	fs.Func("quota", "a quota the cluster serves, NAME=BUDGET[:WASTE] (repeatable)", func(v string) error {
 		if _, _, err := parseQuota(v); err != nil {
@@ -237,7 +243,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 		quotas = append(quotas, v)
 		return nil
 	})
-	if err := parseFlags(fs, args, stdout, "usage: allot cluster [--nodes N] [--quota NAME=BUDGET[:WASTE]]...\n\nstarts an N-node cluster on 127.0.0.1 as N allot serve processes, prints the addresses, and runs until interrupted"); err != nil {
+	if err := parseFlags(fs, args, stdout, "usage: allot cluster [--nodes N] [--tls] [--quota NAME=BUDGET[:WASTE]]...\n\nstarts an N-node cluster on 127.0.0.1 as N allot serve processes, prints the addresses, and runs until interrupted"); err != nil {
 		return err
 	}
 	if *nodes < 1 || *nodes > 64 {
@@ -245,7 +251,17 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cl, err := startCluster(ctx, *nodes, *dir, *metrics, quotas, stderr)
+	var serveArgs []string
+	var tlsDir, token string
+	var files mtls.Files
+	if *secure {
+		var err error
+		if serveArgs, tlsDir, token, files, err = secureCluster(); err != nil {
+			return err
+		}
+		defer os.RemoveAll(tlsDir)
+	}
+	cl, err := startCluster(ctx, *nodes, *dir, *metrics, quotas, serveArgs, stderr)
 	if err != nil {
 		return err
 	}
@@ -254,7 +270,12 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	for i, m := range cl.metrics {
 		fmt.Fprintf(stdout, "node %d metrics: http://%s/metrics\n", i, m)
 	}
-	fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s — Ctrl-C stops the cluster\n", strings.Join(cl.addrs, ","))
+	if *secure {
+		fmt.Fprintf(stdout, "mTLS certificates: %s (removed when the cluster stops)\nclient token: %s\n", tlsDir, token)
+		fmt.Fprintf(stdout, "try: client.DialWith(ctx, []string{%q}, client.WithTLSFiles(%q, %q, %q), client.WithToken(%q)) — Ctrl-C stops the cluster\n", cl.addrs[0], files.CA, files.ClientCert, files.ClientKey, token)
+	} else {
+		fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s — Ctrl-C stops the cluster\n", strings.Join(cl.addrs, ","))
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-cl.exited:
@@ -290,7 +311,9 @@ func freePorts(n int) ([]string, error) {
 	return out, nil
 }
 
-func startCluster(ctx context.Context, n int, events string, metrics bool, quotas []string, stderr io.Writer) (*localCluster, error) {
+// startCluster starts n allot serve processes; serveArgs are added to
+// each one's flags.
+func startCluster(ctx context.Context, n int, events string, metrics bool, quotas, serveArgs []string, stderr io.Writer) (*localCluster, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -317,6 +340,7 @@ func startCluster(ctx context.Context, n int, events string, metrics bool, quota
 		for _, q := range quotas {
 			args = append(args, "--quota", q)
 		}
+		args = append(args, serveArgs...)
 		cmd := exec.Command(exe, args...)
 		cmd.Stderr = stderr
 		out, err := cmd.StdoutPipe()
