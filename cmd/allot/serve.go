@@ -30,7 +30,7 @@ type serveOpts struct {
 	lock, semaphore               string
 	slots, resources              int
 	metrics, events, logLevel     string
-	lockDelay, peerTimeout, drain time.Duration
+	lockDelay, peerTimeout, drain, suspect time.Duration
 	quotas                        []string
 	tls                           tlsOpts
 }
@@ -65,6 +65,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
+	fs.DurationVar(&o.suspect, "suspect", time.Second, "think a node dead when its link stays down this long, and move to a view without it")
 	fs.DurationVar(&o.peerTimeout, "peer-timeout", 10*time.Second, "give up when the other nodes are not reachable within this time")
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGINT or SIGTERM, wait this long for granted leases to be given back")
 	fs.Func("quota", "a quota Take serves, NAME=BUDGET[:WASTE] (repeatable; adds to the cluster file's)", func(v string) error {
@@ -172,7 +173,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer mln.Close()
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	if o.suspect <= 0 {
+		return badf("--suspect must be positive, got %v", o.suspect)
+	}
+	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Suspect: o.suspect, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.events != "" {
 		f, err := os.Create(o.events)
 		if err != nil {

@@ -1,0 +1,237 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/service"
+)
+
+// crashable is a cluster whose nodes can be crashed (their server and
+// links stop at once, nothing drained) and started again on the same
+// address, as a new run.
+type crashable struct {
+	t     *testing.T
+	addrs []string
+	mu    sync.Mutex
+	nodes []*service.Node
+	srvs  []*grpc.Server
+	logs  []*bytes.Buffer // every run's log
+}
+
+const testSuspect = 150 * time.Millisecond
+
+func newCrashable(t *testing.T, n int) *crashable {
+	c := &crashable{t: t, nodes: make([]*service.Node, n), srvs: make([]*grpc.Server, n)}
+	var lns []net.Listener
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		c.addrs = append(c.addrs, ln.Addr().String())
+	}
+	for i := range n {
+		c.start(i, lns[i])
+	}
+	t.Cleanup(func() {
+		for i := range n {
+			c.crash(i)
+		}
+	})
+	return c
+}
+
+func (c *crashable) start(i int, ln net.Listener) {
+	c.t.Helper()
+	if ln == nil {
+		var err error
+		for try := 0; ; try++ { // the old run's port may take a moment to free
+			if ln, err = net.Listen("tcp", c.addrs[i]); err == nil || try > 100 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	log := &bytes.Buffer{}
+	nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: c.addrs, Slots: 4, Quotas: testQuotas}, Self: i, Events: log, Suspect: testSuspect})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	s := grpc.NewServer()
+	if err := nd.Register(s); err != nil {
+		c.t.Fatal(err)
+	}
+	go s.Serve(ln)
+	c.mu.Lock()
+	c.nodes[i], c.srvs[i] = nd, s
+	c.logs = append(c.logs, log)
+	c.mu.Unlock()
+}
+
+// crash stops node i at once: its connections close, its sessions and
+// processes are gone, nothing is given back.
+func (c *crashable) crash(i int) {
+	c.mu.Lock()
+	nd, s := c.nodes[i], c.srvs[i]
+	c.nodes[i], c.srvs[i] = nil, nil
+	c.mu.Unlock()
+	if nd == nil {
+		return
+	}
+	s.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // no drain
+	nd.Shutdown(ctx)
+}
+
+func (c *crashable) records(t *testing.T) [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out [][]byte
+	for _, b := range c.logs {
+		out = append(out, b.Bytes())
+	}
+	return out
+}
+
+// session opens a session on node i alone.
+func session(t *testing.T, ctx context.Context, addr string) *client.Session {
+	t.Helper()
+	cl, err := client.Dial(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	s, err := cl.Session(ctx, client.WithTTL(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestNodeCrashAndRejoin crashes a node while sessions on the others hold
+// locks and a semaphore unit: after the suspicion timeout the cluster
+// moves to a view without it, what the dead node held is free again, what
+// the live sessions hold stays theirs (nobody else gets it until they give
+// it back), and their next holders get tokens of the new, larger epoch.
+// The node then comes back as a new run and serves again, in a later view.
+func TestNodeCrashAndRejoin(t *testing.T) {
+	c := newCrashable(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s0 := session(t, ctx, c.addrs[0])
+	s1 := session(t, ctx, c.addrs[1])
+	s2 := session(t, ctx, c.addrs[2])
+
+	held, err := s0.Lock(ctx, "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Lock(ctx, "dies"); err != nil {
+		t.Fatal(err)
+	}
+	sem := s0.Semaphore("pool", 2)
+	if err := sem.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Semaphore("pool", 2).Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	crashed := time.Now()
+	c.crash(2)
+
+	// What the dead node held is free once the cluster moved on.
+	g, err := s1.Lock(ctx, "dies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a lock the crashed node held was granted again after %v", time.Since(crashed).Round(time.Millisecond))
+	if !held.Token("kept").Less(g.Token("dies")) {
+		t.Errorf("token %v of the new view is not above %v of the old", g.Token("dies"), held.Token("kept"))
+	}
+	if err := g.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// So is the crashed node's semaphore unit: s1 gets the second unit
+	// while s0 keeps the first.
+	sem1 := s1.Semaphore("pool", 2)
+	if err := sem1.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What a live session held across the change is still its own.
+	if _, err := s1.TryLock(ctx, "kept"); !errors.Is(err, client.ErrLocked) {
+		t.Fatalf("TryLock of a lock held across the view change: %v, want ErrLocked", err)
+	}
+	if err := sem1.TryAcquire(ctx); !errors.Is(err, client.ErrLocked) {
+		t.Fatalf("a third unit of a semaphore of 2: %v, want ErrLocked", err)
+	}
+	waited := make(chan *client.Grant, 1)
+	go func() {
+		g, err := s1.Lock(ctx, "kept")
+		if err != nil {
+			t.Error(err)
+		}
+		waited <- g
+	}()
+	select {
+	case g := <-waited:
+		t.Fatalf("%v granted while its holder still holds it", g)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := held.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	next := <-waited
+	if next == nil {
+		t.FailNow()
+	}
+	if !held.Token("kept").Less(next.Token("kept")) {
+		t.Errorf("the next holder's token %v is not above %v", next.Token("kept"), held.Token("kept"))
+	}
+	if err := next.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The quota refuses: its bins on the dead node are lost.
+	if err := s1.Quota("q").Take(ctx, 1); !errors.Is(err, client.ErrUnavailable) {
+		t.Errorf("Take after a node was lost: %v, want ErrUnavailable", err)
+	}
+
+	// The node comes back as a new run and serves in a later view.
+	c.start(2, nil)
+	s2b := session(t, ctx, c.addrs[2])
+	g2, err := s2b.Lock(ctx, "dies", "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !next.Token("kept").Less(g2.Token("kept")) {
+		t.Errorf("a holder after the rejoin got %v, not above %v", g2.Token("kept"), next.Token("kept"))
+	}
+	if err := g2.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.crash(0)
+	c.crash(1)
+	c.crash(2)
+	v := verify(t, c.records(t))
+	t.Logf("%v", v)
+}
