@@ -25,14 +25,14 @@ import (
 
 // serveOpts are the flags of allot serve.
 type serveOpts struct {
-	clusterFile, nodes            string
-	self                          int
-	lock, semaphore               string
-	slots, resources              int
-	metrics, events, logLevel     string
+	clusterFile, nodes                     string
+	self                                   int
+	lock, semaphore                        string
+	slots, resources                       int
+	metrics, events, logLevel              string
 	lockDelay, peerTimeout, drain, suspect time.Duration
-	quotas                        []string
-	tls                           tlsOpts
+	quotas                                 []string
+	tls                                    tlsOpts
 }
 
 // parseQuota reads NAME=BUDGET[:WASTE].
