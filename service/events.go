@@ -28,7 +28,12 @@ type Record struct {
 	Keys     []string     `json:"keys,omitempty"`
 	Epoch    uint64       `json:"epoch,omitempty"` // fenced: the tokens' epoch
 	Counters []uint64     `json:"counters,omitempty"`
+	Grant    uint64       `json:"grant,omitempty"` // owner: the session's grant
 }
+
+// evOwner is the record, after a request, of the session's grant it is
+// for: a grant asked again in a later view is one holder across both.
+const evOwner = "owner"
 
 // evRetired is the record of an instance of a view stopped because a later
 // view replaced it: its requests still open then are asked again in the

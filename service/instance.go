@@ -230,7 +230,10 @@ func (n *Node) newInstance(space string) (*instance, error) {
 }
 
 // request asks slot s's process for req.
-func (in *instance) request(s *slot, req proc.Request) {
+// grant is the id of the session's grant the request is for (0: none, a
+// quota's permit); the log names it, so that a grant asked again in a
+// later view is seen as one holder.
+func (in *instance) request(s *slot, req proc.Request, grant uint64) {
 	in.call(s, func(env proc.Env) {
 		s.waiting, s.abandoned, s.asked, s.res = true, false, time.Now(), req.Res
 		in.n.metrics.waiting.WithLabelValues(in.kind.String()).Inc()
@@ -239,6 +242,9 @@ func (in *instance) request(s *slot, req proc.Request) {
 			in.h.Record(proc.Event{Kind: proc.EvAcquire, P: s.id})
 		default: // exclusive, and quota as the application cycle does
 			in.h.Record(proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
+		}
+		if grant != 0 {
+			in.n.events.put(Record{Instance: in.space, Ev: evOwner, P: s.id, Res: req.Res, Grant: grant})
 		}
 		in.procs[s.id].(proc.Allocator).Request(env, req)
 	})

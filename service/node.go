@@ -111,9 +111,11 @@ func New(cfg Config) (*Node, error) {
 		readyEarly: map[uint64]map[int]bool{},
 		lost:       map[int]bool{},
 		maxEpoch:   c.Epoch - 1,
-		// Grant and session ids carry the node so they are unique in the
-		// cluster.
-		nextID:  uint64(cfg.Self) << 48,
+		// Grant and session ids carry the node and the run (24 bits of
+		// the start time, in milliseconds) so they are unique in the
+		// cluster and across restarts: a client of the node's previous
+		// run must not find its session id given to someone else.
+		nextID:  uint64(cfg.Self)<<56 | uint64(time.Now().UnixMilli())&(1<<24-1)<<32,
 		metrics: newMetrics(),
 	}
 	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
@@ -400,7 +402,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 			in.free <- sl
 			return nil, errExpired
 		}
-		in.request(sl, req)
+		in.request(sl, req, g.id)
 		var a answer
 		select {
 		case a = <-sl.answer:
@@ -460,7 +462,7 @@ func (n *Node) regrant(g *grant, st *epochState) {
 	case <-st.retired:
 		return
 	}
-	in.request(sl, g.req)
+	in.request(sl, g.req, g.id)
 	var a answer
 	select {
 	case a = <-sl.answer:
@@ -760,7 +762,7 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 		case <-s.done:
 			return nil, errExpired
 		}
-		in.request(sl, proc.Request{})
+		in.request(sl, proc.Request{}, 0)
 		var a answer
 		select {
 		case a = <-sl.answer:

@@ -52,6 +52,7 @@ func Verify(logs ...[]Record) (Verdict, error) {
 	type token struct{ epoch, counter uint64 }
 	last := map[string]token{}
 	retired := map[string]bool{}
+	hs := newHolders()
 	v := Verdict{Records: len(recs)}
 	fail := func(format string, args ...any) {
 		v.Violations++
@@ -60,6 +61,10 @@ func Verify(logs ...[]Record) (Verdict, error) {
 		}
 	}
 	for _, r := range recs {
+		hs.record(r)
+		if r.Ev == evOwner {
+			continue
+		}
 		if r.Ev == "fenced" {
 			for i, k := range r.Keys {
 				if i >= len(r.Counters) {
@@ -110,6 +115,7 @@ func Verify(logs ...[]Record) (Verdict, error) {
 		c.sink.Event(e)
 		c.waits.Event(e)
 	}
+	hs.check(fail)
 	for name, c := range byInst {
 		if c.finish != nil {
 			c.finish()

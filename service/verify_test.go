@@ -76,3 +76,45 @@ func TestVerifyCatches(t *testing.T) {
 		t.Errorf("a token of a later epoch: %v", v)
 	}
 }
+
+// TestVerifyAcrossViews: a grant asked again in a later view is one
+// holder; a view's holder that is not asked again ends when the view is
+// retired; a holder that overlaps either is caught.
+func TestVerifyAcrossViews(t *testing.T) {
+	res := []proc.ResID{3}
+	v1, v2 := "lock@1:0.1.2", "lock@2:0.1"
+	logs := []Record{
+		{T: 1, Instance: v1, Ev: "request", P: 0, Res: res},
+		{T: 1, Instance: v1, Ev: evOwner, P: 0, Res: res, Grant: 10},
+		{T: 2, Instance: v1, Ev: "enter", P: 0, Res: res},
+		{T: 5, Instance: v1, Ev: evRetired},
+		// Grant 10 held across the change: asked again in v2.
+		{T: 6, Instance: v2, Ev: "request", P: 4, Res: res},
+		{T: 6, Instance: v2, Ev: evOwner, P: 4, Res: res, Grant: 10},
+		{T: 7, Instance: v2, Ev: "enter", P: 4, Res: res},
+		{T: 9, Instance: v2, Ev: "exit", P: 4},
+		// The next holder, after it.
+		{T: 8, Instance: v2, Ev: "request", P: 5, Res: res},
+		{T: 8, Instance: v2, Ev: evOwner, P: 5, Res: res, Grant: 11},
+		{T: 10, Instance: v2, Ev: "enter", P: 5, Res: res},
+		{T: 11, Instance: v2, Ev: "exit", P: 5},
+	}
+	if v, err := Verify(logs); err != nil || !v.OK() {
+		t.Fatalf("a grant held across a view change: %v, %v", v, err)
+	}
+	// Grant 11 enters and leaves between the change and grant 10's
+	// second enter: each view alone is fine, together they overlap.
+	broken := append([]Record(nil), logs[:6]...)
+	broken = append(broken,
+		Record{T: 6, Instance: v2, Ev: "request", P: 5, Res: res},
+		Record{T: 6, Instance: v2, Ev: evOwner, P: 5, Res: res, Grant: 11},
+		Record{T: 6, Instance: v2, Ev: "enter", P: 5, Res: res},
+		Record{T: 6, Instance: v2, Ev: "exit", P: 5},
+		Record{T: 7, Instance: v2, Ev: "enter", P: 4, Res: res},
+		Record{T: 9, Instance: v2, Ev: "exit", P: 4},
+	)
+	v, err := Verify(broken)
+	if err != nil || v.Violations == 0 || !strings.Contains(strings.Join(v.First, "\n"), "across views") {
+		t.Errorf("a holder in the gap of a view change: %v, %v", v, err)
+	}
+}

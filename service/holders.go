@@ -1,0 +1,140 @@
+package service
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/allot-dev/allot/algo"
+)
+
+// holders checks exclusion and the semaphores' bound across views, by
+// session grant: an instance's own checker sees one view, but a grant held
+// when its view was replaced is asked again in the next one, on another
+// slot, and is one holder from its first enter to its last exit. A holding
+// of a retired view that is not asked again (its node died, or it was
+// given back meanwhile) ends when the view is first retired.
+type holders struct {
+	owner   map[slotOf]uint64   // the grant a slot's open request is for
+	open    map[slotOf]*holding // the slot's current holding
+	retired map[string]int64    // space -> first retire
+	byGrant map[uint64][]*holding
+}
+
+type slotOf struct {
+	space string
+	p     int32
+}
+
+type holding struct {
+	key        string // the instance key: "lock", "sem/NAME/R"
+	space      string
+	start, end int64
+	res        []int32
+}
+
+func newHolders() *holders {
+	return &holders{owner: map[slotOf]uint64{}, open: map[slotOf]*holding{}, retired: map[string]int64{}, byGrant: map[uint64][]*holding{}}
+}
+
+// record takes one record, in time order.
+func (h *holders) record(r Record) {
+	key, _, ok := strings.Cut(r.Instance, "@")
+	if !ok {
+		return // quotas do not move between views
+	}
+	at := slotOf{r.Instance, int32(r.P)}
+	switch r.Ev {
+	case evOwner:
+		h.owner[at] = r.Grant
+		x := &holding{key: key, space: r.Instance, end: math.MaxInt64}
+		for _, res := range r.Res {
+			x.res = append(x.res, int32(res))
+		}
+		h.open[at] = x // not held yet: start is set at enter
+		x.start = -1
+	case "enter", "grant":
+		if x := h.open[at]; x != nil && x.start < 0 {
+			x.start = r.T
+			h.byGrant[h.owner[at]] = append(h.byGrant[h.owner[at]], x)
+		}
+	case "exit", "release":
+		if x := h.open[at]; x != nil && x.start >= 0 {
+			x.end = r.T
+		}
+		delete(h.open, at)
+	case evRetired:
+		if _, seen := h.retired[r.Instance]; !seen {
+			h.retired[r.Instance] = r.T
+		}
+	}
+}
+
+// check reports every two grants holding one resource at once, and every
+// semaphore held by more than its units.
+func (h *holders) check(fail func(format string, args ...any)) {
+	type span struct {
+		grant      uint64
+		start, end int64
+	}
+	byRes := map[string][]span{}
+	bySem := map[string][]span{}
+	units := map[string]int{}
+	for g, xs := range h.byGrant {
+		slices.SortFunc(xs, func(a, b *holding) int { return int(a.start - b.start) })
+		first, last := xs[0], xs[len(xs)-1]
+		end := last.end
+		if t, ok := h.retired[last.space]; ok && end == math.MaxInt64 {
+			end = t
+		}
+		s := span{g, first.start, end}
+		sp, err := parseKey(first.key)
+		if err != nil {
+			continue
+		}
+		switch sp.kind {
+		case algo.Pool:
+			bySem[first.key] = append(bySem[first.key], s)
+			units[first.key] = sp.units
+		default:
+			for _, r := range first.res {
+				k := fmt.Sprintf("%s/%d", first.key, r)
+				byRes[k] = append(byRes[k], s)
+			}
+		}
+	}
+	for k, ss := range byRes {
+		slices.SortFunc(ss, func(a, b span) int { return int(a.start - b.start) })
+		for i := 1; i < len(ss); i++ {
+			for j := range i {
+				if ss[j].end > ss[i].start {
+					fail("t=%d: %s held by grants %d and %d at once, across views", ss[i].start, k, ss[j].grant, ss[i].grant)
+				}
+			}
+		}
+	}
+	for k, ss := range bySem {
+		type edge struct {
+			t int64
+			d int
+		}
+		var es []edge
+		for _, s := range ss {
+			es = append(es, edge{s.start, 1}, edge{s.end, -1})
+		}
+		slices.SortFunc(es, func(a, b edge) int {
+			if a.t != b.t {
+				return int(a.t - b.t)
+			}
+			return a.d - b.d // a release before an acquire at the same time
+		})
+		n := 0
+		for _, e := range es {
+			if n += e.d; n > units[k] {
+				fail("t=%d: %s held by %d grants at once, across views", e.t, k, n)
+				break
+			}
+		}
+	}
+}
