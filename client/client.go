@@ -253,10 +253,23 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	if o.ttl <= 0 {
 		return nil, ErrBadTTL
 	}
-	k := int(c.next.Add(1)-1) % len(c.conns)
-	api := pb.NewAllotClient(c.conns[k])
-	sent := time.Now()
-	r, err := api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: max(1, o.ttl.Milliseconds())})
+	// Sessions are spread over the nodes; a node that is down or
+	// shutting down (Unavailable) is passed over for the next one.
+	first := int(c.next.Add(1) - 1)
+	var (
+		api  pb.AllotClient
+		r    *pb.OpenSessionResponse
+		err  error
+		sent time.Time
+	)
+	for i := range c.conns {
+		api = pb.NewAllotClient(c.conns[(first+i)%len(c.conns)])
+		sent = time.Now()
+		r, err = api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: max(1, o.ttl.Milliseconds())})
+		if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, wrap(err)
 	}

@@ -235,3 +235,39 @@ func TestNodeCrashAndRejoin(t *testing.T) {
 	v := verify(t, c.records(t))
 	t.Logf("%v", v)
 }
+
+// TestSessionPassesOverADeadNode: a client that knows every node opens its
+// sessions on the live ones when one is down.
+func TestSessionPassesOverADeadNode(t *testing.T) {
+	c := newCrashable(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, err := client.Dial(ctx, c.addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	// The cluster's first view needs every node to have been up.
+	s, err := cl.Session(ctx, client.WithTTL(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.Lock(ctx, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Unlock(ctx)
+	c.crash(1)
+	for i := range 6 {
+		s, err := cl.Session(ctx, client.WithTTL(2*time.Second))
+		if err != nil {
+			t.Fatalf("session %d with node 1 down: %v", i, err)
+		}
+		g, err := s.Lock(ctx, "x")
+		if err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		g.Unlock(ctx)
+		s.Close(ctx)
+	}
+}

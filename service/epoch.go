@@ -137,7 +137,8 @@ func (n *Node) watch(ctx context.Context) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	peers := make([]peerView, len(n.c.Nodes))
-	started := false // the first view needs every node
+	seen := make([]bool, len(n.c.Nodes))
+	started := false // the first view needs every node to have been up
 	for {
 		select {
 		case <-ctx.Done():
@@ -145,7 +146,7 @@ func (n *Node) watch(ctx context.Context) {
 		case <-tick.C:
 		}
 		live := []int{}
-		all := true
+		all := true // every node has been up
 		for k, name := range n.names {
 			if k == n.self {
 				live = append(live, k)
@@ -164,9 +165,9 @@ func (n *Node) watch(ctx context.Context) {
 			}
 			if peers[k].alive {
 				live = append(live, k)
-			} else {
-				all = false
+				seen[k] = true
 			}
+			all = all && seen[k]
 		}
 		if !started && !all {
 			continue
