@@ -116,3 +116,14 @@ func TestBenchJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestCoLocated(t *testing.T) {
+	got := coLocated([]string{"A=1"}, 1<<20)
+	if got[len(got)-1] != "GOMAXPROCS=1" {
+		t.Errorf("many nodes on this machine: %v, want GOMAXPROCS=1 added", got)
+	}
+	set := []string{"GOMAXPROCS=7"}
+	if got := coLocated(set, 3); len(got) != 1 || got[0] != "GOMAXPROCS=7" {
+		t.Errorf("GOMAXPROCS set by the user: %v, want it kept", got)
+	}
+}
