@@ -139,11 +139,16 @@ func (n *Node) watch(ctx context.Context) {
 	peers := make([]peerView, len(n.c.Nodes))
 	seen := make([]bool, len(n.c.Nodes))
 	started := false // the first view needs every node to have been up
-	for {
+	for ticks := 0; ; ticks++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+		if ticks%10 == 0 {
+			// A node killed at once loses at most the last 100ms of its
+			// event log.
+			n.events.flush()
 		}
 		live := []int{}
 		all := true // every node has been up
