@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,13 +41,18 @@ import (
 // old view; a grant in E carries E, which is larger, so a resource's
 // tokens still only grow.
 //
-// Quotas do not move: permits once issued are spent, and the bins of a
-// dead node cannot be regenerated without knowing what it issued. A quota
-// runs on every node of the cluster file, in the space of its key, from
-// the start; once a node has been suspected or has restarted, every node
-// refuses Take (Unavailable), and a restarted node (one its neighbours knew
-// in an earlier incarnation) never builds a quota again: its fresh bins
-// would hand out permits a second time.
+// Quotas move too, with what they have left: permits once issued are
+// spent, but those lying in a dead node's bins are regenerated. Each node
+// counts the permits it has issued (over all its runs) and, before it
+// answers a Take, tells its buddy (the next live node of the view) its new
+// count and waits for the acknowledgement; so a dead node's count is known
+// to its buddy, and a permit nobody but the dead node knew of was never
+// handed out. A node's ready carries every count it knows; once ready in a
+// view, every node has the same counts, and each quota's instance in the
+// view runs the controller on M minus their sum. Should two runs be lost at
+// one change (two nodes dead, or restarted, at once), a dead node and its
+// buddy may both be gone: the quotas are refused from then on (Unavailable)
+// rather than risk handing out a permit twice.
 type view struct {
 	epoch uint64
 	live  []int // node indices, ascending
@@ -104,8 +111,23 @@ type (
 		Epoch uint64
 		Live  []int32
 	}
-	// Ready says the sender holds again in Epoch every grant it held.
-	Ready struct{ Epoch uint64 }
+	// Ready says the sender holds again in Epoch every grant it held, and
+	// gives the permit counts it knows: Counts[i] permits of quota
+	// Quotas[i] issued by node Nodes[i].
+	Ready struct {
+		Epoch  uint64
+		Quotas []string
+		Nodes  []int32
+		Counts []uint64
+	}
+	// Issued tells a buddy a node's permit count of a quota; Seq comes back
+	// in the IssuedAck.
+	Issued struct {
+		Quota string
+		Count uint64
+		Seq   uint64
+	}
+	IssuedAck struct{ Seq uint64 }
 	// Stale answers a proposal whose epoch is not above the receiver's.
 	Stale struct{ Epoch uint64 }
 )
@@ -113,15 +135,20 @@ type (
 func (Propose) Kind() string { return "propose" }
 func (Ready) Kind() string   { return "ready" }
 func (Stale) Kind() string   { return "stale" }
+func (Issued) Kind() string  { return "issued" }
+func (IssuedAck) Kind() string {
+	return "issued-ack"
+}
 
 const ctlSpace = "ctl"
 
 // epochState is a node's current view and how far it is.
 type epochState struct {
 	v       view
-	ready   chan struct{} // closed once every live node is ready in v
-	retired chan struct{} // closed when a later view replaces v
-	from    map[int]bool  // the nodes ready in v
+	ready   chan struct{}     // closed once every live node is ready in v
+	retired chan struct{}     // closed when a later view replaces v
+	from    map[int]bool      // the nodes ready in v
+	quotas  map[string]string // quota name -> its instance's space in v (set when ready)
 }
 
 // peerView is what the membership loop knows of one other node.
@@ -161,12 +188,12 @@ func (n *Node) watch(ctx context.Context) {
 			switch {
 			case st.Up:
 				if peers[k].alive && peers[k].inc != st.Incarnation {
-					n.suspected(k, "restarted")
+					n.suspected(k, "restarted", true)
 				}
 				peers[k] = peerView{alive: true, inc: st.Incarnation}
 			case peers[k].alive && time.Since(st.Since) > n.cfg.Suspect:
 				peers[k].alive = false
-				n.suspected(k, "link down for "+n.cfg.Suspect.String())
+				n.suspected(k, "link down for "+n.cfg.Suspect.String(), false)
 			}
 			if peers[k].alive {
 				live = append(live, k)
@@ -177,10 +204,7 @@ func (n *Node) watch(ctx context.Context) {
 		if !started && !all {
 			continue
 		}
-		if !started {
-			started = true
-			n.startQuotas()
-		}
+		started = true
 		if live[0] != n.self {
 			continue // not the leader
 		}
@@ -208,13 +232,15 @@ func (n *Node) watch(ctx context.Context) {
 	}
 }
 
-// suspected records that node k left the cluster's view, for the quotas
-// of earlier views (which cannot survive it).
-func (n *Node) suspected(k int, why string) {
+// suspected logs that node k is thought dead or has restarted; a restart
+// is a run lost, for the quotas (see view).
+func (n *Node) suspected(k int, why string, restarted bool) {
 	n.log.Warn("node suspected", "peer", k, "why", why)
-	n.mu.Lock()
-	n.lost[k] = true
-	n.mu.Unlock()
+	if restarted {
+		n.mu.Lock()
+		n.restarts[k] = true
+		n.mu.Unlock()
+	}
 }
 
 // control sends a control message to node k (to this node: handled at
@@ -255,41 +281,94 @@ func (n *Node) onControl(from proc.ID, m proc.Message) {
 		n.mu.Unlock()
 	case Ready:
 		n.mu.Lock()
-		defer n.mu.Unlock()
 		if n.readyEarly[m.Epoch] == nil {
 			n.readyEarly[m.Epoch] = map[int]bool{}
 		}
 		n.readyEarly[m.Epoch][int(from)] = true
-		n.checkReady()
+		for i, q := range m.Quotas {
+			if i < len(m.Nodes) && i < len(m.Counts) {
+				n.counted(q, int(m.Nodes[i]), m.Counts[i])
+			}
+		}
+		spaces := n.checkReady()
+		n.mu.Unlock()
+		for _, sp := range spaces {
+			if _, err := n.instance(sp); err != nil && !errors.Is(err, errRetiredView) {
+				n.log.Error("quota", "instance", sp, "err", err)
+			}
+		}
+	case Issued:
+		n.mu.Lock()
+		n.counted(m.Quota, int(from), m.Count)
+		n.mu.Unlock()
+		n.control(int(from), IssuedAck{Seq: m.Seq})
+	case IssuedAck:
+		n.mu.Lock()
+		ch := n.acks[m.Seq]
+		delete(n.acks, m.Seq)
+		n.mu.Unlock()
+		if ch != nil {
+			close(ch)
+		}
 	}
 }
 
-// checkReady opens the current view once every live node is ready in it
+// counted records that node k has issued at least c permits of quota q
 // (n.mu held).
-func (n *Node) checkReady() {
+func (n *Node) counted(q string, k int, c uint64) {
+	if n.counts[q] == nil {
+		n.counts[q] = make([]uint64, len(n.c.Nodes))
+	}
+	if k >= 0 && k < len(n.c.Nodes) {
+		n.counts[q][k] = max(n.counts[q][k], c)
+	}
+}
+
+// checkReady opens the current view once every live node is ready in it,
+// and returns the spaces of its quotas (n.mu held). Every live node's
+// ready is in by then, so every node has the same counts and gives each
+// quota the same permits left.
+func (n *Node) checkReady() []string {
 	cur := n.cur
 	if cur == nil {
-		return
+		return nil
 	}
 	for k := range n.readyEarly[cur.v.epoch] {
 		cur.from[k] = true
 	}
 	for _, k := range cur.v.live {
 		if !cur.from[k] {
-			return
+			return nil
 		}
 	}
 	select {
 	case <-cur.ready:
+		return nil
 	default:
-		n.log.Info("view ready", "epoch", cur.v.epoch, "live", cur.v.live)
-		close(cur.ready)
-		for e := range n.readyEarly {
-			if e <= cur.v.epoch {
-				delete(n.readyEarly, e)
+	}
+	var spaces []string
+	cur.quotas = map[string]string{}
+	if !n.quotaLost {
+		for _, name := range slices.Sorted(maps.Keys(n.c.Quotas)) {
+			q := n.c.Quotas[name]
+			var issued uint64
+			for _, c := range n.counts[name] {
+				issued += c
 			}
+			left := max(0, int64(q.Budget)-int64(issued))
+			sp := quotaViewKey(name, q, int(left)) + cur.v.suffix()
+			cur.quotas[name] = sp
+			spaces = append(spaces, sp)
 		}
 	}
+	n.log.Info("view ready", "epoch", cur.v.epoch, "live", cur.v.live)
+	close(cur.ready)
+	for e := range n.readyEarly {
+		if e <= cur.v.epoch {
+			delete(n.readyEarly, e)
+		}
+	}
+	return spaces
 }
 
 // adopt moves this node to view v: the instances of older views stop,
@@ -304,6 +383,24 @@ func (n *Node) adopt(v view) {
 		return // a later view was adopted meanwhile
 	}
 	n.cur = st
+	if old != nil {
+		// The runs lost since the last view: nodes gone, and nodes back
+		// as a new run.
+		lost := map[int]bool{}
+		for _, k := range old.v.live {
+			if v.rank(k) < 0 {
+				lost[k] = true
+			}
+		}
+		for k := range n.restarts {
+			lost[k] = true
+		}
+		if len(lost) >= 2 && !n.quotaLost && len(n.c.Quotas) > 0 {
+			n.quotaLost = true
+			n.log.Warn("quotas refused from now on: two runs lost at one change", "lost", slices.Sorted(maps.Keys(lost)))
+		}
+	}
+	clear(n.restarts)
 	var stop []*instance
 	for space, in := range n.instances {
 		if in.epoched && in.view.epoch < v.epoch {
@@ -340,8 +437,16 @@ func (n *Node) adopt(v view) {
 			return
 		default:
 		}
+		r := Ready{Epoch: v.epoch}
+		n.mu.Lock()
+		for _, q := range slices.Sorted(maps.Keys(n.counts)) {
+			for k, c := range n.counts[q] {
+				r.Quotas, r.Nodes, r.Counts = append(r.Quotas, q), append(r.Nodes, int32(k)), append(r.Counts, c)
+			}
+		}
+		n.mu.Unlock()
 		for _, k := range v.live {
-			n.control(k, Ready{Epoch: v.epoch})
+			n.control(k, r)
 		}
 	}()
 }

@@ -71,11 +71,14 @@ func (n *Node) owner(v view, users int, id proc.ID) int {
 }
 
 // spec is what an instance key names: the lock ("lock"), a semaphore
-// ("sem/NAME/UNITS") or a quota ("quota/NAME/BUDGET/WASTE").
+// ("sem/NAME/UNITS") or a quota in one view ("quota/NAME/BUDGET/WASTE~LEFT":
+// of its BUDGET, LEFT permits were not yet issued when the view began; the
+// view's instance runs the controller on LEFT, with waste at most WASTE).
 type spec struct {
 	kind                 algo.Kind
 	name                 string
 	units, budget, waste int
+	left                 int // a quota's permits for this view
 }
 
 // parseKey returns the spec of an instance key.
@@ -105,8 +108,17 @@ func parseKey(key string) (spec, error) {
 		}
 	}
 	if rest, ok := strings.CutPrefix(key, "quota/"); ok {
+		rest, left, cut := strings.Cut(rest, "~")
 		if name, v, ok := nums(rest, 2); ok {
-			return spec{kind: algo.Quota, name: name, budget: v[0], waste: v[1]}, nil
+			sp := spec{kind: algo.Quota, name: name, budget: v[0], waste: v[1], left: v[0]}
+			if cut {
+				l, err := strconv.Atoi(left)
+				if err != nil || l < 0 || l > sp.budget {
+					return spec{}, bad
+				}
+				sp.left = l
+			}
+			return sp, nil
 		}
 	}
 	return spec{}, bad
@@ -116,6 +128,12 @@ func semKey(name string, units int) string { return "sem/" + name + "/" + strcon
 
 func quotaKey(name string, q QuotaSpec) string {
 	return fmt.Sprintf("quota/%s/%d/%d", name, q.Budget, q.Waste)
+}
+
+// quotaViewKey is the key of a quota's instance in a view that begins with
+// left permits not yet issued.
+func quotaViewKey(name string, q QuotaSpec, left int) string {
+	return fmt.Sprintf("%s~%d", quotaKey(name, q), left)
 }
 
 // problem is the problem every node builds the instance key for.
@@ -136,7 +154,7 @@ func (n *Node) problem(sp spec, users int) (*algo.Problem, algo.Algorithm, error
 		if sp.budget < 0 || sp.waste < 0 || sp.waste > sp.budget {
 			return nil, algo.Algorithm{}, fmt.Errorf("a quota needs 0 ≤ waste ≤ budget, got %d and %d", sp.waste, sp.budget)
 		}
-		return &algo.Problem{Kind: algo.Quota, Users: users, Budget: sp.budget, Waste: sp.waste, Graph: n.tree(users)}, n.algs[algo.Quota], nil
+		return &algo.Problem{Kind: algo.Quota, Users: users, Budget: sp.left, Waste: min(sp.waste, sp.left), Graph: n.tree(users)}, n.algs[algo.Quota], nil
 	}
 	return nil, algo.Algorithm{}, fmt.Errorf("no algorithm serves %s", kind)
 }
@@ -174,10 +192,8 @@ func (n *Node) newInstance(space string) (*instance, error) {
 		return nil, err
 	}
 	switch {
-	case (sp.kind == algo.Quota) == epoched:
+	case !epoched:
 		return nil, fmt.Errorf("%w: instance %q", errSpace, space)
-	case sp.kind == algo.Quota && n.tr.Restarted():
-		return nil, errRestarted
 	case v.rank(n.self) < 0:
 		return nil, fmt.Errorf("%w: this node is not in %s", errSpace, space)
 	}

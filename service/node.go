@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +81,11 @@ type Node struct {
 	cur        *epochState // the view this node is in (nil before the first)
 	maxEpoch   uint64      // the largest epoch heard of
 	readyEarly map[uint64]map[int]bool
-	lost       map[int]bool // nodes suspected or restarted since the start
+	restarts   map[int]bool             // nodes seen back as a new run since the last view
+	counts     map[string][]uint64      // quota -> permits issued by each node, as known
+	quotaLost  bool                     // two runs lost at once: quotas refused
+	acks       map[uint64]chan struct{} // Issued messages waiting for their IssuedAck
+	ackSeq     uint64
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -109,7 +112,9 @@ func New(cfg Config) (*Node, error) {
 		instances:  map[string]*instance{},
 		sessions:   map[uint64]*session{},
 		readyEarly: map[uint64]map[int]bool{},
-		lost:       map[int]bool{},
+		restarts:   map[int]bool{},
+		counts:     map[string][]uint64{},
+		acks:       map[uint64]chan struct{}{},
 		maxEpoch:   c.Epoch - 1,
 		// Grant and session ids carry the node and the run (24 bits of
 		// the start time, in milliseconds) so they are unique in the
@@ -132,7 +137,7 @@ func New(cfg Config) (*Node, error) {
 		n.algs[kind] = a
 		algs = append(algs, a)
 	}
-	algs = append(algs, algo.Algorithm{Name: "views", Messages: []proc.Message{Propose{}, Ready{}, Stale{}}})
+	algs = append(algs, algo.Algorithm{Name: "views", Messages: []proc.Message{Propose{}, Ready{}, Stale{}, Issued{}, IssuedAck{}}})
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
@@ -238,18 +243,6 @@ func (n *Node) place(space string, id proc.ID) (string, bool) {
 	return n.names[n.owner(v, len(v.live)*n.c.Slots, id)], true
 }
 
-// startQuotas builds the declared quotas, once every node is up: the
-// controller's root builds its tree at Start, and a node that built the
-// instance only on a first Take would wait for a root that never started.
-// A restarted node builds none (see view).
-func (n *Node) startQuotas() {
-	for _, name := range slices.Sorted(maps.Keys(n.c.Quotas)) {
-		if _, err := n.instance(quotaKey(name, n.c.Quotas[name])); err != nil && !errors.Is(err, errRestarted) {
-			n.log.Error("quota", "name", name, "err", err)
-		}
-	}
-}
-
 // WaitPeers waits until a link to every other node is up.
 func (n *Node) WaitPeers(ctx context.Context) error {
 	for k, name := range n.names {
@@ -320,7 +313,6 @@ func (n *Node) id() uint64 {
 var (
 	errSpace       = errors.New("not an instance of this cluster")
 	errRetiredView = errors.New("an instance of a view this node has left")
-	errRestarted   = errors.New("quotas do not survive a node's restart")
 )
 
 // instance returns the instance of a space, building it on first use. An
@@ -732,7 +724,7 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	if r.N <= 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "take needs n > 0, got %d", r.N)
 	}
-	q, ok := n.c.Quotas[r.Name]
+	_, ok := n.c.Quotas[r.Name]
 	if !ok {
 		return nil, status.Errorf(codes.InvalidArgument, "no quota %q in this cluster", r.Name)
 	}
@@ -740,45 +732,98 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	if err != nil {
 		return nil, err
 	}
-	n.mu.Lock()
-	lost := len(n.lost)
-	n.mu.Unlock()
-	if lost > 0 {
-		return nil, status.Errorf(codes.Unavailable, "quota %s: a node was lost, and quotas do not survive that yet", r.Name)
+	st, err := n.current(ctx, s.done)
+	if err != nil {
+		return nil, status.FromContextError(err).Err()
 	}
-	in, err := n.instance(quotaKey(r.Name, q))
+	space := st.quotas[r.Name]
+	if space == "" {
+		return nil, status.Errorf(codes.Unavailable, "quota %s: refused since two nodes were lost at once (a permit could be handed out twice)", r.Name)
+	}
+	in, err := n.instance(space)
 	if err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
-	for k := range r.N {
+	var got int64
+	var refused error
+	for got < r.N && refused == nil {
 		if n.draining.Load() {
-			return nil, errDraining
+			refused = errDraining
+			break
 		}
 		var sl *slot
 		select {
 		case sl = <-in.free:
+		case <-st.retired:
+			refused = status.Error(codes.Unavailable, "the cluster's view changed")
 		case <-ctx.Done():
-			return nil, status.FromContextError(ctx.Err()).Err()
+			refused = status.FromContextError(ctx.Err()).Err()
 		case <-s.done:
-			return nil, errExpired
+			refused = errExpired
+		}
+		if refused != nil {
+			break
 		}
 		in.request(sl, proc.Request{}, 0)
-		var a answer
 		select {
-		case a = <-sl.answer:
+		case a := <-sl.answer:
 			in.free <- sl
+			if a.ev.Kind == proc.EvReject {
+				refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, got, r.N)
+			} else {
+				got++
+			}
+		case <-st.retired:
+			in.abandon(sl)
+			refused = status.Error(codes.Unavailable, "the cluster's view changed")
 		case <-ctx.Done():
 			in.abandon(sl)
-			return nil, status.FromContextError(ctx.Err()).Err()
+			refused = status.FromContextError(ctx.Err()).Err()
 		case <-s.done:
 			in.abandon(sl)
-			return nil, errExpired
-		}
-		if a.ev.Kind == proc.EvReject {
-			return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, k, r.N)
+			refused = errExpired
 		}
 	}
+	if got > 0 {
+		// The permits are counted, and the count is with the buddy,
+		// before anyone hears of them: a permit the cluster would not
+		// know of after this node's death is never handed out.
+		if err := n.issued(ctx, st, r.Name, uint64(got)); err != nil && refused == nil {
+			refused = err
+		}
+	}
+	if refused != nil {
+		return nil, refused
+	}
 	return &pb.TakeResponse{Permits: r.N}, nil
+}
+
+// issued adds got permits of quota q to this node's count and waits until
+// its buddy (the next live node of the view) has the new count.
+func (n *Node) issued(ctx context.Context, st *epochState, q string, got uint64) error {
+	n.mu.Lock()
+	n.counted(q, n.self, 0)
+	n.counts[q][n.self] += got
+	count := n.counts[q][n.self]
+	n.ackSeq++
+	seq := n.ackSeq
+	ack := make(chan struct{})
+	n.acks[seq] = ack
+	n.mu.Unlock()
+	r := st.v.rank(n.self)
+	buddy := st.v.live[(r+1)%len(st.v.live)]
+	if buddy == n.self {
+		return nil // alone: nobody else could hand these permits out again
+	}
+	n.control(buddy, Issued{Quota: q, Count: count, Seq: seq})
+	select {
+	case <-ack:
+		return nil
+	case <-st.retired:
+		return status.Error(codes.Unavailable, "the cluster's view changed before the permits were recorded")
+	case <-ctx.Done():
+		return status.FromContextError(ctx.Err()).Err()
+	}
 }
 
 // lookup finds an algorithm of the catalogue.

@@ -53,6 +53,12 @@ func Verify(logs ...[]Record) (Verdict, error) {
 	last := map[string]token{}
 	retired := map[string]bool{}
 	hs := newHolders()
+	// A quota's permits over all its views, against its whole budget.
+	type quota struct {
+		name   string
+		budget int
+	}
+	permits := map[quota]int{}
 	v := Verdict{Records: len(recs)}
 	fail := func(format string, args ...any) {
 		v.Violations++
@@ -97,7 +103,7 @@ func Verify(logs ...[]Record) (Verdict, error) {
 				x := &check.Pool{Units: sp.units}
 				c.sink, c.rep = x, &x.Report
 			case algo.Quota:
-				x := &check.Quota{Budget: sp.budget, Waste: sp.waste}
+				x := &check.Quota{Budget: sp.left, Waste: min(sp.waste, sp.left)}
 				c.sink, c.rep, c.finish = x, &x.Report, x.Finish
 			default:
 				x := &check.Exclusion{}
@@ -108,6 +114,15 @@ func Verify(logs ...[]Record) (Verdict, error) {
 		e, err := r.Event()
 		if err != nil {
 			return v, err
+		}
+		if e.Kind == proc.EvPermit {
+			key, _, _ := strings.Cut(r.Instance, "@")
+			if sp, err := parseKey(key); err == nil {
+				q := quota{sp.name, sp.budget}
+				if permits[q]++; permits[q] == sp.budget+1 {
+					fail("t=%d: quota %s issued more than its %d permits over its views", r.T, sp.name, sp.budget)
+				}
+			}
 		}
 		if e.Served() {
 			v.Answered++
