@@ -296,24 +296,66 @@ func TestSessionPassesOverADeadNode(t *testing.T) {
 
 // TestQuotaRefusedAfterTwoLosses: with two nodes lost at once, a dead
 // node's buddy may be gone with it and its permit count with both: the
-// quota is refused rather than risk a permit handed out twice.
+// quota is refused rather than risk a permit handed out twice. The three
+// nodes left of five are a majority and go on with locks.
 func TestQuotaRefusedAfterTwoLosses(t *testing.T) {
-	c := newCrashable(t, 3)
+	c := newCrashable(t, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s0 := session(t, ctx, c.addrs[0])
-	if err := s0.Quota("q").Take(ctx, 2); err != nil {
+	if err := s0.Quota("calls").Take(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	c.crash(1)
-	c.crash(2)
-	if err := s0.Quota("q").Take(ctx, 1); !errors.Is(err, client.ErrUnavailable) {
-		t.Errorf("Take after two nodes were lost at once: %v, want ErrUnavailable", err)
+	c.crash(3)
+	c.crash(4)
+	// Until the others suspect them, the old view serves; then the quota
+	// is refused for good.
+	deadline := time.Now().Add(testSuspect + 5*time.Second)
+	for {
+		err := s0.Quota("calls").Take(ctx, 1)
+		if errors.Is(err, client.ErrUnavailable) {
+			break
+		}
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("Take after two nodes were lost at once: %v, want ErrUnavailable in the end", err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	// Locks go on.
 	g, err := s0.Lock(ctx, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Unlock(ctx)
+	if err := s0.Quota("calls").Take(ctx, 1); !errors.Is(err, client.ErrUnavailable) {
+		t.Errorf("Take after the change: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestMinorityStops: a node that no longer sees a majority may be the one
+// cut off while the others move on, so it stops serving: its sessions end
+// (their Done closes) and it opens no new one.
+func TestMinorityStops(t *testing.T) {
+	c := newCrashable(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s0 := session(t, ctx, c.addrs[0])
+	g, err := s0.Lock(ctx, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.crash(1)
+	c.crash(2)
+	select {
+	case <-g.Done():
+	case <-time.After(testSuspect + 3*time.Second): // the suspicion, then the session's lease (2s)
+		t.Fatal("the session of a node without a majority is still alive")
+	}
+	cl, err := client.Dial(ctx, c.addrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := cl.Session(ctx); !errors.Is(err, client.ErrUnavailable) {
+		t.Errorf("a session on a node without a majority: %v, want ErrUnavailable", err)
+	}
 }

@@ -21,9 +21,13 @@ import (
 //
 // Views change when a node is suspected dead (its link down for longer
 // than Config.Suspect) or comes back (its link up again, perhaps with a
-// new incarnation after a restart). The lowest-numbered live node, the
-// leader, proposes the next view with a larger epoch to the live nodes;
-// each adopts it (never one whose epoch is not above its own):
+// new incarnation after a restart). A view needs a majority of the
+// cluster's nodes: two majorities share a node, which adopts at most one
+// view of an epoch, so two sides of a partition never both serve a view,
+// and a node that sees no majority stops serving (fence). The
+// lowest-numbered live node, the leader, proposes the next view with a
+// larger epoch to the live nodes; each adopts it (never one whose epoch is
+// not above its own):
 //
 //	leader: view changed ──config{E, live}──> every live node (itself too)
 //	node:   adopt E: stop the instances of older epochs (their waiting
@@ -119,6 +123,9 @@ type (
 		Quotas []string
 		Nodes  []int32
 		Counts []uint64
+		// QuotaLost: the sender has seen two runs lost since the last
+		// view that served; then every node refuses the quotas.
+		QuotaLost bool
 	}
 	// Issued tells a buddy a node's permit count of a quota; Seq comes back
 	// in the IssuedAck.
@@ -205,6 +212,12 @@ func (n *Node) watch(ctx context.Context) {
 			continue
 		}
 		started = true
+		if 2*len(live) <= len(n.c.Nodes) {
+			// Without a majority this node may be the one cut off: the
+			// others may move on without it, so it stops serving.
+			n.fence()
+			continue
+		}
 		if live[0] != n.self {
 			continue // not the leader
 		}
@@ -229,6 +242,42 @@ func (n *Node) watch(ctx context.Context) {
 		for _, k := range live {
 			n.control(k, p)
 		}
+	}
+}
+
+// fence stops a node that has lost the majority: its view is retired, its
+// sessions end (their holders' keep-alives fail, so their Done closes within
+// their lease), and it serves nothing until a view with a majority takes
+// it in again. The majority, which may meanwhile move on and hand out what
+// these sessions held, thus overlaps them at most for a lease's expiry.
+func (n *Node) fence() {
+	n.mu.Lock()
+	cur := n.cur
+	if cur == nil {
+		n.mu.Unlock()
+		return
+	}
+	n.cur = nil
+	n.fenced = true
+	var stop []*instance
+	for space, in := range n.instances {
+		if in.epoched {
+			stop = append(stop, in)
+			delete(n.instances, space)
+		}
+	}
+	var sessions []*session
+	for _, s := range n.sessions {
+		sessions = append(sessions, s)
+	}
+	n.mu.Unlock()
+	n.log.Warn("lost the majority: this node stops serving", "epoch", cur.v.epoch, "sessions", len(sessions))
+	close(cur.retired)
+	for _, in := range stop {
+		in.retire()
+	}
+	for _, s := range sessions {
+		n.end(s, 0, "this node lost the cluster's majority")
 	}
 }
 
@@ -285,6 +334,10 @@ func (n *Node) onControl(from proc.ID, m proc.Message) {
 			n.readyEarly[m.Epoch] = map[int]bool{}
 		}
 		n.readyEarly[m.Epoch][int(from)] = true
+		if m.QuotaLost && !n.quotaLost {
+			n.quotaLost = true
+			n.log.Warn("quotas refused from now on: a node saw two runs lost", "from", from)
+		}
 		for i, q := range m.Quotas {
 			if i < len(m.Nodes) && i < len(m.Counts) {
 				n.counted(q, int(m.Nodes[i]), m.Counts[i])
@@ -363,6 +416,8 @@ func (n *Node) checkReady() []string {
 	}
 	n.log.Info("view ready", "epoch", cur.v.epoch, "live", cur.v.live)
 	close(cur.ready)
+	n.lastReady = &cur.v
+	clear(n.restarts)
 	for e := range n.readyEarly {
 		if e <= cur.v.epoch {
 			delete(n.readyEarly, e)
@@ -383,11 +438,12 @@ func (n *Node) adopt(v view) {
 		return // a later view was adopted meanwhile
 	}
 	n.cur = st
-	if old != nil {
-		// The runs lost since the last view: nodes gone, and nodes back
-		// as a new run.
+	n.fenced = false
+	if last := n.lastReady; last != nil {
+		// The runs lost since the last view that served, whose buddies
+		// hold the permit counts: nodes gone, and nodes back as a new run.
 		lost := map[int]bool{}
-		for _, k := range old.v.live {
+		for _, k := range last.live {
 			if v.rank(k) < 0 {
 				lost[k] = true
 			}
@@ -397,10 +453,9 @@ func (n *Node) adopt(v view) {
 		}
 		if len(lost) >= 2 && !n.quotaLost && len(n.c.Quotas) > 0 {
 			n.quotaLost = true
-			n.log.Warn("quotas refused from now on: two runs lost at one change", "lost", slices.Sorted(maps.Keys(lost)))
+			n.log.Warn("quotas refused from now on: two runs lost since the last view", "lost", slices.Sorted(maps.Keys(lost)))
 		}
 	}
-	clear(n.restarts)
 	var stop []*instance
 	for space, in := range n.instances {
 		if in.epoched && in.view.epoch < v.epoch {
@@ -437,8 +492,8 @@ func (n *Node) adopt(v view) {
 			return
 		default:
 		}
-		r := Ready{Epoch: v.epoch}
 		n.mu.Lock()
+		r := Ready{Epoch: v.epoch, QuotaLost: n.quotaLost}
 		for _, q := range slices.Sorted(maps.Keys(n.counts)) {
 			for k, c := range n.counts[q] {
 				r.Quotas, r.Nodes, r.Counts = append(r.Quotas, q), append(r.Nodes, int32(k)), append(r.Counts, c)

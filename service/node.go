@@ -81,9 +81,11 @@ type Node struct {
 	cur        *epochState // the view this node is in (nil before the first)
 	maxEpoch   uint64      // the largest epoch heard of
 	readyEarly map[uint64]map[int]bool
-	restarts   map[int]bool             // nodes seen back as a new run since the last view
+	restarts   map[int]bool             // nodes seen back as a new run since lastReady
+	lastReady  *view                    // the last view that served
 	counts     map[string][]uint64      // quota -> permits issued by each node, as known
 	quotaLost  bool                     // two runs lost at once: quotas refused
+	fenced     bool                     // cut off from the majority: serving nothing
 	acks       map[uint64]chan struct{} // Issued messages waiting for their IssuedAck
 	ackSeq     uint64
 }
@@ -606,6 +608,12 @@ func (n *Node) OpenSession(_ context.Context, r *pb.OpenSessionRequest) (*pb.Ope
 	}
 	if n.draining.Load() {
 		return nil, errDraining
+	}
+	n.mu.Lock()
+	fenced := n.fenced
+	n.mu.Unlock()
+	if fenced {
+		return nil, status.Error(codes.Unavailable, "this node is cut off from the cluster's majority")
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
 	n.mu.Lock()
