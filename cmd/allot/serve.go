@@ -324,7 +324,7 @@ func freePorts(n int) ([]string, error) {
 // less CPU an operation).
 func coLocated(env []string, n int) []string {
 	for _, e := range env {
-		if strings.HasPrefix(e, "GOMAXPROCS=") {
+		if v, ok := strings.CutPrefix(e, "GOMAXPROCS="); ok && v != "" {
 			return env
 		}
 	}

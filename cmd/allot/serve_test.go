@@ -118,7 +118,7 @@ func TestBenchJSON(t *testing.T) {
 }
 
 func TestCoLocated(t *testing.T) {
-	got := coLocated([]string{"A=1"}, 1<<20)
+	got := coLocated([]string{"A=1", "GOMAXPROCS="}, 1<<20)
 	if got[len(got)-1] != "GOMAXPROCS=1" {
 		t.Errorf("many nodes on this machine: %v, want GOMAXPROCS=1 added", got)
 	}
