@@ -359,3 +359,67 @@ func TestMinorityStops(t *testing.T) {
 		t.Errorf("a session on a node without a majority: %v, want ErrUnavailable", err)
 	}
 }
+
+// TestGracefulLeave: a node shut down with its leases given back says so,
+// and the others move to a view without it at once, not after the
+// suspicion timeout (here far longer than the test allows).
+func TestGracefulLeave(t *testing.T) {
+	lns := make([]net.Listener, 3)
+	var addrs []string
+	for i := range lns {
+		var err error
+		if lns[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		addrs = append(addrs, lns[i].Addr().String())
+	}
+	var nodes []*service.Node
+	var srvs []*grpc.Server
+	for i := range lns {
+		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 4}, Self: i, Suspect: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := grpc.NewServer()
+		if err := nd.Register(s); err != nil {
+			t.Fatal(err)
+		}
+		go s.Serve(lns[i])
+		nodes, srvs = append(nodes, nd), append(srvs, s)
+	}
+	defer func() {
+		for i := range 2 {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			nodes[i].Shutdown(ctx)
+			srvs[i].Stop()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s0 := session(t, ctx, addrs[0])
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	g, err := s0.Lock(ctx, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Unlock(ctx)
+	dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	nodes[2].Shutdown(dctx)
+	dcancel()
+	srvs[2].Stop()
+	left := time.Now()
+	// Twelve names: some resource manager lived on node 2, so this
+	// lock needs the new view.
+	lctx, lcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer lcancel()
+	g, err = s0.Lock(lctx, names...)
+	if err != nil {
+		t.Fatalf("lock after a node left: %v", err)
+	}
+	t.Logf("granted %v after the node left", time.Since(left).Round(time.Millisecond))
+	if g.Token("a").Epoch < 2 {
+		t.Errorf("token %v: not of a later view than the first", g.Token("a"))
+	}
+	g.Unlock(ctx)
+}

@@ -128,13 +128,18 @@ type (
 		QuotaLost bool
 	}
 	// Issued tells a buddy a node's permit count of a quota; Seq comes back
-	// in the IssuedAck.
+	// in the Ack.
 	Issued struct {
 		Quota string
 		Count uint64
 		Seq   uint64
 	}
-	IssuedAck struct{ Seq uint64 }
+	// Leaving says the sender is shutting down, its leases given back:
+	// the others need not wait for the suspicion timeout once its link
+	// drops. Seq comes back in the Ack.
+	Leaving struct{ Seq uint64 }
+	// Ack acknowledges an Issued or a Leaving.
+	Ack struct{ Seq uint64 }
 	// Stale answers a proposal whose epoch is not above the receiver's.
 	Stale struct{ Epoch uint64 }
 )
@@ -143,9 +148,8 @@ func (Propose) Kind() string { return "propose" }
 func (Ready) Kind() string   { return "ready" }
 func (Stale) Kind() string   { return "stale" }
 func (Issued) Kind() string  { return "issued" }
-func (IssuedAck) Kind() string {
-	return "issued-ack"
-}
+func (Leaving) Kind() string { return "leaving" }
+func (Ack) Kind() string     { return "ack" }
 
 const ctlSpace = "ctl"
 
@@ -192,12 +196,22 @@ func (n *Node) watch(ctx context.Context) {
 				continue
 			}
 			st, _ := n.tr.Peer(name)
+			n.mu.Lock()
+			left := n.leaving[k]
+			if st.Up && left && st.Incarnation != peers[k].inc {
+				delete(n.leaving, k) // back as a new run
+				left = false
+			}
+			n.mu.Unlock()
 			switch {
-			case st.Up:
+			case st.Up && !left:
 				if peers[k].alive && peers[k].inc != st.Incarnation {
 					n.suspected(k, "restarted", true)
 				}
 				peers[k] = peerView{alive: true, inc: st.Incarnation}
+			case peers[k].alive && left && !st.Up:
+				peers[k].alive = false
+				n.log.Info("node left", "peer", k)
 			case peers[k].alive && time.Since(st.Since) > n.cfg.Suspect:
 				peers[k].alive = false
 				n.suspected(k, "link down for "+n.cfg.Suspect.String(), false)
@@ -354,8 +368,13 @@ func (n *Node) onControl(from proc.ID, m proc.Message) {
 		n.mu.Lock()
 		n.counted(m.Quota, int(from), m.Count)
 		n.mu.Unlock()
-		n.control(int(from), IssuedAck{Seq: m.Seq})
-	case IssuedAck:
+		n.control(int(from), Ack{Seq: m.Seq})
+	case Leaving:
+		n.mu.Lock()
+		n.leaving[int(from)] = true
+		n.mu.Unlock()
+		n.control(int(from), Ack{Seq: m.Seq})
+	case Ack:
 		n.mu.Lock()
 		ch := n.acks[m.Seq]
 		delete(n.acks, m.Seq)

@@ -86,7 +86,8 @@ type Node struct {
 	counts     map[string][]uint64      // quota -> permits issued by each node, as known
 	quotaLost  bool                     // two runs lost at once: quotas refused
 	fenced     bool                     // cut off from the majority: serving nothing
-	acks       map[uint64]chan struct{} // Issued messages waiting for their IssuedAck
+	acks       map[uint64]chan struct{} // Issued and Leaving messages waiting for their Ack
+	leaving    map[int]bool             // nodes that said they are shutting down
 	ackSeq     uint64
 }
 
@@ -117,6 +118,7 @@ func New(cfg Config) (*Node, error) {
 		restarts:   map[int]bool{},
 		counts:     map[string][]uint64{},
 		acks:       map[uint64]chan struct{}{},
+		leaving:    map[int]bool{},
 		maxEpoch:   c.Epoch - 1,
 		// Grant and session ids carry the node and the run (24 bits of
 		// the start time, in milliseconds) so they are unique in the
@@ -139,7 +141,7 @@ func New(cfg Config) (*Node, error) {
 		n.algs[kind] = a
 		algs = append(algs, a)
 	}
-	algs = append(algs, algo.Algorithm{Name: "views", Messages: []proc.Message{Propose{}, Ready{}, Stale{}, Issued{}, IssuedAck{}}})
+	algs = append(algs, algo.Algorithm{Name: "views", Messages: []proc.Message{Propose{}, Ready{}, Stale{}, Issued{}, Leaving{}, Ack{}}})
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
@@ -272,7 +274,7 @@ func (n *Node) Shutdown(ctx context.Context) {
 			for _, s := range n.sessions {
 				s.mu.Lock()
 				for _, g := range s.grants {
-					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "instance", g.in.key, "process", g.sl.id)
+					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "key", g.key)
 				}
 				s.mu.Unlock()
 			}
@@ -280,6 +282,11 @@ func (n *Node) Shutdown(ctx context.Context) {
 			goto out
 		case <-tick.C:
 		}
+	}
+	// Drained: the others may move on at once when the links drop. (A
+	// Shutdown whose time is up already is a stop, not a leave.)
+	if ctx.Err() == nil {
+		n.leave(ctx)
 	}
 out:
 	n.stop()
@@ -290,6 +297,34 @@ out:
 	n.mu.Unlock()
 	n.tr.Close()
 	n.events.flush()
+}
+
+// leave tells the other nodes this one is leaving and waits (within ctx,
+// at most a second) for them to have heard it.
+func (n *Node) leave(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	var waits []chan struct{}
+	for k := range n.c.Nodes {
+		if k == n.self {
+			continue
+		}
+		n.mu.Lock()
+		n.ackSeq++
+		seq := n.ackSeq
+		ack := make(chan struct{})
+		n.acks[seq] = ack
+		n.mu.Unlock()
+		waits = append(waits, ack)
+		n.control(k, Leaving{Seq: seq})
+	}
+	for _, w := range waits {
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 func (n *Node) held() int {
