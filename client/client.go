@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
@@ -215,6 +216,12 @@ func DialWith(ctx context.Context, addrs []string, opts ...Option) (*Client, err
 		}
 		dopts = append(dopts, grpc.WithPerRPCCredentials(bearer{token: o.token, secure: !o.insecureToken}))
 	}
+	// A node back after a crash is worth trying again within a second,
+	// not after gRPC's default backoff of up to two minutes.
+	dopts = append(dopts, grpc.WithConnectParams(grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+		MinConnectTimeout: time.Second,
+	}))
 	c := &Client{}
 	for _, a := range addrs {
 		cc, err := grpc.NewClient(a, dopts...)

@@ -63,6 +63,7 @@ import (
 	"time"
 
 	ggrpc "google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -179,7 +180,15 @@ func New(cfg Config) (*Transport, error) {
 		}
 		p := &peer{t: t, name: name, restored: make(chan struct{})}
 		if cfg.Node < name {
-			conn, err := ggrpc.NewClient(addr, cfg.DialOptions...)
+			// gRPC's default reconnect backoff grows to two minutes: a
+			// link down that long after a partition healed would be
+			// taken for a dead node. A neighbour is worth a redial every
+			// second at most.
+			opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
+				Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+				MinConnectTimeout: time.Second,
+			})}, cfg.DialOptions...)
+			conn, err := ggrpc.NewClient(addr, opts...)
 			if err != nil {
 				t.cancel()
 				for _, q := range t.peers {
