@@ -447,7 +447,12 @@ func (m *Semaphore) AcquireUnit(ctx context.Context) (*Grant, error) {
 // Name is the semaphore's name.
 func (m *Semaphore) Name() string { return m.name }
 
-// Unit is the unit a semaphore grant holds.
+// Unit is the unit a semaphore grant holds, numbered within the cluster's
+// view it was granted in: when the view changes (a node dies or comes
+// back) the units are numbered afresh, and a holder keeps its grant while a
+// new holder may get the same number as a unit of the new view. A unit is
+// thus named by its number and its token's epoch together (the node's
+// event log and the wire call it "sem/NAME/R/UNIT@EPOCH").
 func (g *Grant) Unit() int { return g.unit }
 
 func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {

@@ -458,6 +458,18 @@ func (n *Node) adopt(v view) {
 	}
 	n.cur = st
 	n.fenced = false
+	// A node left out without saying it was leaving may be alive and cut
+	// off, still serving its old view until it finds it has no majority
+	// (it fences itself within Suspect of losing its links, as the others
+	// noticed it). This view serves nothing new before that.
+	var hold time.Duration
+	if old != nil {
+		for _, k := range old.v.live {
+			if v.rank(k) < 0 && !n.leaving[k] {
+				hold = n.cfg.Suspect
+			}
+		}
+	}
 	if last := n.lastReady; last != nil {
 		// The runs lost since the last view that served, whose buddies
 		// hold the permit counts: nodes gone, and nodes back as a new run.
@@ -509,7 +521,7 @@ func (n *Node) adopt(v view) {
 		select {
 		case <-st.retired:
 			return
-		default:
+		case <-time.After(hold):
 		}
 		n.mu.Lock()
 		r := Ready{Epoch: v.epoch, QuotaLost: n.quotaLost}

@@ -126,6 +126,15 @@ func parseKey(key string) (spec, error) {
 
 func semKey(name string, units int) string { return "sem/" + name + "/" + strconv.Itoa(units) }
 
+// unitKey names a semaphore's unit in the view of epoch: units are
+// numbered afresh in every view (the algorithm starts over), so a unit is
+// a unit of its view. A holder whose unit crossed a view change keeps its
+// key and token; a new holder of the same number in the later view holds
+// another unit.
+func unitKey(sem string, unit int32, epoch uint64) string {
+	return fmt.Sprintf("%s/%d@%d", sem, unit, epoch)
+}
+
 func quotaKey(name string, q QuotaSpec) string {
 	return fmt.Sprintf("quota/%s/%d/%d", name, q.Budget, q.Waste)
 }
@@ -304,7 +313,7 @@ func (in *instance) keys(s *slot, e proc.Event) []string {
 		}
 		return ks
 	case algo.Pool:
-		return []string{in.key + "/" + strconv.Itoa(int(e.Unit))}
+		return []string{unitKey(in.key, e.Unit, in.view.epoch)}
 	}
 	return nil
 }

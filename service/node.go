@@ -751,7 +751,7 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err != nil {
 		return nil, err
 	}
-	tok := &pb.Token{Resource: key + "/" + strconv.Itoa(int(g.unit)), Epoch: g.epoch, Counter: g.counter}
+	tok := &pb.Token{Resource: unitKey(key, g.unit, g.epoch), Epoch: g.epoch, Counter: g.counter}
 	return &pb.AcquireResponse{Grant: g.id, Unit: g.unit, Token: tok}, nil
 }
 
