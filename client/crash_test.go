@@ -251,6 +251,11 @@ func TestNodeCrashAndRejoin(t *testing.T) {
 	if err := g2.Unlock(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The quota was spent before the rejoin; the later view has nothing
+	// left to control and refuses.
+	if err := s2b.Quota("q").Take(ctx, 1); !errors.Is(err, client.ErrExhausted) {
+		t.Errorf("Take of a spent quota after the rejoin: %v, want ErrExhausted", err)
+	}
 	c.crash(0)
 	c.crash(1)
 	c.crash(2)

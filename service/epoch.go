@@ -160,6 +160,7 @@ type epochState struct {
 	retired chan struct{}     // closed when a later view replaces v
 	from    map[int]bool      // the nodes ready in v
 	quotas  map[string]string // quota name -> its instance's space in v (set when ready)
+	spent   map[string]bool   // quotas with no permit left when v began
 }
 
 // peerView is what the membership loop knows of one other node.
@@ -419,7 +420,7 @@ func (n *Node) checkReady() []string {
 	default:
 	}
 	var spaces []string
-	cur.quotas = map[string]string{}
+	cur.quotas, cur.spent = map[string]string{}, map[string]bool{}
 	if !n.quotaLost {
 		for _, name := range slices.Sorted(maps.Keys(n.c.Quotas)) {
 			q := n.c.Quotas[name]
@@ -428,6 +429,12 @@ func (n *Node) checkReady() []string {
 				issued += c
 			}
 			left := max(0, int64(q.Budget)-int64(issued))
+			if left == 0 {
+				// Every permit is issued: there is nothing to control
+				// (the controller needs a budget), every Take is refused.
+				cur.spent[name] = true
+				continue
+			}
 			sp := quotaViewKey(name, q, int(left)) + cur.v.suffix()
 			cur.quotas[name] = sp
 			spaces = append(spaces, sp)

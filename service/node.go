@@ -779,6 +779,9 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	if err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
+	if st.spent[r.Name] {
+		return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name)
+	}
 	space := st.quotas[r.Name]
 	if space == "" {
 		return nil, status.Errorf(codes.Unavailable, "quota %s: refused since two nodes were lost at once (a permit could be handed out twice)", r.Name)
