@@ -237,15 +237,14 @@ func (n *Node) watch(ctx context.Context) {
 			continue // not the leader
 		}
 		n.mu.Lock()
-		cur, max := n.cur, n.maxEpoch
+		cur, heard := n.cur, n.maxEpoch
 		n.mu.Unlock()
-		if cur != nil && slices.Equal(cur.v.live, live) && max <= cur.v.epoch {
+		if cur != nil && slices.Equal(cur.v.live, live) && heard <= cur.v.epoch {
 			continue
 		}
-		e := max + 1
-		if cur != nil && cur.v.epoch >= e {
-			e = cur.v.epoch + 1
-		}
+		n.mu.Lock()
+		e := 1 + max(heard, n.adopted)
+		n.mu.Unlock()
 		n.mu.Lock()
 		n.maxEpoch = e
 		n.mu.Unlock()
@@ -332,10 +331,13 @@ func (n *Node) onControl(from proc.ID, m proc.Message) {
 		}
 		n.mu.Lock()
 		n.maxEpoch = max(n.maxEpoch, m.Epoch)
-		cur := n.cur
+		adopted := n.adopted
 		n.mu.Unlock()
-		if cur != nil && cur.v.epoch >= m.Epoch {
-			n.control(int(from), Stale{Epoch: cur.v.epoch})
+		if adopted >= m.Epoch {
+			// Never an epoch this node has been in, or below: not even
+			// after it fenced itself (a restarted leader starts from
+			// the cluster file's epoch and learns better from this).
+			n.control(int(from), Stale{Epoch: adopted})
 			return
 		}
 		n.adopt(v)
@@ -459,10 +461,11 @@ func (n *Node) adopt(v view) {
 	st := &epochState{v: v, ready: make(chan struct{}), retired: make(chan struct{}), from: map[int]bool{}}
 	n.mu.Lock()
 	old := n.cur
-	if old != nil && old.v.epoch >= v.epoch {
+	if n.adopted >= v.epoch {
 		n.mu.Unlock()
 		return // a later view was adopted meanwhile
 	}
+	n.adopted = v.epoch
 	n.cur = st
 	n.fenced = false
 	// A node left out without saying it was leaving may be alive and cut

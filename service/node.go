@@ -80,6 +80,7 @@ type Node struct {
 	nextID     uint64
 	cur        *epochState // the view this node is in (nil before the first)
 	maxEpoch   uint64      // the largest epoch heard of
+	adopted    uint64      // the largest epoch this node has been in (never entered again)
 	readyEarly map[uint64]map[int]bool
 	restarts   map[int]bool             // nodes seen back as a new run since lastReady
 	lastReady  *view                    // the last view that served
@@ -360,8 +361,8 @@ func (n *Node) instance(space string) (*instance, error) {
 	if in := n.instances[space]; in != nil {
 		return in, nil
 	}
-	if _, v, epoched, err := n.spaceView(space); err == nil && epoched && n.cur != nil && v.epoch < n.cur.v.epoch {
-		return nil, errRetiredView
+	if _, v, epoched, err := n.spaceView(space); err == nil && epoched && (v.epoch < n.adopted || n.cur == nil && v.epoch == n.adopted) {
+		return nil, errRetiredView // its view is behind this node, or fenced
 	}
 	in, err := n.newInstance(space)
 	if err != nil {
