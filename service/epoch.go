@@ -126,6 +126,10 @@ type (
 		// QuotaLost: the sender has seen two runs lost since the last
 		// view that served; then every node refuses the quotas.
 		QuotaLost bool
+		// Fresh: the sender is a restarted run that has not been in a
+		// view that served: it remembers no count. Two such in a view are
+		// two runs lost.
+		Fresh bool
 	}
 	// Issued tells a buddy a node's permit count of a quota; Seq comes back
 	// in the Ack.
@@ -243,7 +247,12 @@ func (n *Node) watch(ctx context.Context) {
 			continue
 		}
 		n.mu.Lock()
-		e := 1 + max(heard, n.adopted)
+		// The epoch is above every one this node has heard of, and at
+		// least the wall clock in milliseconds: nodes that restarted
+		// remember no epoch, and a majority of them must still not go
+		// back to one the cluster has used (clocks are assumed to agree
+		// within the time views take to change, about --suspect).
+		e := max(1+max(heard, n.adopted), uint64(time.Now().UnixMilli()), n.c.Epoch)
 		n.mu.Unlock()
 		n.mu.Lock()
 		n.maxEpoch = e
@@ -355,6 +364,12 @@ func (n *Node) onControl(from proc.ID, m proc.Message) {
 			n.quotaLost = true
 			n.log.Warn("quotas refused from now on: a node saw two runs lost", "from", from)
 		}
+		if m.Fresh {
+			if n.fresh[m.Epoch] == nil {
+				n.fresh[m.Epoch] = map[int]bool{}
+			}
+			n.fresh[m.Epoch][int(from)] = true
+		}
 		for i, q := range m.Quotas {
 			if i < len(m.Nodes) && i < len(m.Counts) {
 				n.counted(q, int(m.Nodes[i]), m.Counts[i])
@@ -420,6 +435,15 @@ func (n *Node) checkReady() []string {
 	case <-cur.ready:
 		return nil
 	default:
+	}
+	if len(n.fresh[cur.v.epoch]) >= 2 && !n.quotaLost && len(n.c.Quotas) > 0 {
+		n.quotaLost = true
+		n.log.Warn("quotas refused from now on: two restarted runs remember no count", "epoch", cur.v.epoch)
+	}
+	for e := range n.fresh {
+		if e <= cur.v.epoch {
+			delete(n.fresh, e)
+		}
 	}
 	var spaces []string
 	cur.quotas, cur.spent = map[string]string{}, map[string]bool{}
@@ -534,7 +558,7 @@ func (n *Node) adopt(v view) {
 		case <-time.After(hold):
 		}
 		n.mu.Lock()
-		r := Ready{Epoch: v.epoch, QuotaLost: n.quotaLost}
+		r := Ready{Epoch: v.epoch, QuotaLost: n.quotaLost, Fresh: n.lastReady == nil && n.tr.Restarted()}
 		for _, q := range slices.Sorted(maps.Keys(n.counts)) {
 			for k, c := range n.counts[q] {
 				r.Quotas, r.Nodes, r.Counts = append(r.Quotas, q), append(r.Nodes, int32(k)), append(r.Counts, c)

@@ -89,6 +89,7 @@ type Node struct {
 	fenced     bool                     // cut off from the majority: serving nothing
 	acks       map[uint64]chan struct{} // Issued and Leaving messages waiting for their Ack
 	leaving    map[int]bool             // nodes that said they are shutting down
+	fresh      map[uint64]map[int]bool  // epoch -> nodes whose ready said Fresh
 	ackSeq     uint64
 }
 
@@ -120,6 +121,7 @@ func New(cfg Config) (*Node, error) {
 		counts:     map[string][]uint64{},
 		acks:       map[uint64]chan struct{}{},
 		leaving:    map[int]bool{},
+		fresh:      map[uint64]map[int]bool{},
 		maxEpoch:   c.Epoch - 1,
 		// Grant and session ids carry the node and the run (24 bits of
 		// the start time, in milliseconds) so they are unique in the
