@@ -14,6 +14,9 @@ import (
 var (
 	soak     = flag.Duration("soak", 0, "run TestSoak this long (e.g. 10m)")
 	seedFlag = flag.Uint64("seed", 0, "the seed of the run's fault schedule and clients (0: from the clock)")
+	keep     = flag.String("dir", "", "keep the run's event logs, histories and fault schedule in this directory")
+	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated (client-kill, abandon, link-cut, partition, client-cut, node-kill)")
+	every    = flag.Duration("every", 0, "the mean gap between faults (default 400ms)")
 	nodeKill = flag.Bool("nodekill", false, "inject kill -9 and restart of nodes too (not survivable until node recovery lands)")
 )
 
@@ -44,7 +47,12 @@ func buildAllot(t *testing.T, dir string) string {
 // chaos runs a chaos run of d and fails the test on any violation, with
 // the seed that replays its fault schedule.
 func chaos(t *testing.T, d time.Duration) {
-	dir := t.TempDir()
+	dir := *keep
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	seed := *seedFlag
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -52,8 +60,14 @@ func chaos(t *testing.T, d time.Duration) {
 	t.Logf("chaos seed %d (replay: go test ./chaos -run '%s$' -seed %d)", seed, t.Name(), seed)
 	faults := AllFaults()
 	faults.NodeKill = *nodeKill
+	if *only != "" {
+		var err error
+		if faults, err = ParseFaults(*only); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg := Config{
-		Bin: buildAllot(t, dir), Dir: dir, Seed: seed, Duration: d, Faults: faults,
+		Bin: buildAllot(t, dir), Dir: dir, Seed: seed, Duration: d, Faults: faults, Every: *every,
 		ClientProcess: func(env []string) *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), env...)

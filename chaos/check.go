@@ -65,6 +65,9 @@ type Report struct {
 	// Unserved counts, per fault kind, the faults after which a client
 	// it touched completed nothing till the end of the run.
 	Unserved map[string]int
+	// Worst describes, per fault kind, the fault with the longest stall
+	// and the client that waited longest after it.
+	Worst map[string]string
 	// Baseline is the same stall measured from fault-free instants of
 	// the calm phase: what contention alone costs.
 	Baseline []time.Duration
@@ -94,7 +97,7 @@ var served = map[string]bool{"lock": true, "acquire": true, "take": true}
 // Check checks in: safety from the histories and the node logs, liveness
 // after the calm, and measures the stalls.
 func Check(in Input) (*Report, error) {
-	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Unserved: map[string]int{}}
+	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Unserved: map[string]int{}, Worst: map[string]string{}}
 	v, err := service.Verify(in.Nodes...)
 	if err != nil {
 		return nil, err
@@ -105,9 +108,9 @@ func Check(in Input) (*Report, error) {
 	}
 	h := slices.Clone(in.History)
 	slices.SortStableFunc(h, func(a, b Event) int { return cmp.Compare(a.T, b.T) })
-	var last int64
+	var first, last int64
 	if len(h) > 0 {
-		last = h[len(h)-1].T
+		first, last = h[0].T, h[len(h)-1].T
 	}
 
 	type state struct {
@@ -244,35 +247,43 @@ func Check(in Input) (*Report, error) {
 	}
 
 	// Stalls.
-	stall := func(t int64, touches func(string) bool) (time.Duration, bool) {
+	stall := func(t int64, touches func(string) bool) (time.Duration, string, bool) {
 		var worst int64
-		for c := range clients {
+		var who string
+		for _, c := range slices.Sorted(maps.Keys(clients)) {
 			if !touches(c) || !alive(c, t) {
 				continue
 			}
 			n, ok := next(c, t)
 			if !ok {
 				if alive(c, last) {
-					return 0, false
+					return 0, c, false
 				}
 				continue // killed before it was served again
 			}
-			worst = max(worst, n-t)
+			if n-t > worst {
+				worst, who = n-t, c
+			}
 		}
-		return time.Duration(worst), true
+		return time.Duration(worst), who, true
 	}
+	worst := map[string]time.Duration{}
 	for _, f := range in.Faults {
 		r.Faults[f.Kind]++
-		d, ok := stall(f.End, f.touches)
+		d, who, ok := stall(f.End, f.touches)
 		if !ok {
 			r.Unserved[f.Kind]++
 			continue
 		}
 		r.Stalls[f.Kind] = append(r.Stalls[f.Kind], d)
+		if d >= worst[f.Kind] {
+			worst[f.Kind] = d
+			r.Worst[f.Kind] = fmt.Sprintf("%s %s at +%v: %s waited %v", f.Kind, f.Target, time.Duration(f.End-first).Round(time.Millisecond), who, d.Round(time.Millisecond))
+		}
 	}
 	if in.Calm > 0 {
 		for t := in.Calm + int64(time.Second); t+int64(2*time.Second) < last; t += int64(500 * time.Millisecond) {
-			if d, ok := stall(t, func(string) bool { return true }); ok {
+			if d, _, ok := stall(t, func(string) bool { return true }); ok {
 				r.Baseline = append(r.Baseline, d)
 			}
 		}
@@ -324,6 +335,9 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v %9d\n", k, r.Faults[k], quantile(s, 0.5), quantile(s, 0.9), quantile(s, 1), r.Unserved[k])
 	}
 	fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v\n", "(no fault)", len(r.Baseline), quantile(r.Baseline, 0.5), quantile(r.Baseline, 0.9), quantile(r.Baseline, 1))
+	for _, k := range slices.Sorted(maps.Keys(r.Worst)) {
+		fmt.Fprintf(&b, "worst: %s\n", r.Worst[k])
+	}
 	fmt.Fprintf(&b, "violations: %d", r.Violations)
 	for _, s := range r.First {
 		fmt.Fprintf(&b, "\n  %s", s)

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -36,6 +37,30 @@ type Faults struct {
 // NodeKill.
 func AllFaults() Faults {
 	return Faults{ClientKill: true, Abandon: true, LinkCut: true, Partition: true, ClientCut: true}
+}
+
+// ParseFaults reads a comma-separated list of fault kinds.
+func ParseFaults(list string) (Faults, error) {
+	var f Faults
+	for _, k := range strings.Split(list, ",") {
+		switch k {
+		case "client-kill":
+			f.ClientKill = true
+		case "abandon":
+			f.Abandon = true
+		case "link-cut":
+			f.LinkCut = true
+		case "partition":
+			f.Partition = true
+		case "client-cut":
+			f.ClientCut = true
+		case "node-kill":
+			f.NodeKill = true
+		default:
+			return f, fmt.Errorf("unknown fault kind %q", k)
+		}
+	}
+	return f, nil
 }
 
 func (f Faults) kinds() []string {
@@ -196,7 +221,7 @@ type run struct {
 // Run runs a chaos run and checks it.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Defaults()
-	r := &run{cfg: cfg, harness: NewHistory(nil)}
+	r := &run{cfg: cfg}
 	store := &MemStore{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -224,7 +249,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Logf("chaos: %d nodes at %v; %d client goroutines, %d client processes of %d; faults %v until %v, then calm",
 		cfg.Nodes, r.ns.addrs, cfg.Groups*cfg.PerGroup, cfg.Procs, cfg.PerProc, cfg.Faults.kinds(), calm.Sub(start).Round(time.Second))
 
-	hist := NewHistory(nil)
+	// The goroutines' history and the harness's go to files beside the
+	// client processes', so a failed run can be read afterwards.
+	hf, err := os.Create(filepath.Join(cfg.Dir, "client-g.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer hf.Close()
+	hist := NewHistory(hf)
+	r.hists = append(r.hists, hf.Name())
+	ff, err := os.Create(filepath.Join(cfg.Dir, "harness.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer ff.Close()
+	r.harness = NewHistory(ff)
+	r.hists = append(r.hists, ff.Name())
 	wctx, cancel := context.WithDeadline(ctx, r.until)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -290,7 +330,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	events := append(hist.Events(), r.harness.Events()...)
+	if err := writeFaults(filepath.Join(cfg.Dir, "faults.jsonl"), r.faults); err != nil {
+		return nil, err
+	}
+	var events []Event
 	for _, path := range r.hists {
 		f, err := os.Open(path)
 		if err != nil {
@@ -304,6 +347,34 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		events = append(events, h...)
 	}
 	return Check(Input{Nodes: logs, History: events, Faults: r.faults, Calm: calm.UnixNano(), Bound: cfg.Bound, Budget: bud})
+}
+
+// others are the client groups a worker's abandonment touches: all but
+// its own (whose stall is its pause).
+func (r *run) others(id string) []string {
+	var out []string
+	for g := range r.groups {
+		if n := fmt.Sprintf("g%d", g); n != group(id) {
+			out = append(out, n)
+		}
+	}
+	for _, s := range r.procs {
+		out = append(out, s.id)
+	}
+	return out
+}
+
+// writeFaults writes the fault schedule as it happened, one per line.
+func writeFaults(path string, fs []Fault) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, x := range fs {
+		enc.Encode(x)
+	}
+	return f.Close()
 }
 
 // proxies makes a proxy to every node.
@@ -419,6 +490,7 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 			}
 			w := r.workers[pick%len(r.workers)]
 			f.Target = w.ID
+			f.Touched = r.others(w.ID)
 			w.Abandon()
 		case "node-kill":
 			d = 200*time.Millisecond + d*18/10
