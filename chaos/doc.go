@@ -3,17 +3,14 @@
 // that nothing unsafe happened and that every client is served again once
 // the faults stop.
 //
-//	          harness (this package, in the test process)
-//	  faults ──────────────┬──────────────┬───────────────┐
-//	  (seeded)             │ kill -9      │ cut / down    │ abandon
-//	                       ▼              ▼               ▼
-//	  client processes  ─ proxy ─┐   node ─ proxy ─ node   client goroutines
-//	  (the test binary)          ├─> node ─ proxy ─ node <─ proxy ─ (groups)
-//	  history files              │   event logs (JSONL)     history
-//	        │                    │        │                    │
-//	        └──── store (HTTP) ──┴────────┼──── store ─────────┘
-//	                                      ▼
-//	                   Check: histories + node logs → Report
+//	seeded faults ─┬─ kill -9 ──────> client processes ──┐
+//	               ├─ abandon ───────> client goroutines ─┤ each through proxies of its own
+//	               ├─ cut, hold down > client proxies <───┘
+//	               └─ cut, hold down > node proxies: node i ── proxy ──> node k
+//
+//	clients ── read-modify-write with their tokens ──> store
+//	clients ──> histories    nodes ──> event logs
+//	Check(histories, event logs, faults) ──> violations, stalls
 //
 // The run: Config.Nodes allot serve processes on loopback, each dialling
 // every other through a Proxy of its own (allot serve --peer-addrs), so a
