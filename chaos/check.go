@@ -123,6 +123,7 @@ func Check(in Input) (*Report, error) {
 	held := map[string][]interval{}
 	written := map[string]map[int]string{} // key → version → writer
 	oks := map[string][]int64{}            // client → times of completed operations
+	born := map[string]int64{}             // client → its first event
 	closeAll := func(c string, st *state, t int64) {
 		for i, iv := range st.open {
 			iv.end = t
@@ -148,6 +149,7 @@ func Check(in Input) (*Report, error) {
 		if st == nil {
 			st = &state{}
 			clients[e.Client] = st
+			born[e.Client] = e.T
 		}
 		if e.Type == "ok" && served[e.Op] {
 			r.Ops[e.Op]++
@@ -225,7 +227,7 @@ func Check(in Input) (*Report, error) {
 	// Liveness after the calm.
 	alive := func(c string, t int64) bool {
 		k, ok := killedAt[group(c)]
-		return !ok || k > t
+		return born[c] <= t && (!ok || k > t)
 	}
 	next := func(c string, t int64) (int64, bool) {
 		ts := oks[c]
@@ -237,7 +239,7 @@ func Check(in Input) (*Report, error) {
 	}
 	if in.Calm > 0 {
 		for _, c := range slices.Sorted(maps.Keys(clients)) {
-			if !alive(c, last) {
+			if !alive(c, in.Calm) || !alive(c, last) {
 				continue
 			}
 			if t, ok := next(c, in.Calm); !ok || t > in.Calm+in.Bound.Nanoseconds() {

@@ -28,7 +28,6 @@ type nodes struct {
 	cmds      []*exec.Cmd
 	exited    []chan struct{}
 	lives     []int // incarnations of each node, for its event log's name
-	stderr    io.Writer
 	readyWait time.Duration
 }
 
@@ -45,12 +44,12 @@ func freeAddrs(n int) ([]string, error) {
 	return out, nil
 }
 
-func startNodes(bin, dir string, n int, lockDelay time.Duration, quota string, stderr io.Writer) (*nodes, error) {
+func startNodes(bin, dir string, n int, lockDelay time.Duration, quota string) (*nodes, error) {
 	addrs, err := freeAddrs(n)
 	if err != nil {
 		return nil, err
 	}
-	ns := &nodes{bin: bin, dir: dir, addrs: addrs, stderr: stderr, lives: make([]int, n), readyWait: 20 * time.Second}
+	ns := &nodes{bin: bin, dir: dir, addrs: addrs, lives: make([]int, n), readyWait: 20 * time.Second}
 	for i := range n {
 		var row []*Proxy
 		via := make([]string, n)
@@ -69,7 +68,7 @@ func startNodes(bin, dir string, n int, lockDelay time.Duration, quota string, s
 		ns.links = append(ns.links, row)
 		ns.args = append(ns.args, []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i),
 			"--peer-addrs", strings.Join(via, ","), "--lock-delay", lockDelay.String(), "--quota", quota,
-			"--log-level", "error", "--drain", "2s", "--peer-timeout", "15s"})
+			"--log-level", "info", "--drain", "2s", "--peer-timeout", "15s"})
 	}
 	ns.cmds = make([]*exec.Cmd, n)
 	ns.exited = make([]chan struct{}, n)
@@ -96,7 +95,13 @@ func (ns *nodes) start(i int) error {
 	args := append(slices.Clone(ns.args[i]), "--events", ns.events(i, ns.lives[i]))
 	ns.lives[i]++
 	cmd := exec.Command(ns.bin, args...)
-	cmd.Stderr = ns.stderr
+	// The node's log goes beside its event log, for a failed run's reader.
+	logf, err := os.Create(filepath.Join(ns.dir, fmt.Sprintf("node-%d.%d.log", i, ns.lives[i]-1)))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd.Stderr = logf
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err

@@ -94,7 +94,7 @@ type Config struct {
 	// RunClientProcess) with env added to its environment.
 	ClientProcess func(env []string) *exec.Cmd
 	Logf          func(format string, args ...any)
-	Stderr        io.Writer // the nodes' and client processes' stderr
+	Stderr        io.Writer // the client processes' stderr (the nodes' logs go to Dir)
 }
 
 // Defaults fills in what c leaves zero.
@@ -116,7 +116,7 @@ func (c *Config) Defaults() {
 	def(&c.PerProc, 3)
 	defD(&c.Duration, time.Minute)
 	defD(&c.Calm, 12*time.Second)
-	defD(&c.Bound, 8*time.Second)
+	defD(&c.Bound, 10*time.Second)
 	defD(&c.TTL, 2*time.Second)
 	defD(&c.LockDelay, 200*time.Millisecond)
 	defD(&c.Every, 400*time.Millisecond)
@@ -233,7 +233,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.storeU = "http://" + ln.Addr().String()
 
 	bud := budget(cfg.Duration)
-	r.ns, err = startNodes(cfg.Bin, cfg.Dir, cfg.Nodes, cfg.LockDelay, fmt.Sprintf("%s=%d:%d", QuotaName, bud, bud/10), cfg.Stderr)
+	r.ns, err = startNodes(cfg.Bin, cfg.Dir, cfg.Nodes, cfg.LockDelay, fmt.Sprintf("%s=%d:%d", QuotaName, bud, bud/10))
 	if err != nil {
 		return nil, err
 	}
