@@ -62,6 +62,9 @@ type Report struct {
 	// Stalls are, per fault kind, the stall after each fault: from its
 	// end until every client it touched completed an operation.
 	Stalls map[string][]time.Duration
+	// Typical are, per fault kind, the median over the clients it
+	// touched of their stall after each fault.
+	Typical map[string][]time.Duration
 	// Unserved counts, per fault kind, the faults after which a client
 	// it touched completed nothing till the end of the run.
 	Unserved map[string]int
@@ -70,7 +73,7 @@ type Report struct {
 	Worst map[string]string
 	// Baseline is the same stall measured from fault-free instants of
 	// the calm phase: what contention alone costs.
-	Baseline []time.Duration
+	Baseline, BaselineTypical []time.Duration
 }
 
 // OK reports whether the run shows no violation.
@@ -97,7 +100,7 @@ var served = map[string]bool{"lock": true, "acquire": true, "take": true}
 // Check checks in: safety from the histories and the node logs, liveness
 // after the calm, and measures the stalls.
 func Check(in Input) (*Report, error) {
-	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Unserved: map[string]int{}, Worst: map[string]string{}}
+	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Typical: map[string][]time.Duration{}, Unserved: map[string]int{}, Worst: map[string]string{}}
 	v, err := service.Verify(in.Nodes...)
 	if err != nil {
 		return nil, err
@@ -249,9 +252,13 @@ func Check(in Input) (*Report, error) {
 	}
 
 	// Stalls.
-	stall := func(t int64, touches func(string) bool) (time.Duration, string, bool) {
+	// stall is the longest wait from t of the clients touches picks, the
+	// client who waited it, and the median wait; false if one of them
+	// was never served again.
+	stall := func(t int64, touches func(string) bool) (time.Duration, string, time.Duration, bool) {
 		var worst int64
 		var who string
+		var waits []time.Duration
 		for _, c := range slices.Sorted(maps.Keys(clients)) {
 			if !touches(c) || !alive(c, t) {
 				continue
@@ -259,25 +266,27 @@ func Check(in Input) (*Report, error) {
 			n, ok := next(c, t)
 			if !ok {
 				if alive(c, last) {
-					return 0, c, false
+					return 0, c, 0, false
 				}
 				continue // killed before it was served again
 			}
+			waits = append(waits, time.Duration(n-t))
 			if n-t > worst {
 				worst, who = n-t, c
 			}
 		}
-		return time.Duration(worst), who, true
+		return time.Duration(worst), who, quantile(waits, 0.5), true
 	}
 	worst := map[string]time.Duration{}
 	for _, f := range in.Faults {
 		r.Faults[f.Kind]++
-		d, who, ok := stall(f.End, f.touches)
+		d, who, med, ok := stall(f.End, f.touches)
 		if !ok {
 			r.Unserved[f.Kind]++
 			continue
 		}
 		r.Stalls[f.Kind] = append(r.Stalls[f.Kind], d)
+		r.Typical[f.Kind] = append(r.Typical[f.Kind], med)
 		if d >= worst[f.Kind] {
 			worst[f.Kind] = d
 			r.Worst[f.Kind] = fmt.Sprintf("%s %s at +%v: %s waited %v", f.Kind, f.Target, time.Duration(f.End-first).Round(time.Millisecond), who, d.Round(time.Millisecond))
@@ -285,8 +294,9 @@ func Check(in Input) (*Report, error) {
 	}
 	if in.Calm > 0 {
 		for t := in.Calm + int64(time.Second); t+int64(2*time.Second) < last; t += int64(500 * time.Millisecond) {
-			if d, _, ok := stall(t, func(string) bool { return true }); ok {
+			if d, _, med, ok := stall(t, func(string) bool { return true }); ok {
 				r.Baseline = append(r.Baseline, d)
+				r.BaselineTypical = append(r.BaselineTypical, med)
 			}
 		}
 	}
@@ -331,12 +341,15 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "clients %d; operations completed: %d locks, %d semaphore units, %d takes (%d permits); store: %d writes acknowledged, %d stale reads/writes refused\n",
 		r.Clients, r.Ops["lock"], r.Ops["acquire"], r.Ops["take"], r.Permits, r.Writes, r.Refused)
 	fmt.Fprintf(&b, "node logs: %v\n", r.Node)
-	fmt.Fprintf(&b, "%-12s %6s %10s %10s %10s %9s\n", "fault", "count", "stall p50", "p90", "max", "unserved")
-	for _, k := range slices.Sorted(maps.Keys(r.Faults)) {
-		s := r.Stalls[k]
-		fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v %9d\n", k, r.Faults[k], quantile(s, 0.5), quantile(s, 0.9), quantile(s, 1), r.Unserved[k])
+	fmt.Fprintf(&b, "stall after each fault until every client it touched is served (all), and of the median client (median); quantiles over the faults\n")
+	fmt.Fprintf(&b, "%-12s %6s %10s %10s %10s %10s %10s %9s\n", "fault", "count", "all p50", "p90", "max", "median p50", "max", "unserved")
+	row := func(name string, n int, s, m []time.Duration, unserved string) {
+		fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v %10v %10v %9s\n", name, n, quantile(s, 0.5), quantile(s, 0.9), quantile(s, 1), quantile(m, 0.5), quantile(m, 1), unserved)
 	}
-	fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v\n", "(no fault)", len(r.Baseline), quantile(r.Baseline, 0.5), quantile(r.Baseline, 0.9), quantile(r.Baseline, 1))
+	for _, k := range slices.Sorted(maps.Keys(r.Faults)) {
+		row(k, r.Faults[k], r.Stalls[k], r.Typical[k], fmt.Sprint(r.Unserved[k]))
+	}
+	row("(no fault)", len(r.Baseline), r.Baseline, r.BaselineTypical, "")
 	for _, k := range slices.Sorted(maps.Keys(r.Worst)) {
 		fmt.Fprintf(&b, "worst: %s\n", r.Worst[k])
 	}
