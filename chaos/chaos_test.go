@@ -112,5 +112,8 @@ func TestSoak(t *testing.T) {
 	if *soak == 0 {
 		t.Skip("give -soak DURATION")
 	}
+	if dl, ok := t.Deadline(); ok && time.Until(dl) < *soak+3*time.Minute {
+		t.Fatalf("-soak %v needs a longer -timeout than go test's %v (e.g. -timeout %v)", *soak, time.Until(dl).Round(time.Minute), (*soak + 5*time.Minute).Round(time.Minute))
+	}
 	chaos(t, *soak)
 }
