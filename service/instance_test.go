@@ -2,13 +2,17 @@ package service
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
 )
 
 // syncBuffer is a log destination safe for the node's goroutines.
@@ -52,10 +56,16 @@ func TestInstanceStartsTogether(t *testing.T) {
 		if err := n.Register(s); err != nil {
 			t.Fatal(err)
 		}
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		ses, err := n.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 5000})
+		if err == nil {
+			_, err = n.Take(ctx, &pb.TakeRequest{Session: ses.Session, Name: "q", N: 1})
+		}
+		cancel()
 		n.Shutdown(t.Context())
 		ln.Close()
-		if strings.Contains(log.String(), "unknown process") {
-			t.Fatalf("a process started before its neighbours were registered:\n%s", log)
+		if err != nil || strings.Contains(log.String(), "unknown process") {
+			t.Fatalf("take: %v; a process started before its neighbours were registered?\n%s", err, log)
 		}
 	}
 }
