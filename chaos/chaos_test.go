@@ -15,7 +15,7 @@ var (
 	soak     = flag.Duration("soak", 0, "run TestSoak this long (e.g. 10m)")
 	seedFlag = flag.Uint64("seed", 0, "the seed of the run's fault schedule and clients (0: from the clock)")
 	keep     = flag.String("dir", "", "keep the run's event logs, histories and fault schedule in this directory")
-	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated (client-kill, abandon, link-cut, partition, client-cut, node-kill)")
+	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated (client-kill, abandon, link-cut, partition, client-cut, long-partition, node-kill)")
 	every    = flag.Duration("every", 0, "the mean gap between faults (default 400ms)")
 	nodeKill = flag.Bool("nodekill", false, "inject kill -9 and restart of nodes too (not survivable until node recovery lands)")
 )

@@ -44,7 +44,7 @@ func freeAddrs(n int) ([]string, error) {
 	return out, nil
 }
 
-func startNodes(bin, dir string, n int, lockDelay time.Duration, quota string) (*nodes, error) {
+func startNodes(bin, dir string, n int, lockDelay, suspect time.Duration, quota string) (*nodes, error) {
 	addrs, err := freeAddrs(n)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func startNodes(bin, dir string, n int, lockDelay time.Duration, quota string) (
 		ns.links = append(ns.links, row)
 		ns.args = append(ns.args, []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i),
 			"--peer-addrs", strings.Join(via, ","), "--lock-delay", lockDelay.String(), "--quota", quota,
-			"--log-level", "info", "--drain", "2s", "--peer-timeout", "15s"})
+			"--suspect", suspect.String(), "--log-level", "info", "--drain", "2s", "--peer-timeout", "15s"})
 	}
 	ns.cmds = make([]*exec.Cmd, n)
 	ns.exited = make([]chan struct{}, n)

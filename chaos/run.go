@@ -26,10 +26,16 @@ type Faults struct {
 	ClientKill bool // kill -9 of a client process (a new one takes its place)
 	Abandon    bool // a client goroutine stops renewing its session while it holds a lock, pauses past its lease, then writes with its stale token
 	LinkCut    bool // every connection of one node↔node link closed (reconnects at once)
-	Partition  bool // every link of one node refused for 0.2–2s
+	Partition  bool // every link of one node refused for 0.2–2s (shorter than Config.Suspect)
 	ClientCut  bool // one client group's connections to one node refused for 0.1–1.5s
+	// LongPartition: every link of one node refused for Config.Suspect
+	// plus 0.5–2.5s, so that the others think it dead and move to a view
+	// without it while it does the same. Off by default: the views have
+	// no quorum yet, and both sides serve the same locks (split brain).
+	LongPartition bool
 	// NodeKill: kill -9 of a node process, restarted after 0.2–2s. Off
-	// by default: a node's processes do not survive a crash yet.
+	// by default: quotas do not survive a node's loss (Take is refused
+	// from then on) and views are not yet safe under partitions.
 	NodeKill bool
 }
 
@@ -56,6 +62,8 @@ func ParseFaults(list string) (Faults, error) {
 			f.ClientCut = true
 		case "node-kill":
 			f.NodeKill = true
+		case "long-partition":
+			f.LongPartition = true
 		default:
 			return f, fmt.Errorf("unknown fault kind %q", k)
 		}
@@ -68,7 +76,7 @@ func (f Faults) kinds() []string {
 	for _, k := range []struct {
 		on   bool
 		name string
-	}{{f.ClientKill, "client-kill"}, {f.Abandon, "abandon"}, {f.LinkCut, "link-cut"}, {f.Partition, "partition"}, {f.ClientCut, "client-cut"}, {f.NodeKill, "node-kill"}} {
+	}{{f.ClientKill, "client-kill"}, {f.Abandon, "abandon"}, {f.LinkCut, "link-cut"}, {f.Partition, "partition"}, {f.ClientCut, "client-cut"}, {f.LongPartition, "long-partition"}, {f.NodeKill, "node-kill"}} {
 		if k.on {
 			out = append(out, k.name)
 		}
@@ -88,8 +96,11 @@ type Config struct {
 	Groups, PerGroup      int // client goroutines: Groups groups (each its own connections) of PerGroup
 	Procs, PerProc        int // client processes, of PerProc clients each
 	TTL, LockDelay        time.Duration
-	Every                 time.Duration // mean gap between faults
-	Faults                Faults
+	// Suspect is the nodes' --suspect: a node whose links stay down this
+	// long is thought dead and the others move to a view without it.
+	Suspect time.Duration
+	Every   time.Duration // mean gap between faults
+	Faults  Faults
 	// ClientProcess returns the command of a client process (it runs
 	// RunClientProcess) with env added to its environment.
 	ClientProcess func(env []string) *exec.Cmd
@@ -119,6 +130,9 @@ func (c *Config) Defaults() {
 	defD(&c.Bound, 10*time.Second)
 	defD(&c.TTL, 2*time.Second)
 	defD(&c.LockDelay, 200*time.Millisecond)
+	// Above the longest Partition and the gRPC reconnect backoff after
+	// it, so that a partition is a partition, not a crash.
+	defD(&c.Suspect, 5*time.Second)
 	defD(&c.Every, 400*time.Millisecond)
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
@@ -233,7 +247,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.storeU = "http://" + ln.Addr().String()
 
 	bud := budget(cfg.Duration)
-	r.ns, err = startNodes(cfg.Bin, cfg.Dir, cfg.Nodes, cfg.LockDelay, fmt.Sprintf("%s=%d:%d", QuotaName, bud, bud/10))
+	r.ns, err = startNodes(cfg.Bin, cfg.Dir, cfg.Nodes, cfg.LockDelay, cfg.Suspect, fmt.Sprintf("%s=%d:%d", QuotaName, bud, bud/10))
 	if err != nil {
 		return nil, err
 	}
@@ -436,6 +450,16 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 			k++
 		}
 		d := time.Duration(rnd.Int64N(int64(time.Second)))
+		switch kind {
+		case "partition", "node-kill":
+			d = 200*time.Millisecond + d*18/10
+		case "long-partition":
+			d = r.cfg.Suspect + 500*time.Millisecond + d*2
+		case "client-cut":
+			d = 100*time.Millisecond + d*14/10
+		default:
+			d = 0
+		}
 		pick := rnd.IntN(1 << 20)
 		sleep(ctx, gap)
 		if ctx.Err() != nil || time.Now().Add(d).After(calm) {
@@ -448,8 +472,7 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 			for _, p := range r.ns.link(i, k) {
 				p.Cut()
 			}
-		case "partition":
-			d = 200*time.Millisecond + d*18/10
+		case "partition", "long-partition":
 			f.Target = fmt.Sprintf("node %d for %v", i, d.Round(time.Millisecond))
 			ps := r.ns.isolate(i)
 			for _, p := range ps {
@@ -460,7 +483,6 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 				p.Up()
 			}
 		case "client-cut":
-			d = 100*time.Millisecond + d*14/10
 			var p *Proxy
 			if g := pick % (len(r.groups) + len(r.procs)); g < len(r.groups) {
 				p, f.Touched = r.groups[g][i], []string{fmt.Sprintf("g%d", g)}
@@ -493,7 +515,6 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 			f.Touched = r.others(w.ID)
 			w.Abandon()
 		case "node-kill":
-			d = 200*time.Millisecond + d*18/10
 			f.Target = fmt.Sprintf("node %d, down %v", i, d.Round(time.Millisecond))
 			r.ns.kill(i)
 			sleep(ctx, d)
