@@ -17,6 +17,7 @@ var (
 	keep     = flag.String("dir", "", "keep the run's event logs, histories and fault schedule in this directory")
 	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated (client-kill, abandon, link-cut, partition, client-cut, long-partition, node-kill)")
 	every    = flag.Duration("every", 0, "the mean gap between faults (default 400ms)")
+	suspect  = flag.Duration("suspect", 0, "the nodes' --suspect (default 30s)")
 	nodeKill = flag.Bool("nodekill", false, "inject kill -9 and restart of nodes too (not survivable until node recovery lands)")
 )
 
@@ -67,7 +68,7 @@ func chaos(t *testing.T, d time.Duration) {
 		}
 	}
 	cfg := Config{
-		Bin: buildAllot(t, dir), Dir: dir, Seed: seed, Duration: d, Faults: faults, Every: *every,
+		Bin: buildAllot(t, dir), Dir: dir, Seed: seed, Duration: d, Faults: faults, Every: *every, Suspect: *suspect,
 		ClientProcess: func(env []string) *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), env...)

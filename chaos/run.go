@@ -26,7 +26,7 @@ type Faults struct {
 	ClientKill bool // kill -9 of a client process (a new one takes its place)
 	Abandon    bool // a client goroutine stops renewing its session while it holds a lock, pauses past its lease, then writes with its stale token
 	LinkCut    bool // every connection of one node↔node link closed (reconnects at once)
-	Partition  bool // every link of one node refused for 0.2–2s (shorter than Config.Suspect)
+	Partition  bool // every link of one node refused for 0.2–2s (far below Config.Suspect)
 	ClientCut  bool // one client group's connections to one node refused for 0.1–1.5s
 	// LongPartition: every link of one node refused for Config.Suspect
 	// plus 0.5–2.5s, so that the others think it dead and move to a view
@@ -130,9 +130,11 @@ func (c *Config) Defaults() {
 	defD(&c.Bound, 10*time.Second)
 	defD(&c.TTL, 2*time.Second)
 	defD(&c.LockDelay, 200*time.Millisecond)
-	// Above the longest Partition and the gRPC reconnect backoff after
-	// it, so that a partition is a partition, not a crash.
-	defD(&c.Suspect, 5*time.Second)
+	// Far above the longest Partition: back-to-back partitions of one
+	// node, with gRPC's reconnect backoff growing across them, held its
+	// links down 5s in a soak, and a partition taken for a crash is a
+	// LongPartition (see Faults).
+	defD(&c.Suspect, 30*time.Second)
 	defD(&c.Every, 400*time.Millisecond)
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
