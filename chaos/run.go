@@ -30,17 +30,17 @@ type Faults struct {
 	ClientCut  bool // one client group's connections to one node refused for 0.1–1.5s
 	// LongPartition: every link of one node refused for Config.Suspect
 	// plus 0.5–2.5s, so that the others think it dead and move to a view
-	// without it while it does the same. Off by default: the views have
-	// no quorum yet, and both sides serve the same locks (split brain).
+	// without it. Off by default (the default Suspect is far above it):
+	// it is meant with a short Suspect, and docs/failures.md says how it
+	// fared.
 	LongPartition bool
 	// NodeKill: kill -9 of a node process, restarted after 0.2–2s. Off
-	// by default: quotas do not survive a node's loss (Take is refused
-	// from then on) and views are not yet safe under partitions.
+	// by default: node crashes are not survived yet (docs/failures.md).
 	NodeKill bool
 }
 
 // AllFaults are the faults the service survives today: everything but
-// NodeKill.
+// LongPartition and NodeKill.
 func AllFaults() Faults {
 	return Faults{ClientKill: true, Abandon: true, LinkCut: true, Partition: true, ClientCut: true}
 }
