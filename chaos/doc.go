@@ -36,8 +36,8 @@
 // with one option each: Faults.LongPartition (a node's links held down
 // past the nodes' --suspect, so that it is taken for dead) and
 // Faults.NodeKill (kill -9 of a node process, restarted). NodeKill stays
-// off until node recovery survives it: today a restarted node can stall
-// the cluster (docs/failures.md has the figures).
+// off until a long soak with it passes: node recovery has only just
+// survived one minute of it (docs/failures.md has the figures).
 //
 // The checker (Check) reads only the histories, the nodes' event logs and
 // the fault schedule as it happened:

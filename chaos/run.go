@@ -35,7 +35,7 @@ type Faults struct {
 	// fared.
 	LongPartition bool
 	// NodeKill: kill -9 of a node process, restarted after 0.2–2s. Off
-	// by default: node crashes are not survived yet (docs/failures.md).
+	// by default until a long soak with it passes (docs/failures.md).
 	NodeKill bool
 }
 
