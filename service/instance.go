@@ -237,6 +237,10 @@ func (n *Node) newInstance(space string) (*instance, error) {
 		in.slots[s.id] = s
 		in.free <- s
 	}
+	// Every process of the node is registered before any starts: a
+	// process sending at Start to one of the node's processes not added
+	// yet would be refused ("unknown process"), and the message lost.
+	open := make(chan struct{})
 	for id := range procs {
 		pid := proc.ID(id)
 		if n.owner(v, pb.Users, pid) != n.self {
@@ -246,12 +250,25 @@ func (n *Node) newInstance(space string) (*instance, error) {
 		if s := in.slots[pid]; s != nil {
 			follow = func(env proc.Env, e proc.Event) { in.follow(env, s, e) }
 		}
-		if err := in.h.Add(pid, procs[id], follow); err != nil {
+		if err := in.h.Add(pid, gated{procs[id], open}, follow); err != nil {
+			close(open)
 			in.h.Close()
 			return nil, err
 		}
 	}
+	close(open)
 	return in, nil
+}
+
+// gated is a process whose Start waits until open is closed.
+type gated struct {
+	proc.Process
+	open <-chan struct{}
+}
+
+func (g gated) Start(env proc.Env) {
+	<-g.open
+	g.Process.Start(env)
 }
 
 // request asks slot s's process for req.

@@ -26,7 +26,7 @@ import (
 
 // serveOpts are the flags of allot serve.
 type serveOpts struct {
-	clusterFile, nodes                     string
+	clusterFile, nodes, peerAddrs          string
 	self                                   int
 	lock, semaphore                        string
 	slots, resources                       int
@@ -57,6 +57,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs := flag.NewFlagSet("allot serve", flag.ContinueOnError)
 	fs.StringVar(&o.clusterFile, "cluster", "", "the cluster as a YAML file (nodes, lock, semaphore, slots, resources, epoch)")
 	fs.StringVar(&o.nodes, "nodes", "", "the cluster's node addresses host:port, comma-separated (instead of --cluster)")
+	fs.StringVar(&o.peerAddrs, "peer-addrs", "", "dial the nodes at these addresses instead, in node order, comma-separated (a proxy in between, for tests)")
 	fs.IntVar(&o.self, "node", 0, "this node's index in the node list; it listens on that address")
 	fs.StringVar(&o.lock, "lock", "", "the algorithm serving Lock (default "+service.DefaultLock+")")
 	fs.StringVar(&o.semaphore, "semaphore", "", "the algorithm serving semaphores (default "+service.DefaultSemaphore+")")
@@ -141,6 +142,17 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 	if o.self < 0 || o.self >= len(c.Nodes) {
 		return c, badf("--node %d: the cluster has nodes 0..%d", o.self, len(c.Nodes)-1)
 	}
+	if o.peerAddrs != "" {
+		via := strings.Split(o.peerAddrs, ",")
+		if len(via) != len(c.Nodes) {
+			return c, badf("--peer-addrs: %d addresses for %d nodes", len(via), len(c.Nodes))
+		}
+		for _, a := range via {
+			if _, _, err := net.SplitHostPort(a); err != nil {
+				return c, badf("--peer-addrs: %v", err)
+			}
+		}
+	}
 	return c, nil
 }
 
@@ -178,6 +190,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--suspect must be positive, got %v", o.suspect)
 	}
 	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Suspect: o.suspect, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	if o.peerAddrs != "" {
+		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
+	}
 	if o.events != "" {
 		f, err := os.Create(o.events)
 		if err != nil {

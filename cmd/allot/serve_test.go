@@ -38,6 +38,8 @@ func TestServeBadInput(t *testing.T) {
 		{"serve", "--nodes", "127.0.0.1:1", "--semaphore", "nope"},
 		{"serve", "--nodes", busy.Addr().String()},
 		{"serve", "--nodes", "127.0.0.1:0,127.0.0.1:1", "--peer-timeout", "300ms"},
+		{"serve", "--nodes", "127.0.0.1:1,127.0.0.1:2", "--peer-addrs", "127.0.0.1:3"},
+		{"serve", "--nodes", "127.0.0.1:1,127.0.0.1:2", "--peer-addrs", "127.0.0.1:3,nohost"},
 		{"cluster", "--nodes", "0"},
 		{"cluster", "--quota", "x"},
 		{"serve", "--nodes", "127.0.0.1:1", "--quota", "q=5:9"},

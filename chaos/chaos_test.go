@@ -1,0 +1,120 @@
+package chaos
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var (
+	soak     = flag.Duration("soak", 0, "run TestSoak this long (e.g. 10m)")
+	seedFlag = flag.Uint64("seed", 0, "the seed of the run's fault schedule and clients (0: from the clock)")
+	keep     = flag.String("dir", "", "keep the run's event logs, histories and fault schedule in this directory")
+	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated (client-kill, abandon, link-cut, partition, client-cut, long-partition, node-kill)")
+	every    = flag.Duration("every", 0, "the mean gap between faults (default 400ms)")
+	suspect  = flag.Duration("suspect", 0, "the nodes' --suspect (default 30s)")
+	nodeKill = flag.Bool("nodekill", false, "inject kill -9 and restart of nodes too (not survivable until node recovery lands)")
+)
+
+// TestMain runs a chaos client process when the harness started this
+// binary as one.
+func TestMain(m *testing.M) {
+	if IsClientProcess() {
+		if err := RunClientProcess(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// buildAllot builds the allot binary into dir.
+func buildAllot(t *testing.T, dir string) string {
+	bin := filepath.Join(dir, "allot")
+	build := exec.Command("go", "build", "-o", bin, "github.com/allot-dev/allot/cmd/allot")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	return bin
+}
+
+// chaos runs a chaos run of d and fails the test on any violation, with
+// the seed that replays its fault schedule.
+func chaos(t *testing.T, d time.Duration) {
+	dir := *keep
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("chaos seed %d (replay: go test ./chaos -run '%s$' -seed %d)", seed, t.Name(), seed)
+	faults := AllFaults()
+	faults.NodeKill = *nodeKill
+	if *only != "" {
+		var err error
+		if faults, err = ParseFaults(*only); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := Config{
+		Bin: buildAllot(t, dir), Dir: dir, Seed: seed, Duration: d, Faults: faults, Every: *every, Suspect: *suspect,
+		ClientProcess: func(env []string) *exec.Cmd {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), env...)
+			return cmd
+		},
+		Logf:   t.Logf,
+		Stderr: os.Stderr,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d+2*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("seed %d: %v", seed, err)
+	}
+	t.Logf("\n%s", rep.Summary())
+	if !rep.OK() {
+		t.Errorf("seed %d: %d violations; replay the fault schedule with -seed %d", seed, rep.Violations, seed)
+	}
+	if rep.Ops["lock"] == 0 || rep.Ops["acquire"] == 0 || rep.Ops["take"] == 0 || rep.Writes == 0 {
+		t.Errorf("seed %d: too little done: %v, %d writes", seed, rep.Ops, rep.Writes)
+	}
+	for _, k := range faults.kinds() {
+		if rep.Faults[k] == 0 && d >= time.Minute {
+			t.Errorf("seed %d: no %s fault injected", seed, k)
+		}
+	}
+}
+
+// TestChaos is one minute of chaos.
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the allot binary and runs a minute")
+	}
+	if *soak > 0 {
+		t.Skip("-soak given: TestSoak runs instead")
+	}
+	chaos(t, time.Minute)
+}
+
+// TestSoak is chaos as long as -soak says.
+func TestSoak(t *testing.T) {
+	if *soak == 0 {
+		t.Skip("give -soak DURATION")
+	}
+	if dl, ok := t.Deadline(); ok && time.Until(dl) < *soak+3*time.Minute {
+		t.Fatalf("-soak %v needs a longer -timeout than go test's %v (e.g. -timeout %v)", *soak, time.Until(dl).Round(time.Minute), (*soak + 5*time.Minute).Round(time.Minute))
+	}
+	chaos(t, *soak)
+}

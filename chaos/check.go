@@ -1,0 +1,379 @@
+package chaos
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/service"
+)
+
+// Fault is one fault the harness injected, from Start to End (equal for
+// an instant one), and the client groups it touched ("*": every group).
+type Fault struct {
+	Kind    string   `json:"kind"`
+	Target  string   `json:"target"`
+	Start   int64    `json:"start"`
+	End     int64    `json:"end"`
+	Touched []string `json:"touched,omitempty"`
+}
+
+func (f Fault) touches(client string) bool {
+	g := group(client)
+	for _, t := range f.Touched {
+		if t == "*" || t == g {
+			return true
+		}
+	}
+	return false
+}
+
+// Input is what the checker reads: the nodes' event logs, the clients'
+// histories (with the harness's "killed" events), and the fault schedule
+// as it happened.
+type Input struct {
+	Nodes   [][]service.Record
+	History []Event
+	Faults  []Fault
+	// Calm is when the faults stopped (0: no liveness check); every
+	// client alive then must complete an operation within Bound.
+	Calm  int64
+	Bound time.Duration
+	// Budget is the quota's M: the permits acknowledged stay within it.
+	Budget int
+}
+
+// Report is the checker's verdict and the run's figures.
+type Report struct {
+	Node       service.Verdict
+	Violations int
+	First      []string       // the first violations, for the failure message
+	Ops        map[string]int // operations completed, by kind
+	Writes     int            // writes the store acknowledged
+	Refused    int            // stale reads and writes the store refused
+	Permits    int            // quota permits acknowledged
+	Clients    int
+	Faults     map[string]int
+	// Stalls are, per fault kind, the stall after each fault: from its
+	// end until every client it touched completed an operation.
+	Stalls map[string][]time.Duration
+	// Typical are, per fault kind, the median over the clients it
+	// touched of their stall after each fault.
+	Typical map[string][]time.Duration
+	// Unserved counts, per fault kind, the faults after which a client
+	// it touched completed nothing till the end of the run.
+	Unserved map[string]int
+	// Worst describes, per fault kind, the fault with the longest stall
+	// and the client that waited longest after it.
+	Worst map[string]string
+	// Baseline is the same stall measured from fault-free instants of
+	// the calm phase: what contention alone costs.
+	Baseline, BaselineTypical []time.Duration
+	// AfterCalm is the longest a live client waited, from the moment
+	// the faults stopped, for its next completed operation.
+	AfterCalm time.Duration
+}
+
+// OK reports whether the run shows no violation.
+func (r *Report) OK() bool { return r.Violations == 0 }
+
+func (r *Report) fail(format string, args ...any) {
+	r.Violations++
+	if len(r.First) < 20 {
+		r.First = append(r.First, fmt.Sprintf(format, args...))
+	}
+}
+
+// interval is one holding of a key by a client, as the client knows it:
+// from the grant's answer to the release's invocation, or to the moment
+// it may have lost it (its session's Done, its abandonment, its kill).
+type interval struct {
+	client     string
+	start, end int64
+	token      client.Token
+}
+
+var served = map[string]bool{"lock": true, "acquire": true, "take": true}
+
+// Check checks in: safety from the histories and the node logs, liveness
+// after the calm, and measures the stalls.
+func Check(in Input) (*Report, error) {
+	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Typical: map[string][]time.Duration{}, Unserved: map[string]int{}, Worst: map[string]string{}}
+	v, err := service.Verify(in.Nodes...)
+	if err != nil {
+		return nil, err
+	}
+	r.Node = v
+	if v.Violations > 0 || v.Open > 0 {
+		r.fail("node event logs: %v", v)
+	}
+	h := slices.Clone(in.History)
+	slices.SortStableFunc(h, func(a, b Event) int { return cmp.Compare(a.T, b.T) })
+	var first, last int64
+	if len(h) > 0 {
+		first, last = h[0].T, h[len(h)-1].T
+	}
+
+	type state struct {
+		lost bool       // the session is gone: a grant answered now is not held
+		open []interval // what the client holds, by key (one operation at a time)
+		keys []string
+	}
+	clients := map[string]*state{}
+	killedAt := map[string]int64{} // group → when its process was killed
+	held := map[string][]interval{}
+	written := map[string]map[int]string{} // key → version → writer
+	oks := map[string][]int64{}            // client → times of completed operations
+	born := map[string]int64{}             // client → its first event
+	closeAll := func(c string, st *state, t int64) {
+		for i, iv := range st.open {
+			iv.end = t
+			held[st.keys[i]] = append(held[st.keys[i]], iv)
+		}
+		st.open, st.keys = nil, nil
+	}
+	for _, e := range h {
+		if e.Client == "harness" {
+			if e.Op == "killed" {
+				for _, g := range e.Keys {
+					killedAt[g] = e.T
+					for c, st := range clients {
+						if group(c) == g {
+							closeAll(c, st, e.T)
+						}
+					}
+				}
+			}
+			continue
+		}
+		st := clients[e.Client]
+		if st == nil {
+			st = &state{}
+			clients[e.Client] = st
+			born[e.Client] = e.T
+		}
+		if e.Type == "ok" && served[e.Op] {
+			r.Ops[e.Op]++
+			oks[e.Client] = append(oks[e.Client], e.T)
+		}
+		switch {
+		case e.Op == "session":
+			st.lost = false
+		case e.Op == "done" || e.Op == "abandon":
+			st.lost = true
+			closeAll(e.Client, st, e.T)
+		case (e.Op == "unlock" || e.Op == "release") && e.Type == "invoke":
+			closeAll(e.Client, st, e.T)
+		case (e.Op == "lock" || e.Op == "acquire") && e.Type == "ok":
+			if len(e.Tokens) != len(e.Keys) {
+				return nil, fmt.Errorf("%s: %s with %d keys and %d tokens", e.Client, e.Op, len(e.Keys), len(e.Tokens))
+			}
+			closeAll(e.Client, st, e.T)
+			if st.lost {
+				continue // answered after the lease may have gone: not held
+			}
+			for i, k := range e.Keys {
+				st.open = append(st.open, interval{client: e.Client, start: e.T, token: e.Tokens[i]})
+				st.keys = append(st.keys, k)
+			}
+		case e.Op == "take" && e.Type == "ok":
+			r.Permits += e.N
+		case (e.Op == "read" || e.Op == "write") && e.Type == "fail":
+			r.Refused++
+		case e.Op == "write" && e.Type == "ok":
+			r.Writes++
+			k := e.Keys[0]
+			if written[k] == nil {
+				written[k] = map[int]string{}
+			}
+			if w, dup := written[k][e.Version]; dup {
+				r.fail("store key %s: version %d written by %s and, acknowledged again, by %s (token %v): a write lost", k, e.Version, w, e.Client, e.Tokens)
+			}
+			written[k][e.Version] = e.Client
+		}
+	}
+	for c, st := range clients {
+		closeAll(c, st, last)
+	}
+	r.Clients = len(clients)
+
+	// Exclusion and tokens, per key.
+	sems := map[string][]interval{}
+	for _, k := range slices.Sorted(maps.Keys(held)) {
+		ivs := held[k]
+		slices.SortFunc(ivs, func(a, b interval) int { return cmp.Compare(a.start, b.start) })
+		for i := 1; i < len(ivs); i++ {
+			a, b := ivs[i-1], ivs[i]
+			if b.start < a.end {
+				r.fail("%s held by %s [%d, %d] and by %s from %d: two holders", k, a.client, a.start, a.end, b.client, b.start)
+			} else if !a.token.Less(b.token) {
+				r.fail("%s: token %v after %v (%s, then %s)", k, b.token, a.token, a.client, b.client)
+			}
+		}
+		if name, units, ok := semUnit(k); ok {
+			sems[name+"/"+units] = append(sems[name+"/"+units], ivs...)
+		}
+	}
+	for _, s := range slices.Sorted(maps.Keys(sems)) {
+		var units int
+		fmt.Sscanf(s[strings.LastIndexByte(s, '/')+1:], "%d", &units)
+		if n, t := maxOverlap(sems[s]); n > units {
+			r.fail("semaphore %s: %d holders at %d", s, n, t)
+		}
+	}
+	if in.Budget > 0 && r.Permits > in.Budget {
+		r.fail("quota: %d permits acknowledged, budget %d", r.Permits, in.Budget)
+	}
+
+	// Liveness after the calm.
+	alive := func(c string, t int64) bool {
+		k, ok := killedAt[group(c)]
+		return born[c] <= t && (!ok || k > t)
+	}
+	next := func(c string, t int64) (int64, bool) {
+		ts := oks[c]
+		i, _ := slices.BinarySearch(ts, t)
+		if i == len(ts) {
+			return 0, false
+		}
+		return ts[i], true
+	}
+	if in.Calm > 0 {
+		for _, c := range slices.Sorted(maps.Keys(clients)) {
+			if !alive(c, in.Calm) || !alive(c, last) {
+				continue
+			}
+			t, ok := next(c, in.Calm)
+			if !ok || t > in.Calm+in.Bound.Nanoseconds() {
+				r.fail("%s not served within %v after the faults stopped", c, in.Bound)
+			}
+			if ok {
+				r.AfterCalm = max(r.AfterCalm, time.Duration(t-in.Calm))
+			}
+		}
+	}
+
+	// Stalls.
+	// stall is the longest wait from t of the clients touches picks, the
+	// client who waited it, and the median wait; false if one of them
+	// was never served again.
+	stall := func(t int64, touches func(string) bool) (time.Duration, string, time.Duration, bool) {
+		var worst int64
+		var who string
+		var waits []time.Duration
+		for _, c := range slices.Sorted(maps.Keys(clients)) {
+			if !touches(c) || !alive(c, t) {
+				continue
+			}
+			n, ok := next(c, t)
+			if !ok {
+				if alive(c, last) {
+					return 0, c, 0, false
+				}
+				continue // killed before it was served again
+			}
+			waits = append(waits, time.Duration(n-t))
+			if n-t > worst {
+				worst, who = n-t, c
+			}
+		}
+		return time.Duration(worst), who, quantile(waits, 0.5), true
+	}
+	worst := map[string]time.Duration{}
+	for _, f := range in.Faults {
+		r.Faults[f.Kind]++
+		d, who, med, ok := stall(f.End, f.touches)
+		if !ok {
+			r.Unserved[f.Kind]++
+			continue
+		}
+		r.Stalls[f.Kind] = append(r.Stalls[f.Kind], d)
+		r.Typical[f.Kind] = append(r.Typical[f.Kind], med)
+		if d >= worst[f.Kind] {
+			worst[f.Kind] = d
+			r.Worst[f.Kind] = fmt.Sprintf("%s %s at +%v: %s waited %v", f.Kind, f.Target, time.Duration(f.End-first).Round(time.Millisecond), who, d.Round(time.Millisecond))
+		}
+	}
+	if in.Calm > 0 {
+		for t := in.Calm + int64(time.Second); t+int64(2*time.Second) < last; t += int64(500 * time.Millisecond) {
+			if d, _, med, ok := stall(t, func(string) bool { return true }); ok {
+				r.Baseline = append(r.Baseline, d)
+				r.BaselineTypical = append(r.BaselineTypical, med)
+			}
+		}
+	}
+	slices.SortFunc(r.First, strings.Compare)
+	return r, nil
+}
+
+// semUnit splits a semaphore unit key "NAME/R/UNIT".
+func semUnit(k string) (name, units string, ok bool) {
+	parts := strings.Split(k, "/")
+	if len(parts) < 3 {
+		return "", "", false
+	}
+	return strings.Join(parts[:len(parts)-2], "/"), parts[len(parts)-2], true
+}
+
+// maxOverlap is the largest number of intervals holding at once, and when.
+func maxOverlap(ivs []interval) (int, int64) {
+	type edge struct {
+		t int64
+		d int
+	}
+	var es []edge
+	for _, iv := range ivs {
+		es = append(es, edge{iv.start, 1}, edge{iv.end, -1})
+	}
+	// Ends before starts at the same instant: a release then a grant.
+	slices.SortFunc(es, func(a, b edge) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d)) })
+	n, best, at := 0, 0, int64(0)
+	for _, e := range es {
+		n += e.d
+		if n > best {
+			best, at = n, e.t
+		}
+	}
+	return best, at
+}
+
+// Summary is the report as text: the figures the closing note gives.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "clients %d; operations completed: %d locks, %d semaphore units, %d takes (%d permits); store: %d writes acknowledged, %d stale reads/writes refused\n",
+		r.Clients, r.Ops["lock"], r.Ops["acquire"], r.Ops["take"], r.Permits, r.Writes, r.Refused)
+	fmt.Fprintf(&b, "node logs: %v\n", r.Node)
+	fmt.Fprintf(&b, "after the faults stopped, every live client was served within %v\n", r.AfterCalm.Round(time.Millisecond))
+	fmt.Fprintf(&b, "stall after each fault until every client it touched is served (all), and of the median client (median); quantiles over the faults\n")
+	fmt.Fprintf(&b, "%-12s %6s %10s %10s %10s %10s %10s %9s\n", "fault", "count", "all p50", "p90", "max", "median p50", "max", "unserved")
+	row := func(name string, n int, s, m []time.Duration, unserved string) {
+		fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v %10v %10v %9s\n", name, n, quantile(s, 0.5), quantile(s, 0.9), quantile(s, 1), quantile(m, 0.5), quantile(m, 1), unserved)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Faults)) {
+		row(k, r.Faults[k], r.Stalls[k], r.Typical[k], fmt.Sprint(r.Unserved[k]))
+	}
+	row("(no fault)", len(r.Baseline), r.Baseline, r.BaselineTypical, "")
+	for _, k := range slices.Sorted(maps.Keys(r.Worst)) {
+		fmt.Fprintf(&b, "worst: %s\n", r.Worst[k])
+	}
+	fmt.Fprintf(&b, "violations: %d", r.Violations)
+	for _, s := range r.First {
+		fmt.Fprintf(&b, "\n  %s", s)
+	}
+	return b.String()
+}
+
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(i, 0)].Round(time.Millisecond)
+}

@@ -1,0 +1,151 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service"
+)
+
+func tok(c uint64) []client.Token { return []client.Token{{Epoch: 1, Counter: c}} }
+
+// good is a history with every kind of operation and nothing wrong: two
+// clients take r0 in turn (the first loses its session while holding it,
+// and the second is granted it after that), write the store, take a
+// semaphore unit and quota permits.
+func good() []Event {
+	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
+	return []Event{
+		{T: ms(1), Client: "g0/w0", Op: "session", Type: "ok"},
+		{T: ms(2), Client: "g0/w0", Op: "lock", Type: "invoke", Keys: []string{"r0"}},
+		{T: ms(3), Client: "g0/w0", Op: "lock", Type: "ok", Keys: []string{"r0"}, Tokens: tok(5)},
+		{T: ms(4), Client: "g0/w0", Op: "read", Type: "ok", Keys: []string{"r0"}, Tokens: tok(5), Version: 0},
+		{T: ms(5), Client: "g0/w0", Op: "write", Type: "ok", Keys: []string{"r0"}, Tokens: tok(5), Version: 1},
+		{T: ms(6), Client: "g0/w0", Op: "done", Type: "info"},
+		{T: ms(7), Client: "g1/w0", Op: "session", Type: "ok"},
+		{T: ms(8), Client: "g1/w0", Op: "lock", Type: "ok", Keys: []string{"r0"}, Tokens: tok(9)},
+		{T: ms(9), Client: "g1/w0", Op: "read", Type: "ok", Keys: []string{"r0"}, Tokens: tok(9), Version: 1},
+		{T: ms(10), Client: "g1/w0", Op: "write", Type: "ok", Keys: []string{"r0"}, Tokens: tok(9), Version: 2},
+		// The first holder, paused, writes late with its old token: refused.
+		{T: ms(11), Client: "g0/w0", Op: "read", Type: "fail", Keys: []string{"r0"}, Tokens: tok(5), Err: "stale token"},
+		{T: ms(12), Client: "g1/w0", Op: "unlock", Type: "invoke", Keys: []string{"r0"}},
+		{T: ms(13), Client: "g1/w0", Op: "acquire", Type: "ok", Keys: []string{"s/2/0"}, Tokens: tok(11)},
+		{T: ms(14), Client: "p1/w0", Op: "session", Type: "ok"},
+		{T: ms(15), Client: "p1/w0", Op: "acquire", Type: "ok", Keys: []string{"s/2/1"}, Tokens: tok(12)},
+		{T: ms(16), Client: "p1/w0", Op: "take", Type: "ok", Keys: []string{"q"}, N: 3},
+		{T: ms(17), Client: "g1/w0", Op: "release", Type: "invoke", Keys: []string{"s/2/0"}},
+		{T: ms(18), Client: "g0/w0", Op: "session", Type: "ok"},
+		{T: ms(19), Client: "g0/w0", Op: "acquire", Type: "ok", Keys: []string{"s/2/0"}, Tokens: tok(13)},
+		{T: ms(20), Client: "g0/w0", Op: "release", Type: "invoke", Keys: []string{"s/2/0"}},
+		{T: ms(21), Client: "harness", Op: "killed", Type: "info", Keys: []string{"p1"}},
+		{T: ms(22), Client: "g0/w0", Op: "take", Type: "ok", Keys: []string{"q"}, N: 2},
+		{T: ms(23), Client: "g1/w0", Op: "take", Type: "ok", Keys: []string{"q"}, Err: "exhausted"},
+		// The first holder wakes up and unlocks, long after its Done: the
+		// overlap with the second holder is inside its lease-expiry window.
+		{T: ms(9) + 1, Client: "g0/w0", Op: "unlock", Type: "invoke", Keys: []string{"r0"}},
+		// A grant answered after its session's Done is not held.
+		{T: ms(6) + 1, Client: "g0/w0", Op: "lock", Type: "ok", Keys: []string{"r1"}, Tokens: tok(6)},
+		{T: ms(7) + 1, Client: "g1/w0", Op: "lock", Type: "ok", Keys: []string{"r1"}, Tokens: tok(7)},
+		{T: ms(7) + 2, Client: "g1/w0", Op: "unlock", Type: "invoke", Keys: []string{"r1"}},
+	}
+}
+
+func goodInput() Input {
+	return Input{History: good(), Budget: 5, Calm: int64(20 * time.Millisecond), Bound: 5 * time.Millisecond,
+		Faults: []Fault{{Kind: "link-cut", Start: int64(15 * time.Millisecond), End: int64(16 * time.Millisecond), Touched: []string{"*"}}}}
+}
+
+// TestCheckCatches shows each check of the checker catching a broken
+// history, and passing the good one.
+func TestCheckCatches(t *testing.T) {
+	r, err := Check(goodInput())
+	if err != nil || !r.OK() {
+		t.Fatalf("good history: %v\n%s", err, r.Summary())
+	}
+	if r.Ops["lock"] != 4 || r.Ops["acquire"] != 3 || r.Permits != 5 || r.Writes != 2 || r.Refused != 1 {
+		t.Errorf("good history counted %v, %d permits, %d writes, %d refused", r.Ops, r.Permits, r.Writes, r.Refused)
+	}
+	// The link cut ended at 16ms; g0/w0 completed an operation at 19ms,
+	// g1/w0 at 23ms, and p1/w0 was killed first: a stall of 7ms.
+	if s := r.Stalls["link-cut"]; len(s) != 1 || s[0] != 7*time.Millisecond {
+		t.Errorf("stall after the link cut: %v, want 7ms", s)
+	}
+	for _, tc := range []struct {
+		name, want string
+		edit       func(in *Input)
+	}{
+		{"two holders", "two holders", func(in *Input) {
+			// The first holder's session is not lost before the second is granted.
+			in.History[5].T = in.History[8].T + 1
+		}},
+		{"held past its done", "two holders", func(in *Input) {
+			// Without the done, the late unlock makes the first holder's
+			// interval overlap the second's.
+			in.History[5].Op, in.History[5].Client = "session", "g3/w0"
+		}},
+		{"token not increasing", "token", func(in *Input) { in.History[7].Tokens = tok(5) }},
+		{"token decreasing", "token", func(in *Input) { in.History[7].Tokens = tok(4) }},
+		{"lost write", "a write lost", func(in *Input) {
+			// An unfenced store accepted the stale holder's write.
+			in.History[10] = Event{T: in.History[10].T, Client: "g0/w0", Op: "write", Type: "ok", Keys: []string{"r0"}, Tokens: tok(5), Version: 2}
+		}},
+		{"semaphore over R", "semaphore s/2: 3 holders", func(in *Input) {
+			in.History[16].T = in.History[18].T + 1 // g1/w0 still holds unit 0 of 2 …
+			in.History[18].Keys = []string{"s/2/2"} // … when g0/w0 gets a third unit
+		}},
+		{"unit held twice", "two holders", func(in *Input) { in.History[14].Keys = []string{"s/2/0"} }},
+		{"quota over M", "quota: 6 permits", func(in *Input) { in.History[21].N = 3 }},
+		{"not served after calm", "not served within", func(in *Input) { in.Bound = time.Millisecond }},
+	} {
+		in := goodInput()
+		in.History = good()
+		tc.edit(&in)
+		r, err := Check(in)
+		if err != nil {
+			t.Fatal(tc.name, err)
+		}
+		if r.OK() || !strings.Contains(strings.Join(r.First, "\n"), tc.want) {
+			t.Errorf("%s: want a violation saying %q, got\n%s", tc.name, tc.want, r.Summary())
+		}
+	}
+	// The node logs are checked too (service.Verify: shown catching each
+	// broken log in its own test); an unanswered request fails the run.
+	in := goodInput()
+	in.Nodes = [][]service.Record{{{T: 1, Instance: "lock", Ev: "request", P: 0, Res: []proc.ResID{1}}}}
+	if r, _ := Check(in); r.OK() {
+		t.Errorf("an unanswered request in a node log passed:\n%s", r.Summary())
+	}
+}
+
+// TestStoreFences plays the fencing story on the store: a holder pauses
+// between its read and its write, its lease expires, a second holder with
+// a larger token does its read-modify-write, then the first one writes.
+// The store refuses the stale write; an unfenced one accepts it, and the
+// checker finds the acknowledged write it overwrote.
+func TestStoreFences(t *testing.T) {
+	for _, unfenced := range []bool{false, true} {
+		s := &MemStore{Unfenced: unfenced}
+		h := NewHistory(nil)
+		w := func(id string) *Worker { return &Worker{ID: id, Store: s, H: h} }
+		a, b := w("g0/w0"), w("g1/w0")
+		key, ta, tb := "r0", client.Token{Epoch: 1, Counter: 5}, client.Token{Epoch: 1, Counter: 6}
+		va, _, _ := s.Read(key, ta) // a reads, then pauses
+		b.rmw([]string{key}, []client.Token{tb})
+		ok, _ := s.Write(key, ta, va+1)
+		e := Event{Op: "write", Type: "ok", Keys: []string{key}, Tokens: []client.Token{ta}, Version: va + 1}
+		if !ok {
+			e.Type = "fail"
+		}
+		a.put(e)
+		r, err := Check(Input{History: h.Events()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok == !unfenced || r.OK() == unfenced {
+			t.Errorf("unfenced %v: stale write accepted %v, checker:\n%s", unfenced, ok, r.Summary())
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package chaos
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/allot-dev/allot/service"
+)
+
+// nodes are the allot serve processes of a run, each dialling the others
+// through a proxy of its own per peer: links[i][k] carries node i's
+// connections to node k.
+type nodes struct {
+	bin, dir  string
+	addrs     []string
+	args      [][]string
+	links     [][]*Proxy
+	cmds      []*exec.Cmd
+	exited    []chan struct{}
+	lives     []int           // incarnations of each node, for its event log's name
+	killed    map[[2]int]bool // (node, incarnation) killed: its log's tail is lost
+	readyWait time.Duration
+}
+
+func freeAddrs(n int) ([]string, error) {
+	var out []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		out = append(out, l.Addr().String())
+	}
+	return out, nil
+}
+
+func startNodes(bin, dir string, n int, lockDelay, suspect time.Duration, quota string) (*nodes, error) {
+	addrs, err := freeAddrs(n)
+	if err != nil {
+		return nil, err
+	}
+	ns := &nodes{bin: bin, dir: dir, addrs: addrs, lives: make([]int, n), killed: map[[2]int]bool{}, readyWait: 20 * time.Second}
+	for i := range n {
+		var row []*Proxy
+		via := make([]string, n)
+		for k := range n {
+			if k == i {
+				row, via[k] = append(row, nil), addrs[k]
+				continue
+			}
+			p, err := NewProxy(addrs[k])
+			if err != nil {
+				ns.stop()
+				return nil, err
+			}
+			row, via[k] = append(row, p), p.Addr()
+		}
+		ns.links = append(ns.links, row)
+		ns.args = append(ns.args, []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i),
+			"--peer-addrs", strings.Join(via, ","), "--lock-delay", lockDelay.String(), "--quota", quota,
+			"--suspect", suspect.String(), "--log-level", "info", "--drain", "2s", "--peer-timeout", "15s"})
+	}
+	ns.cmds = make([]*exec.Cmd, n)
+	ns.exited = make([]chan struct{}, n)
+	ready := make(chan error, n)
+	for i := range n {
+		go func() { ready <- ns.start(i) }()
+	}
+	for range n {
+		if err := <-ready; err != nil {
+			ns.stop()
+			return nil, err
+		}
+	}
+	return ns, nil
+}
+
+// events is node i's event log of incarnation life.
+func (ns *nodes) events(i, life int) string {
+	return filepath.Join(ns.dir, fmt.Sprintf("node-%d.%d.jsonl", i, life))
+}
+
+// start starts node i (again) and waits until it is ready.
+func (ns *nodes) start(i int) error {
+	args := append(slices.Clone(ns.args[i]), "--events", ns.events(i, ns.lives[i]))
+	ns.lives[i]++
+	cmd := exec.Command(ns.bin, args...)
+	// The node's log goes beside its event log, for a failed run's reader.
+	logf, err := os.Create(filepath.Join(ns.dir, fmt.Sprintf("node-%d.%d.log", i, ns.lives[i]-1)))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	ns.cmds[i] = cmd
+	exited := make(chan struct{})
+	ns.exited[i] = exited
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		ok := false
+		for sc.Scan() {
+			if !ok && strings.Contains(sc.Text(), "ready") {
+				ok = true
+				ready <- true
+			}
+		}
+		if !ok {
+			ready <- false
+		}
+		cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			return fmt.Errorf("node %d exited before it was ready", i)
+		}
+		return nil
+	case <-time.After(ns.readyWait):
+		cmd.Process.Kill()
+		return fmt.Errorf("node %d not ready within %v", i, ns.readyWait)
+	}
+}
+
+// kill kills node i with SIGKILL and waits until it is gone.
+func (ns *nodes) kill(i int) {
+	ns.killed[[2]int{i, ns.lives[i] - 1}] = true
+	ns.cmds[i].Process.Kill()
+	<-ns.exited[i]
+}
+
+// link returns the proxies of both directions of the link between nodes
+// i and k.
+func (ns *nodes) link(i, k int) []*Proxy { return []*Proxy{ns.links[i][k], ns.links[k][i]} }
+
+// isolate returns every proxy of node i's links.
+func (ns *nodes) isolate(i int) []*Proxy {
+	var out []*Proxy
+	for k := range ns.addrs {
+		if k != i {
+			out = append(out, ns.link(i, k)...)
+		}
+	}
+	return out
+}
+
+// stop stops every node with SIGTERM (they drain and flush their logs)
+// and closes the proxies; a node still running after 10s is killed.
+func (ns *nodes) stop() {
+	for i, c := range ns.cmds {
+		if c != nil && c.Process != nil {
+			c.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-ns.exited[i]:
+			case <-time.After(10 * time.Second):
+				c.Process.Kill()
+				<-ns.exited[i]
+			}
+		}
+	}
+	for _, row := range ns.links {
+		for _, p := range row {
+			if p != nil {
+				p.Close()
+			}
+		}
+	}
+}
+
+// logs reads the event log of every incarnation of every node that was
+// not killed: a node buffers its log, so a killed one loses the tail, and
+// a grant whose release is lost would look held for ever. The clients'
+// histories still show what the killed incarnations granted.
+func (ns *nodes) logs() ([][]service.Record, error) {
+	var out [][]service.Record
+	for i := range ns.addrs {
+		for life := range ns.lives[i] {
+			if ns.killed[[2]int{i, life}] {
+				continue
+			}
+			f, err := os.Open(ns.events(i, life))
+			if err != nil {
+				return nil, err
+			}
+			recs, err := service.ReadEvents(f)
+			f.Close()
+			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("node %d's log %d: %w", i, life, err)
+			}
+			out = append(out, recs)
+		}
+	}
+	return out, nil
+}
