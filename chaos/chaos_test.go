@@ -17,8 +17,8 @@ var (
 	keep     = flag.String("dir", "", "keep the run's event logs, histories and fault schedule in this directory")
 	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated (client-kill, abandon, link-cut, partition, client-cut, long-partition, node-kill)")
 	every    = flag.Duration("every", 0, "the mean gap between faults (default 400ms)")
-	suspect  = flag.Duration("suspect", 0, "the nodes' --suspect (default 30s)")
-	nodeKill = flag.Bool("nodekill", false, "inject kill -9 and restart of nodes too (not survivable until node recovery lands)")
+	suspect  = flag.Duration("suspect", 0, "the nodes' --suspect (default 1s)")
+	nodeKill = flag.Bool("nodekill", true, "inject kill -9 and restart of nodes (-nodekill=false: not)")
 )
 
 // TestMain runs a chaos client process when the harness started this

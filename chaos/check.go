@@ -311,8 +311,9 @@ func Check(in Input) (*Report, error) {
 	return r, nil
 }
 
-// semUnit splits a semaphore unit key "NAME/R/UNIT".
+// semUnit splits a semaphore unit key "NAME/R/UNIT@EPOCH".
 func semUnit(k string) (name, units string, ok bool) {
+	k, _, _ = strings.Cut(k, "@")
 	parts := strings.Split(k, "/")
 	if len(parts) < 3 {
 		return "", "", false

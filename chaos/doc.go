@@ -32,12 +32,11 @@
 // lock, pauses past its lease, then writes with its stale token (a GC
 // pause); every connection of a node↔node link cut; every link of one
 // node held down for 0.2–2s; one client group's connections to one node
-// held down for 0.1–1.5s. Two more are off by default and switched on
-// with one option each: Faults.LongPartition (a node's links held down
-// past the nodes' --suspect, so that it is taken for dead) and
-// Faults.NodeKill (kill -9 of a node process, restarted). NodeKill stays
-// off until a long soak with it passes: node recovery has only just
-// survived one minute of it (docs/failures.md has the figures).
+// held down for 0.1–1.5s; kill -9 of a node process, restarted after
+// 0.2–2s (Faults.NodeKill). Faults.LongPartition, off by default, holds a
+// node's links down well past the nodes' --suspect, so that it is surely
+// taken for dead; the default partitions outlast --suspect (1s) now and
+// then anyway.
 //
 // The checker (Check) reads only the histories, the nodes' event logs and
 // the fault schedule as it happened:
@@ -71,6 +70,6 @@
 // subcommand: the harness needs the test binary as its client process).
 // Every run logs its seed, and a failing one the flag that replays its
 // fault schedule (-seed); -faults picks the kinds, -every the mean gap,
-// -suspect the nodes' --suspect, -nodekill adds node crashes, -dir keeps
+// -suspect the nodes' --suspect, -nodekill=false leaves out node crashes, -dir keeps
 // the logs, histories and fault schedule.
 package chaos

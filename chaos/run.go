@@ -26,23 +26,21 @@ type Faults struct {
 	ClientKill bool // kill -9 of a client process (a new one takes its place)
 	Abandon    bool // a client goroutine stops renewing its session while it holds a lock, pauses past its lease, then writes with its stale token
 	LinkCut    bool // every connection of one node↔node link closed (reconnects at once)
-	Partition  bool // every link of one node refused for 0.2–2s (far below Config.Suspect)
+	Partition  bool // every link of one node refused for 0.2–2s (about Config.Suspect: sometimes taken for a crash)
 	ClientCut  bool // one client group's connections to one node refused for 0.1–1.5s
 	// LongPartition: every link of one node refused for Config.Suspect
-	// plus 0.5–2.5s, so that the others think it dead and move to a view
-	// without it. Off by default (the default Suspect is far above it):
-	// it is meant with a short Suspect, and docs/failures.md says how it
-	// fared.
+	// plus 0.5–2.5s, so that the others surely think it dead and move to
+	// a view without it, while it fences itself. Off by default: the
+	// Partition above already outlasts the default Suspect now and then.
 	LongPartition bool
-	// NodeKill: kill -9 of a node process, restarted after 0.2–2s. Off
-	// by default until a long soak with it passes (docs/failures.md).
+	// NodeKill: kill -9 of a node process, restarted after 0.2–2s.
 	NodeKill bool
 }
 
-// AllFaults are the faults the service survives today: everything but
-// LongPartition and NodeKill.
+// AllFaults are the faults of a default run: everything but
+// LongPartition.
 func AllFaults() Faults {
-	return Faults{ClientKill: true, Abandon: true, LinkCut: true, Partition: true, ClientCut: true}
+	return Faults{ClientKill: true, Abandon: true, LinkCut: true, Partition: true, ClientCut: true, NodeKill: true}
 }
 
 // ParseFaults reads a comma-separated list of fault kinds.
@@ -130,11 +128,10 @@ func (c *Config) Defaults() {
 	defD(&c.Bound, 10*time.Second)
 	defD(&c.TTL, 2*time.Second)
 	defD(&c.LockDelay, 200*time.Millisecond)
-	// Far above the longest Partition: back-to-back partitions of one
-	// node, with gRPC's reconnect backoff growing across them, held its
-	// links down 5s in a soak, and a partition taken for a crash is a
-	// LongPartition (see Faults).
-	defD(&c.Suspect, 30*time.Second)
+	// The service's default: node kills are found after this, and the
+	// longer Partitions are taken for crashes (then the node fences
+	// itself and rejoins), which the run must survive too.
+	defD(&c.Suspect, time.Second)
 	defD(&c.Every, 400*time.Millisecond)
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}

@@ -231,7 +231,9 @@ func (w *Worker) acquire(ctx context.Context, ss *session) error {
 		w.put(fail(Event{Op: "acquire", Keys: []string{key}}, err))
 		return err
 	}
-	held := []string{fmt.Sprintf("%s/%d", key, g.Unit())}
+	// A unit is a unit of its view: units are numbered afresh when the
+	// cluster's view changes, so the key carries the token's epoch.
+	held := []string{fmt.Sprintf("%s/%d@%d", key, g.Unit(), g.Token(name).Epoch)}
 	w.put(Event{Op: "acquire", Type: "ok", Keys: held, Tokens: []client.Token{g.Token(name)}})
 	w.Ops.Add(1)
 	sleep(ctx, time.Duration(w.Rnd.IntN(2000))*time.Microsecond)
