@@ -428,3 +428,36 @@ func TestGracefulLeave(t *testing.T) {
 	}
 	g.Unlock(ctx)
 }
+
+// TestFastRestart: a node that restarts before it could be suspected is in
+// the same live set with fresh processes, which know nothing of the view's
+// forks and queues: the cluster must start a new view all the same.
+func TestFastRestart(t *testing.T) {
+	c := newCrashable(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s0 := session(t, ctx, c.addrs[0])
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	g, err := s0.Lock(ctx, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.crash(2)
+	c.start(2, nil)
+	restarted := time.Now()
+	if err := g.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Twelve names: some of their managers live on node 2.
+	lctx, lcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer lcancel()
+	g2, err := s0.Lock(lctx, names...)
+	if err != nil {
+		t.Fatalf("lock after a node restarted at once: %v", err)
+	}
+	t.Logf("granted %v after the restart", time.Since(restarted).Round(time.Millisecond))
+	if g2.Token("a").Epoch <= g.Token("a").Epoch {
+		t.Errorf("token %v after %v: not of a later view", g2.Token("a"), g.Token("a"))
+	}
+	g2.Unlock(ctx)
+}

@@ -181,6 +181,10 @@ func (n *Node) watch(ctx context.Context) {
 	defer tick.Stop()
 	peers := make([]peerView, len(n.c.Nodes))
 	seen := make([]bool, len(n.c.Nodes))
+	// The peers' runs when this node last proposed: a node that restarted
+	// faster than it could be suspected is in the same live set with
+	// fresh processes, and its view must start over too.
+	var proposed []uint64
 	started := false // the first view needs every node to have been up
 	for ticks := 0; ; ticks++ {
 		select {
@@ -243,9 +247,14 @@ func (n *Node) watch(ctx context.Context) {
 		n.mu.Lock()
 		cur, heard := n.cur, n.maxEpoch
 		n.mu.Unlock()
-		if cur != nil && slices.Equal(cur.v.live, live) && heard <= cur.v.epoch {
+		runs := make([]uint64, len(peers))
+		for _, k := range live {
+			runs[k] = peers[k].inc
+		}
+		if cur != nil && slices.Equal(cur.v.live, live) && heard <= cur.v.epoch && (proposed == nil || slices.Equal(proposed, runs)) {
 			continue
 		}
+		proposed = runs
 		n.mu.Lock()
 		// The epoch is above every one this node has heard of, and at
 		// least the wall clock in milliseconds: nodes that restarted
