@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -349,6 +350,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var events []Event
 	for _, path := range r.hists {
 		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a client process killed before it wrote anything
+		}
 		if err != nil {
 			return nil, err
 		}
