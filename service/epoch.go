@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/transport"
 )
 
 // A view is a configuration of the cluster: an epoch and the nodes alive
@@ -197,6 +198,9 @@ func (n *Node) watch(ctx context.Context) {
 			// event log.
 			n.events.flush()
 		}
+		if n.draining.Load() {
+			continue // shutting down: the views are the others' business now
+		}
 		live := []int{}
 		all := true // every node has been up
 		for k, name := range n.names {
@@ -331,7 +335,7 @@ func (n *Node) control(k int, m proc.Message) {
 		n.onControl(proc.ID(k), m)
 		return
 	}
-	if err := n.ctl.Send(proc.ID(n.self), proc.ID(k), m); err != nil {
+	if err := n.ctl.Send(proc.ID(n.self), proc.ID(k), m); err != nil && !errors.Is(err, transport.ErrClosed) {
 		n.log.Error("control message", "to", k, "kind", m.Kind(), "err", err)
 	}
 }
