@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,47 +21,19 @@ func TestAcrossProcesses(t *testing.T) {
 		t.Skip("builds the allot binary and starts processes")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "allot")
-	build := exec.Command("go", "build", "-o", bin, "github.com/allot-dev/allot/cmd/allot")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "cluster", "--nodes", "3", "--events", dir, "--quota", "calls=100:10")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cmd.Process.Signal(syscall.SIGTERM)
-			cmd.Wait()
-		}
-	}
-	defer stop()
-	sc := bufio.NewScanner(out)
 	var addrs []string
-	for sc.Scan() {
-		if a, ok := strings.CutPrefix(sc.Text(), "cluster of 3 nodes: "); ok {
+	stop := allotCluster(ctx, t, dir, func(line string) bool {
+		if a, ok := strings.CutPrefix(line, "cluster of 3 nodes: "); ok {
 			addrs = strings.Split(a, ",")
-			break
 		}
-	}
+		return addrs != nil
+	}, "--nodes", "3", "--events", dir, "--quota", "calls=100:10")
+	defer stop()
 	if len(addrs) != 3 {
-		t.Fatalf("allot cluster printed no addresses (%v)", sc.Err())
+		t.Fatal("allot cluster printed no addresses")
 	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
 	// One more client in a process of its own: this test binary, running
 	// TestClientProcess, beside the goroutines of this one.
 	other := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestClientProcess$", "-test.count=1")
@@ -98,4 +71,42 @@ func TestClientProcess(t *testing.T) {
 		t.Skip("the client process of TestAcrossProcesses")
 	}
 	workload(context.Background(), t, strings.Split(addrs, ","), 12, 4, 30)
+}
+
+// allotCluster builds allot into dir and starts allot cluster ARGS; it reads
+// the cluster's output a line at a time until got says it has what it
+// needs (or the output ends), then lets the rest go. stop sends SIGTERM and
+// waits; it may be called more than once.
+func allotCluster(ctx context.Context, t *testing.T, dir string, got func(line string) bool, args ...string) (stop func()) {
+	t.Helper()
+	bin := filepath.Join(dir, "allot")
+	build := exec.Command("go", "build", "-o", bin, "github.com/allot-dev/allot/cmd/allot")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"cluster"}, args...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		})
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && !got(sc.Text()) {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return stop
 }

@@ -1,14 +1,11 @@
 package client_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,38 +21,11 @@ func TestSecureClusterProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the allot binary and starts processes")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "allot")
-	build := exec.Command("go", "build", "-o", bin, "github.com/allot-dev/allot/cmd/allot")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "cluster", "--nodes", "3", "--tls")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cmd.Process.Signal(syscall.SIGTERM)
-			cmd.Wait()
-		}
-	}
-	defer stop()
-	sc := bufio.NewScanner(out)
 	var addrs []string
 	var certs, token string
-	for token == "" && sc.Scan() {
-		line := sc.Text()
+	stop := allotCluster(ctx, t, t.TempDir(), func(line string) bool {
 		if a, ok := strings.CutPrefix(line, "cluster of 3 nodes: "); ok {
 			addrs = strings.Split(a, ",")
 		}
@@ -65,14 +35,12 @@ func TestSecureClusterProcesses(t *testing.T) {
 		if tk, ok := strings.CutPrefix(line, "client token: "); ok {
 			token = tk
 		}
-	}
+		return token != ""
+	}, "--nodes", "3", "--tls")
+	defer stop()
 	if len(addrs) != 3 || certs == "" || token == "" {
-		t.Fatalf("allot cluster --tls printed no addresses, certificates or token (%v)", sc.Err())
+		t.Fatal("allot cluster --tls printed no addresses, certificates or token")
 	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
 	files := client.WithTLSFiles(filepath.Join(certs, "ca.pem"), filepath.Join(certs, "client.pem"), filepath.Join(certs, "client-key.pem"))
 
 	c, err := client.DialWith(ctx, addrs, files, client.WithToken(token))
