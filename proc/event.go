@@ -25,13 +25,17 @@ const (
 	EvName                // quota, name assignment: the process is given the name Unit
 	EvDeposit             // bank: a deposit of one unit at the process is acknowledged
 	EvWithdraw            // bank: a withdrawal of one unit at the process is granted
+	EvMove                // pool: Unit arrives at the process from Peer (a unit's migration)
+	EvView                // control plane: the process starts serving the view Epoch of Members
+	EvFence               // control plane: the process stops serving (its view ended, or its lease ran out)
+	EvRestart             // the process restarts from what it persisted (its volatile state is lost)
 	numEventKinds
 )
 
 var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
 	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
-	"deposit", "withdraw",
+	"deposit", "withdraw", "move", "view", "fence", "restart",
 }
 
 func (k EventKind) String() string {
@@ -62,6 +66,11 @@ type Event struct {
 	// message kind.
 	Peer ID
 	Msg  string
+	// Epoch and Members describe EvView: the view's epoch (its position
+	// in the control plane's log) and its members, ascending. Epoch is
+	// also the epoch EvFence ends.
+	Epoch   uint64
+	Members []ID
 }
 
 // Served reports whether e answers an application request.

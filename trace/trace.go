@@ -190,20 +190,40 @@ func Append(b []byte, e proc.Event) []byte {
 		b = strconv.AppendInt(b, int64(e.Peer), 10)
 		b = append(b, `,"msg":`...)
 		b = strconv.AppendQuote(b, e.Msg)
+	case proc.EvMove:
+		b = append(b, `,"unit":`...)
+		b = strconv.AppendInt(b, int64(e.Unit), 10)
+		b = append(b, `,"from":`...)
+		b = strconv.AppendInt(b, int64(e.Peer), 10)
+	case proc.EvView, proc.EvFence:
+		b = append(b, `,"epoch":`...)
+		b = strconv.AppendUint(b, e.Epoch, 10)
+		if e.Kind == proc.EvView {
+			b = append(b, `,"members":[`...)
+			for i, m := range e.Members {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, int64(m), 10)
+			}
+			b = append(b, ']')
+		}
 	}
 	return append(b, '}')
 }
 
 type line struct {
-	T    proc.Time    `json:"t"`
-	Ev   string       `json:"ev"`
-	P    proc.ID      `json:"p"`
-	Res  []proc.ResID `json:"res"`
-	Unit int32        `json:"unit"`
-	Name *int32       `json:"name"`
-	To   *proc.ID     `json:"to"`
-	From *proc.ID     `json:"from"`
-	Msg  string       `json:"msg"`
+	T       proc.Time    `json:"t"`
+	Ev      string       `json:"ev"`
+	P       proc.ID      `json:"p"`
+	Res     []proc.ResID `json:"res"`
+	Unit    int32        `json:"unit"`
+	Name    *int32       `json:"name"`
+	To      *proc.ID     `json:"to"`
+	From    *proc.ID     `json:"from"`
+	Msg     string       `json:"msg"`
+	Epoch   uint64       `json:"epoch"`
+	Members []proc.ID    `json:"members"`
 }
 
 // Read parses a JSONL trace and passes each event to sink.
@@ -225,7 +245,7 @@ func Read(r io.Reader, sink proc.Sink) error {
 		if err != nil {
 			return fmt.Errorf("trace line %d: %w", n, err)
 		}
-		e := proc.Event{Time: l.T, Kind: k, P: l.P, Res: l.Res, Unit: l.Unit, Msg: l.Msg}
+		e := proc.Event{Time: l.T, Kind: k, P: l.P, Res: l.Res, Unit: l.Unit, Msg: l.Msg, Epoch: l.Epoch, Members: l.Members}
 		if l.Name != nil {
 			e.Unit = *l.Name
 		}

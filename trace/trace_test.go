@@ -30,6 +30,10 @@ func TestRoundTrip(t *testing.T) {
 		{Time: 410, Kind: proc.EvName, P: 4, Unit: 17},
 		{Time: 420, Kind: proc.EvDeposit, P: 2},
 		{Time: 430, Kind: proc.EvWithdraw, P: 3},
+		{Time: 440, Kind: proc.EvMove, P: 4, Unit: 2, Peer: 1},
+		{Time: 450, Kind: proc.EvView, P: 1, Epoch: 12, Members: []proc.ID{0, 1, 2}},
+		{Time: 460, Kind: proc.EvFence, P: 1, Epoch: 12},
+		{Time: 470, Kind: proc.EvRestart, P: 1},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
