@@ -18,6 +18,7 @@ import (
 	"github.com/allot-dev/allot/algo/drinking"
 	"github.com/allot-dev/allot/algo/hygienic"
 	"github.com/allot-dev/allot/algo/modular"
+	"github.com/allot-dev/allot/algo/ordered"
 	"github.com/allot-dev/allot/algo/pool"
 	"github.com/allot-dev/allot/algo/threshold"
 	"github.com/allot-dev/allot/algo/unhygienic"
@@ -56,6 +57,7 @@ func dining() []algo.Algorithm {
 func base() []algo.Algorithm {
 	return []algo.Algorithm{
 		central.Algorithm,
+		ordered.Algorithm,
 		hygienic.Algorithm,
 		threshold.Algorithm,
 		doorway.Algorithm,

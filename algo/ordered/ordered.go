@@ -1,0 +1,170 @@
+// Package ordered is the baseline a user builds by hand from single locks:
+// each resource is a lock process with a FIFO queue, and a user takes the
+// locks of its request one at a time in increasing resource id, holding
+// what it has while it waits for the next (Curator's InterProcessMultiLock
+// and Redisson's MultiLock, used with care, do this). It is not an
+// algorithm of the papers; it is what their algorithms are measured
+// against.
+//
+//	user ──acq──> lock r1 ──granted──> user ──acq──> lock r2 ──granted──> user: enter
+//	user: exit ──rel──> every lock it holds
+//
+// The global order makes a cycle of waiting impossible, so there is no
+// deadlock, and each lock serves its queue in arrival order, so nobody
+// starves. What the order does not prevent is a chain: a user holding r1
+// while it waits for r2 blocks everyone behind it on r1, who may hold other
+// locks in turn. A request of k resources costs 3k messages and at least k
+// sequential round trips before it enters, whatever the contention. Those
+// chains are what the papers' algorithms exist to avoid (Reif and
+// Spirakis, §1.6, contrast them with the O(vk) lock time of bidding).
+//
+// Channels are unordered, so a user's next acq to a lock may overtake the
+// rel of its previous hold: the lock queues it like any other, and grants
+// it when the rel has arrived and the acq's turn has come.
+//
+// No lock needs to know the users or their resource sets in advance: users
+// may appear at any time and ask for any resources.
+package ordered
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
+)
+
+// Algorithm is the catalogue entry.
+var Algorithm = algo.Algorithm{
+	Name:        "ordered",
+	Kind:        algo.Exclusive,
+	Summary:     "baseline: one lock process per resource, a user takes its locks one by one in increasing id",
+	PerResource: true,
+	Build:       Build,
+
+	Messages: []proc.Message{Acq{}, Granted{}, Rel{}},
+}
+
+// Acq asks a lock for itself.
+type Acq struct{}
+
+// Granted tells a user it holds the lock.
+type Granted struct{}
+
+// Rel gives a lock back.
+type Rel struct{}
+
+func (Acq) Kind() string     { return "acq" }
+func (Granted) Kind() string { return "granted" }
+func (Rel) Kind() string     { return "rel" }
+
+// Build returns the users followed by one lock per resource: resource r is
+// process Users+r.
+func Build(pb *algo.Problem) ([]proc.Process, error) {
+	if pb.Kind != algo.Exclusive {
+		return nil, fmt.Errorf("ordered: solves exclusive problems, not %s", pb.Kind)
+	}
+	if pb.Users < 0 || pb.Resources < 0 {
+		return nil, fmt.Errorf("ordered: %d users and %d resources", pb.Users, pb.Resources)
+	}
+	ps := make([]proc.Process, pb.Users+pb.Resources)
+	users := make([]User, pb.Users)
+	for u := range users {
+		users[u] = User{first: proc.ID(pb.Users), resources: pb.Resources}
+		ps[u] = &users[u]
+	}
+	locks := make([]Lock, pb.Resources)
+	for r := range locks {
+		ps[pb.Users+r] = &locks[r]
+	}
+	return ps, nil
+}
+
+// User is an application process: it walks its request in increasing
+// resource id, one lock at a time.
+type User struct {
+	first     proc.ID // the lock of resource 0
+	resources int
+	res       []proc.ResID // the request, as the application named it
+	order     []proc.ResID // the request sorted, duplicates dropped
+	held      int          // order[:held] are held
+}
+
+func (u *User) Start(proc.Env)            {}
+func (u *User) Fire(proc.Env, proc.Timer) {}
+
+// Request starts the walk at the lowest resource named.
+func (u *User) Request(env proc.Env, r proc.Request) {
+	for _, x := range r.Res {
+		if x < 0 || int(x) >= u.resources {
+			panic(fmt.Sprintf("ordered: resource %d out of range 0..%d", x, u.resources-1))
+		}
+	}
+	u.res = r.Res
+	u.order = slices.Compact(slices.Sorted(slices.Values(r.Res)))
+	u.held = 0
+	u.next(env)
+}
+
+// next asks for the next lock of the walk, or enters when all are held.
+func (u *User) next(env proc.Env) {
+	if u.held == len(u.order) {
+		env.Emit(proc.Event{Kind: proc.EvEnter, Res: u.res})
+		return
+	}
+	env.Send(u.lock(u.order[u.held]), Acq{})
+}
+
+func (u *User) lock(r proc.ResID) proc.ID { return u.first + proc.ID(r) }
+
+func (u *User) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	if _, ok := m.(Granted); !ok {
+		panic(fmt.Sprintf("ordered: user got %T", m))
+	}
+	if u.held == len(u.order) || from != u.lock(u.order[u.held]) {
+		panic(fmt.Sprintf("ordered: user got a lock it did not ask for (from %d)", from))
+	}
+	u.held++
+	u.next(env)
+}
+
+// Release gives back every lock of the request.
+func (u *User) Release(env proc.Env) {
+	for _, r := range u.order[:u.held] {
+		env.Send(u.lock(r), Rel{})
+	}
+	u.held = 0
+}
+
+// Lock is one resource's lock: a holder and a FIFO queue of waiting users.
+type Lock struct {
+	holder proc.ID   // user + 1 (0: free)
+	queue  []proc.ID // waiting users, oldest first
+}
+
+func (l *Lock) Start(proc.Env)            {}
+func (l *Lock) Fire(proc.Env, proc.Timer) {}
+
+func (l *Lock) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	switch m.(type) {
+	case Acq:
+		l.queue = append(l.queue, from)
+	case Rel:
+		if l.holder != from+1 {
+			panic(fmt.Sprintf("ordered: lock released by %d, held by %d", from, l.holder-1))
+		}
+		l.holder = 0
+	default:
+		panic(fmt.Sprintf("ordered: lock got %T", m))
+	}
+	if l.holder == 0 && len(l.queue) > 0 {
+		next := l.queue[0]
+		// A fresh array when the queue empties keeps it from growing
+		// without bound behind its head.
+		if l.queue = l.queue[1:]; len(l.queue) == 0 {
+			l.queue = nil
+		}
+		l.holder = next + 1
+		env.Send(next, Granted{})
+	}
+}
