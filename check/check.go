@@ -9,6 +9,7 @@
 //	                   Names       unique names, the largest below C·(n+1)
 //	                   Bank        withdrawals ≤ deposits; one waits only while the balance is below W
 //	                   Waits       open requests at the end, the longest wait (starvation)
+//	                   Rendezvous  Social-CSP: each output matched by its k inputs, each value once
 //	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
 //
 // Deadlock is quiescence with open requests: the driver knows when nothing is

@@ -29,13 +29,16 @@ const (
 	EvView                // control plane: the process starts serving the view Epoch of Members
 	EvFence               // control plane: the process stops serving (its view ended, or its lease ran out)
 	EvRestart             // the process restarts from what it persisted (its volatile state is lost)
+	EvOutput              // Social-CSP: the process makes extended output number Unit to the partners Members
+	EvInput               // Social-CSP: the process receives its value of Peer's extended output number Unit
 	numEventKinds
 )
 
 var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
 	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
-	"deposit", "withdraw", "move", "view", "fence", "restart",
+	"deposit", "withdraw", "move", "view", "fence", "restart", "output",
+	"input",
 }
 
 func (k EventKind) String() string {
@@ -68,7 +71,8 @@ type Event struct {
 	Msg  string
 	// Epoch and Members describe EvView: the view's epoch (its position
 	// in the control plane's log) and its members, ascending. Epoch is
-	// also the epoch EvFence ends.
+	// also the epoch EvFence ends. Members are also EvOutput's partners,
+	// in the order of the values sent.
 	Epoch   uint64
 	Members []ID
 }

@@ -150,6 +150,7 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 			OK() bool
 		}
 		excl  check.Exclusion
+		rv    check.Rendezvous // Social-CSP's outputs, on runs that make them
 		pool  = check.Pool{Units: p.Problem.Units}
 		quota = check.Quota{Budget: p.Problem.Budget, Waste: p.Problem.Waste}
 		poolm = metrics.Pool{Units: p.Problem.Units}
@@ -164,6 +165,9 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 		safety, report = &quota, &quota.Report
 	}
 	sinks := proc.Sinks{safety, &waits, &rec}
+	if p.Kind == algo.Exclusive {
+		sinks = append(sinks, &rv)
+	}
 	if p.Kind == algo.Pool {
 		sinks = append(sinks, &poolm)
 	}
@@ -201,8 +205,8 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 		Throughput:       sum.Throughput,
 		Concurrency:      sum.Concurrency,
 		Fairness:         sum.Fairness,
-		SafetyViolations: report.Violations,
-		Violations:       report.First,
+		SafetyViolations: report.Violations + rv.Violations,
+		Violations:       append(report.First, rv.First...),
 		Open:             waits.Open(),
 		LongestWait:      max(waits.Longest, waits.OldestOpen(res.End)),
 		Deadlock:         waits.Deadlock(res.Quiescent) && len(p.Config.Net.Crashes) == 0,

@@ -9,6 +9,8 @@
 //	{"t":401,"ev":"send","p":2,"to":5,"msg":"fork"}        (message tracing only)
 //	{"t":409,"ev":"deliver","p":5,"from":2,"msg":"fork"}   (message tracing only)
 //	{"t":410,"ev":"name","p":4,"name":17}                  (name assignment)
+//	{"t":420,"ev":"output","p":3,"comm":2,"partners":[9,12]} (Social-CSP)
+//	{"t":423,"ev":"input","p":9,"comm":2,"from":3}          (Social-CSP)
 //
 // A trace a program must read alone starts with a header line, which names
 // the run (scenario, seed, algorithm, kind, process count) and, on a dining
@@ -195,6 +197,22 @@ func Append(b []byte, e proc.Event) []byte {
 		b = strconv.AppendInt(b, int64(e.Unit), 10)
 		b = append(b, `,"from":`...)
 		b = strconv.AppendInt(b, int64(e.Peer), 10)
+	case proc.EvOutput:
+		b = append(b, `,"comm":`...)
+		b = strconv.AppendInt(b, int64(e.Unit), 10)
+		b = append(b, `,"partners":[`...)
+		for i, m := range e.Members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(m), 10)
+		}
+		b = append(b, ']')
+	case proc.EvInput:
+		b = append(b, `,"comm":`...)
+		b = strconv.AppendInt(b, int64(e.Unit), 10)
+		b = append(b, `,"from":`...)
+		b = strconv.AppendInt(b, int64(e.Peer), 10)
 	case proc.EvView, proc.EvFence:
 		b = append(b, `,"epoch":`...)
 		b = strconv.AppendUint(b, e.Epoch, 10)
@@ -213,17 +231,19 @@ func Append(b []byte, e proc.Event) []byte {
 }
 
 type line struct {
-	T       proc.Time    `json:"t"`
-	Ev      string       `json:"ev"`
-	P       proc.ID      `json:"p"`
-	Res     []proc.ResID `json:"res"`
-	Unit    int32        `json:"unit"`
-	Name    *int32       `json:"name"`
-	To      *proc.ID     `json:"to"`
-	From    *proc.ID     `json:"from"`
-	Msg     string       `json:"msg"`
-	Epoch   uint64       `json:"epoch"`
-	Members []proc.ID    `json:"members"`
+	T        proc.Time    `json:"t"`
+	Ev       string       `json:"ev"`
+	P        proc.ID      `json:"p"`
+	Res      []proc.ResID `json:"res"`
+	Unit     int32        `json:"unit"`
+	Name     *int32       `json:"name"`
+	Comm     *int32       `json:"comm"`
+	Partners []proc.ID    `json:"partners"`
+	To       *proc.ID     `json:"to"`
+	From     *proc.ID     `json:"from"`
+	Msg      string       `json:"msg"`
+	Epoch    uint64       `json:"epoch"`
+	Members  []proc.ID    `json:"members"`
 }
 
 // Read parses a JSONL trace and passes each event to sink.
@@ -248,6 +268,12 @@ func Read(r io.Reader, sink proc.Sink) error {
 		e := proc.Event{Time: l.T, Kind: k, P: l.P, Res: l.Res, Unit: l.Unit, Msg: l.Msg, Epoch: l.Epoch, Members: l.Members}
 		if l.Name != nil {
 			e.Unit = *l.Name
+		}
+		if l.Comm != nil {
+			e.Unit = *l.Comm
+		}
+		if l.Partners != nil {
+			e.Members = l.Partners
 		}
 		if l.To != nil {
 			e.Peer = *l.To

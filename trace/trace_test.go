@@ -34,6 +34,8 @@ func TestRoundTrip(t *testing.T) {
 		{Time: 450, Kind: proc.EvView, P: 1, Epoch: 12, Members: []proc.ID{0, 1, 2}},
 		{Time: 460, Kind: proc.EvFence, P: 1, Epoch: 12},
 		{Time: 470, Kind: proc.EvRestart, P: 1},
+		{Time: 480, Kind: proc.EvOutput, P: 3, Unit: 2, Members: []proc.ID{9, 12}},
+		{Time: 483, Kind: proc.EvInput, P: 9, Unit: 2, Peer: 3},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -47,7 +49,8 @@ func TestRoundTrip(t *testing.T) {
 {"t":180,"ev":"enter","p":3,"res":[5,9]}
 {"t":230,"ev":"exit","p":3}
 `
-	if got := buf.String(); got[:len(want)] != want || !strings.Contains(got, `{"t":410,"ev":"name","p":4,"name":17}`) {
+	if got := buf.String(); got[:len(want)] != want || !strings.Contains(got, `{"t":410,"ev":"name","p":4,"name":17}`) ||
+		!strings.Contains(got, `{"t":480,"ev":"output","p":3,"comm":2,"partners":[9,12]}`) || !strings.Contains(got, `{"t":483,"ev":"input","p":9,"comm":2,"from":3}`) {
 		t.Fatalf("format:\n%s", got)
 	}
 	var out collect

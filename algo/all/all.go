@@ -20,6 +20,7 @@ import (
 	"github.com/allot-dev/allot/algo/modular"
 	"github.com/allot-dev/allot/algo/ordered"
 	"github.com/allot-dev/allot/algo/pool"
+	"github.com/allot-dev/allot/algo/socialcsp"
 	"github.com/allot-dev/allot/algo/threshold"
 	"github.com/allot-dev/allot/algo/unhygienic"
 )
@@ -106,9 +107,21 @@ func Broken() []algo.Algorithm {
 	return append(list, pool.Broken()...)
 }
 
-// Lookup finds an algorithm by name: a catalogue entry, or a broken
-// variant (Broken).
+// Lookup finds an algorithm by name: a catalogue entry, a broken variant
+// (Broken), or socialcsp-A, Social-CSP's extended output over the
+// catalogue's exclusive algorithm A with a granting process per resource
+// (an application of an allocation algorithm, not one: it is not in List).
 func Lookup(name string) (algo.Algorithm, error) {
+	if inner, ok := strings.CutPrefix(name, "socialcsp-"); ok {
+		a, err := Lookup(inner)
+		if err != nil {
+			return algo.Algorithm{}, err
+		}
+		if a.Kind != algo.Exclusive || !a.PerResource {
+			return algo.Algorithm{}, fmt.Errorf("%s: Social-CSP needs an exclusive algorithm with a granting process per resource, not %s", name, inner)
+		}
+		return socialcsp.For(a), nil
+	}
 	if strings.Contains(name, "/") {
 		for _, a := range Broken() {
 			if a.Name == name {

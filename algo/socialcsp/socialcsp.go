@@ -1,0 +1,194 @@
+// Package socialcsp runs Social-CSP's extended output command (Reif and
+// Spirakis §1.6, after Francez and Reif) on a resource granting system:
+//
+//	(p_j1, …, p_jk)!(u_1, …, u_k)   the sender gives u_m to p_jm, all k at once
+//
+// As §1.6 prescribes, the sender is a user of the allocation algorithm and
+// its k partners are the granting processes of the resources it asks for:
+// a communication is a request for the partners' resources; once the
+// algorithm grants them all, the sender emits an output event naming the
+// partners and sends each its value; each partner emits an input event as
+// its value arrives and acknowledges it; when the k acknowledgements are in
+// the rendezvous is complete and the sender enters (the application's
+// critical section is the time the sender keeps its partners). Partners are
+// named per request, so they may be computed at run time, as §1.6 allows.
+//
+//	sender ──request{r1..rk}──> algorithm ... enter (inner) ──> output{partners}
+//	sender ──value──> partner p_jm: input ──ack──> sender ... k acks: enter
+//
+// The extended input command is the same rendezvous seen from the
+// receiver, with the values flowing the other way; it is not built here.
+//
+// The layer needs an algorithm with a granting process per resource:
+// resource r's granter is process Users+r (bidding's granters, ordered's
+// locks, the modular algorithm's resource managers). Those processes are
+// the partners; the layer wraps them to take values, passing every other
+// message on. What keeps two rendezvous off one partner is the algorithm's
+// exclusion: the layer adds no coordination, so the rendezvous checker
+// (check.Rendezvous) judges the algorithm.
+package socialcsp
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
+)
+
+// Value carries the sender's value of its communication Comm to one
+// partner.
+type Value struct{ Comm int32 }
+
+// Ack tells the sender its partner has the value of Comm.
+type Ack struct{ Comm int32 }
+
+func (Value) Kind() string { return "value" }
+func (Ack) Kind() string   { return "ack" }
+
+// For returns Social-CSP's extended output over the allocation algorithm
+// a, named socialcsp-<a>.
+func For(a algo.Algorithm) algo.Algorithm {
+	return forVariant(a, false)
+}
+
+// EarlyEnter is For with a broken sender that completes its rendezvous on
+// the first acknowledgement, not the k-th. It is not in any catalogue: it
+// shows that the rendezvous checker catches an output its sender leaves
+// before every input happened.
+func EarlyEnter(a algo.Algorithm) algo.Algorithm {
+	b := forVariant(a, true)
+	b.Name += "/early-enter"
+	b.Summary = "BROKEN on purpose: " + b.Summary + ", entering on the first ack"
+	return b
+}
+
+func forVariant(a algo.Algorithm, early bool) algo.Algorithm {
+	return algo.Algorithm{
+		Name:        "socialcsp-" + a.Name,
+		Kind:        algo.Exclusive,
+		Summary:     "Social-CSP extended output over " + a.Name + ": the sender a user, its k partners the granting processes",
+		NeedsFIFO:   a.NeedsFIFO,
+		Options:     a.Options,
+		PerResource: true,
+		Build: func(pb *algo.Problem) ([]proc.Process, error) {
+			return build(a, pb, early)
+		},
+		Messages: slices.Concat(a.Messages, []proc.Message{Value{}, Ack{}}),
+		Timers:   a.Timers,
+	}
+}
+
+func build(a algo.Algorithm, pb *algo.Problem, early bool) ([]proc.Process, error) {
+	if !a.PerResource {
+		return nil, fmt.Errorf("socialcsp-%s: %s has no granting process per resource to be the partners", a.Name, a.Name)
+	}
+	ps, err := a.Build(pb)
+	if err != nil {
+		return nil, fmt.Errorf("socialcsp-%s: %w", a.Name, err)
+	}
+	if len(ps) < pb.Users+pb.Resources {
+		return nil, fmt.Errorf("socialcsp-%s: %d processes for %d users and %d resources", a.Name, len(ps), pb.Users, pb.Resources)
+	}
+	out := slices.Clone(ps)
+	for u := range pb.Users {
+		inner, ok := ps[u].(proc.Allocator)
+		if !ok {
+			return nil, fmt.Errorf("socialcsp-%s: user %d is not an allocator", a.Name, u)
+		}
+		out[u] = &Sender{inner: inner, first: proc.ID(pb.Users), early: early}
+	}
+	for r := range pb.Resources {
+		out[pb.Users+r] = &Partner{inner: ps[pb.Users+r]}
+	}
+	return out, nil
+}
+
+// Sender is a user making one extended output per request.
+type Sender struct {
+	inner   proc.Allocator
+	first   proc.ID // the granter of resource 0
+	early   bool    // the broken variant: enter on the first ack
+	res     []proc.ResID
+	comm    int32 // the current communication's number (from 1)
+	waiting int   // acks still expected (0: none)
+}
+
+// senderEnv is the inner user's Env: its enter starts the rendezvous.
+type senderEnv struct {
+	proc.Env
+	s *Sender
+}
+
+func (e senderEnv) Emit(ev proc.Event) {
+	if ev.Kind != proc.EvEnter {
+		e.Env.Emit(ev)
+		return
+	}
+	e.s.granted(e.Env)
+}
+
+func (s *Sender) Start(env proc.Env)              { s.inner.Start(senderEnv{env, s}) }
+func (s *Sender) Fire(env proc.Env, t proc.Timer) { s.inner.Fire(senderEnv{env, s}, t) }
+func (s *Sender) Release(env proc.Env)            { s.inner.Release(senderEnv{env, s}) }
+
+// Request asks the algorithm for the partners' resources.
+func (s *Sender) Request(env proc.Env, r proc.Request) {
+	s.res = r.Res
+	s.inner.Request(senderEnv{env, s}, r)
+}
+
+// granted makes the output: every partner is held, each gets its value.
+func (s *Sender) granted(env proc.Env) {
+	s.comm++
+	partners := make([]proc.ID, len(s.res))
+	for i, r := range s.res {
+		partners[i] = s.first + proc.ID(r)
+	}
+	env.Emit(proc.Event{Kind: proc.EvOutput, Unit: s.comm, Members: partners})
+	if len(partners) == 0 {
+		env.Emit(proc.Event{Kind: proc.EvEnter, Res: s.res})
+		return
+	}
+	s.waiting = len(partners)
+	for _, p := range partners {
+		env.Send(p, Value{Comm: s.comm})
+	}
+}
+
+func (s *Sender) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	a, ok := m.(Ack)
+	if !ok {
+		s.inner.Deliver(senderEnv{env, s}, from, m)
+		return
+	}
+	if a.Comm != s.comm || s.waiting == 0 {
+		if s.early {
+			return // the broken variant: the acks it stopped waiting for
+		}
+		panic(fmt.Sprintf("socialcsp: ack of communication %d from %d, current %d awaiting %d", a.Comm, from, s.comm, s.waiting))
+	}
+	s.waiting--
+	if s.early {
+		s.waiting = 0
+	}
+	if s.waiting == 0 {
+		env.Emit(proc.Event{Kind: proc.EvEnter, Res: s.res})
+	}
+}
+
+// Partner is a granting process that also takes values.
+type Partner struct{ inner proc.Process }
+
+func (p *Partner) Start(env proc.Env)              { p.inner.Start(env) }
+func (p *Partner) Fire(env proc.Env, t proc.Timer) { p.inner.Fire(env, t) }
+
+func (p *Partner) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	v, ok := m.(Value)
+	if !ok {
+		p.inner.Deliver(env, from, m)
+		return
+	}
+	env.Emit(proc.Event{Kind: proc.EvInput, Peer: from, Unit: v.Comm})
+	env.Send(from, Ack{Comm: v.Comm})
+}

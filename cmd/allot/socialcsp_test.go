@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/trace"
+)
+
+// TestSocialCSPTrace: extended outputs over uniform bidding and ordered
+// locking write output and input events that the rendezvous checker,
+// reading the trace file alone, finds matched; the outside checker accepts
+// the trace (it skips the two kinds it does not know).
+func TestSocialCSPTrace(t *testing.T) {
+	for _, a := range []string{"socialcsp-bidding", "socialcsp-ordered"} {
+		tr := filepath.Join(t.TempDir(), "t.jsonl")
+		if _, errs, code := allot(t, "sim", "--algo", a, "--users", "20", "--resources", "10", "--demand", "1:3",
+			"--requests", "1000", "--seed", "5", "--trace", tr); code != 0 {
+			t.Fatalf("%s: exit %d: %s", a, code, errs)
+		}
+		f, err := os.Open(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rv check.Rendezvous
+		err = trace.Read(f, &rv)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rv.Violations > 0 || rv.Outputs < 1000 || rv.Inputs < rv.Outputs {
+			t.Fatalf("%s: %d outputs, %d inputs, violations %v", a, rv.Outputs, rv.Inputs, rv.First)
+		}
+		checker := filepath.Join("..", "..", "..", "shared", "tools", "check_trace.py")
+		if _, err := os.Stat(checker); err != nil {
+			continue
+		}
+		if _, err := exec.LookPath("python3"); err != nil {
+			continue
+		}
+		out, err := exec.Command("python3", checker, tr, "--min-served", "1000").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"ok": true`) {
+			t.Fatalf("%s: outside checker: %v\n%s", a, err, out)
+		}
+	}
+	if _, errOut, code := allot(t, "sim", "--algo", "socialcsp-central"); code != 2 || !strings.HasPrefix(errOut, "allot: ") {
+		t.Errorf("socialcsp-central: exit %d, stderr %q", code, errOut)
+	}
+}
