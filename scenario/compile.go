@@ -183,7 +183,7 @@ func (p *Plan) problem(s *Scenario, rnd *rand.Rand) error {
 			return fieldsErr([]string{"units", "budget", "waste"}, "are for kind pool and quota")
 		}
 		if dynamic {
-			d := workload.Dynamic{Users: s.Users, Resources: s.Resources, FixedSets: s.FixedSets}
+			d := workload.Dynamic{Users: s.Users, Resources: s.Resources, FixedSets: s.FixedSets, Zipf: s.Zipf}
 			if err := parseDemand(s.Demand, &d); err != nil {
 				return err
 			}
@@ -196,6 +196,9 @@ func (p *Plan) problem(s *Scenario, rnd *rand.Rand) error {
 		}
 		if s.FixedSets {
 			return fieldsErr([]string{"fixed-sets"}, "goes with a dynamic workload (users, resources, demand)")
+		}
+		if s.Zipf != 0 {
+			return fieldsErr([]string{"zipf"}, "goes with a dynamic workload (users, resources, demand)")
 		}
 		if workload.IsMatrix(s.Graph) {
 			// A lower-bound network: users want a row and a column of a

@@ -41,6 +41,7 @@ type Scenario struct {
 	Resources int      `yaml:"resources" json:"resources,omitempty"`
 	Demand    string   `yaml:"demand" json:"demand,omitempty"`
 	FixedSets bool     `yaml:"fixed-sets" json:"fixed-sets,omitempty"`
+	Zipf      float64  `yaml:"zipf" json:"zipf,omitempty"`
 	Units     int      `yaml:"units" json:"units,omitempty"`
 	Budget    int      `yaml:"budget" json:"budget,omitempty"`
 	Waste     int      `yaml:"waste" json:"waste,omitempty"`

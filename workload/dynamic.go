@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -19,10 +20,16 @@ import (
 // user's declared maximum set, and the conflict graph joins users whose sets
 // intersect. Without, a user may ask for any resources each time, so its
 // maximum set is every resource and every two users conflict.
+//
+// Zipf, when positive, skews the draw of a set: resource r is drawn with
+// weight 1/(r+1)^Zipf, one resource after the other without replacement
+// (the hot data items of a database: a transaction's readset). Zero is
+// the uniform draw.
 type Dynamic struct {
 	Users, Resources     int
 	MinDemand, MaxDemand int
 	FixedSets            bool
+	Zipf                 float64
 }
 
 // Validate reports a workload that cannot be generated.
@@ -36,6 +43,8 @@ func (d Dynamic) Validate() error {
 		return fmt.Errorf("--demand %d:%d: want 1 ≤ K ≤ K2", d.MinDemand, d.MaxDemand)
 	case d.MaxDemand > d.Resources:
 		return fmt.Errorf("--demand %d exceeds the %d resources", d.MaxDemand, d.Resources)
+	case !(d.Zipf >= 0 && d.Zipf <= maxZipf):
+		return fmt.Errorf("--zipf %g: want a skew in [0, %d]", d.Zipf, maxZipf)
 	}
 	return nil
 }
@@ -47,9 +56,13 @@ func (d Dynamic) Problem(rnd *rand.Rand) (*algo.Problem, func(proc.ID, *rand.Ran
 		return nil, nil, err
 	}
 	sets := make([][]proc.ResID, d.Users)
+	draw := d.draw
+	if d.Zipf > 0 {
+		draw = d.zipfDraw(d.zipfWeights())
+	}
 	if d.FixedSets {
 		for u := range sets {
-			sets[u] = d.draw(rnd)
+			sets[u] = draw(rnd)
 		}
 	} else {
 		all := make([]proc.ResID, d.Resources)
@@ -76,7 +89,7 @@ func (d Dynamic) Problem(rnd *rand.Rand) (*algo.Problem, func(proc.ID, *rand.Ran
 		if d.FixedSets {
 			return proc.Request{Res: sets[u]}
 		}
-		return proc.Request{Res: d.draw(r)}
+		return proc.Request{Res: draw(r)}
 	}
 	return pb, next, nil
 }
@@ -95,4 +108,47 @@ func (d Dynamic) draw(r *rand.Rand) []proc.ResID {
 	}
 	slices.Sort(set)
 	return set
+}
+
+// maxZipf bounds the skew: past it nearly every draw is the first few
+// resources, and the weights of the last ones underflow.
+const maxZipf = 10
+
+// zipfWeights are the weights 1/(r+1)^Zipf of the resources.
+func (d Dynamic) zipfWeights() []float64 {
+	w := make([]float64, d.Resources)
+	for r := range w {
+		w[r] = math.Pow(float64(r+1), -d.Zipf)
+	}
+	return w
+}
+
+// zipfDraw returns a draw of a sorted set of MinDemand..MaxDemand
+// resources, each drawn with its weight among those not yet drawn.
+func (d Dynamic) zipfDraw(weights []float64) func(*rand.Rand) []proc.ResID {
+	return func(r *rand.Rand) []proc.ResID {
+		k := d.MinDemand + r.IntN(d.MaxDemand-d.MinDemand+1)
+		set := make([]proc.ResID, 0, k)
+		left := 0.0
+		for _, w := range weights {
+			left += w
+		}
+		for len(set) < k {
+			x := r.Float64() * left
+			pick := -1
+			for i, w := range weights {
+				if slices.Contains(set, proc.ResID(i)) {
+					continue
+				}
+				pick = i // the last one not drawn, should rounding leave x ≥ 0
+				if x -= w; x < 0 {
+					break
+				}
+			}
+			set = append(set, proc.ResID(pick))
+			left -= weights[pick]
+		}
+		slices.Sort(set)
+		return set
+	}
 }

@@ -45,6 +45,7 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 	fs.IntVar(&s.Resources, "resources", s.Resources, "dynamic workload: number of resources")
 	fs.StringVar(&s.Demand, "demand", s.Demand, "dynamic workload: resources per request, K or K:K2")
 	fs.BoolVar(&s.FixedSets, "fixed-sets", s.FixedSets, "dynamic workload: one resource set per user for the whole run")
+	fs.Float64Var(&s.Zipf, "zipf", s.Zipf, "dynamic workload: draw resources with Zipf skew S (resource r has weight 1/(r+1)^S; 0: uniform)")
 	fs.IntVar(&s.Units, "units", s.Units, "pool size R (kind pool)")
 	fs.IntVar(&s.Budget, "budget", s.Budget, "permits M (kind quota)")
 	fs.IntVar(&s.Waste, "waste", s.Waste, "allowed waste W (kind quota)")
@@ -136,6 +137,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	case flags["graph"] && !dynamic:
 		s.Users, s.Resources, s.Demand = 0, 0, ""
 		s.FixedSets = s.FixedSets && flags["fixed-sets"]
+		if !flags["zipf"] {
+			s.Zipf = 0
+		}
 	}
 	if flags["crash"] {
 		s.Crash = o.crash
@@ -309,6 +313,9 @@ func overlay(base, file scenario.Scenario) scenario.Scenario {
 		}
 	}
 	base.FixedSets = base.FixedSets || file.FixedSets
+	if file.Zipf != 0 {
+		base.Zipf = file.Zipf
+	}
 	base.FIFO = base.FIFO || file.FIFO
 	if file.Crash != nil {
 		base.Crash = file.Crash
@@ -389,6 +396,9 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, 
 		what = fmt.Sprintf("%d users, %d resources, demand %s", s.Users, s.Resources, s.Demand)
 		if s.FixedSets {
 			what += ", fixed sets"
+		}
+		if s.Zipf != 0 {
+			what += fmt.Sprintf(", zipf %g", s.Zipf)
 		}
 	}
 	ch := "unordered"
