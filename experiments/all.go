@@ -8,6 +8,7 @@
 package experiments
 
 import (
+	"github.com/allot-dev/allot/experiments/applications"
 	"github.com/allot-dev/allot/experiments/bidding"
 	"github.com/allot-dev/allot/experiments/controller"
 	"github.com/allot-dev/allot/experiments/locality"
@@ -19,5 +20,5 @@ import (
 // All lists the reproductions, one per paper, in the order `allot repro`
 // runs them.
 func All() []study.Experiment {
-	return []study.Experiment{locality.Experiment(), rhee.Experiment(), bidding.Experiment(), pool.Experiment(), controller.Experiment()}
+	return []study.Experiment{locality.Experiment(), rhee.Experiment(), bidding.Experiment(), applications.Experiment(), pool.Experiment(), controller.Experiment()}
 }

@@ -1,0 +1,135 @@
+package applications
+
+import (
+	"math"
+)
+
+// The pass rules of the claims, as functions of the measured series alone,
+// so that a test can hand each a series that breaks its claim.
+
+// fit is the least-squares line y = a + b·x and its R².
+func fit(x, y []float64) (a, b, r2 float64) {
+	n := float64(len(x))
+	var sx, sy, sxx, sxy, syy float64
+	for i := range x {
+		sx += x[i]
+		sy += y[i]
+		sxx += x[i] * x[i]
+		sxy += x[i] * y[i]
+		syy += y[i] * y[i]
+	}
+	b = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	a = (sy - b*sx) / n
+	ssTot := syy - sy*sy/n
+	var ssRes float64
+	for i := range x {
+		d := y[i] - (a + b*x[i])
+		ssRes += d * d
+	}
+	return a, b, 1 - ssRes/ssTot
+}
+
+// linearVerdict judges "the mean grows as O(kv)": means[i] measured at
+// kv[i], bound[i] the paper's bound there (2eβkv rounds).
+type linearVerdict struct {
+	Slope, R2 float64
+	Worst     float64 // the largest mean/bound
+	Pass      bool
+}
+
+// linearInKV passes when the means lie on a rising line in kv (R² ≥ 0.9,
+// slope > 0) and none exceeds its bound.
+func linearInKV(kv, means, bound []float64) linearVerdict {
+	_, b, r2 := fit(kv, means)
+	v := linearVerdict{Slope: b, R2: r2}
+	for i := range means {
+		v.Worst = max(v.Worst, means[i]/bound[i])
+	}
+	v.Pass = r2 >= 0.9 && b > 0 && v.Worst <= 1
+	return v
+}
+
+// meanCI is a mean and the half-width of its 99 % interval (normal: the
+// samples are hundreds of lock times), over N samples.
+type meanCI struct {
+	Mean, Half float64
+	N          int
+}
+
+func ci99(xs []float64) meanCI {
+	c := meanCI{Mean: mean(xs), N: len(xs)}
+	if len(xs) < 2 {
+		return c
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - c.Mean) * (x - c.Mean)
+	}
+	c.Half = 2.576 * math.Sqrt(ss/float64(len(xs)-1)/float64(len(xs)))
+	return c
+}
+
+// faster passes when a is below b beyond doubt: a's 99 % interval lies
+// wholly below b's (with two samples each at least: one has no interval).
+func faster(a, b meanCI) bool { return a.N >= 2 && b.N >= 2 && a.Mean+a.Half < b.Mean-b.Half }
+
+// mean is the mean of xs, 0 for none (a size no request drew).
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// chainsVerdict judges "ordered locking's waits chain as k and v grow":
+// its mean lock time grows faster in kv than an allocator's that takes a
+// readset whole.
+type chainsVerdict struct {
+	Ordered, Whole float64 // log–log slopes of the means against kv
+	Last           float64 // ordered/whole at the largest kv
+	Pass           bool
+}
+
+// chains passes when ordered's log–log slope exceeds whole's and ordered
+// is the slower at the largest kv.
+func chains(kv, ordered, whole []float64) chainsVerdict {
+	lx, lo, lw := make([]float64, len(kv)), make([]float64, len(kv)), make([]float64, len(kv))
+	last := 0
+	for i := range kv {
+		lx[i], lo[i], lw[i] = math.Log(kv[i]), math.Log(ordered[i]), math.Log(whole[i])
+		if kv[i] > kv[last] || kv[i] == kv[last] && ordered[i]/whole[i] < ordered[last]/whole[last] {
+			last = i // the largest kv; of several, the least favourable
+		}
+	}
+	_, so, _ := fit(lx, lo)
+	_, sw, _ := fit(lx, lw)
+	v := chainsVerdict{Ordered: so, Whole: sw, Last: ordered[last] / whole[last]}
+	v.Pass = so > sw && v.Last > 1
+	return v
+}
+
+// sizeTolerance is how far the mean rendezvous time may move over the
+// sizes measured for "independent of the system's size": 10 %, while the
+// sizes span a factor of 8 (a growth of even log n would move it by 3×).
+const sizeTolerance = 0.10
+
+// flatVerdict judges "the mean does not depend on the system's size".
+type flatVerdict struct {
+	Spread float64 // largest mean / smallest mean − 1
+	Pass   bool
+}
+
+// flat passes when every mean is within sizeTolerance of every other.
+func flat(means []float64) flatVerdict {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, m := range means {
+		lo, hi = min(lo, m), max(hi, m)
+	}
+	v := flatVerdict{Spread: hi/lo - 1}
+	v.Pass = v.Spread <= sizeTolerance
+	return v
+}
