@@ -113,6 +113,9 @@ func Broken() []algo.Algorithm {
 // (an application of an allocation algorithm, not one: it is not in List).
 func Lookup(name string) (algo.Algorithm, error) {
 	if inner, ok := strings.CutPrefix(name, "socialcsp-"); ok {
+		if strings.HasPrefix(inner, "socialcsp-") {
+			return algo.Algorithm{}, fmt.Errorf("%s: Social-CSP over itself", name)
+		}
 		a, err := Lookup(inner)
 		if err != nil {
 			return algo.Algorithm{}, err

@@ -16,6 +16,12 @@
 //	sender ──request{r1..rk}──> algorithm ... enter (inner) ──> output{partners}
 //	sender ──value──> partner p_jm: input ──ack──> sender ... k acks: enter
 //
+// The acknowledgements are this package's: §1.6 gives the command's
+// meaning, not its messages. A CSP communication is over when both sides
+// have taken part, and the sender learns that its k receivers have from
+// their acks; the values are sent at once and each partner's receipt is
+// independent of the others', which is the paper's "simultaneously".
+//
 // The extended input command is the same rendezvous seen from the
 // receiver, with the values flowing the other way; it is not built here.
 //

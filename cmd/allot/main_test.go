@@ -46,6 +46,7 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"sim", "--users", "4", "--resources", "3", "--demand", "1", "--zipf", "NaN"},
 		{"sim", "--algo", "socialcsp-central"},
 		{"sim", "--algo", "socialcsp-pool"},
+		{"sim", "--algo", "socialcsp-socialcsp-bidding"},
 		{"sim", "--no-such-flag"},
 		{"sim", filepath.Join(dir, "missing.yaml")},
 		{"sim", badYAML},
