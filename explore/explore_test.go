@@ -123,6 +123,9 @@ func TestBrokenVariants(t *testing.T) {
 		{"pool/literal-hrsn", pool3, 1, Deadlock, 6},
 		// The granter withdraws its offer while the Accept is in flight.
 		{"bidding/literal-timeout", scenario.Scenario{Users: 2, Resources: 1, Demand: "1"}, 1, Safety, 12},
+		// Ordered locking without its order: two users each hold the lock
+		// the other waits for.
+		{"ordered/any-order", scenario.Scenario{Users: 3, Resources: 3, Demand: "2"}, 1, Deadlock, 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := instance(t, c.name, c.s, c.requests)
@@ -140,6 +143,17 @@ func TestBrokenVariants(t *testing.T) {
 			t.Logf("%s after %d states: %s", ce.Kind, r.States, ce.What)
 		})
 	}
+}
+
+// TestOrderedComplete: ordered locking on the instance where its broken
+// variant deadlocks, two requests per user, is correct on every
+// interleaving.
+func TestOrderedComplete(t *testing.T) {
+	r, err := Run(instance(t, "ordered", scenario.Scenario{Users: 3, Resources: 3, Demand: "2"}, 2))
+	if err != nil || !r.Complete || r.Violations > 0 {
+		t.Fatal(err, r)
+	}
+	t.Logf("%d states", r.States)
 }
 
 // TestLine32Settled: on the instance where the literal line 32 locks a

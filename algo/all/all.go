@@ -88,14 +88,15 @@ func OfKind(k algo.Kind) []algo.Algorithm {
 
 // Broken returns the deliberately broken variants the suites keep to show
 // their checks can fail, named ALGO/VARIANT: a hygienic node handing a fork
-// over while eating, the bidding granter's literal timeout, Rhee's Fig. 5
-// line 32 as printed and the modular package's other broken behaviours
+// over while eating, the bidding granter's literal timeout, ordered
+// locking without its order, Rhee's Fig. 5 line 32 as printed and the
+// modular package's other broken behaviours
 // (over every exclusion subroutine), the drinking package's (over every
 // dining one), and the pool's two literal readings of Carvalho's listing.
 // They are not in List; Lookup finds them by name, so that
 // `allot sim` and `allot explore` can run them.
 func Broken() []algo.Algorithm {
-	list := []algo.Algorithm{hygienic.Handover, bidding.LiteralTimeout}
+	list := []algo.Algorithm{hygienic.Handover, bidding.LiteralTimeout, ordered.AnyOrder}
 	for _, a := range base() {
 		if a.Kind == algo.Exclusive {
 			list = append(list, modular.Broken(a)...)

@@ -58,9 +58,26 @@ func (Acq) Kind() string     { return "acq" }
 func (Granted) Kind() string { return "granted" }
 func (Rel) Kind() string     { return "rel" }
 
+// AnyOrder is the broken variant the suites keep: each user walks its
+// request from a different place (user u starts at its (u mod k)-th
+// resource and wraps around), so two users can each hold what the other
+// waits for. It is not in the catalogue; the explorer finds its deadlock
+// (TestAnyOrderDeadlocks), which is what the global order prevents.
+var AnyOrder = algo.Algorithm{
+	Name:        "ordered/any-order",
+	Kind:        algo.Exclusive,
+	Summary:     "BROKEN on purpose: ordered locking without the order (each user starts its walk elsewhere)",
+	PerResource: true,
+	Build:       func(pb *algo.Problem) ([]proc.Process, error) { return build(pb, true) },
+
+	Messages: Algorithm.Messages,
+}
+
 // Build returns the users followed by one lock per resource: resource r is
 // process Users+r.
-func Build(pb *algo.Problem) ([]proc.Process, error) {
+func Build(pb *algo.Problem) ([]proc.Process, error) { return build(pb, false) }
+
+func build(pb *algo.Problem, anyOrder bool) ([]proc.Process, error) {
 	if pb.Kind != algo.Exclusive {
 		return nil, fmt.Errorf("ordered: solves exclusive problems, not %s", pb.Kind)
 	}
@@ -71,6 +88,9 @@ func Build(pb *algo.Problem) ([]proc.Process, error) {
 	users := make([]User, pb.Users)
 	for u := range users {
 		users[u] = User{first: proc.ID(pb.Users), resources: pb.Resources}
+		if anyOrder {
+			users[u].rotate = u + 1
+		}
 		ps[u] = &users[u]
 	}
 	locks := make([]Lock, pb.Resources)
@@ -88,6 +108,7 @@ type User struct {
 	res       []proc.ResID // the request, as the application named it
 	order     []proc.ResID // the request sorted, duplicates dropped
 	held      int          // order[:held] are held
+	rotate    int          // the broken variant: user id + 1 (0: the order kept)
 }
 
 func (u *User) Start(proc.Env)            {}
@@ -102,6 +123,10 @@ func (u *User) Request(env proc.Env, r proc.Request) {
 	}
 	u.res = r.Res
 	u.order = slices.Compact(slices.Sorted(slices.Values(r.Res)))
+	if n := len(u.order); u.rotate > 0 && n > 0 {
+		i := (u.rotate - 1) % n
+		u.order = slices.Concat(u.order[i:], u.order[:i])
+	}
 	u.held = 0
 	u.next(env)
 }
