@@ -50,16 +50,16 @@ func band(k, v, t int) (*algo.Problem, func(proc.ID, *rand.Rand) proc.Request, e
 	return pb, next, nil
 }
 
-// rendezvous runs extended outputs over uniform bidding on a band and
-// returns the mean rendezvous time in rounds, the bound 2eβkv (v the
-// senders a partner may have) plus the two message delays of the values
-// and their acknowledgements, and the violations.
+// rvOut is one Social-CSP run: the mean rendezvous time in rounds, the
+// bound 2eβkv (v the senders a partner may have) plus the two message
+// delays of the values and their acknowledgements, and the outputs made.
 type rvOut struct {
 	Mean, Bound float64 // rounds
 	Outputs     int
-	Violations  int
 }
 
+// rendezvous runs extended outputs over uniform bidding on band(k, v, t);
+// a violation of exclusion or of the rendezvous rules is an error.
 func rendezvous(k, v, t int, seed uint64, requests int) (rvOut, error) {
 	pb, next, err := band(k, v, t)
 	if err != nil {
