@@ -48,3 +48,28 @@ func TestSocialCSPTrace(t *testing.T) {
 		}
 	}
 }
+
+// The acceptance run of ordered locking: the outside checker, which reads
+// only the traces, finds no overlapping critical sections under ordered
+// or modular-central on the same workload.
+func TestOrderedTraceCheckedByOutsideProgram(t *testing.T) {
+	checker := filepath.Join("..", "..", "..", "shared", "tools", "check_trace.py")
+	if _, err := os.Stat(checker); err != nil {
+		t.Skip("outside trace checker not found")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	tr := filepath.Join(t.TempDir(), "t.jsonl")
+	if _, errs, code := allot(t, "sim", "--algo", "ordered,modular-central", "--users", "50", "--resources", "40", "--demand", "2:5",
+		"--requests", "5000", "--trace", tr); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, a := range []string{"ordered", "modular-central"} {
+		f := strings.TrimSuffix(tr, ".jsonl") + "." + a + ".jsonl"
+		out, err := exec.Command("python3", checker, f, "--min-served", "5000").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"ok": true`) {
+			t.Fatalf("%s: outside checker: %v\n%s", a, err, out)
+		}
+	}
+}
