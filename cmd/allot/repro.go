@@ -549,6 +549,8 @@ func listCmd(stdout io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Name, a.Kind, ch, a.Summary)
 	}
+	// Not a catalogue entry: an application over one (Lookup builds it).
+	fmt.Fprintln(tw, "socialcsp-A\texclusive\tas A\tReif–Spirakis §1.6: Social-CSP's extended output over A (an exclusive algorithm with a granting process per resource)")
 	fmt.Fprintln(tw, "\nreproduction\tpaper\t\tsummary")
 	for _, e := range experiments.All() {
 		fmt.Fprintf(tw, "%s\t%s\t\t%s\n", e.Name, e.Paper, e.Summary)
