@@ -164,6 +164,16 @@ func measure(ctx context.Context, o options, command string, stdout io.Writer) e
 	if err != nil {
 		return err
 	}
+	if o.write {
+		// A README without its region fails now, not after the run.
+		old, err := os.ReadFile(o.readme)
+		if err != nil {
+			return err
+		}
+		if _, err := report.Splice(old, ""); err != nil {
+			return fmt.Errorf("%s: %w", o.readme, err)
+		}
+	}
 	procs := backend.NewProcs()
 	defer procs.StopAll()
 	env := backend.DefaultEnv(procs, self)
