@@ -52,6 +52,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "", "the cluster's node addresses, comma-separated (default: start a 3-node cluster on loopback and stop it afterwards)")
 	dur := fs.Duration("duration", 3*time.Second, "how long each workload runs")
 	maxOps := fs.Int("max-ops", 200000, "stop a workload after this many operations")
+	warmup := fs.Duration("warmup", 0, "run each workload this long, unmeasured, before it is measured (as the peers benchmark does for every system)")
 	format := fs.String("format", "table", "output: table or json")
 	only := fs.String("workloads", "W1,W2,W3", "the workloads to run")
 	if err := parseFlags(fs, args, stdout, "usage: allot bench [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls')."); err != nil {
@@ -62,6 +63,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *dur <= 0 || *maxOps <= 0 {
 		return badf("--duration and --max-ops must be positive")
+	}
+	if *warmup < 0 {
+		return badf("--warmup must not be negative")
 	}
 	var ws []benchWorkload
 	for _, n := range strings.Split(*only, ",") {
@@ -91,6 +95,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	defer c.Close()
 	var out []benchResult
 	for _, w := range ws {
+		if *warmup > 0 {
+			if _, err := runBench(ctx, c, w, *warmup, *maxOps); err != nil {
+				return fmt.Errorf("%s warm-up: %w", w.name, err)
+			}
+		}
 		r, err := runBench(ctx, c, w, *dur, *maxOps)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -34,6 +33,7 @@ type serveOpts struct {
 	lockDelay, peerTimeout, drain, suspect time.Duration
 	quotas                                 []string
 	tls                                    tlsOpts
+	profile                                profileOpts
 }
 
 // parseQuota reads NAME=BUDGET[:WASTE].
@@ -78,6 +78,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 		return nil
 	})
 	o.tls.flags(fs)
+	o.profile.flags(fs)
 	return fs
 }
 
@@ -165,6 +166,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := o.profile.check(o.metrics != ""); err != nil {
+		return err
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		return badf("--log-level: %v", err)
@@ -215,8 +219,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		mux.Handle("/metrics", n.Metrics())
 		// Profiles of a running node, beside its metrics (opt-in with
 		// --metrics, like the metrics themselves).
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		profileHandlers(mux)
+		o.profile.start()
 		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go hs.Serve(mln)
 		defer hs.Close()
@@ -255,6 +259,8 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("events", "", "write each node's event log to DIR/node-I.jsonl")
 	metrics := fs.Bool("metrics", false, "serve each node's /metrics on a loopback port of its own")
 	secure := fs.Bool("tls", false, "mTLS and a client token: a throwaway CA and certificates in a temporary directory, removed when the cluster stops")
+	var prof profileOpts
+	prof.flags(fs)
 	var quotas []string
 	fs.Func("quota", "a quota the cluster serves, NAME=BUDGET[:WASTE] (repeatable)", func(v string) error {
 		if _, _, err := parseQuota(v); err != nil {
@@ -269,16 +275,21 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	if *nodes < 1 || *nodes > 64 {
 		return badf("--nodes %d: want 1 to 64", *nodes)
 	}
+	if err := prof.check(*metrics); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var serveArgs []string
+	serveArgs := prof.args()
 	var tlsDir, token string
 	var files mtls.Files
 	if *secure {
 		var err error
-		if serveArgs, tlsDir, token, files, err = secureCluster(); err != nil {
+		var secureArgs []string
+		if secureArgs, tlsDir, token, files, err = secureCluster(); err != nil {
 			return err
 		}
+		serveArgs = append(serveArgs, secureArgs...)
 		defer os.RemoveAll(tlsDir)
 	}
 	cl, err := startCluster(ctx, *nodes, *dir, *metrics, quotas, serveArgs, stderr)

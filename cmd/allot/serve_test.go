@@ -47,6 +47,10 @@ func TestServeBadInput(t *testing.T) {
 		{"bench", "--format", "xml"},
 		{"bench", "--workloads", "W9"},
 		{"bench", "--duration", "-1s"},
+		{"bench", "--warmup", "-1s"},
+		{"serve", "--nodes", "127.0.0.1:1", "--block-profile-rate", "100"},
+		{"serve", "--nodes", "127.0.0.1:1", "--metrics", "127.0.0.1:0", "--mutex-profile-fraction", "-1"},
+		{"cluster", "--mutex-profile-fraction", "5"},
 	} {
 		out, errs, code := allot(t, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
@@ -93,7 +97,7 @@ func TestBenchJSON(t *testing.T) {
 			s.Stop()
 		})
 	}
-	out, errs, code := allot(t, "bench", "--addr", strings.Join(addrs, ","), "--duration", "200ms", "--workloads", "W1,W2", "--format", "json")
+	out, errs, code := allot(t, "bench", "--addr", strings.Join(addrs, ","), "--duration", "200ms", "--warmup", "50ms", "--workloads", "W1,W2", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -1,0 +1,95 @@
+package allotbench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const good = `{
+  "workloads": [
+    {"name": "W1", "ops_per_second": 1800.5, "p50_us": 549, "p99_us": 900, "per_client": [5400]},
+    {"name": "W2", "ops_per_second": 2250, "p50_us": 3000, "p99_us": 9000, "per_client": [800, 850, 820, 840, 830, 845, 810, 835]},
+    {"name": "W3", "ops_per_second": 1800, "p50_us": 15000, "p99_us": 31000, "per_client": [160, 170]}
+  ]
+}`
+
+func TestParse(t *testing.T) {
+	ws, err := Parse([]byte(good), 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 3 || ws[0].Workload != "W1" || ws[0].P50us != 549 || ws[1].Clients != 8 || ws[1].Ops != 6630 || ws[2].P99us != 31000 || ws[2].OpsPerSec != 1800 || ws[0].WindowS != 3 {
+		t.Errorf("%+v", ws)
+	}
+	// Each bad report is the good one with one thing wrong.
+	for name, bad := range map[string]string{
+		"not JSON":          "allot: no cluster",
+		"no workloads":      `{"workloads": []}`,
+		"no W3":             strings.Replace(good, `"W3"`, `"W4"`, 1),
+		"W1 twice":          strings.Replace(good, `"W2"`, `"W1"`, 1),
+		"renamed p50":       strings.Replace(good, `"p50_us": 549`, `"p50": 549`, 1),
+		"no p99":            strings.Replace(good, `"p99_us": 9000, `, ``, 1),
+		"no per_client":     strings.Replace(good, `, "per_client": [160, 170]`, ``, 1),
+		"no ops_per_second": strings.Replace(good, `"ops_per_second": 2250, `, ``, 1),
+	} {
+		if bad == good {
+			t.Fatalf("%s: the edit did not apply", name)
+		}
+		if _, err := Parse([]byte(bad), time.Second); !errors.Is(err, ErrReport) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	got := Options{Window: 3 * time.Second, Warmup: time.Second, MaxOps: 500}.Args()
+	want := []string{"bench", "--format", "json", "--duration", "3s", "--max-ops", "500", "--warmup", "1s"}
+	if !slices.Equal(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := (Options{Window: time.Second, MaxOps: 1}).Args(); slices.Contains(got, "--warmup") {
+		t.Errorf("no warm-up asked: %q", got)
+	}
+}
+
+func TestBuildWantsTheProject(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/other\n"), 0o644)
+	if _, err := Build(context.Background(), dir, t.TempDir()); !errors.Is(err, ErrNotProject) {
+		t.Errorf("another module: %v", err)
+	}
+	if _, err := Build(context.Background(), t.TempDir(), t.TempDir()); !errors.Is(err, ErrNotProject) {
+		t.Errorf("no module: %v", err)
+	}
+}
+
+// TestRunAllotBench builds this repository's allot and runs its bench
+// briefly: the contract between the two modules (allot bench's flags and
+// JSON) holds.
+func TestRunAllotBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds allot and starts a cluster")
+	}
+	bin, err := Build(context.Background(), filepath.Join("..", "..", ".."), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, cpu, err := Run(context.Background(), bin, Options{Window: 200 * time.Millisecond, Warmup: 50 * time.Millisecond, MaxOps: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Ops == 0 || w.OpsPerSec <= 0 || w.P50us <= 0 || w.P99us < w.P50us || w.Ops > 1000 {
+			t.Errorf("%+v", w)
+		}
+	}
+	if cpu <= 0 {
+		t.Errorf("allot bench used %v CPU s", cpu)
+	}
+}

@@ -1,0 +1,125 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Baseline is what the machine costs before any lock service: a loopback
+// TCP round trip between two processes, and a 4 KiB append made durable
+// (what a write-ahead log pays a commit).
+type Baseline struct {
+	RTTP50us   float64 `json:"rtt_p50_us"`
+	RTTP99us   float64 `json:"rtt_p99_us"`
+	FsyncP50us float64 `json:"fsync_p50_us"`
+	FsyncP99us float64 `json:"fsync_p99_us"`
+}
+
+// EchoFlag is the flag that makes the benchmark's executable the
+// baseline's echo server.
+const EchoFlag = "-serve-echo"
+
+// ServeEcho is the echo server process: it prints "READY port" and echoes
+// every connection until ctx ends.
+func ServeEcho(ctx context.Context, stdout io.Writer) error {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		l.Close()
+	}()
+	fmt.Fprintf(stdout, "READY %d\n", l.Addr().(*net.TCPAddr).Port)
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return nil
+		}
+		go func() {
+			defer c.Close()
+			_, _ = io.Copy(c, c)
+		}()
+	}
+}
+
+// MeasureBaseline measures the round trip (iters ping-pongs after a
+// warm-up) and the durable append (in dir).
+func MeasureBaseline(env Env, dir string, iters int) (Baseline, error) {
+	var b Baseline
+	ch, err := env.Procs.start("echo", filepath.Join(dir, "echo.log"), "READY", 20*time.Second, env.Self, EchoFlag)
+	if err != nil {
+		return b, err
+	}
+	defer ch.stop(10 * time.Second)
+	lats, err := pingPong("127.0.0.1:"+strings.TrimSpace(strings.TrimPrefix(ch.ready, "READY")), iters/10, iters)
+	if err != nil {
+		return b, err
+	}
+	b.RTTP50us, b.RTTP99us = quantileUs(lats, 0.5), quantileUs(lats, 0.99)
+	f, err := os.Create(filepath.Join(dir, "fsync-probe"))
+	if err != nil {
+		return b, err
+	}
+	defer f.Close()
+	page := make([]byte, 4096)
+	const n, warm = 300, 20
+	var fl []time.Duration
+	for i := range n + warm {
+		t0 := time.Now()
+		if _, err := f.Write(page); err != nil {
+			return b, err
+		}
+		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+			return b, err
+		}
+		if i >= warm {
+			fl = append(fl, time.Since(t0))
+		}
+	}
+	slices.Sort(fl)
+	b.FsyncP50us, b.FsyncP99us = quantileUs(fl, 0.5), quantileUs(fl, 0.99)
+	return b, nil
+}
+
+func pingPong(addr string, warm, iters int) ([]time.Duration, error) {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Minute))
+	out, in := []byte{'x'}, make([]byte, 1)
+	lats := make([]time.Duration, 0, iters)
+	for i := range warm + iters {
+		t0 := time.Now()
+		if _, err := c.Write(out); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(c, in); err != nil {
+			return nil, err
+		}
+		if i >= warm {
+			lats = append(lats, time.Since(t0))
+		}
+	}
+	slices.Sort(lats)
+	return lats, nil
+}
+
+// quantileUs is the nearest-rank quantile of sorted durations, in µs.
+func quantileUs(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := max(0, min(int(p*float64(len(sorted))+0.5)-1, len(sorted)-1))
+	return float64(sorted[i]) / 1e3
+}

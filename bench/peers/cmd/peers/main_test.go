@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/allot-dev/allot/bench/peers/report"
+)
+
+func TestBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"-backends", "mongo"},
+		{"-backends", "etcd,etcd"},
+		{"-runs", "0"},
+		{"-dur", "0s"},
+		{"-max-ops", "-1"},
+		{"-warmup", "-1s"},
+		{"-nope"},
+		{"extra"},
+	} {
+		var out, errs bytes.Buffer
+		code := run(context.Background(), args, &out, &errs)
+		if code != 2 || out.Len() != 0 || strings.Count(errs.String(), "\n") != 1 || !strings.HasPrefix(errs.String(), "peers: ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want one peers: line and exit 2", args, code, out.String(), errs.String())
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	o, err := parse([]string{"-backends", "all", "-dur", "1s", "-src", "/r"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.backends) != 9 || o.backends[0] != "baseline" || o.backends[1] != "allot" || o.cfg.Window != time.Second || o.readme != "/r/README.md" {
+		t.Errorf("%+v", o)
+	}
+	var help bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &help, &bytes.Buffer{}); code != 0 || !strings.Contains(help.String(), "usage: go run ./cmd/peers") {
+		t.Errorf("-h: exit %d, %q", code, help.String())
+	}
+}
+
+func TestWriteWantsTheRegion(t *testing.T) {
+	readme := filepath.Join(t.TempDir(), "README.md")
+	os.WriteFile(readme, []byte("# no region\n"), 0o644)
+	var out, errs bytes.Buffer
+	t0 := time.Now()
+	code := run(context.Background(), []string{"-w", "-readme", readme, "-backends", "inproc"}, &out, &errs)
+	if code != 1 || !strings.Contains(errs.String(), "no single peers table region") || time.Since(t0) > 5*time.Second {
+		t.Errorf("exit %d after %v: %s", code, time.Since(t0), errs.String())
+	}
+}
+
+// TestRun runs the in-process table through the whole program: the
+// report, the JSON and the README's region come out of one run.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	os.WriteFile(readme, []byte("# x\n<!-- peers table: go run ./cmd/peers -w -->\nOLD-BODY\n<!-- end peers table -->\nafter\n"), 0o644)
+	md, js := filepath.Join(dir, "r.md"), filepath.Join(dir, "r.json")
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-backends", "inproc,redis", "-redis-server", "/nonexistent/redis-server",
+		"-dur", "200ms", "-warmup", "0s", "-md", md, "-json", js, "-w", "-readme", readme}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errs.String(), out.String())
+	}
+	var doc report.Doc
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Runs) != 1 || len(doc.Runs[0].Workloads) != 3 || len(doc.Skipped) != 1 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	r, _ := os.ReadFile(readme)
+	m, _ := os.ReadFile(md)
+	if !strings.Contains(string(r), "| in-process ceiling (not a peer) |") || strings.Contains(string(r), "OLD-BODY") || !strings.HasSuffix(string(r), "<!-- end peers table -->\nafter\n") {
+		t.Errorf("README:\n%s", r)
+	}
+	if !strings.Contains(string(m), "Not run: redis: not installed") || !strings.Contains(out.String(), "skipped redis") {
+		t.Errorf("the skipped peer is not said:\n%s\n%s", m, out.String())
+	}
+}

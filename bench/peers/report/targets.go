@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Verdict is a target's state in one run.
+type Verdict int
+
+const (
+	// Unmeasured: a system the target compares with did not run.
+	Unmeasured Verdict = iota
+	Met
+	NotMet
+)
+
+func (v Verdict) String() string {
+	return [...]string{"not measured", "met", "not met"}[v]
+}
+
+// Target is one of the service's performance targets (issue 24), judged
+// from a run: allot's advantage over the reference, and the advantage
+// the target asks for.
+type Target struct {
+	Name      string
+	Reference string  // what allot is compared with
+	Advantage float64 // allot's, > 1 where allot is better; for fairness, allot's min/max itself
+	Want      float64 // at least this much (or more than this, when Strict)
+	Strict    bool
+	Verdict   Verdict
+}
+
+// peers are the systems that ran other than allot and the ceiling.
+func (d Doc) peers() []string {
+	return slices.DeleteFunc(d.backends(), func(n string) bool { return n == Allot || n == "inproc" })
+}
+
+// Targets judges the targets from the medians of the runs (for
+// fairness, allot's worst run).
+func (d Doc) Targets() []Target {
+	judge := func(t Target) Target {
+		switch {
+		case math.IsNaN(t.Advantage):
+			t.Verdict = Unmeasured
+		case t.Advantage > t.Want || (!t.Strict && t.Advantage == t.Want):
+			t.Verdict = Met
+		default:
+			t.Verdict = NotMet
+		}
+		return t
+	}
+	vs := func(peer string, c column) float64 {
+		if len(d.values(Allot, c)) == 0 || len(d.values(peer, c)) == 0 {
+			return math.NaN()
+		}
+		return d.advantage(peer, c)
+	}
+	// best returns the peer allot is furthest behind on c.
+	best := func(c column) (string, float64) {
+		name, adv := "no peer", math.NaN()
+		for _, p := range d.peers() {
+			if a := vs(p, c); !math.IsNaN(a) && (math.IsNaN(adv) || a < adv) {
+				name, adv = p, a
+			}
+		}
+		return name, adv
+	}
+	fair := math.NaN()
+	if v := d.values(Allot, w2fair); len(v) > 0 {
+		fair = slices.Min(v)
+	}
+	w3best, w3adv := best(w3rate)
+	p99best, p99adv := best(w3p99)
+	return []Target{
+		judge(Target{Name: "W1 p50 ≤ Redis+redsync's", Reference: "redis", Advantage: vs("redis", w1p50), Want: 1}),
+		judge(Target{Name: "W2 ≥ 2× ZooKeeper's", Reference: "zk", Advantage: vs("zk", w2rate), Want: 2}),
+		judge(Target{Name: "W2 ≥ Redis with fast retry", Reference: "redis-fastretry", Advantage: vs("redis-fastretry", w2rate), Want: 1}),
+		judge(Target{Name: "W2 min/max per client ≥ 0.8", Reference: "allot's fairness, worst run", Advantage: fair, Want: 0.8}),
+		judge(Target{Name: "W3 ≥ 2× the best peer's", Reference: w3best, Advantage: w3adv, Want: 2}),
+		judge(Target{Name: "W3 p99 below every peer's", Reference: p99best, Advantage: p99adv, Want: 1, Strict: true}),
+	}
+}
+
+// TargetList writes the targets as a Markdown list.
+func (d Doc) TargetList() string {
+	var b strings.Builder
+	for _, t := range d.Targets() {
+		adv := "–"
+		if !math.IsNaN(t.Advantage) {
+			adv = fmt.Sprintf("%.2f", t.Advantage)
+		}
+		op := "≥"
+		if t.Strict {
+			op = ">"
+		}
+		fmt.Fprintf(&b, "- %s: %s (%s against %s; wants %s %.2g)\n", t.Name, t.Verdict, adv, t.Reference, op, t.Want)
+	}
+	return b.String()
+}
