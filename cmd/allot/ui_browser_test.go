@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/allot-dev/allot/ui"
+)
+
+// The browser tests drive Debian's Chromium through chromedp. They skip
+// where Chromium is not installed (apt-get install chromium; .ci/run
+// installs it). ALLOT_UI_SCREENSHOTS=DIR also writes each view's
+// screenshot into DIR (the README's are made with DIR=docs/ui, from the
+// repository root: ALLOT_UI_SCREENSHOTS=$PWD/docs/ui go test ./cmd/allot -run Browser).
+
+// browser starts one Chromium for a test and returns a tab's context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := os.Getenv("ALLOT_CHROMIUM")
+	if path == "" {
+		var err error
+		if path, err = exec.LookPath("chromium"); err != nil {
+			t.Skip("Chromium is not installed (apt-get install chromium, or set ALLOT_CHROMIUM): the browser tests are skipped")
+		}
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start Chromium %s: %v", path, err)
+	}
+	return bctx
+}
+
+// pageState is the part of window.allotUI.state() the tests read.
+type pageState struct {
+	Ready  bool    `json:"ready"`
+	Mode   string  `json:"mode"`
+	Error  string  `json:"error"`
+	LoadMs float64 `json:"loadMs"`
+	Events int     `json:"events"`
+	Cursor struct {
+		Index int     `json:"index"`
+		T     float64 `json:"t"`
+	} `json:"cursor"`
+	Lanes []struct {
+		P     int    `json:"p"`
+		State string `json:"state"`
+		Res   []int  `json:"res"`
+	} `json:"lanes"`
+	Forks []struct {
+		Fork    int    `json:"fork"`
+		Ends    [2]int `json:"ends"`
+		At      int    `json:"at"`
+		Transit bool   `json:"transit"`
+		Dirty   bool   `json:"dirty"`
+		Eating  bool   `json:"eating"`
+	} `json:"forks"`
+	Violation *ui.Violation `json:"violation"`
+	Failure   *ui.Failure   `json:"failure"`
+	Crashes   []struct {
+		P int     `json:"p"`
+		T float64 `json:"t"`
+	} `json:"crashes"`
+	Drawn struct {
+		Intervals int `json:"intervals"`
+		Arrows    int `json:"arrows"`
+		Crashes   int `json:"crashes"`
+	} `json:"drawn"`
+	Figures *struct {
+		Served int `json:"served"`
+	} `json:"figures"`
+	Holders []struct {
+		Resource string `json:"resource"`
+		Session  string `json:"session"`
+		Epoch    uint64 `json:"epoch"`
+		Counter  uint64 `json:"counter"`
+	} `json:"holders"`
+	Waiting []struct {
+		Session string `json:"session"`
+	} `json:"waiting"`
+	Nodes []struct {
+		Addr  string `json:"addr"`
+		Error string `json:"error"`
+	} `json:"nodes"`
+}
+
+func state(t *testing.T, ctx context.Context) pageState {
+	t.Helper()
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](`window.allotUI.state()`))
+	if err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	var s pageState
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	return s
+}
+
+// open serves args as allot ui would and loads the page.
+func open(t *testing.T, ctx context.Context, args ...string) (pageState, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	s, _, _, err := uiServer(args, &stderr)
+	if err != nil {
+		t.Fatalf("allot ui %q: %v", args, err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.allotUI && window.allotUI.state().ready`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("the page did not get ready: %v", err)
+	}
+	return state(t, ctx), stderr.String()
+}
+
+// screenshot writes the page to the test's temp dir, and to
+// ALLOT_UI_SCREENSHOTS when set.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	dirs := []string{t.TempDir()}
+	if d := os.Getenv("ALLOT_UI_SCREENSHOTS"); d != "" {
+		dirs = append(dirs, d)
+	}
+	for _, d := range dirs {
+		if err := os.WriteFile(filepath.Join(d, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("screenshot %s.png in %s", name, strings.Join(dirs, ", "))
+}
+
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jump types tick into the jump box and submits it.
+func jump(t *testing.T, ctx context.Context, tick int64) pageState {
+	t.Helper()
+	do(t, ctx, chromedp.SetValue(chromedp.ID("jumpt"), fmt.Sprint(tick)), chromedp.Click(chromedp.ID("jumpgo")))
+	return state(t, ctx)
+}
+
+// simTrace writes a trace with allot sim.
+func simTrace(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, "t.jsonl")
+	_, stderr, code := allot(t, append(append([]string{"sim"}, args...), "--trace", path)...)
+	if code != 0 {
+		t.Fatalf("allot sim %q: exit %d: %s", args, code, stderr)
+	}
+	return path
+}
+
+// lanesAt replays a trace's events up to tick at, independently of the
+// page: each process idle, waiting, holding or crashed.
+func lanesAt(t *testing.T, path string, at int64) map[int]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := map[int]string{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			T  int64  `json:"t"`
+			Ev string `json:"ev"`
+			P  int    `json:"p"`
+		}
+		if len(line) == 0 || json.Unmarshal(line, &e) != nil || e.P < 0 || e.T > at {
+			continue
+		}
+		switch e.Ev {
+		case "request", "acquire":
+			st[e.P] = "wait"
+		case "enter", "grant":
+			st[e.P] = "hold"
+		case "exit", "release", "permit", "reject":
+			st[e.P] = "idle"
+		case "crash":
+			st[e.P] = "crashed"
+		}
+	}
+	return st
+}
+
+func checkLanes(t *testing.T, s pageState, want map[int]string) {
+	t.Helper()
+	for _, l := range s.Lanes {
+		w := want[l.P]
+		if w == "" {
+			w = "idle"
+		}
+		if l.State != w {
+			t.Errorf("tick %v: p%d is %s on the page, %s in the trace", s.Cursor.T, l.P, l.State, w)
+		}
+	}
+}
+
+// The acceptance run of the issue: threshold on a 6x6 grid, p14 crashing
+// at tick 300. The page shows the crash, a failure set within 2 hops, and
+// the forks at any chosen time: where each fork is agrees with who eats.
+func TestBrowserRunCrashAndForks(t *testing.T) {
+	ctx := browser(t)
+	path := simTrace(t, t.TempDir(), "--algo", "threshold", "--graph", "grid:6x6", "--crash", "14@300", "--requests", "2000", "--trace-messages")
+	s, _ := open(t, ctx, path)
+	if s.Mode != "run" || s.Events == 0 {
+		t.Fatalf("page: %+v", s)
+	}
+	if len(s.Crashes) != 1 || s.Crashes[0].P != 14 || s.Crashes[0].T != 300 || s.Drawn.Crashes != 1 {
+		t.Errorf("crashes on the page: %+v (drawn %d), want p14 at tick 300", s.Crashes, s.Drawn.Crashes)
+	}
+	if s.Failure == nil || s.Failure.Locality > 2 || len(s.Failure.Set) < 2 {
+		t.Errorf("failure: %+v, want a failure set beyond the crashed process, within 2 hops", s.Failure)
+	}
+	if s.Drawn.Intervals == 0 {
+		t.Errorf("no interval drawn")
+	}
+	for _, at := range []int64{150, 299, 300, 1234, 4000} {
+		s := jump(t, ctx, at)
+		if s.Cursor.T != float64(at) {
+			t.Errorf("jump to %d: the cursor is at %v", at, s.Cursor.T)
+		}
+		checkLanes(t, s, lanesAt(t, path, at))
+		if len(s.Forks) != 60 {
+			t.Fatalf("%d forks, a 6x6 grid has 60", len(s.Forks))
+		}
+		for _, l := range s.Lanes {
+			if l.State != "hold" {
+				continue
+			}
+			for _, e := range l.Res {
+				if f := s.Forks[e]; f.At != l.P || f.Transit || !f.Eating || !f.Dirty {
+					t.Errorf("tick %d: p%d eats with fork %d, the page has it %+v", at, l.P, e, f)
+				}
+			}
+		}
+		for _, f := range s.Forks {
+			if f.At != f.Ends[0] && f.At != f.Ends[1] {
+				t.Errorf("tick %d: fork %d between %v is at p%d", at, f.Fork, f.Ends, f.At)
+			}
+		}
+	}
+	jump(t, ctx, 700)
+	screenshot(t, ctx, "run")
+}
+
+// Stepping moves the cursor one event at a time, forward and back, and
+// the lanes follow.
+func TestBrowserStep(t *testing.T) {
+	ctx := browser(t)
+	path := simTrace(t, t.TempDir(), "--algo", "hygienic", "--graph", "ring:5", "--requests", "20", "--trace-messages", "--seed", "3")
+	s, _ := open(t, ctx, path)
+	if s.Cursor.Index != -1 {
+		t.Fatalf("the cursor starts at event %d, want before the first", s.Cursor.Index)
+	}
+	times := eventTimes(t, path)
+	for i := 0; i < 25; i++ {
+		do(t, ctx, chromedp.Click(chromedp.ID("next")))
+		s = state(t, ctx)
+		if s.Cursor.Index != i || s.Cursor.T != float64(times[i]) {
+			t.Fatalf("step %d: cursor at event %d tick %v, want event %d tick %d", i+1, s.Cursor.Index, s.Cursor.T, i, times[i])
+		}
+	}
+	for i := 23; i >= 20; i-- {
+		do(t, ctx, chromedp.Click(chromedp.ID("back")))
+		if s = state(t, ctx); s.Cursor.Index != i {
+			t.Fatalf("back: cursor at event %d, want %d", s.Cursor.Index, i)
+		}
+	}
+	checkLanes(t, s, lanesUpTo(t, path, 20))
+}
+
+// eventTimes are the ticks of a trace's events (not the meta lines).
+func eventTimes(t *testing.T, path string) []int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ui.Load(f, path, ui.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.T
+}
+
+// lanesUpTo replays the first n+1 events.
+func lanesUpTo(t *testing.T, path string, n int) map[int]string {
+	t.Helper()
+	b, _ := os.ReadFile(path)
+	st := map[int]string{}
+	k := 0
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Ev string `json:"ev"`
+			P  int    `json:"p"`
+		}
+		if len(line) == 0 || json.Unmarshal(line, &e) != nil || e.P < 0 {
+			continue
+		}
+		if k > n {
+			break
+		}
+		k++
+		switch e.Ev {
+		case "request":
+			st[e.P] = "wait"
+		case "enter":
+			st[e.P] = "hold"
+		case "exit":
+			st[e.P] = "idle"
+		}
+	}
+	return st
+}
+
+// A counterexample of allot explore: the violating step is marked in the
+// event list and on the diagram, and the button goes to it.
+func TestBrowserCounterexample(t *testing.T) {
+	ctx := browser(t)
+	path := filepath.Join(t.TempDir(), "cx.jsonl")
+	if _, stderr, code := allot(t, "explore", "--algo", "hygienic/handover", "--graph", "ring:3", "--trace", path); code != 1 {
+		t.Fatalf("explore of a broken variant: exit %d, want 1: %s", code, stderr)
+	}
+	s, _ := open(t, ctx, path)
+	if s.Violation == nil {
+		t.Fatal("no violation marked")
+	}
+	marked, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#events tr.violation td')].map(td => td.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(marked) != 3 || marked[0] != fmt.Sprint(s.Violation.Index+1) || !strings.Contains(marked[2], "enter") {
+		t.Errorf("the marked step: %q, want step %d, an enter", marked, s.Violation.Index+1)
+	}
+	do(t, ctx, chromedp.Click(chromedp.ID("goto-violation")))
+	s = state(t, ctx)
+	if s.Cursor.Index != s.Violation.Index {
+		t.Errorf("the button went to event %d, the violation is %d", s.Cursor.Index, s.Violation.Index)
+	}
+	holding := 0
+	for _, l := range s.Lanes {
+		if l.State == "hold" {
+			holding++
+		}
+	}
+	if holding < 2 {
+		t.Errorf("at the violating step %d processes hold, want two neighbours", holding)
+	}
+	screenshot(t, ctx, "counterexample")
+}
+
+// A trace of 10^5 events opens in under 2 s, measured in the browser from
+// the navigation to the first drawing.
+func TestBrowserScale(t *testing.T) {
+	ctx := browser(t)
+	path := simTrace(t, t.TempDir(), "--algo", "hygienic", "--graph", "grid:10x10", "--requests", "9000", "--trace-messages")
+	s, _ := open(t, ctx, path)
+	if s.Events < 100_000 {
+		t.Fatalf("the trace has %d events, want at least 10^5", s.Events)
+	}
+	t.Logf("%d events opened in %.0f ms", s.Events, s.LoadMs)
+	if s.LoadMs >= 2000 {
+		t.Errorf("%d events opened in %.0f ms, want < 2000", s.Events, s.LoadMs)
+	}
+}
+
+// Bad input: a clear message on the page and on stderr.
+func TestBrowserBadInput(t *testing.T) {
+	ctx := browser(t)
+	dir := t.TempDir()
+	good, err := os.ReadFile(simTrace(t, dir, "--algo", "hygienic", "--graph", "ring:4", "--requests", "10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(good), "\n")
+	for _, c := range []struct {
+		name, body string
+		want       error
+	}{
+		{"not-jsonl", "hello, world\n", ui.ErrNotJSONL},
+		{"version", strings.Replace(lines[0], `"ev":"header",`, `"ev":"header","version":9,`, 1) + strings.Join(lines[1:], ""), ui.ErrVersion},
+		{"truncated", string(good[:len(good)/2]), ui.ErrTruncated},
+		{"mixed", string(good) + string(good), ui.ErrMixed},
+	} {
+		path := filepath.Join(dir, c.name+".jsonl")
+		os.WriteFile(path, []byte(c.body), 0o644)
+		s, stderr := open(t, ctx, path)
+		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("message")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Mode != "error" || !strings.Contains(text, c.want.Error()) || !strings.Contains(text, path) {
+			t.Errorf("%s: page mode %q, message %q; want the error %q", c.name, s.Mode, text, c.want)
+		}
+		if !strings.HasPrefix(stderr, "allot: ") || !strings.Contains(stderr, c.want.Error()) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: stderr %q, want one line allot: ... %v", c.name, stderr, c.want)
+		}
+		if c.name == "mixed" {
+			screenshot(t, ctx, "bad-input")
+		}
+	}
+	if !errors.Is(ui.ErrMixed, ui.ErrMixed) {
+		t.Fatal("unreachable")
+	}
+}
