@@ -79,12 +79,13 @@ type pageState struct {
 		Res   []int  `json:"res"`
 	} `json:"lanes"`
 	Forks []struct {
-		Fork    int    `json:"fork"`
-		Ends    [2]int `json:"ends"`
-		At      int    `json:"at"`
-		Transit bool   `json:"transit"`
-		Dirty   bool   `json:"dirty"`
-		Eating  bool   `json:"eating"`
+		Fork     int    `json:"fork"`
+		Ends     [2]int `json:"ends"`
+		At       int    `json:"at"`
+		Transit  bool   `json:"transit"`
+		Dirty    bool   `json:"dirty"`
+		Eating   bool   `json:"eating"`
+		Conflict bool   `json:"conflict"`
 	} `json:"forks"`
 	Violation *ui.Violation `json:"violation"`
 	Failure   *ui.Failure   `json:"failure"`
@@ -92,6 +93,7 @@ type pageState struct {
 		P int     `json:"p"`
 		T float64 `json:"t"`
 	} `json:"crashes"`
+	View  struct{ T0, T1 float64 } `json:"view"`
 	Drawn struct {
 		Intervals int `json:"intervals"`
 		Arrows    int `json:"arrows"`
@@ -276,12 +278,22 @@ func TestBrowserRunCrashAndForks(t *testing.T) {
 			}
 		}
 		for _, f := range s.Forks {
+			if f.Conflict {
+				t.Errorf("tick %d: fork %d marked as eaten with by both ends in a correct run", at, f.Fork)
+			}
 			if f.At != f.Ends[0] && f.At != f.Ends[1] {
 				t.Errorf("tick %d: fork %d between %v is at p%d", at, f.Fork, f.Ends, f.At)
 			}
 		}
 	}
-	jump(t, ctx, 700)
+	// The picture: around the crash, close enough for the messages.
+	jump(t, ctx, 310)
+	for range 6 {
+		do(t, ctx, chromedp.Click(chromedp.ID("zoomin")))
+	}
+	if s := state(t, ctx); s.Drawn.Arrows == 0 {
+		t.Errorf("zoomed in on ticks %v, no message drawn", s.View)
+	}
 	screenshot(t, ctx, "run")
 }
 
@@ -389,6 +401,15 @@ func TestBrowserCounterexample(t *testing.T) {
 	if holding < 2 {
 		t.Errorf("at the violating step %d processes hold, want two neighbours", holding)
 	}
+	conflicts := 0
+	for _, f := range s.Forks {
+		if f.Conflict {
+			conflicts++
+		}
+	}
+	if conflicts != 1 {
+		t.Errorf("at the violating step %d forks are marked as eaten with by both ends, want 1: %+v", conflicts, s.Forks)
+	}
 	screenshot(t, ctx, "counterexample")
 }
 
@@ -444,5 +465,87 @@ func TestBrowserBadInput(t *testing.T) {
 	}
 	if !errors.Is(ui.ErrMixed, ui.ErrMixed) {
 		t.Fatal("unreachable")
+	}
+}
+
+// The reserved events: a view and a fence are markers on their lanes, a
+// restart ends a crash (the lane is struck through from the crash to it).
+func TestBrowserControlPlaneEvents(t *testing.T) {
+	ctx := browser(t)
+	path := filepath.Join(t.TempDir(), "cp.jsonl")
+	os.WriteFile(path, []byte(`{"t":0,"ev":"header","p":-1,"seed":1,"algorithm":"views","kind":"exclusive","processes":3,"users":3}
+{"t":1,"ev":"view","p":0,"epoch":1,"members":[0,1,2]}
+{"t":1,"ev":"view","p":1,"epoch":1,"members":[0,1,2]}
+{"t":2,"ev":"request","p":1,"res":[4]}
+{"t":3,"ev":"enter","p":1,"res":[4]}
+{"t":4,"ev":"exit","p":1}
+{"t":4,"ev":"crash","p":1}
+{"t":6,"ev":"fence","p":0,"epoch":1}
+{"t":7,"ev":"view","p":0,"epoch":2,"members":[0,2]}
+{"t":9,"ev":"restart","p":1}
+{"t":10,"ev":"request","p":2,"res":[4]}
+{"t":11,"ev":"enter","p":2,"res":[4]}
+{"t":12,"ev":"end","p":-1,"holding":[2],"open":[]}
+`), 0o644)
+	s, _ := open(t, ctx, path)
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](`window.allotUI.state().markers`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var markers []struct {
+		P  int    `json:"p"`
+		T  int    `json:"t"`
+		Ev string `json:"ev"`
+	}
+	json.Unmarshal(raw, &markers)
+	got := fmt.Sprint(markers)
+	if want := "[{0 1 view} {1 1 view} {0 6 fence} {0 7 view} {1 9 restart}]"; got != want {
+		t.Errorf("markers %s, want %s", got, want)
+	}
+	raw, _ = chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](`window.allotUI.state().crashes`))
+	if string(raw) != `[{"p":1,"t":4,"until":9}]` {
+		t.Errorf("crashes %s, want p1 from 4 until its restart at 9", raw)
+	}
+	if s.Violation != nil {
+		t.Errorf("violation %+v in a correct trace", s.Violation)
+	}
+	s = jump(t, ctx, 5)
+	if s.Lanes[1].State != "crashed" {
+		t.Errorf("at tick 5 p1 is %s, want crashed", s.Lanes[1].State)
+	}
+	if s = jump(t, ctx, 9); s.Lanes[1].State != "idle" {
+		t.Errorf("at tick 9 p1 is %s, want idle (restarted)", s.Lanes[1].State)
+	}
+}
+
+// A pool: where each unit is at the cursor, as the trace says.
+func TestBrowserPool(t *testing.T) {
+	ctx := browser(t)
+	path := simTrace(t, t.TempDir(), "--kind", "pool", "--algo", "pool", "--graph", "tree:15:2", "--units", "3", "--requests", "200")
+	open(t, ctx, path)
+	for _, at := range []int64{100, 500, 900} {
+		s := jump(t, ctx, at)
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](`window.allotUI.state().units`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var units []struct {
+			Unit   int  `json:"unit"`
+			Holder *int `json:"holder"`
+		}
+		json.Unmarshal(raw, &units)
+		held := map[int]int{}
+		for _, u := range units {
+			if u.Holder != nil {
+				held[*u.Holder] = u.Unit
+			}
+		}
+		want := lanesAt(t, path, at)
+		for p, st := range want {
+			if _, ok := held[p]; ok != (st == "hold") {
+				t.Errorf("tick %d: p%d is %s in the trace, the page's units %s", at, p, st, raw)
+			}
+		}
+		checkLanes(t, s, want)
 	}
 }

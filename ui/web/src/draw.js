@@ -45,7 +45,7 @@ export function drawDiagram(canvas, model, view, cursorT, violation, failureSet)
   const bar = Math.max(0.5, g.laneH * 0.7), off = (g.laneH - bar) / 2;
   for (const iv of model.intervals) {
     if (iv.to < view.t0 || iv.from > view.t1) continue;
-    const a = Math.max(LEFT, g.x(iv.from)), b = Math.min(w, g.x(iv.to));
+    const a = Math.max(LEFT, g.x(iv.from)), b = iv.open ? w : Math.min(w, g.x(iv.to));
     ctx.fillStyle = colors[iv.s];
     ctx.fillRect(a, g.y(iv.p) + off, Math.max(1, b - a), bar);
     stats.intervals++;
@@ -116,7 +116,12 @@ export function drawDiagram(canvas, model, view, cursorT, violation, failureSet)
   ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, LEFT, h); ctx.fillRect(0, h - BOTTOM, w, BOTTOM);
   ctx.fillStyle = colors.text;
   const every = Math.ceil(12 / g.laneH);
-  for (let p = 0; p < model.procs; p += every) ctx.fillText('p' + p, 4, g.y(p) + Math.min(g.laneH, 12) - 1);
+  for (let p = 0; p < model.procs; p += every) {
+    ctx.fillStyle = fail.has(p) ? colors.violation : colors.text;
+    ctx.font = fail.has(p) ? 'bold 11px system-ui, sans-serif' : '11px system-ui, sans-serif';
+    ctx.fillText('p' + p, 4, g.y(p) + Math.min(g.laneH, 12) - 1);
+  }
+  ctx.fillStyle = colors.text; ctx.font = '11px system-ui, sans-serif';
   const step = niceStep((view.t1 - view.t0) / 8);
   for (let t = Math.ceil(view.t0 / step) * step; t <= view.t1; t += step) {
     const xt = g.x(t);
@@ -162,8 +167,10 @@ export function drawGraph(canvas, model, state, pos, failureSet) {
   ctx.lineWidth = 1.5;
   for (const f of state.forks()) {
     const [a, b] = f.ends, pa = pos[a], pb = pos[b];
-    ctx.strokeStyle = f.eating ? colors.hold : '#b0bec5';
+    ctx.strokeStyle = f.conflict ? colors.violation : f.eating ? colors.hold : '#b0bec5';
+    ctx.lineWidth = f.conflict ? 4 : 1.5;
     ctx.beginPath(); ctx.moveTo(pa[0], pa[1]); ctx.lineTo(pb[0], pb[1]); ctx.stroke();
+    ctx.lineWidth = 1.5;
     if (f.at < 0) continue;
     const near = f.at === a ? 0.28 : 0.72, k = f.transit ? 0.5 : near;
     const fx = pa[0] + (pb[0] - pa[0]) * k, fy = pa[1] + (pb[1] - pa[1]) * k;

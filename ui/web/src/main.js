@@ -130,12 +130,11 @@ function whole() {
   return { t0: -pad, t1: Math.max(1, M.end) + pad };
 }
 
-// zoom scales the view by f around the cursor.
+// zoom scales the view by f, centred on the cursor (the mouse wheel
+// zooms around the mouse).
 function zoom(f) {
   const span = Math.max(4, (view.t1 - view.t0) * f);
-  const k = (cursorT - view.t0) / Math.max(1, view.t1 - view.t0);
-  const c = k >= 0 && k <= 1 ? k : 0.5, at = k >= 0 && k <= 1 ? cursorT : (view.t0 + view.t1) / 2;
-  view = { t0: at - c * span, t1: at - c * span + span };
+  view = { t0: cursorT - span / 2, t1: cursorT + span / 2 };
   redraw();
 }
 
@@ -183,11 +182,9 @@ function describe(i) {
   return s;
 }
 
-let figTimer = null;
 function redraw() {
   drawn = drawDiagram($('diagram'), M, view, cursorT, violation, failure && failure.set);
-  clearTimeout(figTimer);
-  figTimer = setTimeout(showFigures, 60);
+  showFigures();
 }
 
 function showFigures() {
@@ -207,9 +204,9 @@ function panel() {
   let html = '';
   if (run.kind === 'exclusive' && run.edges && run.edges.length) {
     html += '<p class="note">Each edge is a fork, the dot on its holder\'s side (from the fork messages; the middle: in transit). Filled: clean, hollow: dirty — eaten with since it arrived.</p>';
-    const fs = S.forks().filter((f) => f.at >= 0 || true);
+    const fs = S.forks();
     if (fs.length <= 200) {
-      html += table(['fork', 'between', 'at', 'clean / dirty'], fs.map((f) => [f.fork, 'p' + f.ends[0] + ' – p' + f.ends[1], f.transit ? 'in transit to p' + f.at : f.at >= 0 ? 'p' + f.at + (f.eating ? ' (eating)' : '') : '?', f.at < 0 ? '' : f.dirty ? 'dirty' : 'clean']));
+      html += table(['fork', 'between', 'at', 'clean / dirty'], fs.map((f) => [f.fork, 'p' + f.ends[0] + ' – p' + f.ends[1], f.conflict ? '<b>both eat with it</b>' : f.transit ? 'in transit to p' + f.at : f.at >= 0 ? 'p' + f.at + (f.eating ? ' (eating)' : '') : '?', f.at < 0 ? '' : f.dirty ? 'dirty' : 'clean']), fs.map((f) => (f.conflict ? 'violation' : '')));
     }
   } else if (run.kind === 'exclusive' || !run.kind) {
     const qs = S.queues();

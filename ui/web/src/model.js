@@ -43,7 +43,8 @@ export function build(run) {
         break;
     }
   }
-  for (let p = 0; p < procs; p++) close(p, end);
+  // Still open when the run stopped: drawn to the diagram's right edge.
+  for (let p = 0; p < procs; p++) if (open[p]) { open[p].open = true; close(p, end); }
   intervals.sort((a, b) => a.from - b.from);
   return { run, n, kind, procs, end, intervals, crashes, markers, arrows, forkInit: forkInit(run, kind) };
 }
@@ -170,6 +171,8 @@ export class State {
     return (this.m.run.edges || []).map(([a, b], e) => ({
       fork: e, ends: [a, b], at: this.forkAt[e], transit: this.transit[e],
       dirty: this.used[e], eating: this.forkAt[e] >= 0 && this.ps[this.forkAt[e]] === 'hold' && !this.transit[e] && (this.res[this.forkAt[e]] || []).includes(e),
+      // Both ends eat with it: exclusion is broken on this fork.
+      conflict: [a, b].every((p) => this.ps[p] === 'hold' && !this.crashed[p] && (this.res[p] || []).includes(e)),
     }));
   }
 
