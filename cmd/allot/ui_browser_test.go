@@ -549,3 +549,114 @@ func TestBrowserPool(t *testing.T) {
 		checkLanes(t, s, want)
 	}
 }
+
+// countAt counts a trace's events of kind ev at or before tick at, by
+// process.
+func countAt(t *testing.T, path, ev string, at int64) map[int]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[int]int{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			T  int64  `json:"t"`
+			Ev string `json:"ev"`
+			P  int    `json:"p"`
+		}
+		if json.Unmarshal(line, &e) == nil && e.Ev == ev && e.T <= at {
+			n[e.P]++
+		}
+	}
+	return n
+}
+
+// A quota: the permits and rejects by process at the cursor, and what is
+// left of the budget.
+func TestBrowserQuota(t *testing.T) {
+	ctx := browser(t)
+	path := simTrace(t, t.TempDir(), "--kind", "quota", "--algo", "controller", "--graph", "tree:15:2", "--budget", "40", "--waste", "5", "--requests", "60")
+	open(t, ctx, path)
+	for _, at := range []int64{200, 600, 100000} {
+		jump(t, ctx, at)
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](`({permits: window.allotUI.state().permits, rejects: window.allotUI.state().rejects})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Permits, Rejects []int }
+		json.Unmarshal(raw, &got)
+		permits, rejects := countAt(t, path, "permit", at), countAt(t, path, "reject", at)
+		total := 0
+		for p := range got.Permits {
+			total += got.Permits[p]
+			if got.Permits[p] != permits[p] || got.Rejects[p] != rejects[p] {
+				t.Errorf("tick %d: p%d has %d permits and %d rejects on the page, %d and %d in the trace", at, p, got.Permits[p], got.Rejects[p], permits[p], rejects[p])
+			}
+		}
+		text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("state")))
+		if want := fmt.Sprintf("%d permits issued of 40 (%d left)", total, 40-total); !strings.Contains(text, want) {
+			t.Errorf("tick %d: the panel says %q, want %q", at, text[:min(len(text), 80)], want)
+		}
+	}
+}
+
+// A dynamic workload: each resource's holders and waiters at the cursor,
+// as the trace says; and play moves the cursor forward until paused.
+func TestBrowserQueuesAndPlay(t *testing.T) {
+	ctx := browser(t)
+	path := simTrace(t, t.TempDir(), "--algo", "modular-central", "--users", "8", "--resources", "4", "--demand", "1:3", "--requests", "80")
+	open(t, ctx, path)
+	for _, at := range []int64{150, 400, 800} {
+		s := jump(t, ctx, at)
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](`window.allotUI.state().queues`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var queues []struct {
+			Res     int   `json:"res"`
+			Queue   []int `json:"queue"`
+			Holding []int `json:"holding"`
+		}
+		json.Unmarshal(raw, &queues)
+		want := lanesAt(t, path, at)
+		checkLanes(t, s, want)
+		byRes := map[int]string{}
+		for _, q := range queues {
+			byRes[q.Res] = fmt.Sprint(q.Holding, len(q.Queue))
+		}
+		// Independently: who holds and how many ask for each resource.
+		wantRes := map[int][2][]int{}
+		for _, l := range s.Lanes {
+			for _, r := range l.Res {
+				w := wantRes[r]
+				if want[l.P] == "hold" {
+					w[0] = append(w[0], l.P)
+				}
+				if want[l.P] == "hold" || want[l.P] == "wait" {
+					w[1] = append(w[1], l.P)
+				}
+				wantRes[r] = w
+			}
+		}
+		for r, w := range wantRes {
+			if len(w[1]) == 0 {
+				continue
+			}
+			if w[0] == nil {
+				w[0] = []int{}
+			}
+			if got := byRes[r]; got != fmt.Sprint(w[0], len(w[1])) {
+				t.Errorf("tick %d: resource %d: page %s, trace holders %v of %d asking", at, r, got, w[0], len(w[1]))
+			}
+		}
+	}
+	do(t, ctx, chromedp.Click(chromedp.ID("first")), chromedp.SetValue(chromedp.ID("speed"), "100"), chromedp.Click(chromedp.ID("play")))
+	time.Sleep(300 * time.Millisecond)
+	do(t, ctx, chromedp.Click(chromedp.ID("play")))
+	s := state(t, ctx)
+	time.Sleep(200 * time.Millisecond)
+	if s.Cursor.Index < 5 || state(t, ctx).Cursor.Index != s.Cursor.Index {
+		t.Errorf("play for 0.3 s at 100 events/s, then pause: cursor at %d, then %d", s.Cursor.Index, state(t, ctx).Cursor.Index)
+	}
+}

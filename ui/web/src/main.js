@@ -297,7 +297,7 @@ function showCluster(cs) {
   const v = clusterView(cs);
   const down = v.nodes.filter((n) => n.error);
   $('message').hidden = !down.length;
-  $('message').textContent = down.map((n) => 'node ' + n.addr + ' cannot be reached: ' + n.error).join('\n');
+  $('message').textContent = down.map((n) => n.addr + ': ' + n.error).join('\n');
   $('polled').textContent = 'polled at ' + v.at + ' (every second)';
   $('nodes').innerHTML = table(['address', 'node', 'view epoch', 'members', 'fenced', 'sessions', 'status'],
     v.nodes.map((n) => [esc(n.addr), n.node ?? '', n.epoch ?? '', n.live.join(' '), n.fenced === null ? '' : n.fenced ? 'yes' : 'no', n.sessions, n.error ? 'unreachable' : 'up']), v.nodes.map((n) => (n.error ? 'down' : '')));

@@ -140,7 +140,10 @@ export class State {
       case 'exhausted': this.exhausted = true; break;
       case 'move': this.unitAt.set(r.a[i], p); break;
       case 'crash': this.crashed[p] = true; break;
-      case 'restart': this.crashed[p] = false; this.ps[p] = 'idle'; this.res[p] = null; break;
+      case 'restart':
+        // Back with its volatile state lost: no longer in any queue.
+        for (const x of this.res[p] || []) this.dequeue(x, p);
+        this.crashed[p] = false; this.ps[p] = 'idle'; this.res[p] = null; break;
       case 'view': this.views.set(p, { epoch: r.a[i], serving: true, members: r.res[i] || [] }); break;
       case 'fence': this.views.set(p, { epoch: r.a[i], serving: false, members: [] }); break;
       case 'send': case 'deliver': {
