@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -153,5 +155,29 @@ func TestLoadFailureSet(t *testing.T) {
 	want := &Failure{Crashed: []proc.ID{1}, Set: []proc.ID{0, 1, 2}, Locality: 1}
 	if r.Failure == nil || !slices.Equal(r.Failure.Set, want.Set) || r.Failure.Locality != 1 || !slices.Equal(r.Failure.Crashed, want.Crashed) {
 		t.Errorf("failure %+v, want %+v", r.Failure, want)
+	}
+}
+
+// The hand-written columns read back as encoding/json would write them.
+func TestRunJSON(t *testing.T) {
+	r, err := load(t, good, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Run
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	back.units = r.units
+	if !reflect.DeepEqual(&back, r) {
+		t.Errorf("read back %+v\nwant %+v", back, *r)
+	}
+	empty, err := json.Marshal(&Run{Kinds: []string{}, Msgs: []string{}})
+	if err != nil || !strings.Contains(string(empty), `"t":[],`) || !strings.Contains(string(empty), `"res":[]}`) || !json.Valid(empty) {
+		t.Errorf("an empty run: %s %v", empty, err)
 	}
 }

@@ -133,11 +133,21 @@ func state(t *testing.T, ctx context.Context) pageState {
 // open serves args as allot ui would and loads the page.
 func open(t *testing.T, ctx context.Context, args ...string) (pageState, string) {
 	t.Helper()
+	s, stderr, _ := openTimed(t, ctx, args...)
+	return s, stderr
+}
+
+// openTimed is open, and says how long allot ui took to read its input
+// before serving.
+func openTimed(t *testing.T, ctx context.Context, args ...string) (pageState, string, time.Duration) {
+	t.Helper()
 	var stderr bytes.Buffer
+	start := time.Now()
 	s, _, _, err := uiServer(args, &stderr)
 	if err != nil {
 		t.Fatalf("allot ui %q: %v", args, err)
 	}
+	read := time.Since(start)
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL)); err != nil {
@@ -146,7 +156,7 @@ func open(t *testing.T, ctx context.Context, args ...string) (pageState, string)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.allotUI && window.allotUI.state().ready`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 		t.Fatalf("the page did not get ready: %v", err)
 	}
-	return state(t, ctx), stderr.String()
+	return state(t, ctx), stderr.String(), read
 }
 
 // screenshot writes the page to the test's temp dir, and to
@@ -417,15 +427,26 @@ func TestBrowserCounterexample(t *testing.T) {
 // the navigation to the first drawing.
 func TestBrowserScale(t *testing.T) {
 	ctx := browser(t)
-	path := simTrace(t, t.TempDir(), "--algo", "hygienic", "--graph", "grid:10x10", "--requests", "9000", "--trace-messages")
-	s, _ := open(t, ctx, path)
+	path := simTrace(t, t.TempDir(), "--algo", "hygienic", "--graph", "grid:10x10", "--requests", "6300", "--trace-messages")
+	s, _, read := openTimed(t, ctx, path)
 	if s.Events < 100_000 {
 		t.Fatalf("the trace has %d events, want at least 10^5", s.Events)
 	}
-	t.Logf("%d events opened in %.0f ms", s.Events, s.LoadMs)
-	if s.LoadMs >= 2000 {
-		t.Errorf("%d events opened in %.0f ms, want < 2000", s.Events, s.LoadMs)
+	total := float64(read.Milliseconds()) + s.LoadMs
+	t.Logf("%d events opened in %.0f ms: read by allot ui in %d ms, then the page ready %.0f ms after its navigation began", s.Events, total, read.Milliseconds(), s.LoadMs)
+	if total >= 2000 {
+		t.Errorf("%d events opened in %.0f ms, want < 2000", s.Events, total)
 	}
+	// Zooming redraws the diagram and the figures of the part in view.
+	ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(() => {
+		const b = document.getElementById('zoomin'), start = performance.now();
+		for (let i = 0; i < 10; i++) b.click();
+		return (performance.now() - start) / 10;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a zoom step redraws in %.1f ms", ms)
 }
 
 // Bad input: a clear message on the page and on stderr.
