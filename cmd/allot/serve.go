@@ -291,6 +291,9 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	for i, m := range cl.metrics {
 		fmt.Fprintf(stdout, "node %d metrics: http://%s/metrics\n", i, m)
 	}
+	if len(cl.metrics) > 0 {
+		fmt.Fprintf(stdout, "see it live: allot ui --cluster %s\n", strings.Join(cl.metrics, ","))
+	}
 	if *secure {
 		fmt.Fprintf(stdout, "mTLS certificates: %s (removed when the cluster stops)\nclient token: %s\n", tlsDir, token)
 		fmt.Fprintf(stdout, "try: client.DialWith(ctx, []string{%q}, client.WithTLSFiles(%q, %q, %q), client.WithToken(%q)) — Ctrl-C stops the cluster\n", cl.addrs[0], files.CA, files.ClientCert, files.ClientKey, token)
