@@ -304,6 +304,24 @@ func TestBrowserRunCrashAndForks(t *testing.T) {
 	if s := state(t, ctx); s.Drawn.Arrows == 0 {
 		t.Errorf("zoomed in on ticks %v, no message drawn", s.View)
 	}
+	// Pointing at a lane says what its process does there (zoomed in:
+	// a pixel is less than a tick).
+	for _, c := range []struct {
+		p, t int
+		want string
+	}{{14, 340, "p14 at tick 340: crashed since tick 300"}, {3, 320, "p3 at tick 320: " + map[string]string{"": "idle", "idle": "idle", "wait": "waiting", "hold": "holding"}[lanesAt(t, path, 320)[3]]}} {
+		text, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
+			const at = window.allotUI.point(%d, %d);
+			document.getElementById('diagram').dispatchEvent(new MouseEvent('mousemove', {clientX: at.x, clientY: at.y, bubbles: true}));
+			return document.getElementById('hover').textContent;
+		})()`, c.p, c.t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(text, c.want) {
+			t.Errorf("pointing at p%d, tick %d: %q, want %q", c.p, c.t, text, c.want)
+		}
+	}
 	screenshot(t, ctx, "run")
 }
 

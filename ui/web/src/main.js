@@ -1,12 +1,20 @@
 // allot ui: the page. It asks the server what to show (/api/info), then
 // shows a run (/api/run) or polls a cluster (/api/cluster). Everything it
 // shows is also exported, for tests and scripts, as window.allotUI.state().
-import { build, State, figures, eventAt } from './model.js';
+import { build, State, figures, eventAt, doing } from './model.js';
 import { drawDiagram, drawGraph, geometry, layout, colors } from './draw.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = { ready: false, mode: 'loading', error: null };
-window.allotUI = { state: () => snapshot() };
+window.allotUI = {
+  state: () => snapshot(),
+  // where process p's lane is at tick t, in client coordinates (for
+  // scripts that point at the diagram).
+  point: (p, t) => {
+    const c = $('diagram'), g = geometry(c, M, view), r = c.getBoundingClientRect();
+    return { x: r.left + c.clientLeft + g.x(t), y: r.top + c.clientTop + g.y(p) + g.laneH / 2 };
+  },
+};
 
 function esc(s) {
   return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
@@ -98,7 +106,7 @@ function wire() {
   let drag = null;
   c.addEventListener('mousedown', (e) => { drag = { x: e.offsetX, v: { ...view }, moved: false }; });
   c.addEventListener('mousemove', (e) => {
-    if (!drag) return;
+    if (!drag) { hover(e); return; }
     const dx = e.offsetX - drag.x;
     if (Math.abs(dx) > 3) drag.moved = true;
     if (!drag.moved) return;
@@ -136,6 +144,16 @@ function zoom(f) {
   const span = Math.max(4, (view.t1 - view.t0) * f);
   view = { t0: cursorT - span / 2, t1: cursorT + span / 2 };
   redraw();
+}
+
+// hover says, under the diagram, what the process under the mouse does
+// at the tick under the mouse.
+function hover(e) {
+  const g = geometry($('diagram'), M, view);
+  const p = Math.floor((e.offsetY - 2) / g.laneH), t = Math.round(g.tOf(e.offsetX));
+  const d = e.offsetX >= g.left ? doing(M, p, t) : null;
+  $('hover').textContent = d ? 'p' + p + ' at tick ' + t + ': ' + { idle: 'idle (thinking)', wait: 'waiting', hold: 'holding', crashed: 'crashed' }[d.state] +
+    (d.from !== undefined ? ' since tick ' + d.from : '') + (d.res && d.res.length ? ', resources ' + d.res.join(' ') : '') : '';
 }
 
 function jumpTo(t) { setCursor(eventAt(M.run, t), true, t); }

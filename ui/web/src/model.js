@@ -46,7 +46,9 @@ export function build(run) {
   // Still open when the run stopped: drawn to the diagram's right edge.
   for (let p = 0; p < procs; p++) if (open[p]) { open[p].open = true; close(p, end); }
   intervals.sort((a, b) => a.from - b.from);
-  return { run, n, kind, procs, end, intervals, crashes, markers, arrows, forkInit: forkInit(run, kind) };
+  const byProc = Array.from({ length: procs }, () => []);
+  for (const iv of intervals) byProc[iv.p].push(iv);
+  return { run, n, kind, procs, end, intervals, byProc, crashes, markers, arrows, forkInit: forkInit(run, kind) };
 }
 
 // forkInit: where each fork (dining edge) starts, from the events alone:
@@ -242,4 +244,20 @@ export function eventAt(run, t) {
     if (run.t[mid] <= t) { ans = mid; lo = mid + 1; } else hi = mid - 1;
   }
   return ans;
+}
+
+// at says what process p is doing at tick t, for the hover readout.
+export function doing(model, p, t) {
+  if (p < 0 || p >= model.procs) return null;
+  for (const c of model.crashes) if (c.p === p && c.t <= t && t < c.until) return { state: 'crashed', from: c.t };
+  const ivs = model.byProc[p];
+  let lo = 0, hi = ivs.length - 1, found = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ivs[mid].from <= t) { found = ivs[mid]; lo = mid + 1; } else hi = mid - 1;
+  }
+  if (found && t < found.to + (found.open ? Infinity : 0)) {
+    return { state: found.s, from: found.from, res: model.run.res[found.i] };
+  }
+  return { state: 'idle' };
 }
