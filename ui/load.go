@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/allot-dev/allot/check"
 	"github.com/allot-dev/allot/graph"
@@ -133,8 +134,12 @@ type End struct {
 	Open    []proc.ID `json:"open"`
 }
 
-// Violation is the first event a checker rejects.
+// Violation is the first event a checker rejects (Kind "safety"), or the
+// last event of a run that ends stuck (Kind "stuck": requests open, nobody
+// holding, no crash), which is where a deadlock shows when nothing was
+// left to happen, as in allot explore's deadlock counterexamples.
 type Violation struct {
+	Kind  string `json:"kind"`
 	Index int    `json:"index"` // into the events
 	T     int64  `json:"t"`
 	What  string `json:"what"`
@@ -402,8 +407,17 @@ func (r *Run) judge() error {
 			loc.Event(e)
 		}
 		if rep.Violations > 0 && r.Violation == nil {
-			r.Violation = &Violation{Index: i, T: r.T[i], What: rep.First[0]}
+			r.Violation = &Violation{Kind: "safety", Index: i, T: r.T[i], What: rep.First[0]}
 		}
+	}
+	if e := r.End; r.Violation == nil && e != nil && len(e.Open) > 0 && len(e.Holding) == 0 && len(r.T) > 0 && !slices.Contains(r.Kinds, "crash") {
+		var who []string
+		for _, p := range e.Open {
+			who = append(who, fmt.Sprintf("p%d", p))
+		}
+		n := len(r.T) - 1
+		r.Violation = &Violation{Kind: "stuck", Index: n, T: r.T[n],
+			What: fmt.Sprintf("the run ends with %s waiting and nobody holding: a deadlock if nothing was left to happen", strings.Join(who, ", "))}
 	}
 	if loc != nil {
 		end := proc.Time(0)

@@ -181,3 +181,27 @@ func TestRunJSON(t *testing.T) {
 		t.Errorf("an empty run: %s %v", empty, err)
 	}
 }
+
+// A run that ends with requests open, nobody holding and no crash is
+// marked stuck at its last event; not one that ends with a holder or after
+// a crash.
+func TestLoadStuck(t *testing.T) {
+	stuck := strings.Replace(good, `{"t":7,"ev":"enter","p":1,"res":[0,1]}
+{"t":9,"ev":"exit","p":1}
+{"t":9,"ev":"end","p":-1,"holding":[],"open":[]}`, `{"t":9,"ev":"end","p":-1,"holding":[],"open":[1]}`, 1)
+	r, err := load(t, stuck, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Violation; v == nil || v.Kind != "stuck" || v.Index != len(r.T)-1 || !strings.Contains(v.What, "p1 waiting") {
+		t.Errorf("stuck run: %+v", v)
+	}
+	holding := strings.Replace(stuck, `"holding":[]`, `"holding":[2]`, 1)
+	if r, err := load(t, holding, Options{}); err != nil || r.Violation != nil {
+		t.Errorf("a run ending with a holder: %+v %v", r.Violation, err)
+	}
+	crashed := strings.Replace(stuck, `{"t":9,"ev":"end"`, `{"t":8,"ev":"crash","p":0}`+"\n"+`{"t":9,"ev":"end"`, 1)
+	if r, err := load(t, crashed, Options{}); err != nil || r.Violation != nil {
+		t.Errorf("a run ending after a crash: %+v %v", r.Violation, err)
+	}
+}

@@ -439,6 +439,21 @@ func TestBrowserCounterexample(t *testing.T) {
 		t.Errorf("at the violating step %d forks are marked as eaten with by both ends, want 1: %+v", conflicts, s.Forks)
 	}
 	screenshot(t, ctx, "counterexample")
+
+	// A deadlock: nothing is violated at any one step; the run is stuck
+	// at its last.
+	path = filepath.Join(t.TempDir(), "deadlock.jsonl")
+	if _, stderr, code := allot(t, "explore", "--kind", "pool", "--algo", "pool/literal-hrsn", "--graph", "line:3", "--units", "1", "--trace", path); code != 1 {
+		t.Fatalf("explore of a broken variant: exit %d, want 1: %s", code, stderr)
+	}
+	s, _ = open(t, ctx, path)
+	if s.Violation == nil || s.Violation.Kind != "stuck" || s.Violation.Index != s.Events-1 {
+		t.Fatalf("deadlock: %+v, want stuck at the last of %d events", s.Violation, s.Events)
+	}
+	marked, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#events tr.violation td')].map(td => td.textContent)`))
+	if err != nil || len(marked) != 3 || marked[0] != fmt.Sprint(s.Events) {
+		t.Errorf("the marked step: %q (%v), want the last, %d", marked, err, s.Events)
+	}
 }
 
 // A trace of 10^5 events opens in under 2 s, measured in the browser from

@@ -105,7 +105,7 @@ export function drawDiagram(canvas, model, view, cursorT, violation, failureSet)
     const xv = g.x(violation.t);
     ctx.strokeStyle = colors.violation; ctx.lineWidth = 2; ctx.setLineDash([6, 4]);
     ctx.beginPath(); ctx.moveTo(xv, 0); ctx.lineTo(xv, h - BOTTOM); ctx.stroke(); ctx.setLineDash([]);
-    ctx.fillStyle = colors.violation; ctx.fillText('violation', xv + 3, h - BOTTOM - 4);
+    ctx.fillStyle = colors.violation; ctx.fillText(violation.kind === 'stuck' ? 'stuck' : 'violation', xv + 3, h - BOTTOM - 4);
   }
   const xcur = g.x(cursorT);
   if (xcur >= LEFT && xcur <= w) {

@@ -73,11 +73,11 @@ function startRun(run) {
     '<span>arrows: messages (green: forks)</span><span>flags: view / fence; ▲ restart</span>' +
     (run.notes || []).map((n) => '<span class="note">' + esc(n) + '</span>').join('');
   const banner = [];
-  if (violation) banner.push('<b>violation</b> at step ' + (violation.index + 1) + ' (tick ' + violation.t + '): ' + esc(violation.what));
+  if (violation) banner.push('<b>' + (violation.kind === 'stuck' ? 'stuck' : 'violation') + '</b> at step ' + (violation.index + 1) + ' (tick ' + violation.t + '): ' + esc(violation.what));
   if (failure) banner.push('<b>crash</b> of ' + failure.crashed.map((p) => 'p' + p).join(', ') + ': failure set ' + failure.set.map((p) => 'p' + p).join(', ') + ' — at most ' + failure.locality + ' hop' + (failure.locality === 1 ? '' : 's') + ' from a crash');
-  if (run.end && run.end.open.length && !violation) banner.push('the run ended with ' + run.end.open.map((p) => 'p' + p).join(', ') + ' waiting');
+  if (run.end && run.end.open.length && !violation && !failure) banner.push('the run ended with ' + run.end.open.map((p) => 'p' + p).join(', ') + ' waiting');
   if (banner.length) { $('banner').innerHTML = banner.join('<br>'); $('banner').hidden = false; $('banner').className = violation ? '' : 'crash'; }
-  if (violation) { $('goto-violation').hidden = false; $('goto-violation').onclick = () => setCursor(violation.index, true); }
+  if (violation) { $('goto-violation').hidden = false; $('goto-violation').textContent = violation.kind === 'stuck' ? 'the step it is stuck at' : 'the violating step'; $('goto-violation').onclick = () => setCursor(violation.index, true); }
   pos = run.edges && run.edges.length && M.procs <= 400 ? layout(header, M.procs, 380, 380) : null;
   $('graph').hidden = !pos;
   $('statehead').textContent = { exclusive: run.edges && run.edges.length ? 'at the cursor: the conflict graph and its forks' : 'at the cursor: each resource\'s queue', pool: 'at the cursor: where each unit is', quota: 'at the cursor: permits by process' }[run.kind] || 'at the cursor';
