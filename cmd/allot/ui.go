@@ -19,11 +19,18 @@ import (
 	"github.com/allot-dev/allot/ui"
 )
 
-const uiUsage = `usage:
+// uiUsage is allot ui -h.
+func uiUsage() string {
+	return fmt.Sprintf(`usage:
   allot ui TRACE [--addr A] [--window FROM:TO]   a trace (allot sim --trace, allot explore --trace)
   allot ui [sim flags] [scenario.yaml]            run allot sim here (one algorithm) and show its run
   allot ui --cluster ADDRS                        a live cluster: its nodes' --metrics addresses
-`
+
+Serves the page on 127.0.0.1 at a free port, printed (--addr HOST:PORT chooses);
+opens nothing by itself. --window FROM:TO loads only the events of those ticks
+(a trace of more than %d events opens only so).
+`, ui.MaxEvents)
+}
 
 // uiFlags are ui's own flags; every other flag goes to allot sim.
 type uiFlags struct {
@@ -59,12 +66,6 @@ func splitUIArgs(args []string) (uiFlags, []string, error) {
 // page cannot show is said on stderr and served as a page that says it
 // too (bad is then set); a bad command line is an error.
 func uiServer(args []string, stderr io.Writer) (s *ui.Server, addr string, bad error, err error) {
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fmt.Fprint(stderr, uiUsage)
-			return nil, "", nil, errHelp
-		}
-	}
 	f, rest, err := splitUIArgs(args)
 	if err != nil {
 		return nil, "", nil, badf("ui: %v", err)
@@ -101,7 +102,7 @@ func uiServer(args []string, stderr io.Writer) (s *ui.Server, addr string, bad e
 	case len(rest) == 1 && !strings.HasPrefix(rest[0], "-") && !isScenario(rest[0]):
 		path = rest[0]
 	case len(rest) == 0:
-		fmt.Fprint(stderr, uiUsage)
+		fmt.Fprint(stderr, uiUsage())
 		return nil, "", nil, badf("ui needs a trace, sim flags or --cluster")
 	default:
 		dir, err := os.MkdirTemp("", "allot-ui-")
@@ -139,6 +140,12 @@ func isScenario(name string) bool {
 }
 
 func uiCmd(args []string, stdout, stderr io.Writer) error {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fmt.Fprint(stdout, uiUsage())
+			return errHelp
+		}
+	}
 	s, addr, bad, err := uiServer(args, stderr)
 	if err != nil {
 		return err

@@ -136,3 +136,10 @@ func httptestGet(t *testing.T, h http.Handler, path string) []byte {
 	}
 	return rec.Body.Bytes()
 }
+
+func TestUIHelp(t *testing.T) {
+	stdout, _, code := allot(t, "ui", "-h")
+	if code != 0 || !strings.Contains(stdout, "allot ui --cluster ADDRS") {
+		t.Errorf("allot ui -h: exit %d, %q", code, stdout)
+	}
+}
