@@ -1,7 +1,7 @@
 // allot ui: the page. It asks the server what to show (/api/info), then
 // shows a run (/api/run) or polls a cluster (/api/cluster). Everything it
 // shows is also exported, for tests and scripts, as window.allotUI.state().
-import { build, State, figures, eventAt, doing } from './model.js';
+import { build, State, figures, eventAt, doing, isFork } from './model.js';
 import { drawDiagram, drawGraph, geometry, layout, colors } from './draw.js';
 
 const $ = (id) => document.getElementById(id);
@@ -221,7 +221,9 @@ function panel() {
   if (pos) drawGraph($('graph'), M, S, pos, failure && failure.set);
   let html = '';
   if (run.kind === 'exclusive' && run.edges && run.edges.length) {
-    html += '<p class="note">Each edge is a fork, the dot on its holder\'s side (from the fork messages; the middle: in transit). Filled: clean, hollow: dirty — eaten with since it arrived.</p>';
+    html += run.msgs.some(isFork)
+      ? '<p class="note">Each edge is a fork, the dot on its holder\'s side (from the fork messages; the middle: in transit). Filled: clean, hollow: dirty — eaten with since it arrived.</p>'
+      : '<p class="note">Each edge is a fork. This trace has no fork messages (allot sim --trace-messages adds them): a fork is shown with the last process that ate with it.</p>';
     const fs = S.forks();
     if (fs.length <= 200) {
       html += table(['fork', 'between', 'at', 'clean / dirty'], fs.map((f) => [f.fork, 'p' + f.ends[0] + ' – p' + f.ends[1], f.conflict ? '<b>both eat with it</b>' : f.transit ? 'in transit to p' + f.at : f.at >= 0 ? 'p' + f.at + (f.eating ? ' (eating)' : '') : '?', f.at < 0 ? '' : f.dirty ? 'dirty' : 'clean']), fs.map((f) => (f.conflict ? 'violation' : '')));
