@@ -5,6 +5,7 @@
 //	allot repro [NAME...] [flags]       run the paper reproductions
 //	allot explore [flags]               every interleaving of a tiny instance
 //	allot list                          the algorithms and reproductions
+//	allot ui TRACE                      a browser view of a run
 //
 // Bad input prints one line starting "allot: " and exits 2.
 package main
@@ -28,6 +29,8 @@ usage:
   allot cluster [--nodes N] [--tls]   start an N-node cluster on loopback for trying out
   allot certs --out DIR               write a CA, node and client certificates for mTLS (allot certs -h)
   allot bench [--addr A,B,C]          the peer workloads W1-W3 on a cluster (its own 3 nodes by default)
+  allot ui TRACE | [sim flags] | --cluster ADDRS
+                                      a browser view of a run, a counterexample or a live cluster (allot ui -h)
   allot version                       the version of this build (also --version)
 `
 
@@ -95,6 +98,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = benchCmd(args[1:], stdout, stderr)
 	case "certs":
 		err = certsCmd(args[1:], stdout, stderr)
+	case "ui":
+		err = uiCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -102,7 +107,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster, bench, certs or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster, bench, certs, ui or version)", args[0])
 	}
 	var ue usageError
 	switch {

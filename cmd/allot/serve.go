@@ -63,7 +63,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.semaphore, "semaphore", "", "the algorithm serving semaphores (default "+service.DefaultSemaphore+")")
 	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per lock or semaphore (default %d)", service.DefaultSlots))
 	fs.IntVar(&o.resources, "resources", 0, fmt.Sprintf("size of the lock namespace names are hashed onto (default %d)", service.DefaultResources))
-	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics (and Go profiles under /debug/pprof/) on this address (default: none)")
+	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics, the node's /status (read by allot ui --cluster) and Go profiles under /debug/pprof/ on this address (default: none)")
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
@@ -217,6 +217,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if mln != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", n.Metrics())
+		mux.Handle("GET /status", n.StatusHandler()) // read by allot ui --cluster
 		// Profiles of a running node, beside its metrics (opt-in with
 		// --metrics, like the metrics themselves).
 		profileHandlers(mux)
@@ -300,6 +301,9 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cluster of %d nodes: %s\n", *nodes, strings.Join(cl.addrs, ","))
 	for i, m := range cl.metrics {
 		fmt.Fprintf(stdout, "node %d metrics: http://%s/metrics\n", i, m)
+	}
+	if len(cl.metrics) > 0 {
+		fmt.Fprintf(stdout, "see it live: allot ui --cluster %s\n", strings.Join(cl.metrics, ","))
 	}
 	if *secure {
 		fmt.Fprintf(stdout, "mTLS certificates: %s (removed when the cluster stops)\nclient token: %s\n", tlsDir, token)

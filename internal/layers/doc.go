@@ -2,7 +2,7 @@
 // for every package's dependencies and fails when a floor imports one
 // above it.
 //
-//	cmd/allot, experiments/*                     front ends, studies
+//	cmd/allot, ui, experiments/*                 front ends, studies
 //	scenario, run, conformance                   settings, measured runs, suites
 //	sim, explore, host, transport, service       drivers and the network
 //	app, check, metrics, trace, codec, workload  the application cycle, event readers, wire, generators

@@ -31,6 +31,7 @@ var rules = []struct {
 	{"metrics", append([]string{"algo/..."}, drivers...), "metrics read events, never an algorithm"},
 	{"scenario", []string{"run", "experiments", "cmd"}, "settings sit below what runs them"},
 	{"mtls", append([]string{"algo", "client", "cmd"}, drivers...), "the client loads its certificates too: mtls must not bring the node along"},
+	{"ui", append([]string{"algo/...", "client", "cmd", "run", "scenario"}, drivers...), "the browser view reads traces and the nodes' status over HTTP: it runs nothing"},
 }
 
 // match reports whether pkg (module-relative) matches pattern: a path, or

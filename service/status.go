@@ -1,0 +1,121 @@
+package service
+
+import (
+	"cmp"
+	"encoding/json"
+	"net/http"
+	"slices"
+)
+
+// This file is the node's read-only status endpoint (/status, beside
+// /metrics): what the node knows now, for allot ui --cluster. It reads the
+// node's state under the node's locks and changes nothing.
+
+// Status is one node's view of the cluster at one moment.
+type Status struct {
+	Node      int              `json:"node"`
+	Nodes     []string         `json:"nodes"`
+	Lock      string           `json:"lock"`
+	Semaphore string           `json:"semaphore"`
+	Quota     string           `json:"quota,omitempty"`
+	Epoch     uint64           `json:"epoch"` // the view this node is in (0: none yet)
+	Live      []int            `json:"live"`  // the view's members
+	Fenced    bool             `json:"fenced"`
+	Draining  bool             `json:"draining"`
+	Sessions  []SessionStatus  `json:"sessions"`
+	Quotas    []QuotaStatus    `json:"quotas"`
+	Instances []InstanceStatus `json:"instances"`
+}
+
+// SessionStatus is one session of the node and its grants.
+type SessionStatus struct {
+	ID     uint64        `json:"id,string"` // a string: ids pass 2^53, JavaScript's exact integers
+	TTLms  int64         `json:"ttl_ms"`
+	Grants []GrantStatus `json:"grants"`
+}
+
+// GrantStatus is one Lock or Acquire of a session: held (with its token)
+// or waiting.
+type GrantStatus struct {
+	ID  uint64 `json:"id,string"`
+	Key string `json:"key"` // "lock" or "sem/NAME/R"
+	// Resources are the lock's resources, as lock keys ("lock/RES": a
+	// name is hashed onto the namespace, Cluster.LockKey).
+	Resources []string `json:"resources,omitempty"`
+	Held      bool     `json:"held"`
+	// The token and unit of a held grant.
+	Epoch   uint64 `json:"epoch,omitempty"`
+	Counter uint64 `json:"counter,omitempty"`
+	Unit    *int32 `json:"unit,omitempty"`
+}
+
+// QuotaStatus is a quota's permits issued by each node, as this node
+// knows them.
+type QuotaStatus struct {
+	Name   string   `json:"name"`
+	Budget int      `json:"budget"`
+	Waste  int      `json:"waste"`
+	Issued []uint64 `json:"issued"`
+}
+
+// InstanceStatus is one algorithm instance the node hosts (a space: an
+// instance key in one view).
+type InstanceStatus struct {
+	Space string `json:"space"`
+}
+
+// Status returns what the node knows now.
+func (n *Node) Status() Status {
+	st := Status{Node: n.self, Nodes: n.c.Nodes, Lock: n.c.Lock, Semaphore: n.c.Semaphore, Quota: n.c.Quota,
+		Draining: n.draining.Load(), Sessions: []SessionStatus{}, Quotas: []QuotaStatus{}, Instances: []InstanceStatus{}}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cur != nil {
+		st.Epoch, st.Live = n.cur.v.epoch, slices.Clone(n.cur.v.live)
+	}
+	st.Fenced = n.fenced
+	for space := range n.instances {
+		st.Instances = append(st.Instances, InstanceStatus{Space: space})
+	}
+	slices.SortFunc(st.Instances, func(a, b InstanceStatus) int { return cmp.Compare(a.Space, b.Space) })
+	for _, s := range n.sessions {
+		ss := SessionStatus{ID: s.id, TTLms: s.ttl.Milliseconds(), Grants: []GrantStatus{}}
+		s.mu.Lock()
+		for _, g := range s.grants {
+			gs := GrantStatus{ID: g.id, Key: g.key}
+			for _, r := range g.req.Res {
+				gs.Resources = append(gs.Resources, lockKey(r))
+			}
+			g.mu.Lock()
+			if g.answered && !g.released {
+				// counter and unit are written before answered is set
+				// (acquire), so they are read only once it is.
+				u := g.unit
+				gs.Held, gs.Epoch, gs.Counter = true, g.epoch, g.counter
+				if g.key != "lock" {
+					gs.Unit = &u
+				}
+			}
+			g.mu.Unlock()
+			ss.Grants = append(ss.Grants, gs)
+		}
+		s.mu.Unlock()
+		slices.SortFunc(ss.Grants, func(a, b GrantStatus) int { return cmp.Compare(a.ID, b.ID) })
+		st.Sessions = append(st.Sessions, ss)
+	}
+	slices.SortFunc(st.Sessions, func(a, b SessionStatus) int { return cmp.Compare(a.ID, b.ID) })
+	for name, q := range n.c.Quotas {
+		st.Quotas = append(st.Quotas, QuotaStatus{Name: name, Budget: q.Budget, Waste: q.Waste, Issued: slices.Clone(n.counts[name])})
+	}
+	slices.SortFunc(st.Quotas, func(a, b QuotaStatus) int { return cmp.Compare(a.Name, b.Name) })
+	return st
+}
+
+// StatusHandler serves Status as JSON (GET /status).
+func (n *Node) StatusHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		json.NewEncoder(w).Encode(n.Status())
+	})
+}
