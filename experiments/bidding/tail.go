@@ -87,6 +87,16 @@ func tailVerdict(epss []float64, runs []tailRun) (b, bHalf, curv float64, ok boo
 	return b, bHalf, curv, ok
 }
 
+// epsWithin is the largest (1−ε)-quantile (index ei) over the runs, the
+// Remark's bound 2eβkv·ln(2e/ε) on it, and whether it holds.
+func epsWithin(runs []tailRun, ei int, eps, beta float64, k, v int) (worst, bound float64, ok bool) {
+	for _, r := range runs {
+		worst = max(worst, r.Quantiles[ei])
+	}
+	bound = 2 * math.E * beta * float64(k*v) * math.Log(2*math.E/eps)
+	return worst, bound, len(runs) > 0 && worst <= bound
+}
+
 // bidEpsilon: the ε-response over several (k, v): every (1−ε)-quantile
 // within 2eβkv·ln(2e/ε) rounds (the Remark of Theorem 4), and the
 // quantile/mean ratio growing like ln(1/ε) (Theorem 4: ε-response
@@ -134,12 +144,8 @@ func bidEpsilon(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		at := fmt.Sprintf("k=%d_v=%d", kv[0], kv[1])
 		var qs []string
 		for ei, eps := range epss {
-			worst := 0.0
-			for _, r := range runs {
-				worst = max(worst, r.Quantiles[ei])
-			}
-			bound := 2 * math.E * beta * float64(kv[0]*kv[1]) * math.Log(2*math.E/eps)
-			boundOK = boundOK && worst <= bound
+			worst, bound, within := epsWithin(runs, ei, eps, beta, kv[0], kv[1])
+			boundOK = boundOK && within
 			qs = append(qs, fmt.Sprintf("ε=%g %.1f/%.0f", eps, worst, bound))
 			bfigs[fmt.Sprintf("%s_eps=%g_quantile", at, eps)], bfigs[fmt.Sprintf("%s_eps=%g_bound", at, eps)] = worst, bound
 		}

@@ -83,3 +83,16 @@ func TestRatioCI(t *testing.T) {
 		t.Errorf("20%% apart: interval from %.3f", lo)
 	}
 }
+
+// The ε-response bound rejects a run whose quantile passes 2eβkv·ln(2e/ε).
+func TestEpsBoundRejectsALongTail(t *testing.T) {
+	// k = 3, v = 4, β = 2, ε = 0.01: the bound is 2e·24·ln(200e) ≈ 822.
+	runs := []tailRun{{Quantiles: []float64{130}}, {Quantiles: []float64{125}}}
+	if _, b, ok := epsWithin(runs, 0, 0.01, 2, 3, 4); !ok || math.Abs(b-821.8) > 0.1 {
+		t.Errorf("a quantile of 130 against %.1f: pass %v", b, ok)
+	}
+	runs = append(runs, tailRun{Quantiles: []float64{900}})
+	if w, b, ok := epsWithin(runs, 0, 0.01, 2, 3, 4); ok {
+		t.Errorf("a quantile of %.0f against %.1f passes", w, b)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/allot-dev/allot/experiments/study"
+	"github.com/allot-dev/allot/proc"
 )
 
 func TestControllerQuick(t *testing.T) {
@@ -108,5 +109,23 @@ func TestBoundedCatchesFasterGrowth(t *testing.T) {
 	}
 	if c, r2 := fitOrigin([]float64{1, 2, 4}, []float64{3, 6, 12}); c != 3 || r2 < 0.999 {
 		t.Errorf("exact fit: c %.3f R² %.3f", c, r2)
+	}
+}
+
+// The participants count: a message from or to a node that never asks
+// counts, one among askers does not, nor the spanning tree's.
+func TestOutsideCounter(t *testing.T) {
+	c := outsideCounter{askers: 3}
+	for _, e := range []proc.Event{
+		{Kind: proc.EvSend, P: 0, Peer: 1, Msg: "req"},
+		{Kind: proc.EvSend, P: 2, Peer: 5, Msg: "bcast"},
+		{Kind: proc.EvSend, P: 5, Peer: 2, Msg: "echo"},
+		{Kind: proc.EvSend, P: 2, Peer: 5, Msg: "explore"},
+		{Kind: proc.EvDeliver, P: 5, Peer: 2, Msg: "bcast"},
+	} {
+		c.Event(e)
+	}
+	if c.from != 1 || c.to != 1 {
+		t.Errorf("from %d, to %d; want 1 and 1", c.from, c.to)
 	}
 }
