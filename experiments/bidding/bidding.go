@@ -31,7 +31,10 @@ import (
 
 // Experiment reproduces Reif and Spirakis, "Probabilistic bidding gives
 // optimal distributed resource allocation": the O(kv) mean response and the
-// O(kv·log(1/ε)) ε-response of uniform bidding (Theorems 3, 4), the Ω(kv)
+// O(kv·log(1/ε)) ε-response of uniform bidding (Theorems 3, 4; the
+// ε-response at several (k, v) as a quantile/mean growing like ln(1/ε)),
+// its independence of the network's size (§1.3, swept over n on k-fork
+// rings), §3.2's constants against the package's (tail.go), the Ω(kv)
 // lower-bound networks (Theorems 1, 2), the k-fork philosophers (§1.6), the
 // speed model (§1.2) and priority bidding (§4, Theorem 5).
 //
