@@ -419,7 +419,7 @@ func (st *stats) slopes() study.Claim {
 	mCSR, mhCSR := fit(avg, csr)
 	mD, mhD := fit(avg, ratio)
 	ok = ok && len(worst) >= 3 && eD-hD > 0
-	return study.Claim{ID: "slopes",
+	return study.Claim{ID: "slopes", Paper: "rhee §5 Theorem 5.12, §1.1",
 		Claim: "§5: the worst response of CSR grows like δ·c, that of CS like δ²·c: the coefficient of c grows faster with δ for CS than for CSR",
 		Measured: fmt.Sprintf("slope of a run's longest response against its longest critical section over S = %v, per graph and x, %d (graph, x) with both slopes positive (%d without): exponent against δ (largest degree + 1) of CS %.2f ± %.2f (worst case 2), of CSR %.2f ± %.2f (worst case 1), of their ratio %.2f ± %.2f (pass: that interval above 0); reported, not judged: the same for the mean response against the mean critical section r·S: CS %.2f ± %.2f, CSR %.2f ± %.2f, ratio %.2f ± %.2f",
 			st.c.services, len(worst), skipped, eCS, hCS, eCSR, hCSR, eD, hD, mCS, mhCS, mCSR, mhCSR, mD, mhD),
