@@ -72,6 +72,9 @@ type Params struct {
 	Mu       int     // μ: critical-section steps the rounds are sized for
 	Step     proc.Time
 	Priority bool
+	// Paper sizes λ1 and c exactly as §3.2 gives them (option
+	// constants=paper) instead of with the extra step of the package doc.
+	Paper bool
 
 	Beta    float64 // 1 + ρ
 	Lambda1 int     // steps a winner collects answers
@@ -172,6 +175,14 @@ func NewParams(pb *algo.Problem, priority bool) (*Params, error) {
 			case "step":
 				p.Step = proc.Time(n)
 			}
+		case "constants":
+			switch val {
+			case "paper":
+				p.Paper = true
+			case "allot":
+			default:
+				return nil, bad("want paper (λ1 = ⌈2ρ⌉, c = ⌈(2(2+μ)+1)ρ²⌉, §3.2) or allot (the default: one step more per exchange)")
+			}
 		case "ratio":
 			f, err := strconv.ParseFloat(val, 64)
 			if err != nil || !(f >= 1) || f > 1000 {
@@ -179,7 +190,7 @@ func NewParams(pb *algo.Problem, priority bool) (*Params, error) {
 			}
 			p.Ratio = f
 		default:
-			return nil, fmt.Errorf("bidding: unknown option %q (known: k, v, ratio, mu, step)", key)
+			return nil, fmt.Errorf("bidding: unknown option %q (known: k, v, ratio, mu, step, constants)", key)
 		}
 	}
 	bkv := float64(p.K) * float64(p.V) * (1 + p.Ratio)
@@ -196,6 +207,10 @@ func NewParams(pb *algo.Problem, priority bool) (*Params, error) {
 	p.Beta = 1 + p.Ratio
 	p.Lambda1 = int(math.Ceil(2*p.Ratio)) + 1
 	p.C = int(math.Ceil(float64(2*(p.Lambda1+p.Mu)+1) * p.Ratio * p.Ratio))
+	if p.Paper {
+		p.Lambda1 = int(math.Ceil(2 * p.Ratio))
+		p.C = int(math.Ceil(float64(2*(2+p.Mu)+1) * p.Ratio * p.Ratio))
+	}
 	p.C1 = int(math.Ceil(float64(p.C) * p.Ratio))
 	p.Lease = int(math.Ceil(float64(p.Lambda1+2) * p.Ratio))
 	p.Groups = 1

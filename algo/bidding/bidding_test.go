@@ -32,6 +32,10 @@ func TestParams(t *testing.T) {
 			8, 5, 5, 60, 120, 4, 11, 4, 2, 3, 1, 0},
 		// ρ = 1.5: λ1 = 4, c = ⌈(2(4+1)+1)·2.25⌉ = 25, βkv = ⌈2.5·9⌉ = 23.
 		{"fractional ratio", map[string]string{"ratio": "1.5"}, true, 3, 3, 4, 25, 23, 3, 6, 2, 1, 2, 0, 0},
+		// §3.2 as printed, ρ = 2, μ = 2: λ1 = 2ρ = 4, c = (2(2+2)+1)·4 = 36,
+		// attempts ⌊34/4⌋ = 8.
+		{"paper constants", map[string]string{"k": "8", "v": "5", "ratio": "2", "mu": "2", "constants": "paper"}, false,
+			8, 5, 4, 36, 120, 1, 8, 4, 2, 0, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +84,7 @@ func TestBadProblems(t *testing.T) {
 		{"unknown option", fixedProblem(ringSets(4, 2), 4, map[string]string{"speed": "2"}), "unknown option"},
 		{"bad k", fixedProblem(ringSets(4, 2), 4, map[string]string{"k": "0"}), "k="},
 		{"bad ratio", fixedProblem(ringSets(4, 2), 4, map[string]string{"ratio": "0.5"}), "ratio"},
+		{"bad constants", fixedProblem(ringSets(4, 2), 4, map[string]string{"constants": "lynch"}), "constants="},
 		{"huge", fixedProblem(ringSets(4, 2), 4, map[string]string{"k": "1000000", "v": "1000000"}), "too large"},
 		{"out of range", fixedProblem([][]proc.ResID{{0, 9}}, 4, nil), "out of range"},
 	}

@@ -45,9 +45,9 @@
 // Parameters come from the Problem: k is the largest MaxSets entry (or
 // Problem.MaxDemand when that is smaller) and v the most users whose MaxSets
 // share a resource, unless Problem.Options set them ("k", "v"); "ratio" (ρ,
-// default 1), "mu" (μ, default 1) and "step" (ticks, default 10: about a
-// message delay and a critical section of the default scenario) are options
-// too. Unknown options are an error. A step shorter than the message delays
+// default 1), "mu" (μ, default 1), "step" (ticks, default 10: about a
+// message delay and a critical section of the default scenario) and
+// "constants" (paper or allot, below) are options too. Unknown options are an error. A step shorter than the message delays
 // only makes the algorithm slower: attempts close on their answers, not on
 // a clock (see below).
 //
@@ -109,7 +109,11 @@
 //   - λ1 gets one step more than the paper's 2ρ: a message exchange is two
 //     delays of at most a step plus the granter's gather step of at most ρ
 //     user steps. c is the paper's (2(2+μ)+1)ρ² with the paper's 2-step
-//     exchange replaced by λ1.
+//     exchange replaced by λ1. The option constants=paper sizes both as
+//     §3.2 does (λ1 = ⌈2ρ⌉, c = ⌈(2(2+μ)+1)ρ²⌉); `allot repro bidding`
+//     measures that the rounds a request takes are the same either way
+//     (claim bidding/constants-paper): an attempt closes on its answers,
+//     not on the λ1 window, so the window only paces the attempts.
 //   - The granter's monitoring period λ2 has no work to do when no Win has
 //     arrived (the flags are messages, so an idle granter waits for one),
 //     and ends after the one-step gather once one has.

@@ -2,6 +2,7 @@ package rhee
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,50 +14,74 @@ import (
 
 // cell is one point, measured over its graphs.
 type cell struct {
-	resp, msgs [2]float64 // mean and 95 % half-width
+	resp, msgs [2]float64 // mean and 95 % half-width over the graphs
+	// Per graph, in graph order (the same graphs at every algorithm and S
+	// of an x): mean response, messages per entry, the run's longest
+	// response and critical section, and its dynamic conflicting users.
+	gResp, gMsgs, gMax, gCS, gConf []float64
 	// Means per entry: the modular layer's own messages, of which dec and
 	// advance; resources per request.
 	layer, decAdv, size float64
 	graphs              int
-	precise             bool // both intervals within 5 % of the means
+	// The runs' own precision: how many are within 5 % (batch means),
+	// the widest relative half-width, and the answers measured.
+	precise         int
+	widest          float64
+	fewest, longest int
 }
 
 // stats is the study's measurements.
 type stats struct {
 	c   config
 	run []series
-	// x[model][xi] is the measured average number of conflicting users.
-	x     [2][]float64
-	cells map[point]cell
+	// x[model][xi] is the measured average number of conflicting users;
+	// dynX the conflicting users a request meets (§3) and maxDeg the
+	// largest degree δ, both under the first algorithm, averaged over
+	// the graphs.
+	x, dynX, maxDeg [2][]float64
+	cells           map[point]cell
+	// The subroutines' runs of Theorem 5.12 (critical section 2d+2).
+	subs    []point
+	subRuns [][]outcome
 }
 
 func newStats(c config, run []series, pts []point, runs [][]outcome) *stats {
 	st := &stats{c: c, run: run, cells: map[point]cell{}}
-	st.x = [2][]float64{make([]float64, len(c.xs)), make([]float64, len(c.ks))}
+	for m := range 2 {
+		n := len(c.xs)
+		if setModel(m) == fixedSize {
+			n = len(c.ks)
+		}
+		st.x[m], st.dynX[m], st.maxDeg[m] = make([]float64, n), make([]float64, n), make([]float64, n)
+	}
 	for i, p := range pts {
 		rs := runs[i]
 		resp, msgs := columns(rs)
-		var ce cell
+		ce := cell{gResp: resp, gMsgs: msgs, graphs: len(rs), fewest: math.MaxInt}
 		ce.resp[0], ce.resp[1] = sweep.CI95(resp)
 		ce.msgs[0], ce.msgs[1] = sweep.CI95(msgs)
-		ce.precise = sweep.Precise(0.05, resp, msgs)
-		ce.graphs = len(rs)
-		var deg float64
 		for _, r := range rs {
 			ce.layer += r.Layer / float64(len(rs))
 			ce.decAdv += r.DecAdv / float64(len(rs))
 			ce.size += r.Size / float64(len(rs))
+			ce.gMax, ce.gCS, ce.gConf = append(ce.gMax, r.MaxResp), append(ce.gCS, r.MaxCS), append(ce.gConf, r.Conflicting)
+			if max(r.RespRel, r.MsgsRel) <= 0.05 {
+				ce.precise++
+			}
+			ce.widest = max(ce.widest, r.RespRel, r.MsgsRel)
+			ce.fewest, ce.longest = min(ce.fewest, r.Answers), max(ce.longest, r.Answers)
 		}
 		st.cells[p] = ce
 		// The graphs are the same for every algorithm and S at a point:
-		// x is their average degree over the first judged graphs of the
-		// first algorithm.
+		// x is their average degree, under the first algorithm at the
+		// first S.
 		if p.alg == 0 && p.s == st.services(p.model)[0] {
-			n := min(len(rs), c.judged.Min)
-			for _, r := range rs[:n] {
-				deg += r.Degree / float64(n)
+			for _, r := range rs {
+				n := float64(len(rs))
+				st.x[p.model][p.xi] += r.Degree / n
+				st.dynX[p.model][p.xi] += r.Conflicting / n
+				st.maxDeg[p.model][p.xi] += float64(r.MaxDeg) / n
 			}
-			st.x[p.model][p.xi] = deg
 		}
 	}
 	return st
@@ -174,7 +199,7 @@ func (st *stats) series(m setModel, s int, y func(cell) [2]float64) []report.Ser
 // table writes every measured point as CSV.
 func (st *stats) table(path string) error {
 	var b strings.Builder
-	b.WriteString("algorithm,series,set_model,param,service,conflicting_users,graphs,response_mean,response_ci95,messages_per_entry,messages_ci95,modular_layer_messages,dec_advance_messages,resources_per_request\n")
+	b.WriteString("algorithm,series,set_model,param,service,conflicting_users,graphs,response_mean,response_ci95,messages_per_entry,messages_ci95,modular_layer_messages,dec_advance_messages,resources_per_request,runs_within_5pct,widest_run_ci\n")
 	for ai, a := range st.run {
 		for _, m := range []setModel{perResource, fixedSize} {
 			ps := st.c.params(m)
@@ -184,8 +209,8 @@ func (st *stats) table(path string) error {
 					if !ok {
 						continue
 					}
-					fmt.Fprintf(&b, "%s,%s,%s,%.4g,%d,%.2f,%d,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%.3f\n", a.short, a.name, m, ps[xi], s, st.x[m][xi],
-						ce.graphs, ce.resp[0], ce.resp[1], ce.msgs[0], ce.msgs[1], ce.layer, ce.decAdv, ce.size)
+					fmt.Fprintf(&b, "%s,%s,%s,%.4g,%d,%.2f,%d,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%.3f,%d,%.3f\n", a.short, a.name, m, ps[xi], s, st.x[m][xi],
+						ce.graphs, ce.resp[0], ce.resp[1], ce.msgs[0], ce.msgs[1], ce.layer, ce.decAdv, ce.size, ce.precise, ce.widest)
 				}
 			}
 		}
