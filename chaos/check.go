@@ -21,6 +21,9 @@ type Fault struct {
 	Start   int64    `json:"start"`
 	End     int64    `json:"end"`
 	Touched []string `json:"touched,omitempty"`
+	// Err: the fault's end failed (a node restarted was not ready
+	// again): the service's failure, which fails the run.
+	Err string `json:"err,omitempty"`
 }
 
 func (f Fault) touches(client string) bool {
@@ -111,6 +114,11 @@ func Check(in Input) (*Report, error) {
 	r.Node = v
 	if v.Violations > 0 || v.Open > 0 {
 		r.fail("node event logs: %v", v)
+	}
+	for _, f := range in.Faults {
+		if f.Err != "" {
+			r.fail("%s %s: %s", f.Kind, f.Target, f.Err)
+		}
 	}
 	h := slices.Clone(in.History)
 	slices.SortStableFunc(h, func(a, b Event) int { return cmp.Compare(a.T, b.T) })

@@ -17,7 +17,6 @@ func tok(c uint64) []client.Token { return []client.Token{{Epoch: 1, Counter: c}
 // and the second is granted it after that), write the store, take a
 // semaphore unit and quota permits.
 func good() []Event {
-	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
 	return []Event{
 		{T: ms(1), Client: "g0/w0", Op: "session", Type: "ok"},
 		{T: ms(2), Client: "g0/w0", Op: "lock", Type: "invoke", Keys: []string{"r0"}},
@@ -51,6 +50,12 @@ func good() []Event {
 		{T: ms(7) + 1, Client: "g1/w0", Op: "lock", Type: "ok", Keys: []string{"r1"}, Tokens: tok(7)},
 		{T: ms(7) + 2, Client: "g1/w0", Op: "unlock", Type: "invoke", Keys: []string{"r1"}},
 	}
+}
+
+func ms(n int64) int64 { return n * int64(time.Millisecond) }
+
+func killAll(start, end int64) Fault {
+	return Fault{Kind: "kill-all", Target: "nodes [0 1 2], down 1ms", Start: start, End: end, Touched: []string{"*"}}
 }
 
 func goodInput() Input {
@@ -99,6 +104,25 @@ func TestCheckCatches(t *testing.T) {
 		{"unit held twice", "two holders", func(in *Input) { in.History[14].Keys = []string{"s/2/0"} }},
 		{"quota over M", "quota: 6 permits", func(in *Input) { in.History[21].N = 3 }},
 		{"not served after calm", "not served within", func(in *Input) { in.Bound = time.Millisecond }},
+		// Permits count over the whole run: a full restart that forgot
+		// what was issued before it (the quota starting over) is caught.
+		{"quota over M across a full restart", "quota: 6 permits", func(in *Input) {
+			in.Faults = append(in.Faults, killAll(ms(16)+1, ms(17)))
+			in.History = append(in.History, Event{T: ms(24), Client: "p2/w0", Op: "take", Type: "ok", Keys: []string{"q"}, N: 1})
+		}},
+		// Tokens keep growing across a full restart: one whose counter
+		// started over is caught.
+		{"token back after a full restart", "r0: token 1.2 after 1.9", func(in *Input) {
+			in.Faults = append(in.Faults, killAll(ms(20), ms(21)))
+			in.History = append(in.History,
+				Event{T: ms(24), Client: "g1/w0", Op: "lock", Type: "ok", Keys: []string{"r0"}, Tokens: tok(2)},
+				Event{T: ms(25), Client: "g1/w0", Op: "unlock", Type: "invoke", Keys: []string{"r0"}})
+		}},
+		{"a node not back after its restart", "not ready", func(in *Input) {
+			f := killAll(ms(20), ms(21))
+			f.Err = "node 1 not ready within 20s"
+			in.Faults = append(in.Faults, f)
+		}},
 	} {
 		in := goodInput()
 		in.History = good()
