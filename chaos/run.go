@@ -507,6 +507,11 @@ func (r *run) startProc(s *procSlot) error {
 		addrs = append(addrs, p.Addr())
 	}
 	path := filepath.Join(r.cfg.Dir, "client-"+s.id+".jsonl")
+	// Emptied first: the process appends, and a -dir kept from an
+	// earlier run must not lend it that run's history.
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		return err
+	}
 	r.hists = append(r.hists, path)
 	cmd := r.cfg.ClientProcess([]string{
 		envID + "=" + s.id, envAddrs + "=" + strings.Join(addrs, ","), envStore + "=" + r.storeU,
