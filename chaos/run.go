@@ -99,8 +99,20 @@ func AllFaults() Faults {
 	return f
 }
 
-// ParseFaults reads a comma-separated list of fault kinds.
+// LegacyFaults are the faults the service before the Raft control plane
+// (an allot serve without --data-dir) was built to survive: AllFaults
+// but the silent drops, bridges, pauses, fast restarts, two and all nodes
+// killed, which it fails.
+func LegacyFaults() Faults {
+	return Faults{ClientKill: true, Abandon: true, LinkCut: true, Partition: true, ClientCut: true, NodeKill: true}
+}
+
+// ParseFaults reads a comma-separated list of fault kinds ("all": every
+// kind but long-partition).
 func ParseFaults(list string) (Faults, error) {
+	if list == "all" {
+		return AllFaults(), nil
+	}
 	var f Faults
 next:
 	for _, name := range strings.Split(list, ",") {
