@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -546,7 +548,8 @@ func (r *run) startProc(s *procSlot) error {
 // (which faults, on what, for how long, after what gap). The kinds come
 // in rounds, each kind once per round in a seeded order, so that a short
 // run sees every kind. A fault that would run into the calm ends the
-// schedule, but a pause is cut short to fit if a second of it does.
+// schedule, but a pause (last in its round) is cut short to fit if a
+// second of it does.
 func (r *run) inject(ctx context.Context, calm time.Time) error {
 	kinds := r.cfg.Faults.kinds()
 	if len(kinds) == 0 {
@@ -557,7 +560,13 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 	var round []int
 	for {
 		if len(round) == 0 {
+			// A pause, the longest fault, comes last in its round: cut
+			// short to fit before the calm, it leaves the round's other
+			// kinds their turn.
 			round = rnd.Perm(len(kinds))
+			slices.SortStableFunc(round, func(a, b int) int {
+				return cmp.Compare(b2i(kinds[a] == "pause"), b2i(kinds[b] == "pause"))
+			})
 		}
 		kind := kinds[round[0]]
 		round = round[1:]
@@ -680,6 +689,13 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 		}
 		r.faults = append(r.faults, f)
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // drop holds the bytes of the link between nodes i and k for d: both
