@@ -264,6 +264,21 @@ func Check(in Input) (*Report, error) {
 				r.AfterCalm = max(r.AfterCalm, time.Duration(t-in.Calm))
 			}
 		}
+		// Every kind of operation is served again, not only some: a
+		// quota refused for good while locks go on is not live.
+		tried, answered := map[string]int{}, map[string]bool{}
+		for _, e := range h {
+			if !served[e.Op] || e.T < in.Calm || e.T > in.Calm+in.Bound.Nanoseconds() {
+				continue
+			}
+			tried[e.Op]++
+			answered[e.Op] = answered[e.Op] || e.Type == "ok"
+		}
+		for _, op := range slices.Sorted(maps.Keys(tried)) {
+			if !answered[op] {
+				r.fail("no %s served within %v after the faults stopped (%d events of it)", op, in.Bound, tried[op])
+			}
+		}
 	}
 
 	// Stalls.

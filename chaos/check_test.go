@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,11 @@ func TestCheckCatches(t *testing.T) {
 		{"unit held twice", "two holders", func(in *Input) { in.History[14].Keys = []string{"s/2/0"} }},
 		{"quota over M", "quota: 6 permits", func(in *Input) { in.History[21].N = 3 }},
 		{"not served after calm", "not served within", func(in *Input) { in.Bound = time.Millisecond }},
+		// Locks go on but the quota is refused for good after the calm.
+		{"a kind never served after calm", "no take served within", func(in *Input) {
+			in.History[21].Type, in.History[21].Err = "fail", "unavailable"
+			in.History[22].Type, in.History[22].Err = "fail", "unavailable"
+		}},
 		// Permits count over the whole run: a full restart that forgot
 		// what was issued before it (the quota starting over) is caught.
 		{"quota over M across a full restart", "quota: 6 permits", func(in *Input) {
@@ -171,5 +177,27 @@ func TestStoreFences(t *testing.T) {
 		if ok == !unfenced || r.OK() == unfenced {
 			t.Errorf("unfenced %v: stale write accepted %v, checker:\n%s", unfenced, ok, r.Summary())
 		}
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		want []string
+		err  bool
+	}{
+		{"drop,pause", []string{"drop", "pause"}, false},
+		{"kill-all,drop-oneway,bridge", []string{"drop-oneway", "bridge", "kill-all"}, false},
+		{"all", AllFaults().kinds(), false},
+		{"drop,nope", nil, true},
+		{"", nil, true},
+	} {
+		f, err := ParseFaults(tc.list)
+		if (err != nil) != tc.err || err == nil && strings.Join(f.kinds(), ",") != strings.Join(tc.want, ",") {
+			t.Errorf("ParseFaults(%q) = %v, %v; want %v (error %v)", tc.list, f.kinds(), err, tc.want, tc.err)
+		}
+	}
+	if got := AllFaults().kinds(); len(got) != len(FaultNames())-1 || slices.Contains(got, "long-partition") {
+		t.Errorf("AllFaults: %v", got)
 	}
 }
