@@ -79,6 +79,11 @@ func TestCheckCatches(t *testing.T) {
 	if s := r.Stalls["link-cut"]; len(s) != 1 || s[0] != 7*time.Millisecond {
 		t.Errorf("stall after the link cut: %v, want 7ms", s)
 	}
+	// Within the link cut, 15ms to 16ms, p1/w0's take completed at 16ms:
+	// nobody completed anything for 1ms.
+	if d := r.During["link-cut"]; len(d) != 1 || d[0] != time.Millisecond {
+		t.Errorf("longest time without a completion within the link cut: %v, want 1ms", d)
+	}
 	for _, tc := range []struct {
 		name, want string
 		edit       func(in *Input)
@@ -176,6 +181,24 @@ func TestStoreFences(t *testing.T) {
 		}
 		if ok == !unfenced || r.OK() == unfenced {
 			t.Errorf("unfenced %v: stale write accepted %v, checker:\n%s", unfenced, ok, r.Summary())
+		}
+	}
+}
+
+func TestLongestGap(t *testing.T) {
+	ts := []int64{2, 5, 6, 12}
+	for _, tc := range []struct {
+		from, to int64
+		want     time.Duration
+	}{
+		{0, 20, 8},  // 12 to 20
+		{3, 11, 5},  // 6 to 11
+		{5, 6, 1},   // 5 to 6
+		{13, 14, 1}, // nothing inside
+		{2, 12, 6},  // 6 to 12
+	} {
+		if got := longestGap(ts, tc.from, tc.to); got != tc.want {
+			t.Errorf("longestGap(%v, %d, %d) = %v, want %v", ts, tc.from, tc.to, got, tc.want)
 		}
 	}
 }

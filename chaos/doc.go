@@ -91,7 +91,10 @@
 // off touches its own group; every other fault touches every client), and
 // the same figure from fault-free instants of the calm phase, which is
 // what contention alone costs. Faults follow each other closely, so a
-// stall may include the next fault's.
+// stall may include the next fault's. And within each fault that lasts,
+// the longest time in which no client at all completed an operation: 0
+// when the rest of the cluster served on, the fault's length when it
+// stopped.
 //
 // go test ./chaos runs one minute (TestChaos); go test ./chaos -run Soak
 // -soak 10m -timeout 20m runs as long as asked (a test flag, not a
