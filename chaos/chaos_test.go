@@ -21,6 +21,7 @@ var (
 	suspect  = flag.Duration("suspect", 0, "the nodes' --suspect (default 1s)")
 	nodeKill = flag.Bool("nodekill", true, "inject kill -9 and restart of nodes (-nodekill=false: not: no node-kill, fast-restart, kill-two, kill-all)")
 	maxPause = flag.Duration("maxpause", 0, "the longest SIGSTOP of a node (default 30s)")
+	allotBin = flag.String("allot", "", "test this allot binary (default: build the module's)")
 	procTTLF = flag.Duration("procttl", 0, "the client processes' session TTL (default: the client's, 10s; 2s on an allot serve without --data-dir)")
 )
 
@@ -62,7 +63,10 @@ func chaos(t *testing.T, d time.Duration) {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("chaos seed %d (replay: go test ./chaos -run '%s$' -seed %d)", seed, t.Name(), seed)
-	bin := buildAllot(t, dir)
+	bin := *allotBin
+	if bin == "" {
+		bin = buildAllot(t, dir)
+	}
 	faults := AllFaults()
 	var procTTL time.Duration // the client's default
 	if !takesDataDir(bin) {

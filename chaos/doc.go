@@ -101,8 +101,10 @@
 // subcommand: the harness needs the test binary as its client process).
 // Every run logs its seed, and a failing one the flag that replays its
 // fault schedule (-seed); -faults picks the kinds (all: every one),
-// -every the mean gap, -suspect the nodes' --suspect, -maxpause the
-// longest SIGSTOP, -nodekill=false leaves out node crashes, -dir keeps
+// -allot a binary to test instead of the module's, -every the mean gap,
+// -suspect the nodes' --suspect, -maxpause the longest SIGSTOP,
+// -procttl the client processes' TTL, -nodekill=false leaves out node
+// crashes, -dir keeps
 // the logs, histories and fault schedule.
 //
 // Against an allot serve without --data-dir (the view protocol before
