@@ -104,8 +104,7 @@
 // -allot a binary to test instead of the module's, -every the mean gap,
 // -suspect the nodes' --suspect, -maxpause the longest SIGSTOP,
 // -procttl the client processes' TTL, -nodekill=false leaves out node
-// crashes, -dir keeps
-// the logs, histories and fault schedule.
+// crashes, -dir keeps the logs, histories and fault schedule.
 //
 // Against an allot serve without --data-dir (the view protocol before
 // the Raft control plane), TestChaos and TestSoak inject by default only
