@@ -224,3 +224,49 @@ func TestParseFaults(t *testing.T) {
 		t.Errorf("AllFaults: %v", got)
 	}
 }
+
+// TestSchedule: over seeds, a seed draws the same faults every time;
+// every round holds each kind once, a pause last; durations keep to their
+// kinds' ranges.
+func TestSchedule(t *testing.T) {
+	kinds := AllFaults().kinds()
+	cfg := Config{Nodes: 3}
+	cfg.Defaults()
+	ranges := map[string][2]time.Duration{
+		"pause":        {time.Second, cfg.MaxPause},
+		"drop":         {500 * time.Millisecond, 4 * time.Second},
+		"drop-oneway":  {500 * time.Millisecond, 4 * time.Second},
+		"bridge":       {500 * time.Millisecond, 4 * time.Second},
+		"fast-restart": {10 * time.Millisecond, 60 * time.Millisecond},
+		"kill-two":     {200 * time.Millisecond, 2 * time.Second},
+		"kill-all":     {200 * time.Millisecond, 2 * time.Second},
+	}
+	for seed := range uint64(50) {
+		cfg.Seed = seed
+		a, b := newSchedule(cfg, kinds), newSchedule(cfg, kinds)
+		for range 3 {
+			seen := map[string]bool{}
+			for j := range kinds {
+				x, y := a.next(), b.next()
+				if x != y {
+					t.Fatalf("seed %d: %+v then %+v", seed, x, y)
+				}
+				if seen[x.kind] {
+					t.Fatalf("seed %d: %s twice in a round", seed, x.kind)
+				}
+				seen[x.kind] = true
+				if (x.kind == "pause") != (j == len(kinds)-1) {
+					t.Fatalf("seed %d: pause at %d of a round of %d", seed, j, len(kinds))
+				}
+				if x.i == x.k || x.i < 0 || x.k < 0 || x.i >= 3 || x.k >= 3 || x.gap < 0 || x.gap >= 2*cfg.Every {
+					t.Fatalf("seed %d: %+v", seed, x)
+				}
+				r := ranges[x.kind]
+				lo, hi := r[0], r[1]
+				if x.d < lo || hi > 0 && x.d > hi {
+					t.Fatalf("seed %d: %s for %v, want %v–%v", seed, x.kind, x.d, lo, hi)
+				}
+			}
+		}
+	}
+}

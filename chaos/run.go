@@ -543,6 +543,74 @@ func (r *run) startProc(s *procSlot) error {
 	return nil
 }
 
+// schedule draws the faults of a run from its seed.
+type schedule struct {
+	rnd                    *rand.Rand
+	kinds                  []string
+	round                  []int // what is left of the round, as indexes into kinds
+	nodes                  int
+	every, suspect, pauses time.Duration
+}
+
+// draw is one fault drawn: its kind, the gap before it, its nodes i and
+// k (k ≠ i), its duration d, and pick, for the choices left (which client,
+// how a drop heals).
+type draw struct {
+	kind       string
+	gap, d     time.Duration
+	i, k, pick int
+}
+
+func newSchedule(cfg Config, kinds []string) *schedule {
+	return &schedule{rnd: rand.New(rand.NewPCG(cfg.Seed, 0xfa17)), kinds: kinds, nodes: cfg.Nodes,
+		every: cfg.Every, suspect: cfg.Suspect, pauses: cfg.MaxPause}
+}
+
+// next draws the next fault; every draw takes the same random numbers, so
+// a seed fixes the whole schedule.
+func (s *schedule) next() draw {
+	rnd := s.rnd
+	if len(s.round) == 0 {
+		// A pause, the longest fault, comes last in its round: cut
+		// short to fit before the calm, it leaves the round's other
+		// kinds their turn.
+		s.round = rnd.Perm(len(s.kinds))
+		slices.SortStableFunc(s.round, func(a, b int) int {
+			return cmp.Compare(b2i(s.kinds[a] == "pause"), b2i(s.kinds[b] == "pause"))
+		})
+	}
+	dr := draw{kind: s.kinds[s.round[0]]}
+	s.round = s.round[1:]
+	dr.gap = time.Duration(rnd.Int64N(int64(2 * s.every)))
+	dr.i, dr.k = rnd.IntN(s.nodes), rnd.IntN(s.nodes-1)
+	if dr.k >= dr.i {
+		dr.k++
+	}
+	u := rnd.Float64()
+	d := time.Duration(u * float64(time.Second))
+	switch dr.kind {
+	case "partition", "node-kill", "kill-two", "kill-all":
+		d = 200*time.Millisecond + d*18/10
+	case "long-partition":
+		d = s.suspect + 500*time.Millisecond + d*2
+	case "client-cut":
+		d = 100*time.Millisecond + d*14/10
+	case "drop", "drop-oneway", "bridge":
+		d = 500*time.Millisecond + d*35/10
+	case "pause":
+		// Log-uniform from 1s: half the pauses under the geometric mean
+		// (5.5s of 1–30s).
+		d = time.Duration(float64(time.Second) * math.Pow(s.pauses.Seconds(), u))
+	case "fast-restart":
+		d = 10*time.Millisecond + d/20
+	default:
+		d = 0
+	}
+	dr.d = d
+	dr.pick = rnd.IntN(1 << 20)
+	return dr
+}
+
 // inject injects faults drawn from the seed until calm: one at a time,
 // with a random gap between them, so that the seed fixes the schedule
 // (which faults, on what, for how long, after what gap). The kinds come
@@ -555,47 +623,12 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 	if len(kinds) == 0 {
 		return nil
 	}
-	rnd := rand.New(rand.NewPCG(r.cfg.Seed, 0xfa17))
+	sch := newSchedule(r.cfg, kinds)
 	n := r.cfg.Nodes
-	var round []int
 	for {
-		if len(round) == 0 {
-			// A pause, the longest fault, comes last in its round: cut
-			// short to fit before the calm, it leaves the round's other
-			// kinds their turn.
-			round = rnd.Perm(len(kinds))
-			slices.SortStableFunc(round, func(a, b int) int {
-				return cmp.Compare(b2i(kinds[a] == "pause"), b2i(kinds[b] == "pause"))
-			})
-		}
-		kind := kinds[round[0]]
-		round = round[1:]
-		gap := time.Duration(rnd.Int64N(int64(2 * r.cfg.Every)))
-		i, k := rnd.IntN(n), rnd.IntN(n-1)
-		if k >= i {
-			k++
-		}
-		u := rnd.Float64()
-		d := time.Duration(u * float64(time.Second))
-		switch kind {
-		case "partition", "node-kill", "kill-two", "kill-all":
-			d = 200*time.Millisecond + d*18/10
-		case "long-partition":
-			d = r.cfg.Suspect + 500*time.Millisecond + d*2
-		case "client-cut":
-			d = 100*time.Millisecond + d*14/10
-		case "drop", "drop-oneway", "bridge":
-			d = 500*time.Millisecond + d*35/10
-		case "pause":
-			// Log-uniform: as many pauses under 5s as over.
-			d = time.Duration(float64(time.Second) * math.Pow(r.cfg.MaxPause.Seconds(), u))
-		case "fast-restart":
-			d = 10*time.Millisecond + d/20
-		default:
-			d = 0
-		}
-		pick := rnd.IntN(1 << 20)
-		sleep(ctx, gap)
+		dr := sch.next()
+		kind, i, k, d, pick := dr.kind, dr.i, dr.k, dr.d, dr.pick
+		sleep(ctx, dr.gap)
 		if ctx.Err() != nil {
 			return nil
 		}
