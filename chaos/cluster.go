@@ -185,8 +185,9 @@ func (ns *nodes) kill(is ...int) {
 func (ns *nodes) restart(is ...int) error {
 	errs := make(chan error, len(is))
 	for _, i := range is {
-		ns.lives[i]++ // reserved here: start runs concurrently
-		go func() { errs <- ns.startLife(i, ns.lives[i]-1) }()
+		life := ns.lives[i]
+		ns.lives[i]++
+		go func() { errs <- ns.startLife(i, life) }()
 	}
 	var err error
 	for range is {

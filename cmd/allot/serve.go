@@ -364,6 +364,19 @@ type clusterNode struct {
 	starts          int
 }
 
+// nextArgs are the flags of nd's next start: its event log is a new
+// file each time.
+func (nd *clusterNode) nextArgs() []string {
+	if nd.events == "" {
+		return nd.args
+	}
+	name := nd.events + ".jsonl"
+	if nd.starts > 0 {
+		name = fmt.Sprintf("%s.%d.jsonl", nd.events, nd.starts)
+	}
+	return append(slices.Clone(nd.args), "--events", name)
+}
+
 func (nd *clusterNode) pid() int {
 	nd.mu.Lock()
 	defer nd.mu.Unlock()
@@ -461,14 +474,7 @@ func startCluster(ctx context.Context, sp clusterSpec, stderr io.Writer) (*local
 // start starts nd's process (again) and waits until it says it is ready,
 // for at most 20s.
 func (cl *localCluster) start(ctx context.Context, nd *clusterNode) error {
-	args := nd.args
-	if nd.events != "" {
-		name := nd.events + ".jsonl"
-		if nd.starts > 0 {
-			name = fmt.Sprintf("%s.%d.jsonl", nd.events, nd.starts)
-		}
-		args = append(slices.Clone(args), "--events", name)
-	}
+	args := nd.nextArgs()
 	nd.starts++
 	cmd := exec.Command(cl.exe, args...)
 	cmd.Env = coLocated(os.Environ(), cl.n)
@@ -561,7 +567,7 @@ func (cl *localCluster) watch(nd *clusterNode) {
 		default:
 		}
 		if err != nil {
-			fmt.Fprintf(cl.stderr, "allot cluster: node %d did not come back: %v; start it again with:\n  %s\n", nd.i, err, shellQuote(append([]string{cl.exe}, nd.args...)))
+			fmt.Fprintf(cl.stderr, "allot cluster: node %d did not come back: %v; start it again with:\n  %s\n", nd.i, err, shellQuote(append([]string{cl.exe}, nd.nextArgs()...)))
 			return
 		}
 		where := ""
