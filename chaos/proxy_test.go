@@ -2,8 +2,11 @@ package chaos
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -109,5 +112,27 @@ func TestProxyHold(t *testing.T) {
 	_, err = s.Read(make([]byte, 1))
 	if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
 		t.Fatalf("the target's side: %v; want open and silent", err)
+	}
+}
+
+// TestTakesDataDir reads allot serve's --help: a service with --data-dir
+// gets a data dir per node, one without runs as it is.
+func TestTakesDataDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		help string
+		want bool
+	}{
+		{"usage: allot serve\n  -data-dir string\n    \tkeep the node's state here\n  -node int\n", true},
+		{"usage: allot serve\n  -node int\n", false},
+	} {
+		bin := filepath.Join(dir, fmt.Sprintf("allot-%v", tc.want))
+		script := "#!/bin/sh\ncat <<'EOF'\n" + tc.help + "EOF\n"
+		if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := takesDataDir(bin); got != tc.want {
+			t.Errorf("help %q: takesDataDir %v, want %v", tc.help, got, tc.want)
+		}
 	}
 }
