@@ -221,6 +221,7 @@ func (ns *nodes) isolate(i int) []*Proxy {
 func (ns *nodes) stop() {
 	for i, c := range ns.cmds {
 		if c != nil && c.Process != nil {
+			c.Process.Signal(syscall.SIGCONT) // a paused node could not drain
 			c.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-ns.exited[i]:
