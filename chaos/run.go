@@ -632,10 +632,11 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if left := time.Until(calm); kind == "pause" && d > left && left > time.Second {
+		now := time.Now()
+		if left := calm.Sub(now); kind == "pause" && d > left && left > time.Second {
 			d = left
 		}
-		if time.Now().Add(d).After(calm) {
+		if now.Add(d).After(calm) {
 			return nil
 		}
 		f := Fault{Kind: kind, Start: time.Now().UnixNano(), Touched: []string{"*"}}
