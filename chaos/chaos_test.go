@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -15,10 +16,13 @@ var (
 	soak     = flag.Duration("soak", 0, "run TestSoak this long (e.g. 10m)")
 	seedFlag = flag.Uint64("seed", 0, "the seed of the run's fault schedule and clients (0: from the clock)")
 	keep     = flag.String("dir", "", "keep the run's event logs, histories and fault schedule in this directory")
-	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated (client-kill, abandon, link-cut, partition, client-cut, long-partition, node-kill)")
+	only     = flag.String("faults", "", "inject only these kinds of fault, comma-separated ("+strings.Join(FaultNames(), ", ")+"), or all")
 	every    = flag.Duration("every", 0, "the mean gap between faults (default 400ms)")
 	suspect  = flag.Duration("suspect", 0, "the nodes' --suspect (default 1s)")
-	nodeKill = flag.Bool("nodekill", true, "inject kill -9 and restart of nodes (-nodekill=false: not)")
+	nodeKill = flag.Bool("nodekill", true, "inject kill -9 and restart of nodes (-nodekill=false: not: no node-kill, fast-restart, kill-two, kill-all)")
+	maxPause = flag.Duration("maxpause", 0, "the longest SIGSTOP of a node (default 30s)")
+	allotBin = flag.String("allot", "", "test this allot binary (default: build the module's)")
+	procTTLF = flag.Duration("procttl", 0, "the client processes' session TTL (default: the client's, 10s; 2s on an allot serve without --data-dir)")
 )
 
 // TestMain runs a chaos client process when the harness started this
@@ -59,8 +63,23 @@ func chaos(t *testing.T, d time.Duration) {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("chaos seed %d (replay: go test ./chaos -run '%s$' -seed %d)", seed, t.Name(), seed)
+	bin := *allotBin
+	if bin == "" {
+		bin = buildAllot(t, dir)
+	}
 	faults := AllFaults()
-	faults.NodeKill = *nodeKill
+	var procTTL time.Duration // the client's default
+	if !takesDataDir(bin) {
+		// The view protocol before Raft: what it was built for only.
+		faults, procTTL = LegacyFaults(), 2*time.Second
+		t.Logf("allot serve keeps no data (no --data-dir): the faults it was built for, %v, on 2s sessions; -faults all injects the others too", faults.kinds())
+	}
+	if *procTTLF > 0 {
+		procTTL = *procTTLF
+	}
+	if !*nodeKill {
+		faults.NodeKill, faults.FastRestart, faults.KillTwo, faults.KillAll = false, false, false, false
+	}
 	if *only != "" {
 		var err error
 		if faults, err = ParseFaults(*only); err != nil {
@@ -68,7 +87,7 @@ func chaos(t *testing.T, d time.Duration) {
 		}
 	}
 	cfg := Config{
-		Bin: buildAllot(t, dir), Dir: dir, Seed: seed, Duration: d, Faults: faults, Every: *every, Suspect: *suspect,
+		Bin: bin, Dir: dir, ProcTTL: procTTL, Seed: seed, Duration: d, Faults: faults, Every: *every, Suspect: *suspect, MaxPause: *maxPause,
 		ClientProcess: func(env []string) *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), env...)

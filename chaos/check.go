@@ -21,6 +21,9 @@ type Fault struct {
 	Start   int64    `json:"start"`
 	End     int64    `json:"end"`
 	Touched []string `json:"touched,omitempty"`
+	// Err: the fault's end failed (a node restarted was not ready
+	// again): the service's failure, which fails the run.
+	Err string `json:"err,omitempty"`
 }
 
 func (f Fault) touches(client string) bool {
@@ -71,6 +74,11 @@ type Report struct {
 	// Worst describes, per fault kind, the fault with the longest stall
 	// and the client that waited longest after it.
 	Worst map[string]string
+	// During are, per fault kind, the longest time within each fault
+	// that lasts (a partition, a drop, a pause, a node down) in which no
+	// client at all completed an operation: 0 when the rest of the
+	// cluster served on, the fault's length when it stopped.
+	During map[string][]time.Duration
 	// Baseline is the same stall measured from fault-free instants of
 	// the calm phase: what contention alone costs.
 	Baseline, BaselineTypical []time.Duration
@@ -103,7 +111,7 @@ var served = map[string]bool{"lock": true, "acquire": true, "take": true}
 // Check checks in: safety from the histories and the node logs, liveness
 // after the calm, and measures the stalls.
 func Check(in Input) (*Report, error) {
-	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Typical: map[string][]time.Duration{}, Unserved: map[string]int{}, Worst: map[string]string{}}
+	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Typical: map[string][]time.Duration{}, Unserved: map[string]int{}, Worst: map[string]string{}, During: map[string][]time.Duration{}}
 	v, err := service.Verify(in.Nodes...)
 	if err != nil {
 		return nil, err
@@ -111,6 +119,11 @@ func Check(in Input) (*Report, error) {
 	r.Node = v
 	if v.Violations > 0 || v.Open > 0 {
 		r.fail("node event logs: %v", v)
+	}
+	for _, f := range in.Faults {
+		if f.Err != "" {
+			r.fail("%s %s: %s", f.Kind, f.Target, f.Err)
+		}
 	}
 	h := slices.Clone(in.History)
 	slices.SortStableFunc(h, func(a, b Event) int { return cmp.Compare(a.T, b.T) })
@@ -256,6 +269,21 @@ func Check(in Input) (*Report, error) {
 				r.AfterCalm = max(r.AfterCalm, time.Duration(t-in.Calm))
 			}
 		}
+		// Every kind of operation is served again, not only some: a
+		// quota refused for good while locks go on is not live.
+		tried, answered := map[string]int{}, map[string]bool{}
+		for _, e := range h {
+			if !served[e.Op] || e.T < in.Calm || e.T > in.Calm+in.Bound.Nanoseconds() {
+				continue
+			}
+			tried[e.Op]++
+			answered[e.Op] = answered[e.Op] || e.Type == "ok"
+		}
+		for _, op := range slices.Sorted(maps.Keys(tried)) {
+			if !answered[op] {
+				r.fail("no %s served within %v after the faults stopped (%d events of it)", op, in.Bound, tried[op])
+			}
+		}
 	}
 
 	// Stalls.
@@ -284,9 +312,17 @@ func Check(in Input) (*Report, error) {
 		}
 		return time.Duration(worst), who, quantile(waits, 0.5), true
 	}
+	var allOK []int64
+	for _, ts := range oks {
+		allOK = append(allOK, ts...)
+	}
+	slices.Sort(allOK)
 	worst := map[string]time.Duration{}
 	for _, f := range in.Faults {
 		r.Faults[f.Kind]++
+		if f.End > f.Start {
+			r.During[f.Kind] = append(r.During[f.Kind], longestGap(allOK, f.Start, f.End))
+		}
 		d, who, med, ok := stall(f.End, f.touches)
 		if !ok {
 			r.Unserved[f.Kind]++
@@ -309,6 +345,17 @@ func Check(in Input) (*Report, error) {
 	}
 	slices.SortFunc(r.First, strings.Compare)
 	return r, nil
+}
+
+// longestGap is the longest stretch of [from, to] holding none of the
+// sorted times ts.
+func longestGap(ts []int64, from, to int64) time.Duration {
+	i, _ := slices.BinarySearch(ts, from)
+	gap, last := int64(0), from
+	for ; i < len(ts) && ts[i] <= to; i++ {
+		gap, last = max(gap, ts[i]-last), ts[i]
+	}
+	return time.Duration(max(gap, to-last))
 }
 
 // semUnit splits a semaphore unit key "NAME/R/UNIT@EPOCH".
@@ -351,14 +398,19 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "node logs: %v\n", r.Node)
 	fmt.Fprintf(&b, "after the faults stopped, every live client was served within %v\n", r.AfterCalm.Round(time.Millisecond))
 	fmt.Fprintf(&b, "stall after each fault until every client it touched is served (all), and of the median client (median); quantiles over the faults\n")
-	fmt.Fprintf(&b, "%-12s %6s %10s %10s %10s %10s %10s %9s\n", "fault", "count", "all p50", "p90", "max", "median p50", "max", "unserved")
-	row := func(name string, n int, s, m []time.Duration, unserved string) {
-		fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v %10v %10v %9s\n", name, n, quantile(s, 0.5), quantile(s, 0.9), quantile(s, 1), quantile(m, 0.5), quantile(m, 1), unserved)
+	fmt.Fprintf(&b, "and the longest time within a lasting fault in which no client completed anything (none served, p50 and max)\n")
+	fmt.Fprintf(&b, "%-12s %6s %10s %10s %10s %10s %10s %9s %10s %10s\n", "fault", "count", "all p50", "p90", "max", "median p50", "max", "unserved", "none p50", "max")
+	row := func(name string, n int, s, m []time.Duration, unserved string, during []time.Duration) {
+		none := []any{"", ""}
+		if len(during) > 0 {
+			none = []any{quantile(during, 0.5), quantile(during, 1)}
+		}
+		fmt.Fprintf(&b, "%-12s %6d %10v %10v %10v %10v %10v %9s %10v %10v\n", name, n, quantile(s, 0.5), quantile(s, 0.9), quantile(s, 1), quantile(m, 0.5), quantile(m, 1), unserved, none[0], none[1])
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Faults)) {
-		row(k, r.Faults[k], r.Stalls[k], r.Typical[k], fmt.Sprint(r.Unserved[k]))
+		row(k, r.Faults[k], r.Stalls[k], r.Typical[k], fmt.Sprint(r.Unserved[k]), r.During[k])
 	}
-	row("(no fault)", len(r.Baseline), r.Baseline, r.BaselineTypical, "")
+	row("(no fault)", len(r.Baseline), r.Baseline, r.BaselineTypical, "", nil)
 	for _, k := range slices.Sorted(maps.Keys(r.Worst)) {
 		fmt.Fprintf(&b, "worst: %s\n", r.Worst[k])
 	}

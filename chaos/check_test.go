@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,6 @@ func tok(c uint64) []client.Token { return []client.Token{{Epoch: 1, Counter: c}
 // and the second is granted it after that), write the store, take a
 // semaphore unit and quota permits.
 func good() []Event {
-	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
 	return []Event{
 		{T: ms(1), Client: "g0/w0", Op: "session", Type: "ok"},
 		{T: ms(2), Client: "g0/w0", Op: "lock", Type: "invoke", Keys: []string{"r0"}},
@@ -53,6 +53,12 @@ func good() []Event {
 	}
 }
 
+func ms(n int64) int64 { return n * int64(time.Millisecond) }
+
+func killAll(start, end int64) Fault {
+	return Fault{Kind: "kill-all", Target: "nodes [0 1 2], down 1ms", Start: start, End: end, Touched: []string{"*"}}
+}
+
 func goodInput() Input {
 	return Input{History: good(), Budget: 5, Calm: int64(20 * time.Millisecond), Bound: 5 * time.Millisecond,
 		Faults: []Fault{{Kind: "link-cut", Start: int64(15 * time.Millisecond), End: int64(16 * time.Millisecond), Touched: []string{"*"}}}}
@@ -72,6 +78,11 @@ func TestCheckCatches(t *testing.T) {
 	// g1/w0 at 23ms, and p1/w0 was killed first: a stall of 7ms.
 	if s := r.Stalls["link-cut"]; len(s) != 1 || s[0] != 7*time.Millisecond {
 		t.Errorf("stall after the link cut: %v, want 7ms", s)
+	}
+	// Within the link cut, 15ms to 16ms, p1/w0's take completed at 16ms:
+	// nobody completed anything for 1ms.
+	if d := r.During["link-cut"]; len(d) != 1 || d[0] != time.Millisecond {
+		t.Errorf("longest time without a completion within the link cut: %v, want 1ms", d)
 	}
 	for _, tc := range []struct {
 		name, want string
@@ -99,6 +110,30 @@ func TestCheckCatches(t *testing.T) {
 		{"unit held twice", "two holders", func(in *Input) { in.History[14].Keys = []string{"s/2/0"} }},
 		{"quota over M", "quota: 6 permits", func(in *Input) { in.History[21].N = 3 }},
 		{"not served after calm", "not served within", func(in *Input) { in.Bound = time.Millisecond }},
+		// Locks go on but the quota is refused for good after the calm.
+		{"a kind never served after calm", "no take served within", func(in *Input) {
+			in.History[21].Type, in.History[21].Err = "fail", "unavailable"
+			in.History[22].Type, in.History[22].Err = "fail", "unavailable"
+		}},
+		// Permits count over the whole run: a full restart that forgot
+		// what was issued before it (the quota starting over) is caught.
+		{"quota over M across a full restart", "quota: 6 permits", func(in *Input) {
+			in.Faults = append(in.Faults, killAll(ms(16)+1, ms(17)))
+			in.History = append(in.History, Event{T: ms(24), Client: "p2/w0", Op: "take", Type: "ok", Keys: []string{"q"}, N: 1})
+		}},
+		// Tokens keep growing across a full restart: one whose counter
+		// started over is caught.
+		{"token back after a full restart", "r0: token 1.2 after 1.9", func(in *Input) {
+			in.Faults = append(in.Faults, killAll(ms(20), ms(21)))
+			in.History = append(in.History,
+				Event{T: ms(24), Client: "g1/w0", Op: "lock", Type: "ok", Keys: []string{"r0"}, Tokens: tok(2)},
+				Event{T: ms(25), Client: "g1/w0", Op: "unlock", Type: "invoke", Keys: []string{"r0"}})
+		}},
+		{"a node not back after its restart", "not ready", func(in *Input) {
+			f := killAll(ms(20), ms(21))
+			f.Err = "node 1 not ready within 20s"
+			in.Faults = append(in.Faults, f)
+		}},
 	} {
 		in := goodInput()
 		in.History = good()
@@ -146,6 +181,92 @@ func TestStoreFences(t *testing.T) {
 		}
 		if ok == !unfenced || r.OK() == unfenced {
 			t.Errorf("unfenced %v: stale write accepted %v, checker:\n%s", unfenced, ok, r.Summary())
+		}
+	}
+}
+
+func TestLongestGap(t *testing.T) {
+	ts := []int64{2, 5, 6, 12}
+	for _, tc := range []struct {
+		from, to int64
+		want     time.Duration
+	}{
+		{0, 20, 8},  // 12 to 20
+		{3, 11, 5},  // 6 to 11
+		{5, 6, 1},   // 5 to 6
+		{13, 14, 1}, // nothing inside
+		{2, 12, 6},  // 6 to 12
+	} {
+		if got := longestGap(ts, tc.from, tc.to); got != tc.want {
+			t.Errorf("longestGap(%v, %d, %d) = %v, want %v", ts, tc.from, tc.to, got, tc.want)
+		}
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		want []string
+		err  bool
+	}{
+		{"drop,pause", []string{"drop", "pause"}, false},
+		{"kill-all,drop-oneway,bridge", []string{"drop-oneway", "bridge", "kill-all"}, false},
+		{"all", AllFaults().kinds(), false},
+		{"drop,nope", nil, true},
+		{"", nil, true},
+	} {
+		f, err := ParseFaults(tc.list)
+		if (err != nil) != tc.err || err == nil && strings.Join(f.kinds(), ",") != strings.Join(tc.want, ",") {
+			t.Errorf("ParseFaults(%q) = %v, %v; want %v (error %v)", tc.list, f.kinds(), err, tc.want, tc.err)
+		}
+	}
+	if got := AllFaults().kinds(); len(got) != len(FaultNames())-1 || slices.Contains(got, "long-partition") {
+		t.Errorf("AllFaults: %v", got)
+	}
+}
+
+// TestSchedule: over seeds, a seed draws the same faults every time;
+// every round holds each kind once, a pause last; durations keep to their
+// kinds' ranges.
+func TestSchedule(t *testing.T) {
+	kinds := AllFaults().kinds()
+	cfg := Config{Nodes: 3}
+	cfg.Defaults()
+	ranges := map[string][2]time.Duration{
+		"pause":        {time.Second, cfg.MaxPause},
+		"drop":         {500 * time.Millisecond, 4 * time.Second},
+		"drop-oneway":  {500 * time.Millisecond, 4 * time.Second},
+		"bridge":       {500 * time.Millisecond, 4 * time.Second},
+		"fast-restart": {10 * time.Millisecond, 60 * time.Millisecond},
+		"kill-two":     {200 * time.Millisecond, 2 * time.Second},
+		"kill-all":     {200 * time.Millisecond, 2 * time.Second},
+	}
+	for seed := range uint64(50) {
+		cfg.Seed = seed
+		a, b := newSchedule(cfg, kinds), newSchedule(cfg, kinds)
+		for range 3 {
+			seen := map[string]bool{}
+			for j := range kinds {
+				x, y := a.next(), b.next()
+				if x != y {
+					t.Fatalf("seed %d: %+v then %+v", seed, x, y)
+				}
+				if seen[x.kind] {
+					t.Fatalf("seed %d: %s twice in a round", seed, x.kind)
+				}
+				seen[x.kind] = true
+				if (x.kind == "pause") != (j == len(kinds)-1) {
+					t.Fatalf("seed %d: pause at %d of a round of %d", seed, j, len(kinds))
+				}
+				if x.i == x.k || x.i < 0 || x.k < 0 || x.i >= 3 || x.k >= 3 || x.gap < 0 || x.gap >= 2*cfg.Every {
+					t.Fatalf("seed %d: %+v", seed, x)
+				}
+				r := ranges[x.kind]
+				lo, hi := r[0], r[1]
+				if x.d < lo || hi > 0 && x.d > hi {
+					t.Fatalf("seed %d: %s for %v, want %v–%v", seed, x.kind, x.d, lo, hi)
+				}
+			}
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -30,6 +31,17 @@ type nodes struct {
 	lives     []int           // incarnations of each node, for its event log's name
 	killed    map[[2]int]bool // (node, incarnation) killed: its log's tail is lost
 	readyWait time.Duration
+	mu        sync.Mutex // killed, written by nodes started together
+	// dataDirs: allot serve takes --data-dir, and each node has one of
+	// its own under dir that outlives its restarts.
+	dataDirs bool
+}
+
+// takesDataDir reports whether bin's allot serve has a --data-dir flag
+// (its --help says so): a service that keeps state across restarts.
+func takesDataDir(bin string) bool {
+	out, _ := exec.Command(bin, "serve", "--help").CombinedOutput()
+	return strings.Contains(string(out), "-data-dir")
 }
 
 func freeAddrs(n int) ([]string, error) {
@@ -50,7 +62,8 @@ func startNodes(bin, dir string, n int, lockDelay, suspect time.Duration, quota 
 	if err != nil {
 		return nil, err
 	}
-	ns := &nodes{bin: bin, dir: dir, addrs: addrs, lives: make([]int, n), killed: map[[2]int]bool{}, readyWait: 20 * time.Second}
+	ns := &nodes{bin: bin, dir: dir, addrs: addrs, lives: make([]int, n), killed: map[[2]int]bool{}, readyWait: 20 * time.Second,
+		dataDirs: takesDataDir(bin)}
 	for i := range n {
 		var row []*Proxy
 		via := make([]string, n)
@@ -70,6 +83,9 @@ func startNodes(bin, dir string, n int, lockDelay, suspect time.Duration, quota 
 		ns.args = append(ns.args, []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i),
 			"--peer-addrs", strings.Join(via, ","), "--lock-delay", lockDelay.String(), "--quota", quota,
 			"--suspect", suspect.String(), "--log-level", "info", "--drain", "2s", "--peer-timeout", "15s"})
+		if ns.dataDirs {
+			ns.args[i] = append(ns.args[i], "--data-dir", filepath.Join(dir, "data", fmt.Sprintf("node-%d", i)))
+		}
 	}
 	ns.cmds = make([]*exec.Cmd, n)
 	ns.exited = make([]chan struct{}, n)
@@ -93,11 +109,17 @@ func (ns *nodes) events(i, life int) string {
 
 // start starts node i (again) and waits until it is ready.
 func (ns *nodes) start(i int) error {
-	args := append(slices.Clone(ns.args[i]), "--events", ns.events(i, ns.lives[i]))
 	ns.lives[i]++
+	return ns.startLife(i, ns.lives[i]-1)
+}
+
+// startLife starts incarnation life of node i and waits until it is
+// ready.
+func (ns *nodes) startLife(i, life int) error {
+	args := append(slices.Clone(ns.args[i]), "--events", ns.events(i, life))
 	cmd := exec.Command(ns.bin, args...)
 	// The node's log goes beside its event log, for a failed run's reader.
-	logf, err := os.Create(filepath.Join(ns.dir, fmt.Sprintf("node-%d.%d.log", i, ns.lives[i]-1)))
+	logf, err := os.Create(filepath.Join(ns.dir, fmt.Sprintf("node-%d.%d.log", i, life)))
 	if err != nil {
 		return err
 	}
@@ -136,17 +158,48 @@ func (ns *nodes) start(i int) error {
 		}
 		return nil
 	case <-time.After(ns.readyWait):
+		ns.mu.Lock()
+		ns.killed[[2]int{i, life}] = true
+		ns.mu.Unlock()
 		cmd.Process.Kill()
 		return fmt.Errorf("node %d not ready within %v", i, ns.readyWait)
 	}
 }
 
-// kill kills node i with SIGKILL and waits until it is gone.
-func (ns *nodes) kill(i int) {
-	ns.killed[[2]int{i, ns.lives[i] - 1}] = true
-	ns.cmds[i].Process.Kill()
-	<-ns.exited[i]
+// kill kills the nodes is with SIGKILL at once and waits until they are
+// gone.
+func (ns *nodes) kill(is ...int) {
+	ns.mu.Lock()
+	for _, i := range is {
+		ns.killed[[2]int{i, ns.lives[i] - 1}] = true
+		ns.cmds[i].Process.Kill()
+	}
+	ns.mu.Unlock()
+	for _, i := range is {
+		<-ns.exited[i]
+	}
 }
+
+// restart starts the nodes is again, together (as after a power cut, each
+// on its data dir), and waits until they are ready.
+func (ns *nodes) restart(is ...int) error {
+	errs := make(chan error, len(is))
+	for _, i := range is {
+		life := ns.lives[i]
+		ns.lives[i]++
+		go func() { errs <- ns.startLife(i, life) }()
+	}
+	var err error
+	for range is {
+		err = errors.Join(err, <-errs)
+	}
+	return err
+}
+
+// pause stops node i with SIGSTOP (frozen: its connections stay open and
+// nothing answers) and cont lets it go on with SIGCONT.
+func (ns *nodes) pause(i int) { ns.cmds[i].Process.Signal(syscall.SIGSTOP) }
+func (ns *nodes) cont(i int)  { ns.cmds[i].Process.Signal(syscall.SIGCONT) }
 
 // link returns the proxies of both directions of the link between nodes
 // i and k.
@@ -168,6 +221,7 @@ func (ns *nodes) isolate(i int) []*Proxy {
 func (ns *nodes) stop() {
 	for i, c := range ns.cmds {
 		if c != nil && c.Process != nil {
+			c.Process.Signal(syscall.SIGCONT) // a paused node could not drain
 			c.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-ns.exited[i]:

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,12 +9,14 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,47 +39,100 @@ type Faults struct {
 	LongPartition bool
 	// NodeKill: kill -9 of a node process, restarted after 0.2–2s.
 	NodeKill bool
+	// Drop: one node↔node link forwards nothing either way for 0.5–4s
+	// while its connections stay open (a silent drop); then it flows on,
+	// or one side's connections are reset and the other's left open and
+	// silent (a reset seen by one side only).
+	Drop bool
+	// DropOneWay: as Drop, one way only: A's bytes to B dropped, B's to
+	// A flowing.
+	DropOneWay bool
+	// Bridge: a non-transitive partition: the link A–B forwards nothing
+	// for 0.5–4s while both reach every other node.
+	Bridge bool
+	// Pause: SIGSTOP of a node process for 1s–Config.MaxPause
+	// (log-uniform), then SIGCONT.
+	Pause bool
+	// FastRestart: kill -9 of a node process, restarted on its data dir
+	// after 10–60ms, before anyone can suspect it.
+	FastRestart bool
+	// KillTwo and KillAll: kill -9 of two nodes, or of every node, at
+	// once, restarted together on their data dirs after 0.2–2s.
+	KillTwo, KillAll bool
+}
+
+// faultKinds names every kind of fault, in the order runs list them.
+var faultKinds = []struct {
+	name string
+	on   func(*Faults) *bool
+}{
+	{"client-kill", func(f *Faults) *bool { return &f.ClientKill }},
+	{"abandon", func(f *Faults) *bool { return &f.Abandon }},
+	{"link-cut", func(f *Faults) *bool { return &f.LinkCut }},
+	{"partition", func(f *Faults) *bool { return &f.Partition }},
+	{"client-cut", func(f *Faults) *bool { return &f.ClientCut }},
+	{"long-partition", func(f *Faults) *bool { return &f.LongPartition }},
+	{"node-kill", func(f *Faults) *bool { return &f.NodeKill }},
+	{"drop", func(f *Faults) *bool { return &f.Drop }},
+	{"drop-oneway", func(f *Faults) *bool { return &f.DropOneWay }},
+	{"bridge", func(f *Faults) *bool { return &f.Bridge }},
+	{"pause", func(f *Faults) *bool { return &f.Pause }},
+	{"fast-restart", func(f *Faults) *bool { return &f.FastRestart }},
+	{"kill-two", func(f *Faults) *bool { return &f.KillTwo }},
+	{"kill-all", func(f *Faults) *bool { return &f.KillAll }},
+}
+
+// FaultNames are the names -faults takes.
+func FaultNames() []string {
+	var out []string
+	for _, k := range faultKinds {
+		out = append(out, k.name)
+	}
+	return out
 }
 
 // AllFaults are the faults of a default run: everything but
 // LongPartition.
 func AllFaults() Faults {
+	var f Faults
+	for _, k := range faultKinds {
+		*k.on(&f) = k.name != "long-partition"
+	}
+	return f
+}
+
+// LegacyFaults are the faults the service before the Raft control plane
+// (an allot serve without --data-dir) was built to survive: AllFaults
+// but the silent drops, bridges, pauses, fast restarts, two and all nodes
+// killed, which it fails.
+func LegacyFaults() Faults {
 	return Faults{ClientKill: true, Abandon: true, LinkCut: true, Partition: true, ClientCut: true, NodeKill: true}
 }
 
-// ParseFaults reads a comma-separated list of fault kinds.
+// ParseFaults reads a comma-separated list of fault kinds ("all": every
+// kind but long-partition).
 func ParseFaults(list string) (Faults, error) {
+	if list == "all" {
+		return AllFaults(), nil
+	}
 	var f Faults
-	for _, k := range strings.Split(list, ",") {
-		switch k {
-		case "client-kill":
-			f.ClientKill = true
-		case "abandon":
-			f.Abandon = true
-		case "link-cut":
-			f.LinkCut = true
-		case "partition":
-			f.Partition = true
-		case "client-cut":
-			f.ClientCut = true
-		case "node-kill":
-			f.NodeKill = true
-		case "long-partition":
-			f.LongPartition = true
-		default:
-			return f, fmt.Errorf("unknown fault kind %q", k)
+next:
+	for _, name := range strings.Split(list, ",") {
+		for _, k := range faultKinds {
+			if k.name == name {
+				*k.on(&f) = true
+				continue next
+			}
 		}
+		return f, fmt.Errorf("unknown fault kind %q (want some of %s)", name, strings.Join(FaultNames(), ", "))
 	}
 	return f, nil
 }
 
 func (f Faults) kinds() []string {
 	var out []string
-	for _, k := range []struct {
-		on   bool
-		name string
-	}{{f.ClientKill, "client-kill"}, {f.Abandon, "abandon"}, {f.LinkCut, "link-cut"}, {f.Partition, "partition"}, {f.ClientCut, "client-cut"}, {f.LongPartition, "long-partition"}, {f.NodeKill, "node-kill"}} {
-		if k.on {
+	for _, k := range faultKinds {
+		if *k.on(&f) {
 			out = append(out, k.name)
 		}
 	}
@@ -92,9 +148,15 @@ type Config struct {
 	// every client must then be served within Bound.
 	Duration, Calm, Bound time.Duration
 	Nodes                 int
-	Groups, PerGroup      int // client goroutines: Groups groups (each its own connections) of PerGroup
-	Procs, PerProc        int // client processes, of PerProc clients each
-	TTL, LockDelay        time.Duration
+	Groups, PerGroup      int           // client goroutines: Groups groups (each its own connections) of PerGroup
+	Procs, PerProc        int           // client processes, of PerProc clients each
+	TTL, LockDelay        time.Duration // TTL: the client goroutines' sessions'
+	// ProcTTL is the client processes' session TTL; zero leaves it to
+	// the client's default (10s), so that the service sees sessions of
+	// the default TTL in every run.
+	ProcTTL time.Duration
+	// MaxPause bounds a Pause fault (SIGSTOP), drawn from 1s to it.
+	MaxPause time.Duration
 	// Suspect is the nodes' --suspect: a node whose links stay down this
 	// long is thought dead and the others move to a view without it.
 	Suspect time.Duration
@@ -125,10 +187,13 @@ func (c *Config) Defaults() {
 	def(&c.Procs, 2)
 	def(&c.PerProc, 3)
 	defD(&c.Duration, time.Minute)
-	defD(&c.Calm, 12*time.Second)
-	defD(&c.Bound, 10*time.Second)
 	defD(&c.TTL, 2*time.Second)
 	defD(&c.LockDelay, 200*time.Millisecond)
+	// A client killed just before the calm holds its locks for its TTL
+	// and the lock-delay; what it blocked is served some seconds after.
+	defD(&c.Bound, 8*time.Second+c.maxTTL())
+	defD(&c.Calm, c.Bound+2*time.Second)
+	defD(&c.MaxPause, 30*time.Second)
 	// The service's default: node kills are found after this, and the
 	// longer Partitions are taken for crashes (then the node fences
 	// itself and rejoins), which the run must survive too.
@@ -140,6 +205,17 @@ func (c *Config) Defaults() {
 	if c.Stderr == nil {
 		c.Stderr = io.Discard
 	}
+}
+
+// defaultTTL is the client's session TTL when none is asked for.
+const defaultTTL = 10 * time.Second
+
+// maxTTL is the longest TTL of the run's sessions.
+func (c *Config) maxTTL() time.Duration {
+	if c.ProcTTL == 0 {
+		return max(c.TTL, defaultTTL)
+	}
+	return max(c.TTL, c.ProcTTL)
 }
 
 // budget is the quota's M for a run of d: about what the clients take in
@@ -169,7 +245,11 @@ func RunClientProcess() error {
 	seed, err1 := strconv.ParseUint(os.Getenv(envSeed), 10, 64)
 	until, err2 := strconv.ParseInt(os.Getenv(envUntil), 10, 64)
 	workers, err3 := strconv.Atoi(os.Getenv(envWorkers))
-	ttl, err4 := time.ParseDuration(os.Getenv(envTTL))
+	var ttl time.Duration
+	var err4 error
+	if v := os.Getenv(envTTL); v != "" {
+		ttl, err4 = time.ParseDuration(v)
+	}
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return fmt.Errorf("chaos client: bad environment: %w", err)
 	}
@@ -203,8 +283,12 @@ const maxOps = 1_000_000
 func newWorker(id string, seed uint64, c *client.Client, s Store, h *History, ttl, lockDelay time.Duration) *Worker {
 	f := fnv.New64a()
 	f.Write([]byte(id))
+	lease := ttl
+	if lease == 0 {
+		lease = defaultTTL
+	}
 	return &Worker{ID: id, C: c, Store: s, H: h, Rnd: rand.New(rand.NewPCG(seed, f.Sum64())), TTL: ttl,
-		Pause: ttl + lockDelay + 500*time.Millisecond, OpTimeout: 5 * time.Second}
+		Pause: lease + lockDelay + 500*time.Millisecond, OpTimeout: 5 * time.Second}
 }
 
 // procSlot is a place for a client process: its connections to the nodes
@@ -337,8 +421,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	// The leases of killed and abandoned sessions run out, and what they
-	// held goes back, before the nodes stop.
-	time.Sleep(cfg.TTL + cfg.LockDelay + 500*time.Millisecond)
+	// held goes back, before the nodes stop (usually long before: the
+	// calm outlasts a lease).
+	last := start
+	if len(r.faults) > 0 {
+		last = time.Unix(0, r.faults[len(r.faults)-1].End)
+	}
+	for _, w := range r.workers {
+		if t := time.Unix(0, w.abandoned.Load()); t.After(last) {
+			last = t
+		}
+	}
+	time.Sleep(time.Until(last.Add(cfg.maxTTL() + cfg.LockDelay + 500*time.Millisecond)))
 	r.ns.stop()
 	logs, err := r.ns.logs()
 	if err != nil {
@@ -409,6 +503,15 @@ func (r *run) proxies() ([]*Proxy, []string, error) {
 	return ps, addrs, nil
 }
 
+// ttlEnv is a TTL for a client process's environment ("": the client's
+// default).
+func ttlEnv(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
 // startProc starts a new incarnation of a client process in slot s.
 func (r *run) startProc(s *procSlot) error {
 	r.lives++
@@ -418,12 +521,17 @@ func (r *run) startProc(s *procSlot) error {
 		addrs = append(addrs, p.Addr())
 	}
 	path := filepath.Join(r.cfg.Dir, "client-"+s.id+".jsonl")
+	// Emptied first: the process appends, and a -dir kept from an
+	// earlier run must not lend it that run's history.
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		return err
+	}
 	r.hists = append(r.hists, path)
 	cmd := r.cfg.ClientProcess([]string{
 		envID + "=" + s.id, envAddrs + "=" + strings.Join(addrs, ","), envStore + "=" + r.storeU,
 		envHistory + "=" + path, envSeed + "=" + strconv.FormatUint(r.cfg.Seed, 10),
 		envUntil + "=" + strconv.FormatInt(r.until.UnixNano(), 10), envWorkers + "=" + strconv.Itoa(r.cfg.PerProc),
-		envTTL + "=" + r.cfg.TTL.String(),
+		envTTL + "=" + ttlEnv(r.cfg.ProcTTL),
 	})
 	cmd.Stdout, cmd.Stderr = r.cfg.Stderr, r.cfg.Stderr
 	if err := cmd.Start(); err != nil {
@@ -435,40 +543,104 @@ func (r *run) startProc(s *procSlot) error {
 	return nil
 }
 
+// schedule draws the faults of a run from its seed.
+type schedule struct {
+	rnd                    *rand.Rand
+	kinds                  []string
+	round                  []int // what is left of the round, as indexes into kinds
+	nodes                  int
+	every, suspect, pauses time.Duration
+}
+
+// draw is one fault drawn: its kind, the gap before it, its nodes i and
+// k (k ≠ i), its duration d, and pick, for the choices left (which client,
+// how a drop heals).
+type draw struct {
+	kind       string
+	gap, d     time.Duration
+	i, k, pick int
+}
+
+func newSchedule(cfg Config, kinds []string) *schedule {
+	return &schedule{rnd: rand.New(rand.NewPCG(cfg.Seed, 0xfa17)), kinds: kinds, nodes: cfg.Nodes,
+		every: cfg.Every, suspect: cfg.Suspect, pauses: cfg.MaxPause}
+}
+
+// next draws the next fault; every draw takes the same random numbers, so
+// a seed fixes the whole schedule.
+func (s *schedule) next() draw {
+	rnd := s.rnd
+	if len(s.round) == 0 {
+		// A pause, the longest fault, comes last in its round: cut
+		// short to fit before the calm, it leaves the round's other
+		// kinds their turn.
+		s.round = rnd.Perm(len(s.kinds))
+		slices.SortStableFunc(s.round, func(a, b int) int {
+			return cmp.Compare(b2i(s.kinds[a] == "pause"), b2i(s.kinds[b] == "pause"))
+		})
+	}
+	dr := draw{kind: s.kinds[s.round[0]]}
+	s.round = s.round[1:]
+	dr.gap = time.Duration(rnd.Int64N(int64(2 * s.every)))
+	dr.i, dr.k = rnd.IntN(s.nodes), rnd.IntN(s.nodes-1)
+	if dr.k >= dr.i {
+		dr.k++
+	}
+	u := rnd.Float64()
+	d := time.Duration(u * float64(time.Second))
+	switch dr.kind {
+	case "partition", "node-kill", "kill-two", "kill-all":
+		d = 200*time.Millisecond + d*18/10
+	case "long-partition":
+		d = s.suspect + 500*time.Millisecond + d*2
+	case "client-cut":
+		d = 100*time.Millisecond + d*14/10
+	case "drop", "drop-oneway", "bridge":
+		d = 500*time.Millisecond + d*35/10
+	case "pause":
+		// Log-uniform from 1s: half the pauses under the geometric mean
+		// (5.5s of 1–30s).
+		d = time.Duration(float64(time.Second) * math.Pow(s.pauses.Seconds(), u))
+	case "fast-restart":
+		d = 10*time.Millisecond + d/20
+	default:
+		d = 0
+	}
+	dr.d = d
+	dr.pick = rnd.IntN(1 << 20)
+	return dr
+}
+
 // inject injects faults drawn from the seed until calm: one at a time,
 // with a random gap between them, so that the seed fixes the schedule
-// (which faults, on what, for how long, after what gap).
+// (which faults, on what, for how long, after what gap). The kinds come
+// in rounds, each kind once per round in a seeded order, so that a short
+// run sees every kind. A fault that would run into the calm ends the
+// schedule, but a pause (last in its round) is cut short to fit if a
+// second of it does.
 func (r *run) inject(ctx context.Context, calm time.Time) error {
 	kinds := r.cfg.Faults.kinds()
 	if len(kinds) == 0 {
 		return nil
 	}
-	rnd := rand.New(rand.NewPCG(r.cfg.Seed, 0xfa17))
+	sch := newSchedule(r.cfg, kinds)
 	n := r.cfg.Nodes
 	for {
-		gap := time.Duration(rnd.Int64N(int64(2 * r.cfg.Every)))
-		kind := kinds[rnd.IntN(len(kinds))]
-		i, k := rnd.IntN(n), rnd.IntN(n-1)
-		if k >= i {
-			k++
+		dr := sch.next()
+		kind, i, k, d, pick := dr.kind, dr.i, dr.k, dr.d, dr.pick
+		sleep(ctx, dr.gap)
+		if ctx.Err() != nil {
+			return nil
 		}
-		d := time.Duration(rnd.Int64N(int64(time.Second)))
-		switch kind {
-		case "partition", "node-kill":
-			d = 200*time.Millisecond + d*18/10
-		case "long-partition":
-			d = r.cfg.Suspect + 500*time.Millisecond + d*2
-		case "client-cut":
-			d = 100*time.Millisecond + d*14/10
-		default:
-			d = 0
+		now := time.Now()
+		if left := calm.Sub(now); kind == "pause" && d > left && left > time.Second {
+			d = left
 		}
-		pick := rnd.IntN(1 << 20)
-		sleep(ctx, gap)
-		if ctx.Err() != nil || time.Now().Add(d).After(calm) {
+		if now.Add(d).After(calm) {
 			return nil
 		}
 		f := Fault{Kind: kind, Start: time.Now().UnixNano(), Touched: []string{"*"}}
+		var err error
 		switch kind {
 		case "link-cut":
 			f.Target = fmt.Sprintf("node %d ↔ node %d", i, k)
@@ -485,6 +657,8 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 			for _, p := range ps {
 				p.Up()
 			}
+		case "drop", "drop-oneway", "bridge":
+			f.Target = r.drop(ctx, kind, i, k, d, pick)
 		case "client-cut":
 			var p *Proxy
 			if g := pick % (len(r.groups) + len(r.procs)); g < len(r.groups) {
@@ -517,15 +691,75 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 			f.Target = w.ID
 			f.Touched = r.others(w.ID)
 			w.Abandon()
-		case "node-kill":
-			f.Target = fmt.Sprintf("node %d, down %v", i, d.Round(time.Millisecond))
-			r.ns.kill(i)
+		case "pause":
+			f.Target = fmt.Sprintf("node %d for %v", i, d.Round(time.Millisecond))
+			r.ns.pause(i)
 			sleep(ctx, d)
-			if err := r.ns.start(i); err != nil {
-				return err
+			r.ns.cont(i)
+		case "node-kill", "fast-restart", "kill-two", "kill-all":
+			is := []int{i}
+			switch kind {
+			case "kill-two":
+				is = []int{i, k}
+			case "kill-all":
+				is = is[:0]
+				for j := range n {
+					is = append(is, j)
+				}
 			}
+			f.Target = fmt.Sprintf("nodes %v, down %v", is, d.Round(time.Millisecond))
+			r.ns.kill(is...)
+			sleep(ctx, d)
+			err = r.ns.restart(is...)
 		}
 		f.End = time.Now().UnixNano()
+		if err != nil {
+			// A node that does not come back is the service's failure,
+			// not the harness's: the checker reports it, and the faults
+			// stop here (the node is down for good).
+			f.Err = err.Error()
+			r.faults = append(r.faults, f)
+			return nil
+		}
 		r.faults = append(r.faults, f)
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// drop holds the bytes of the link between nodes i and k for d: both
+// ways (drop, and bridge, where every other link flows), or only i's to k
+// (drop-oneway). pick says how it heals: the bytes flow on, or the
+// connections are reset on one side only and left open and silent on the
+// other (a drop only). It returns the fault's description.
+func (r *run) drop(ctx context.Context, kind string, i, k int, d time.Duration, pick int) string {
+	ik, ki := r.ns.links[i][k], r.ns.links[k][i] // i's connections to k, k's to i
+	desc := fmt.Sprintf("node %d ↔ node %d", i, k)
+	if kind == "drop-oneway" {
+		// i's bytes to k go forward on i's connections and backward on k's.
+		desc = fmt.Sprintf("node %d → node %d", i, k)
+		ik.Hold(Forward)
+		ki.Hold(Backward)
+	} else {
+		for _, p := range []*Proxy{ik, ki} {
+			p.Hold(Forward)
+			p.Hold(Backward)
+		}
+	}
+	sleep(ctx, d)
+	if kind == "bridge" || pick%2 == 0 {
+		ik.Release()
+		ki.Release()
+		return fmt.Sprintf("%s for %v", desc, d.Round(time.Millisecond))
+	}
+	// Node i sees its link reset (its own dialled connections, and
+	// the ones it accepted from k), node k sees nothing.
+	ik.ResetOneSide(false)
+	ki.ResetOneSide(true)
+	return fmt.Sprintf("%s for %v, then reset seen by node %d only", desc, d.Round(time.Millisecond), i)
 }

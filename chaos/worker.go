@@ -29,7 +29,7 @@ type Worker struct {
 	Store Store
 	H     *History
 	Rnd   *rand.Rand
-	TTL   time.Duration
+	TTL   time.Duration // zero: the client's default
 	// Pause is how long an abandoning worker stays paused, holding a
 	// lock it no longer has, before it writes with its stale token (more
 	// than the lease and the lock-delay, so others may have moved on).
@@ -38,6 +38,8 @@ type Worker struct {
 	OpTimeout time.Duration
 	// abandon: at its next lock held, orphan the session and pause.
 	abandon atomic.Bool
+	// abandoned is when it last abandoned its session (Unix ns).
+	abandoned atomic.Int64
 	// Ops counts the operations that succeeded.
 	Ops atomic.Int64
 }
@@ -61,7 +63,11 @@ type session struct {
 func (w *Worker) open(ctx context.Context) (*session, error) {
 	octx, cancel := context.WithTimeout(ctx, w.OpTimeout)
 	defer cancel()
-	s, err := w.C.Session(octx, client.WithTTL(w.TTL))
+	var opts []client.SessionOption
+	if w.TTL > 0 {
+		opts = append(opts, client.WithTTL(w.TTL))
+	}
+	s, err := w.C.Session(octx, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +173,7 @@ func (w *Worker) lock(ctx context.Context, ss *session) error {
 		// A hung client: it stops renewing its lease and wakes up past
 		// it, still believing it holds the lock.
 		w.put(Event{Op: "abandon", Type: "info"})
+		w.abandoned.Store(time.Now().UnixNano())
 		ss.s.Orphan()
 		close(ss.closing)
 		sleep(ctx, w.Pause)

@@ -3,6 +3,7 @@ package client_test
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,7 +30,7 @@ func TestAcrossProcesses(t *testing.T) {
 			addrs = strings.Split(a, ",")
 		}
 		return addrs != nil
-	}, "--nodes", "3", "--events", dir, "--quota", "calls=100:10")
+	}, nil, "--nodes", "3", "--events", dir, "--quota", "calls=100:10")
 	defer stop()
 	if len(addrs) != 3 {
 		t.Fatal("allot cluster printed no addresses")
@@ -73,11 +74,12 @@ func TestClientProcess(t *testing.T) {
 	workload(context.Background(), t, strings.Split(addrs, ","), 12, 4, 30)
 }
 
-// allotCluster builds allot into dir and starts allot cluster ARGS; it reads
-// the cluster's output a line at a time until got says it has what it
-// needs (or the output ends), then lets the rest go. stop sends SIGTERM and
-// waits; it may be called more than once.
-func allotCluster(ctx context.Context, t *testing.T, dir string, got func(line string) bool, args ...string) (stop func()) {
+// allotCluster builds allot into dir and starts allot cluster ARGS in dir
+// (where its nodes' data go by default), its stderr to stderr (nil: the
+// test's); it reads the cluster's output a line at a time until got says
+// it has what it needs (or the output ends), then lets the rest go. stop
+// sends SIGTERM and waits; it may be called more than once.
+func allotCluster(ctx context.Context, t *testing.T, dir string, got func(line string) bool, stderr io.Writer, args ...string) (stop func()) {
 	t.Helper()
 	bin := filepath.Join(dir, "allot")
 	build := exec.Command("go", "build", "-o", bin, "github.com/allot-dev/allot/cmd/allot")
@@ -86,7 +88,11 @@ func allotCluster(ctx context.Context, t *testing.T, dir string, got func(line s
 		t.Fatalf("go build: %v", err)
 	}
 	cmd := exec.CommandContext(ctx, bin, append([]string{"cluster"}, args...)...)
+	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
+	if stderr != nil {
+		cmd.Stderr = stderr
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func TestSecureClusterProcesses(t *testing.T) {
 			token = tk
 		}
 		return token != ""
-	}, "--nodes", "3", "--tls")
+	}, nil, "--nodes", "3", "--tls")
 	defer stop()
 	if len(addrs) != 3 || certs == "" || token == "" {
 		t.Fatal("allot cluster --tls printed no addresses, certificates or token")

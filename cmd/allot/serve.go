@@ -13,9 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -253,15 +256,19 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // clusterCmd starts nodes of one cluster on loopback, each as its own
-// allot serve process, and stops them on SIGINT or SIGTERM.
+// allot serve process, keeps them running (a node that dies is restarted
+// on its data dir) and stops them on SIGINT or SIGTERM.
 func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("allot cluster", flag.ContinueOnError)
 	nodes := fs.Int("nodes", 3, "number of nodes")
-	dir := fs.String("events", "", "write each node's event log to DIR/node-I.jsonl")
+	dir := fs.String("events", "", "write each node's event log to DIR/node-I.jsonl (DIR/node-I.K.jsonl after its K-th restart)")
 	metrics := fs.Bool("metrics", false, "serve each node's /metrics on a loopback port of its own")
 	secure := fs.Bool("tls", false, "mTLS and a client token: a throwaway CA and certificates in a temporary directory, removed when the cluster stops")
 	var prof profileOpts
 	prof.flags(fs)
+	data := fs.String("data-dir", "allot-data", "node I keeps its data in DIR/node-I, across its restarts (when allot serve keeps data)")
+	suspect := fs.Duration("suspect", 0, "the nodes' --suspect (default: allot serve's)")
+	restart := fs.Duration("restart-delay", 2*time.Second, "restart a node that died after this long (past the default --suspect: the others have moved on without it first)")
 	var quotas []string
 	fs.Func("quota", "a quota the cluster serves, NAME=BUDGET[:WASTE] (repeatable)", func(v string) error {
 		if _, _, err := parseQuota(v); err != nil {
@@ -270,7 +277,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 		quotas = append(quotas, v)
 		return nil
 	})
-	if err := parseFlags(fs, args, stdout, "usage: allot cluster [--nodes N] [--tls] [--quota NAME=BUDGET[:WASTE]]...\n\nstarts an N-node cluster on 127.0.0.1 as N allot serve processes, prints the addresses, and runs until interrupted"); err != nil {
+	if err := parseFlags(fs, args, stdout, "usage: allot cluster [--nodes N] [--tls] [--quota NAME=BUDGET[:WASTE]]...\n\nstarts an N-node cluster on 127.0.0.1 as N allot serve processes, prints the addresses, restarts a node that dies, and runs until interrupted"); err != nil {
 		return err
 	}
 	if *nodes < 1 || *nodes > 64 {
@@ -278,6 +285,9 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := prof.check(*metrics); err != nil {
 		return err
+	}
+	if *suspect < 0 || *restart < 0 {
+		return badf("--suspect and --restart-delay must not be negative")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -293,12 +303,26 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 		serveArgs = append(serveArgs, secureArgs...)
 		defer os.RemoveAll(tlsDir)
 	}
-	cl, err := startCluster(ctx, *nodes, *dir, *metrics, quotas, serveArgs, stderr)
+	if *suspect > 0 {
+		serveArgs = append(serveArgs, "--suspect", suspect.String())
+	}
+	dataDir := ""
+	if serveKeepsData() {
+		dataDir = *data
+	}
+	cl, err := startCluster(ctx, clusterSpec{n: *nodes, events: *dir, metrics: *metrics, quotas: quotas, serveArgs: serveArgs, dataDir: dataDir, restartDelay: *restart}, stderr)
 	if err != nil {
 		return err
 	}
 	defer cl.stop()
 	fmt.Fprintf(stdout, "cluster of %d nodes: %s\n", *nodes, strings.Join(cl.addrs, ","))
+	for i, nd := range cl.nodes {
+		fmt.Fprintf(stdout, "node %d: %s, pid %d", i, cl.addrs[i], nd.pid())
+		if dataDir != "" {
+			fmt.Fprintf(stdout, ", data %s", nd.dataDir)
+		}
+		fmt.Fprintln(stdout)
+	}
 	for i, m := range cl.metrics {
 		fmt.Fprintf(stdout, "node %d metrics: http://%s/metrics\n", i, m)
 	}
@@ -311,19 +335,67 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s — Ctrl-C stops the cluster\n", strings.Join(cl.addrs, ","))
 	}
-	select {
-	case <-ctx.Done():
-	case err := <-cl.exited:
-		return fmt.Errorf("a node stopped: %v", err)
-	}
+	<-ctx.Done()
 	return nil
 }
 
-// localCluster is a cluster of allot serve processes on loopback.
+// serveKeepsData reports whether allot serve (this very binary) takes a
+// --data-dir: a node that keeps its data across restarts.
+func serveKeepsData() bool { return serveFlags(&serveOpts{}).Lookup("data-dir") != nil }
+
+// clusterSpec is what startCluster starts.
+type clusterSpec struct {
+	n               int
+	events, dataDir string // "": no event logs; no data dirs
+	metrics         bool
+	quotas          []string
+	serveArgs       []string // added to each node's flags
+	restartDelay    time.Duration
+}
+
+// localCluster is a cluster of allot serve processes on loopback, each
+// watched: one that dies while the cluster runs is reported on stderr and
+// started again on its data dir after restartDelay.
 type localCluster struct {
+	exe            string
 	addrs, metrics []string
-	cmds           []*exec.Cmd
-	exited         chan error
+	nodes          []*clusterNode
+	restartDelay   time.Duration
+	stderr         io.Writer
+	n              int
+	stopping       chan struct{}
+	watchers       sync.WaitGroup
+}
+
+// clusterNode is one node's process, replaced when it restarts.
+type clusterNode struct {
+	i               int
+	args            []string // without --events
+	events, dataDir string
+	mu              sync.Mutex
+	cmd             *exec.Cmd
+	exited          chan struct{} // closed when cmd has exited, with Wait's error in waitErr
+	waitErr         error
+	starts          int
+}
+
+// nextArgs are the flags of nd's next start: its event log is a new
+// file each time.
+func (nd *clusterNode) nextArgs() []string {
+	if nd.events == "" {
+		return nd.args
+	}
+	name := nd.events + ".jsonl"
+	if nd.starts > 0 {
+		name = fmt.Sprintf("%s.%d.jsonl", nd.events, nd.starts)
+	}
+	return append(slices.Clone(nd.args), "--events", name)
+}
+
+func (nd *clusterNode) pid() int {
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	return nd.cmd.Process.Pid
 }
 
 // freePorts returns n loopback addresses that were free a moment ago.
@@ -361,100 +433,200 @@ func coLocated(env []string, n int) []string {
 	return append(env, fmt.Sprintf("GOMAXPROCS=%d", max(1, runtime.NumCPU()/n)))
 }
 
-// startCluster starts n allot serve processes; serveArgs are added to
-// each one's flags.
-func startCluster(ctx context.Context, n int, events string, metrics bool, quotas, serveArgs []string, stderr io.Writer) (*localCluster, error) {
+// startCluster starts sp.n allot serve processes, waits until they are
+// ready and watches them.
+func startCluster(ctx context.Context, sp clusterSpec, stderr io.Writer) (*localCluster, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	addrs, err := freePorts(n)
+	addrs, err := freePorts(sp.n)
 	if err != nil {
 		return nil, err
 	}
-	cl := &localCluster{addrs: addrs, exited: make(chan error, n)}
-	if metrics {
-		if cl.metrics, err = freePorts(n); err != nil {
+	cl := &localCluster{exe: exe, addrs: addrs, restartDelay: sp.restartDelay, stderr: stderr, n: sp.n, stopping: make(chan struct{})}
+	if sp.metrics {
+		if cl.metrics, err = freePorts(sp.n); err != nil {
 			return nil, err
 		}
 	}
-	ready := make(chan error, n)
-	for i := range n {
-		args := []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i), "--log-level", "warn"}
-		if events != "" {
-			args = append(args, "--events", fmt.Sprintf("%s/node-%d.jsonl", events, i))
+	for i := range sp.n {
+		nd := &clusterNode{i: i, args: []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i), "--log-level", "warn"}}
+		if sp.events != "" {
+			nd.events = filepath.Join(sp.events, fmt.Sprintf("node-%d", i))
 		}
-		if metrics {
-			args = append(args, "--metrics", cl.metrics[i])
+		if sp.dataDir != "" {
+			nd.dataDir = filepath.Join(sp.dataDir, fmt.Sprintf("node-%d", i))
+			nd.args = append(nd.args, "--data-dir", nd.dataDir)
 		}
-		for _, q := range quotas {
-			args = append(args, "--quota", q)
+		if sp.metrics {
+			nd.args = append(nd.args, "--metrics", cl.metrics[i])
 		}
-		args = append(args, serveArgs...)
-		cmd := exec.Command(exe, args...)
-		cmd.Env = coLocated(os.Environ(), n)
-		cmd.Stderr = stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			cl.stop()
-			return nil, err
+		for _, q := range sp.quotas {
+			nd.args = append(nd.args, "--quota", q)
 		}
-		if err := cmd.Start(); err != nil {
-			cl.stop()
-			return nil, err
-		}
-		cl.cmds = append(cl.cmds, cmd)
-		go func() {
-			sc := bufio.NewScanner(out)
-			ok := false
-			for sc.Scan() {
-				if !ok && strings.Contains(sc.Text(), "ready") {
-					ok = true
-					ready <- nil
-				}
-			}
-			if !ok {
-				ready <- fmt.Errorf("node %d exited before it was ready", i)
-			}
-			cl.exited <- cmd.Wait()
-		}()
+		nd.args = append(nd.args, sp.serveArgs...)
+		cl.nodes = append(cl.nodes, nd)
 	}
-	timeout := time.After(20 * time.Second)
-	for range n {
-		select {
-		case err := <-ready:
-			if err != nil {
-				cl.stop()
-				return nil, err
-			}
-		case <-timeout:
-			cl.stop()
-			return nil, errors.New("the nodes were not ready within 20s")
-		case <-ctx.Done():
-			cl.stop()
-			return nil, ctx.Err()
-		}
+	ready := make(chan error, sp.n)
+	for _, nd := range cl.nodes {
+		go func() { ready <- cl.start(ctx, nd) }()
+	}
+	var failed error
+	for range sp.n {
+		failed = errors.Join(failed, <-ready)
+	}
+	if failed != nil {
+		cl.stop()
+		return nil, failed
+	}
+	for _, nd := range cl.nodes {
+		cl.watchers.Go(func() { cl.watch(nd) })
 	}
 	return cl, nil
+}
+
+// start starts nd's process (again) and waits until it says it is ready,
+// for at most 20s.
+func (cl *localCluster) start(ctx context.Context, nd *clusterNode) error {
+	args := nd.nextArgs()
+	nd.starts++
+	cmd := exec.Command(cl.exe, args...)
+	cmd.Env = coLocated(os.Environ(), cl.n)
+	cmd.Stderr = cl.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan struct{})
+	nd.mu.Lock()
+	nd.cmd, nd.exited = cmd, exited
+	nd.mu.Unlock()
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		ok := false
+		for sc.Scan() {
+			if !ok && strings.Contains(sc.Text(), "ready") {
+				ok = true
+				ready <- true
+			}
+		}
+		if !ok {
+			ready <- false
+		}
+		err := cmd.Wait()
+		nd.mu.Lock()
+		nd.waitErr = err
+		nd.mu.Unlock()
+		close(exited)
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			return fmt.Errorf("node %d exited before it was ready", nd.i)
+		}
+		return nil
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		return fmt.Errorf("node %d was not ready within 20s", nd.i)
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		return ctx.Err()
+	}
+}
+
+// watch restarts nd whenever its process dies while the cluster runs,
+// saying so on stderr; if it cannot, it prints the command that would.
+func (cl *localCluster) watch(nd *clusterNode) {
+	for {
+		nd.mu.Lock()
+		pid, exited := nd.cmd.Process.Pid, nd.exited
+		nd.mu.Unlock()
+		select {
+		case <-exited:
+		case <-cl.stopping:
+			return
+		}
+		select {
+		case <-cl.stopping:
+			return
+		default:
+		}
+		nd.mu.Lock()
+		err := nd.waitErr
+		nd.mu.Unlock()
+		fmt.Fprintf(cl.stderr, "allot cluster: node %d (pid %d) died (%v); the others go on serving; restarting it in %v\n", nd.i, pid, err, cl.restartDelay)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-cl.stopping:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		t := time.NewTimer(cl.restartDelay)
+		select {
+		case <-t.C:
+			err = cl.start(ctx, nd)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		cancel()
+		select {
+		case <-cl.stopping:
+			return
+		default:
+		}
+		if err != nil {
+			fmt.Fprintf(cl.stderr, "allot cluster: node %d did not come back: %v; start it again with:\n  %s\n", nd.i, err, shellQuote(append([]string{cl.exe}, nd.nextArgs()...)))
+			return
+		}
+		where := ""
+		if nd.dataDir != "" {
+			where = " on " + nd.dataDir
+		}
+		fmt.Fprintf(cl.stderr, "allot cluster: node %d restarted%s (pid %d)\n", nd.i, where, nd.pid())
+	}
+}
+
+// shellQuote joins args as a shell command line.
+func shellQuote(args []string) string {
+	var out []string
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " ")
 }
 
 // stop asks every node to shut down (SIGTERM: they drain) and waits for
 // them; a node still running after 10s is killed.
 func (cl *localCluster) stop() {
-	for _, c := range cl.cmds {
-		if c.Process != nil {
-			c.Process.Signal(syscall.SIGTERM)
+	close(cl.stopping)
+	cl.watchers.Wait()
+	var wg sync.WaitGroup
+	for _, nd := range cl.nodes {
+		nd.mu.Lock()
+		cmd, exited := nd.cmd, nd.exited
+		nd.mu.Unlock()
+		if cmd == nil {
+			continue
 		}
-	}
-	deadline := time.After(10 * time.Second)
-	for range cl.cmds {
-		select {
-		case <-cl.exited:
-		case <-deadline:
-			for _, c := range cl.cmds {
-				c.Process.Kill()
+		wg.Go(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-exited
 			}
-			return
-		}
+		})
 	}
+	wg.Wait()
 }

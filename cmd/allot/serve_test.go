@@ -42,6 +42,8 @@ func TestServeBadInput(t *testing.T) {
 		{"serve", "--nodes", "127.0.0.1:1,127.0.0.1:2", "--peer-addrs", "127.0.0.1:3,nohost"},
 		{"cluster", "--nodes", "0"},
 		{"cluster", "--quota", "x"},
+		{"cluster", "--restart-delay", "-1s"},
+		{"cluster", "--suspect", "-1s"},
 		{"serve", "--nodes", "127.0.0.1:1", "--quota", "q=5:9"},
 		{"serve", "--nodes", "127.0.0.1:1", "--quota", "q=-1"},
 		{"bench", "--format", "xml"},
@@ -119,6 +121,21 @@ func TestBenchJSON(t *testing.T) {
 	for _, w := range r.Workloads {
 		if w.OpsPerSecond <= 0 || w.P50 <= 0 || w.P99 < w.P50 {
 			t.Errorf("%s: %+v", w.Name, w)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"allot", "serve", "--node", "1"}, "allot serve --node 1"},
+		{[]string{"/a b/allot", "--data-dir", "it's"}, `'/a b/allot' --data-dir 'it'\''s'`},
+		{[]string{"x", ""}, "x ''"},
+	} {
+		if got := shellQuote(tc.args); got != tc.want {
+			t.Errorf("shellQuote(%q) = %s, want %s", tc.args, got, tc.want)
 		}
 	}
 }
