@@ -90,6 +90,9 @@ func Verify(logs ...[]Record) (Verdict, error) {
 			retired[r.Instance] = true
 			continue
 		}
+		if r.Instance == "" {
+			continue // the node's own: a view it serves, a fence
+		}
 		c := byInst[r.Instance]
 		if c == nil {
 			key, _, _ := strings.Cut(r.Instance, "@")
