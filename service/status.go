@@ -49,8 +49,9 @@ type GrantStatus struct {
 	Unit    *int32 `json:"unit,omitempty"`
 }
 
-// QuotaStatus is a quota's permits issued by each node, as this node
-// knows them.
+// QuotaStatus is a quota's permits issued by this node: Issued[i] is
+// the count of node i, and only this node's own (persisted) count is
+// filled in; a reader merges the nodes' answers.
 type QuotaStatus struct {
 	Name   string   `json:"name"`
 	Budget int      `json:"budget"`
@@ -68,12 +69,17 @@ type InstanceStatus struct {
 func (n *Node) Status() Status {
 	st := Status{Node: n.self, Nodes: n.c.Nodes, Lock: n.c.Lock, Semaphore: n.c.Semaphore, Quota: n.c.Quota,
 		Draining: n.draining.Load(), Sessions: []SessionStatus{}, Quotas: []QuotaStatus{}, Instances: []InstanceStatus{}}
+	var counts []uint64
+	if n.ctl != nil {
+		counts = n.ctl.counts()
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	st.Fenced = true
 	if n.cur != nil {
 		st.Epoch, st.Live = n.cur.v.epoch, slices.Clone(n.cur.v.live)
+		st.Fenced = n.ctl == nil || !n.ctl.serving(n.cur.v.epoch)
 	}
-	st.Fenced = n.fenced
 	for space := range n.instances {
 		st.Instances = append(st.Instances, InstanceStatus{Space: space})
 	}
@@ -105,7 +111,13 @@ func (n *Node) Status() Status {
 	}
 	slices.SortFunc(st.Sessions, func(a, b SessionStatus) int { return cmp.Compare(a.ID, b.ID) })
 	for name, q := range n.c.Quotas {
-		st.Quotas = append(st.Quotas, QuotaStatus{Name: name, Budget: q.Budget, Waste: q.Waste, Issued: slices.Clone(n.counts[name])})
+		issued := make([]uint64, len(n.c.Nodes))
+		if n.ctl != nil {
+			if i := slices.Index(n.ctl.quotas, name); i >= 0 && i < len(counts) {
+				issued[n.self] = counts[i]
+			}
+		}
+		st.Quotas = append(st.Quotas, QuotaStatus{Name: name, Budget: q.Budget, Waste: q.Waste, Issued: issued})
 	}
 	slices.SortFunc(st.Quotas, func(a, b QuotaStatus) int { return cmp.Compare(a.Name, b.Name) })
 	return st

@@ -81,16 +81,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if *addr != "" {
 		addrs = strings.Split(*addr, ",")
 	} else {
-		sp := clusterSpec{n: 3}
-		if serveKeepsData() {
-			// The bench's cluster is thrown away with its data.
-			tmp, err := os.MkdirTemp("", "allot-bench-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			sp.dataDir = tmp
+		// The bench's cluster is thrown away with its data.
+		tmp, err := os.MkdirTemp("", "allot-bench-")
+		if err != nil {
+			return err
 		}
+		defer os.RemoveAll(tmp)
+		sp := clusterSpec{n: 3, dataDir: tmp}
 		cl, err := startCluster(ctx, sp, stderr)
 		if err != nil {
 			return err

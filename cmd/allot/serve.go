@@ -32,7 +32,7 @@ type serveOpts struct {
 	self                                   int
 	lock, semaphore                        string
 	slots, resources                       int
-	metrics, events, logLevel              string
+	metrics, events, logLevel, dataDir     string
 	lockDelay, peerTimeout, drain, suspect time.Duration
 	quotas                                 []string
 	tls                                    tlsOpts
@@ -70,7 +70,8 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
-	fs.DurationVar(&o.suspect, "suspect", time.Second, "think a node dead when its link stays down this long, and move to a view without it")
+	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
+	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself")
 	fs.DurationVar(&o.peerTimeout, "peer-timeout", 10*time.Second, "give up when the other nodes are not reachable within this time")
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGINT or SIGTERM, wait this long for granted leases to be given back")
 	fs.Func("quota", "a quota Take serves, NAME=BUDGET[:WASTE] (repeatable; adds to the cluster file's)", func(v string) error {
@@ -196,7 +197,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.suspect <= 0 {
 		return badf("--suspect must be positive, got %v", o.suspect)
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Suspect: o.suspect, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	if o.dataDir == "" {
+		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
+	}
+	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Suspect: o.suspect, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}
@@ -232,7 +236,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	wctx, cancel := context.WithTimeout(ctx, o.peerTimeout)
-	err = n.WaitPeers(wctx)
+	err = n.WaitReady(wctx)
 	cancel()
 	if err != nil {
 		dctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -266,7 +270,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	secure := fs.Bool("tls", false, "mTLS and a client token: a throwaway CA and certificates in a temporary directory, removed when the cluster stops")
 	var prof profileOpts
 	prof.flags(fs)
-	data := fs.String("data-dir", "allot-data", "node I keeps its data in DIR/node-I, across its restarts (when allot serve keeps data)")
+	data := fs.String("data-dir", "", "node I keeps its data in DIR/node-I, across its restarts (default: a temporary directory, removed when the cluster stops)")
 	suspect := fs.Duration("suspect", 0, "the nodes' --suspect (default: allot serve's)")
 	restart := fs.Duration("restart-delay", 2*time.Second, "restart a node that died after this long (past the default --suspect: the others have moved on without it first)")
 	var quotas []string
@@ -306,9 +310,14 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	if *suspect > 0 {
 		serveArgs = append(serveArgs, "--suspect", suspect.String())
 	}
-	dataDir := ""
-	if serveKeepsData() {
-		dataDir = *data
+	dataDir := *data
+	if dataDir == "" {
+		tmp, err := os.MkdirTemp("", "allot-cluster-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dataDir = tmp
 	}
 	cl, err := startCluster(ctx, clusterSpec{n: *nodes, events: *dir, metrics: *metrics, quotas: quotas, serveArgs: serveArgs, dataDir: dataDir, restartDelay: *restart}, stderr)
 	if err != nil {
@@ -339,9 +348,6 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// serveKeepsData reports whether allot serve (this very binary) takes a
-// --data-dir: a node that keeps its data across restarts.
-func serveKeepsData() bool { return serveFlags(&serveOpts{}).Lookup("data-dir") != nil }
 
 // clusterSpec is what startCluster starts.
 type clusterSpec struct {

@@ -1,0 +1,30 @@
+// Package service is an allot node: the Allot gRPC API for clients, the
+// papers' algorithms hosted per view on the view's members, and the
+// control plane that decides the views (package control, etcd-io/raft),
+// persisted in the node's store (package service/store).
+//
+//	clients ──gRPC──> API handlers (node.go: sessions, Lock, Acquire, Take,
+//	                  keep-alives carrying the node's lease; errors as codes)
+//	                    │ a request on a user slot of this node
+//	                    v
+//	                  instances (instance.go: one host.Host per algorithm
+//	                  instance of a view, key@EPOCH:MEMBERS; the data plane,
+//	                  no consensus on a grant's path)  <══ links ══> other nodes
+//	                    ^ adopt / serve / fence
+//	                    │
+//	                  control host (ctl.go: ticks and steps control.Node,
+//	                  persists before it sends, hands its changes over in
+//	                  order; the lease for answers)     <══ Raft ══> other nodes
+//	                    │
+//	                  store (service/store: bbolt, fsynced: the log, the
+//	                  hard state, the runs, the quota counts)
+//
+// A view's epoch is its position in the control log; a token is (epoch,
+// Lamport counter of the grant). A node serves a view only under a lease;
+// a view that leaves a run out waits until that run's lease has run out;
+// a quota's view runs the controller on what the log's ledger leaves it.
+// docs/service.md says how, docs/failures.md what each fault costs.
+//
+// Verify and its helpers (verify.go, holders.go) read the nodes' event
+// logs for tests and the chaos harness; the daemon does not use them.
+package service
