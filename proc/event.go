@@ -29,6 +29,8 @@ const (
 	EvView                // control plane: the process starts serving the view Epoch of Members
 	EvFence               // control plane: the process stops serving (its view ended, or its lease ran out)
 	EvRestart             // the process restarts from what it persisted (its volatile state is lost)
+	EvPause               // the process is stopped (SIGSTOP): it handles nothing until EvResume
+	EvResume              // the stopped process goes on; what came due meanwhile is handled now
 	numEventKinds
 )
 
@@ -36,6 +38,7 @@ var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
 	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
 	"deposit", "withdraw", "move", "view", "fence", "restart",
+	"pause", "resume",
 }
 
 func (k EventKind) String() string {

@@ -19,7 +19,13 @@ import (
 //	Pause    a process is stopped (SIGSTOP) for an interval: it handles
 //	         no input, its timers do not fire and messages to it wait;
 //	         everything that came due meanwhile is handled, in order,
-//	         when it resumes
+//	         when it resumes (as a stopped process's overdue timers fire
+//	         when it is continued)
+//
+// The driver records its faults as events, as it does crashes: EvCrash,
+// EvRestart, EvPause and EvResume (the checkers must know that a stopped
+// process is not acting on what it last said). A cut is not an event: a
+// checker judges what the processes do, not the network.
 //
 // A cut loses messages: only an algorithm that tolerates loss (the control
 // plane) may be run under cuts; the simulator does not know which does,

@@ -151,11 +151,20 @@ func TestCutDropsOneWay(t *testing.T) {
 func TestPauseHoldsInputs(t *testing.T) {
 	// Process 1 stopped in [15, 45): the pings arriving at 21, 31, 41 and
 	// its beat (50) wait; the three pings are handled at 45, in order.
-	logs, _, _ := runLedger(t, sim.Network{Pauses: []sim.Pause{{P: 1, Start: 15, End: 45}}})
+	logs, _, ev := runLedger(t, sim.Network{Pauses: []sim.Pause{{P: 1, Start: 15, End: 45}}})
 	want := []string{"start@0 with 0", "got 1@11", "got 2@45", "got 3@45", "got 4@45",
 		"beat@50", "got 5@51", "got 6@61", "got 7@71", "got 8@81", "got 9@91", "got 10@101"}
 	if !reflect.DeepEqual(logs[1], want) {
 		t.Errorf("process 1:\n got %q\nwant %q", logs[1], want)
+	}
+	if len(ev) != 2 || !reflect.DeepEqual(ev[0], proc.Event{Time: 15, Kind: proc.EvPause, P: 1}) ||
+		!reflect.DeepEqual(ev[1], proc.Event{Time: 45, Kind: proc.EvResume, P: 1}) {
+		t.Errorf("events %v, want a pause of p1 at 15 and its resume at 45", ev)
+	}
+	// Overlapping pauses resume once, at the end of the later one.
+	_, _, ev = runLedger(t, sim.Network{Pauses: []sim.Pause{{P: 1, Start: 15, End: 45}, {P: 1, Start: 30, End: 60}}})
+	if len(ev) != 3 || !reflect.DeepEqual(ev[2], proc.Event{Time: 60, Kind: proc.EvResume, P: 1}) {
+		t.Errorf("overlapping pauses: events %v, want pause, pause, resume at 60", ev)
 	}
 	// A paused process's timers wait too: process 1's beat, due at 50,
 	// fires when it resumes at 70.

@@ -17,6 +17,7 @@ const (
 	itemCrash                   // `to` fails
 	itemRestart                 // `to` comes back from what it persisted
 	itemPause                   // `to` stops until payload (a proc.Time)
+	itemResume                  // the pause of `to` that ends now (payload) is over
 )
 
 // item is one scheduled input. payload is the message or the timer.

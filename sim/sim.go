@@ -208,6 +208,7 @@ func (s *Sim) run() {
 	}
 	for _, p := range s.cfg.Net.Pauses {
 		s.q.push(local(p.Start, p.P, itemPause, p.End))
+		s.q.push(local(p.End, p.P, itemResume, p.End))
 	}
 	for p := range s.procs {
 		s.cur = proc.ID(p)
@@ -236,7 +237,7 @@ func (s *Sim) run() {
 			if st.crashed && it.kind() != itemRestart {
 				continue
 			}
-			if k := it.kind(); k != itemCrash && k != itemRestart && k != itemPause {
+			if k := it.kind(); k != itemCrash && k != itemRestart && k != itemPause && k != itemResume {
 				if st.busy > it.at {
 					it.at = st.busy
 					s.q.push(it)
@@ -248,7 +249,7 @@ func (s *Sim) run() {
 		s.cur = it.to
 		s.sent = 0
 		s.res.End = it.at
-		if k := it.kind(); k != itemCrash && k != itemPause {
+		if k := it.kind(); k != itemCrash && k != itemPause && k != itemResume {
 			s.res.Inputs++
 		}
 		switch it.kind() {
@@ -279,6 +280,13 @@ func (s *Sim) run() {
 			s.restart(st)
 		case itemPause:
 			st.busy = max(st.busy, it.payload.(proc.Time))
+			s.emit(proc.Event{Kind: proc.EvPause, P: it.to})
+		case itemResume:
+			// Only the end of the pause in effect (a later one may
+			// overlap it, a restart ends it early).
+			if st.busy == it.payload.(proc.Time) {
+				s.emit(proc.Event{Kind: proc.EvResume, P: it.to})
+			}
 		}
 		if s.cfg.Progress != nil && s.res.Inputs&(1<<16-1) == 0 {
 			s.cfg.Progress(s.res.Served, s.now)
