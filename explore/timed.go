@@ -134,9 +134,9 @@ type tstate struct {
 	panicText string
 }
 
-func (s *tstate) Self() proc.ID      { return s.cur }
-func (s *tstate) Now() proc.Time     { return s.now }
-func (s *tstate) Rand() *rand.Rand   { return s.rng[s.cur] }
+func (s *tstate) Self() proc.ID    { return s.cur }
+func (s *tstate) Now() proc.Time   { return s.now }
+func (s *tstate) Rand() *rand.Rand { return s.rng[s.cur] }
 func (s *tstate) After(d proc.Time, t proc.Timer) {
 	s.timers = append(s.timers, ttimer{p: s.cur, due: s.now + d, t: t})
 }
