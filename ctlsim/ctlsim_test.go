@@ -24,7 +24,7 @@ type hello struct{}
 
 func (hello) Kind() string { return "hello" }
 
-type tick struct{}
+type beat struct{}
 
 func (s *static) Start(env proc.Env) {
 	members := make([]proc.ID, s.n)
@@ -36,14 +36,14 @@ func (s *static) Start(env proc.Env) {
 		members, epoch = []proc.ID{env.Self()}, uint64(env.Self())+1
 	}
 	env.Emit(proc.Event{Kind: proc.EvView, Epoch: epoch, Members: members})
-	env.After(10, tick{})
+	env.After(10, beat{})
 }
 
 func (s *static) Deliver(proc.Env, proc.ID, proc.Message) {}
 
 func (s *static) Fire(env proc.Env, _ proc.Timer) {
 	env.Send((env.Self()+1)%proc.ID(s.n), hello{})
-	env.After(10, tick{})
+	env.After(10, beat{})
 }
 
 func (s *static) Restarted() proc.Process { return &static{n: s.n, alone: s.alone} }
