@@ -1,0 +1,112 @@
+// Package control is the control plane of an allot cluster: which nodes
+// serve, agreed by Raft (go.etcd.io/raft/v3), and how long a node may go
+// on serving once it can no longer know.
+//
+// It is pure, like the algorithms: no clock, no I/O, no goroutine. A Node
+// is Raft's RawNode plus the view state machine (State) that applies the
+// entries Raft commits; the driver hands it time (Tick), messages (Step)
+// and its answers (Ready, Stopped), and does what each Update says:
+// persist Raft's hard state and entries, send its messages, take its
+// Changes. Process runs a Node as a proc.Process, for the simulator and
+// the explorer; the service drives a Node in real time.
+//
+//	             driver (service | Process in sim/explore)
+//	Tick(now) ──┐  Step(msg) ──┐  Ready(E, counts) ──┐  Stopped(counts) ──┐
+//	            v              v                     v                    v
+//	+---------------- Node: raft.RawNode ── committed entries ──> State ----+
+//	|  leader: proposes views     lease: ReadIndex every Lease/3            |
+//	+------------------------------------------------------------------------+
+//	            |                |                          |
+//	   persist entries,     Raft messages          Changes: Adopt E, Serve E,
+//	   hard state (fsync)   (after persisting)     Fence E (Lost: sessions end)
+//
+// # The log
+//
+// Three kinds of entries: a RejoinEntry (a node's new run: after every
+// start, and after its lease ran out in a view that still counts it), a
+// ViewEntry (the leader's choice of members), a ReadyEntry (a member holds
+// again in the view every grant its sessions held). A view's epoch is the
+// index of its entry in the log: persisted, only growing, across restarts
+// of any number of nodes; never a wall clock. Every node applying the same
+// entries reaches the same State: the same views, members, generations and
+// quota ledger.
+//
+// # Views
+//
+// The leader proposes a view when the nodes it would choose differ from
+// the newest view's: the voters it heard a message from within an election
+// timeout (itself included) that have rejoined, each with its generation
+// (how many rejoins of it were applied), if they are a majority of the
+// configuration. A member applying a view it is in adopts it (the driver
+// stops the older view's instances and asks again for the grants its
+// sessions hold) and proposes its ready; once every member is ready the
+// view is open. A node serves an open view once its hold has passed and
+// while it holds a lease.
+//
+// # Leases, and the clock assumption
+//
+// A node serves only while it holds a lease. Every Lease/3 it starts a
+// Raft ReadIndex (ReadOnlySafe: the leader confirms its leadership with a
+// quorum first) with its local start time t; once the read's index is
+// applied, if the newest view still has this node (as its current run),
+// the lease runs to t + Lease. A newer view that left the node out would
+// have been committed after the read started and before the leader
+// answered it, so at an index at or below the read's: applied by then.
+// When the lease runs out the node fences itself (Fence, Lost) and comes
+// back as a new run (a rejoin).
+//
+// A view that leaves a run out (a node suspected, or replaced by its new
+// run) serves nothing until that run's lease, and its clients' belief in
+// their grants, have run out. The client closes its session's Done at its
+// send time plus the lease its node said it had left, so no client
+// believes past its node's lease (on the client's clock). The leader
+// writes the wait into the view entry: the excluded run's lease ends at
+// most Lease after it last reached the leader, so a run silent for q on
+// the leader's clock needs, with every clock's rate within a factor 1+ρ of
+// real time,
+//
+//	wait = ((1+2ρ)·Lease − (1−ρ)·q)·(1+ρ) + Margin
+//
+// counted by each node from when it applies the view (after the leader
+// proposed it). A run replaced by a new run of its node counts q = 0: what
+// the leader heard may be the new run's. Waits only add up: a later view
+// never serves before an earlier view's wait has passed.
+//
+// The assumption is on clock rates only, never on their agreement: ρ = 1%
+// (RhoNum/RhoDen; crystal oscillators drift by about 1e-4 and NTP slews by
+// at most 5e-4), and Margin (the driver's: the service uses a tenth of the
+// lease and at least 10ms) absorbs timer and scheduling delays. Chubby and
+// etcd's leases rest on the same assumption.
+//
+// # Quotas
+//
+// Each node persists (fsync) how many permits of each quota it has issued
+// before it answers a Take, and reports its counts in every ready and
+// rejoin. The State keeps a ledger of the views that opened: a view's
+// permits are known once every member has reported after it; until then
+// the whole of what it could issue counts as spent. A view opens with
+// Left = Budget − (permits of the closed views) − (what every view still
+// in the ledger could issue); Reserve is the part of that which is a
+// guess (members away without a report). So the permits issued in the
+// cluster's whole life never exceed the budget, whatever crashes. The
+// waste is bounded and written down: while a member of an older view is
+// away, what that view could still have issued is held back; it comes
+// back when the member does, on its data. A reject in a view with a
+// Reserve is not a proof that Budget − Waste permits were issued, and the
+// service answers it as Unavailable, not ResourceExhausted.
+//
+// # Elections without an unseeded clock
+//
+// Raft draws its randomized election timeout from a source no seed
+// controls. A Node never lets Raft's own timer fire (it stops ticking a
+// follower's Raft one tick short of the minimum timeout, and observes
+// every reset) and campaigns itself after ElectionTicks to
+// 2·ElectionTicks ticks without a leader, drawn from Config.Rand: a seed
+// replays a run.
+//
+// # What is not here yet
+//
+// The configuration is the bootstrap one: no Raft configuration change is
+// proposed (members cannot be added or removed at run time), and the log
+// is never compacted (a restart replays it from the start).
+package control

@@ -1,0 +1,67 @@
+package control
+
+import (
+	"fmt"
+
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/codec"
+	"github.com/allot-dev/allot/proc"
+)
+
+// The entries of the control log. They are proc.Message values only so
+// that the project's codec encodes them (deterministic bytes, hostile
+// input refused); no process sends them to another.
+type (
+	// ViewEntry is a view: the members serving in it with the generation
+	// each serves as, and how long a node waits after applying it before
+	// it serves (the leases of the runs it leaves out run out meanwhile).
+	// Its epoch is its index in the log.
+	ViewEntry struct {
+		Members []int32
+		Gens    []uint64
+		Wait    int64
+	}
+	// ReadyEntry says Node (as generation Gen) holds again in view Epoch
+	// every grant its sessions held, and has issued Counts[i] permits of
+	// the i-th quota (Config.Quotas) over its whole life.
+	ReadyEntry struct {
+		Epoch  uint64
+		Node   int32
+		Gen    uint64
+		Counts []uint64
+	}
+	// RejoinEntry says Node is a new run (Run, Seq) that serves nothing
+	// until a view takes it in, its permit counts final for every view it
+	// was in before.
+	RejoinEntry struct {
+		Node   int32
+		Run    uint64
+		Seq    uint64
+		Counts []uint64
+	}
+)
+
+func (ViewEntry) Kind() string   { return "view" }
+func (ReadyEntry) Kind() string  { return "ready" }
+func (RejoinEntry) Kind() string { return "rejoin" }
+
+// entries is the codec of the log's entries.
+var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, RejoinEntry{}}})
+
+func mustCodec(a algo.Algorithm) *codec.Codec {
+	c, err := codec.New(a)
+	if err != nil {
+		panic(err) // the types above are fixed: a collision is a build error
+	}
+	return c
+}
+
+func encodeEntry(m proc.Message) []byte {
+	b, err := entries.AppendMessage(nil, m)
+	if err != nil {
+		panic(fmt.Sprintf("control: encoding a %s entry: %v", m.Kind(), err)) // the codec knows every entry type
+	}
+	return b
+}
+
+func decodeEntry(b []byte) (proc.Message, error) { return entries.DecodeMessage(b) }

@@ -1,0 +1,300 @@
+package control
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/allot-dev/allot/proc"
+)
+
+// The tests run a cluster of Nodes on a model network, one time unit a
+// step: every message takes one unit, unless its link is cut. The driver
+// each node has adopts a view at once (every grant asked again), and
+// stops at once when fenced.
+var seedFlag = flag.Uint64("seed", 0, "the seed of the randomized tests (0: a fresh one)")
+
+const (
+	lease  = 100
+	margin = 5
+)
+
+type msg struct {
+	at proc.Time
+	m  raftpb.Message
+}
+
+// span is a node serving a view from start until end (-1: still).
+type span struct {
+	node       proc.ID
+	view       View
+	start, end proc.Time
+}
+
+type cluster struct {
+	t       testing.TB
+	now     proc.Time
+	rng     *rand.Rand
+	nodes   []*Node
+	disks   []Disk
+	up      []bool
+	cut     map[[2]proc.ID]bool // from, to
+	paused  []bool
+	net     []msg
+	runs    []uint64
+	broken  Broken
+	quotas  []Quota
+	counts  [][]uint64 // per node: its persisted counts
+	spans   []span
+	serving map[proc.ID]int // node -> index in spans
+	log     []string
+}
+
+func newCluster(t testing.TB, n int, seed uint64, broken Broken, quotas ...Quota) *cluster {
+	c := &cluster{
+		t: t, rng: rand.New(rand.NewPCG(seed, 1)), cut: map[[2]proc.ID]bool{}, broken: broken,
+		quotas: quotas, serving: map[proc.ID]int{},
+	}
+	var ids []proc.ID
+	for i := range n {
+		ids = append(ids, proc.ID(i))
+	}
+	for i := range n {
+		c.disks = append(c.disks, Bootstrap(ids))
+		c.nodes = append(c.nodes, nil)
+		c.up = append(c.up, false)
+		c.paused = append(c.paused, false)
+		c.runs = append(c.runs, 0)
+		c.counts = append(c.counts, make([]uint64, len(quotas)))
+		c.start(proc.ID(i))
+	}
+	return c
+}
+
+// start starts node id on its disk, as a new run.
+func (c *cluster) start(id proc.ID) {
+	c.runs[id]++
+	nd, err := New(Config{
+		Self: id, Run: c.runs[id], Lease: lease, Margin: margin, Quotas: c.quotas,
+		Counts: c.counts[id], Rand: rand.New(rand.NewPCG(c.rng.Uint64(), uint64(id))), Broken: c.broken,
+	}, c.disks[id].Clone(), c.now)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.nodes[id], c.up[id], c.paused[id] = nd, true, false
+	c.logf("start %d run %d", id, c.runs[id])
+}
+
+// crash stops node id: what it did not persist is lost; its clients
+// believe in their grants until its lease ends.
+func (c *cluster) crash(id proc.ID) {
+	if i, ok := c.serving[id]; ok {
+		if !c.paused[id] { // a paused node's clients believe until the end set at the pause
+			c.spans[i].end = c.now + c.nodes[id].LeaseLeft(c.now)
+		}
+		delete(c.serving, id)
+	}
+	c.up[id] = false
+	c.logf("crash %d", id)
+}
+
+// pause freezes node id (SIGSTOP) or lets it go on; messages to it wait.
+func (c *cluster) pause(id proc.ID, p bool) {
+	c.paused[id] = p
+	if !c.up[id] {
+		return
+	}
+	i, ok := c.serving[id]
+	switch {
+	case !ok:
+	case p:
+		// Frozen, it grants nothing; its clients believe until its
+		// lease ends, unless it wakes up before.
+		c.spans[i].end = c.now + c.nodes[id].LeaseLeft(c.now)
+	default:
+		if _, still := c.nodes[id].Serving(c.now); still {
+			c.spans[i].end = -1
+		} else {
+			delete(c.serving, id)
+		}
+	}
+	c.logf("pause %d %v", id, p)
+}
+
+func (c *cluster) logf(f string, a ...any) {
+	c.log = append(c.log, fmt.Sprintf("%5d ", c.now)+fmt.Sprintf(f, a...))
+}
+
+// step runs one time unit.
+func (c *cluster) step() {
+	c.now++
+	var due []msg
+	keep := c.net[:0]
+	for _, m := range c.net {
+		if m.at <= c.now && !c.paused[procID(m.m.To)] {
+			due = append(due, m)
+		} else {
+			keep = append(keep, m)
+		}
+	}
+	c.net = keep
+	for _, m := range due {
+		to := procID(m.m.To)
+		if !c.up[to] {
+			continue
+		}
+		if err := c.nodes[to].Step(c.now, m.m); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	for i, nd := range c.nodes {
+		id := proc.ID(i)
+		if !c.up[i] || c.paused[i] {
+			continue
+		}
+		u, err := nd.Next(c.now)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.disks[i].Save(u)
+		for _, m := range u.Messages {
+			if !c.cut[[2]proc.ID{id, procID(m.To)}] {
+				c.net = append(c.net, msg{at: c.now + 1, m: m})
+			}
+		}
+		for _, ch := range u.Changes {
+			c.change(id, ch)
+		}
+	}
+}
+
+// change is the model driver taking a node's change.
+func (c *cluster) change(id proc.ID, ch Change) {
+	c.logf("node %d %s %d %v", id, ch.Kind, ch.View.Epoch, ch.View.Members)
+	switch ch.Kind {
+	case Adopt:
+		c.nodes[id].Ready(c.now, ch.View.Epoch, c.counts[id])
+	case Serve:
+		c.serving[id] = len(c.spans)
+		c.spans = append(c.spans, span{node: id, view: ch.View, start: c.now, end: -1})
+	case Fence:
+		if i, ok := c.serving[id]; ok {
+			c.spans[i].end = c.now
+			delete(c.serving, id)
+		}
+		if ch.Lost {
+			c.nodes[id].Stopped(c.now, c.counts[id])
+		}
+	}
+}
+
+func (c *cluster) run(d proc.Time) {
+	for end := c.now + d; c.now < end; {
+		c.step()
+	}
+}
+
+// isolate cuts every link to and from id.
+func (c *cluster) isolate(id proc.ID, cut bool) {
+	for k := range c.nodes {
+		if proc.ID(k) != id {
+			c.cut[[2]proc.ID{id, proc.ID(k)}] = cut
+			c.cut[[2]proc.ID{proc.ID(k), id}] = cut
+		}
+	}
+}
+
+// servingNow is the nodes serving now and their epochs.
+func (c *cluster) servingNow() map[proc.ID]uint64 {
+	out := map[proc.ID]uint64{}
+	for id, i := range c.serving {
+		out[id] = c.spans[i].view.Epoch
+	}
+	return out
+}
+
+// check judges the spans, and nothing else: no two views serve at the
+// same time, every view serving holds a majority of n, and the epochs
+// served only grow.
+func check(spans []span, n int, now proc.Time) error {
+	end := func(s span) proc.Time {
+		if s.end < 0 {
+			return now + 1
+		}
+		return s.end
+	}
+	for i, a := range spans {
+		if 2*len(a.view.Members) <= n {
+			return fmt.Errorf("node %d serves %v, not a majority of %d", a.node, a.view, n)
+		}
+		if !slices.Contains(a.view.Members, a.node) {
+			return fmt.Errorf("node %d serves %v, not a member", a.node, a.view)
+		}
+		for _, b := range spans[i+1:] {
+			if a.view.Epoch == b.view.Epoch {
+				if !slices.Equal(a.view.Members, b.view.Members) {
+					return fmt.Errorf("epoch %d served as %v and %v", a.view.Epoch, a.view.Members, b.view.Members)
+				}
+				continue
+			}
+			if a.start < end(b) && b.start < end(a) {
+				return fmt.Errorf("views %d (node %d, %d..%d) and %d (node %d, %d..%d) serve at once",
+					a.view.Epoch, a.node, a.start, end(a), b.view.Epoch, b.node, b.start, end(b))
+			}
+			if b.start > a.start && b.view.Epoch < a.view.Epoch {
+				return fmt.Errorf("epoch %d serves at %d after epoch %d at %d", b.view.Epoch, b.start, a.view.Epoch, a.start)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *cluster) verify() {
+	c.t.Helper()
+	if err := check(c.spans, len(c.nodes), c.now); err != nil {
+		c.t.Fatalf("%v\n%s", err, strings.Join(c.log, "\n"))
+	}
+}
+
+// settle runs until every up, unpartitioned node serves one view, within
+// d, and returns its epoch.
+func (c *cluster) settle(d proc.Time, want int) uint64 {
+	c.t.Helper()
+	for end := c.now + d; c.now < end; {
+		c.step()
+		s := c.servingNow()
+		if len(s) != want {
+			continue
+		}
+		var e uint64
+		for _, x := range s {
+			e = max(e, x)
+		}
+		same := true
+		for _, x := range s {
+			same = same && x == e
+		}
+		if same {
+			return e
+		}
+	}
+	c.t.Fatalf("no view served by %d nodes within %d: serving %v\n%s", want, d, c.servingNow(), strings.Join(c.log, "\n"))
+	return 0
+}
+
+// freshSeed draws a seed for this run and prints it.
+func freshSeed(t testing.TB) uint64 {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	t.Logf("seed %d", seed)
+	return seed
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 2)) }

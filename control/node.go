@@ -1,0 +1,667 @@
+package control
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/allot-dev/allot/proc"
+)
+
+// Config is one node of the control plane. Times are in the driver's
+// units (proc.Time: ticks of the simulator, milliseconds of the service).
+type Config struct {
+	Self proc.ID // the node's id; its Raft id is Self+1
+	// Run is distinct for every start of the node (a
+	// restart is a new run): it names the node's rejoins.
+	Run uint64
+	// Lease is L: a node serves at most L after the start of a read that
+	// confirmed it is in the newest view; a view that leaves a run out
+	// waits that long (times the clock-rate bound) before it serves. It
+	// also sets Raft's timeouts: one tick is Lease/ElectionTicks.
+	Lease proc.Time
+	// Margin is added to every wait for a lease to run out: the delays
+	// of a process's timers (scheduling, a garbage collection).
+	Margin proc.Time
+	// Quotas are the quotas the ledger accounts for, the same on every
+	// node, in the same order.
+	Quotas []Quota
+	// Counts are the permits of each quota this node has issued over its
+	// whole life, as persisted.
+	Counts []uint64
+	// Rand draws the election timeouts.
+	Rand *rand.Rand
+	// Logger is Raft's logger (nil: discard).
+	Logger raft.Logger
+	// Broken, for the checkers' tests only, breaks the protocol on
+	// purpose (0: none).
+	Broken Broken
+}
+
+// Broken names a deliberate break of the protocol, to show a checker
+// catches it.
+type Broken uint8
+
+const (
+	// NoWait: a view that leaves a run out serves as soon as it is
+	// open, while the left-out run may still serve.
+	NoWait Broken = iota + 1
+	// NoLease: a node serves its view without a lease and never fences
+	// itself: cut off, it serves on beside the view that replaced it.
+	NoLease
+)
+
+// The Raft timing: a tick is Lease/ElectionTicks; the leader sends
+// heartbeats every tick; a node campaigns after ElectionTicks to
+// 2·ElectionTicks ticks without a leader; the leader thinks a member dead
+// after ElectionTicks ticks without a message from it.
+const (
+	ElectionTicks  = 10
+	HeartbeatTicks = 1
+)
+
+// Rho is ρ, the bound on clock rates this package assumes: no node's
+// clock runs more than a factor 1+ρ faster or slower than real time, over
+// a lease. Leases are a few seconds; quartz drifts by 1e-4, NTP slews by
+// at most 5e-4: ρ = 1% leaves a factor 20 of room. Written as a fraction.
+const (
+	RhoNum = 1
+	RhoDen = 100
+)
+
+// Change is a step of this node from one view to another, for the
+// driver to take.
+type Change struct {
+	Kind ChangeKind
+	View View        // Adopt, Serve: the view; Fence: View.Epoch is the view ended
+	Lost bool        // Fence: the node's sessions end (it is not in a newer view)
+	Left []QuotaLeft // Serve: what the view may issue of each quota
+}
+
+// ChangeKind is what a Change asks of the driver.
+type ChangeKind uint8
+
+const (
+	// Adopt: the node is a member of a new view. The driver stops the
+	// older view's instances, asks again in the new view for every grant
+	// its sessions hold, then calls Node.Ready.
+	Adopt ChangeKind = iota + 1
+	// Serve: the view takes new requests on this node.
+	Serve
+	// Fence: the node stops serving View.Epoch. Lost: its sessions end
+	// (their clients' leases run out with the node's); the driver calls
+	// Node.Stopped once nothing of the view is served any more.
+	Fence
+)
+
+func (k ChangeKind) String() string {
+	switch k {
+	case Adopt:
+		return "adopt"
+	case Serve:
+		return "serve"
+	case Fence:
+		return "fence"
+	}
+	return fmt.Sprintf("change(%d)", uint8(k))
+}
+
+// Update is what a Node asks of its driver after an input: persist
+// HardState and Entries (fsync if MustSync) before sending Messages, and
+// act on Changes in order.
+type Update struct {
+	HardState raftpb.HardState
+	Entries   []raftpb.Entry
+	MustSync  bool
+	Messages  []raftpb.Message
+	Changes   []Change
+}
+
+// Empty reports whether u asks for nothing.
+func (u Update) Empty() bool {
+	return raft.IsEmptyHardState(u.HardState) && len(u.Entries) == 0 && len(u.Messages) == 0 && len(u.Changes) == 0
+}
+
+// phase is where this node is with the newest view.
+type phase uint8
+
+const (
+	out      phase = iota // in no view
+	adopting              // told the driver to adopt the view, not yet ready
+	readied               // the driver is ready in it, the entry proposed
+	serving
+	fenced // served it, then lost it: waiting for the driver to stop
+)
+
+// read is a lease read in flight.
+type read struct {
+	sent  proc.Time
+	index uint64 // 0 until the read index is known
+}
+
+// Node is the control plane at one node: Raft's RawNode and the view state
+// machine over the entries it commits, the node's lease, and, on the
+// leader, the proposal of views. It is pure: the driver hands it time and
+// messages and does what its Updates say.
+type Node struct {
+	cfg     Config
+	rn      *raft.RawNode
+	storage *raft.MemoryStorage
+	sm      *State
+	now     proc.Time
+	ticks   int64 // Raft ticks so far
+	tickDue proc.Time
+
+	// The election timer: Raft's own would draw from a source no seed
+	// controls, so the node never lets Raft reach it (raftElapsed bounds
+	// Raft's elapsed ticks from above) and campaigns on its own, seeded.
+	raftElapsed  int
+	sinceLeader  int
+	electionTime int
+	lastStatus   raft.BasicStatus
+
+	// The leader's failure detector: the Raft tick each node was last
+	// heard from, and the view proposal in flight.
+	heard    map[proc.ID]int64
+	leadFrom int64
+	proposed int64 // the tick of the last view proposed (0: none in flight)
+
+	seq    uint64 // the rejoins of this run
+	counts []uint64
+	ph     phase
+	epoch  uint64 // the view of ph
+	// hold: no view serves before it. Each view that leaves a run out
+	// moves it to Wait after the view is applied, and a later view that
+	// takes nobody else out does not shorten it.
+	hold    proc.Time
+	lease   proc.Time // serving until (exclusive)
+	leased  bool      // a lease was taken since the node last fenced
+	reads   map[uint64]*read
+	nextRd  uint64
+	readDue proc.Time
+	propDue int64 // the tick to propose a ready or a rejoin again
+}
+
+// ErrConfig marks a configuration the node cannot run.
+var ErrConfig = errors.New("control: bad configuration")
+
+// Bootstrap is the persisted state of a new cluster of these members, the
+// same on every one of them.
+func Bootstrap(members []proc.ID) Disk {
+	var cs raftpb.ConfState
+	for _, m := range members {
+		cs.Voters = append(cs.Voters, raftID(m))
+	}
+	return Disk{Snapshot: raftpb.Snapshot{Metadata: raftpb.SnapshotMetadata{Index: 1, Term: 1, ConfState: cs}}}
+}
+
+func raftID(id proc.ID) uint64 { return uint64(id) + 1 }
+func procID(id uint64) proc.ID { return proc.ID(id - 1) }
+
+// New starts the control plane of a node from what it persisted (Bootstrap
+// for a new one), at time now. Committed entries are applied again from
+// the log's start: the view state is rebuilt, not stored.
+func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
+	if cfg.Lease < ElectionTicks || cfg.Rand == nil || cfg.Self < 0 {
+		return nil, fmt.Errorf("%w: lease %d ticks (at least %d), a random source, a node id ≥ 0", ErrConfig, cfg.Lease, ElectionTicks)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = discard{}
+	}
+	ms := raft.NewMemoryStorage()
+	if err := ms.ApplySnapshot(d.Snapshot); err != nil {
+		return nil, fmt.Errorf("control: persisted snapshot: %w", err)
+	}
+	if err := ms.Append(d.Entries); err != nil {
+		return nil, fmt.Errorf("control: persisted entries: %w", err)
+	}
+	if err := ms.SetHardState(d.HardState); err != nil {
+		return nil, fmt.Errorf("control: persisted hard state: %w", err)
+	}
+	rn, err := raft.NewRawNode(&raft.Config{
+		ID:              raftID(cfg.Self),
+		ElectionTick:    ElectionTicks,
+		HeartbeatTick:   HeartbeatTicks,
+		Storage:         ms,
+		Applied:         d.Snapshot.Metadata.Index,
+		MaxSizePerMsg:   1 << 20,
+		MaxInflightMsgs: 256,
+		CheckQuorum:     true,
+		PreVote:         true,
+		ReadOnlyOption:  raft.ReadOnlySafe,
+		Logger:          cfg.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	n := &Node{
+		cfg: cfg, rn: rn, storage: ms, sm: NewState(cfg.Quotas), now: now,
+		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{},
+		counts: slices.Clone(cfg.Counts), seq: 1,
+	}
+	n.sm.applied = d.Snapshot.Metadata.Index
+	n.electionTime = n.drawElection()
+	n.lastStatus = rn.BasicStatus()
+	return n, nil
+}
+
+// tickEvery is the length of a Raft tick.
+func (n *Node) tickEvery() proc.Time { return n.cfg.Lease / ElectionTicks }
+
+func (n *Node) drawElection() int { return ElectionTicks + n.cfg.Rand.IntN(ElectionTicks) }
+
+// State is the view state machine as applied so far.
+func (n *Node) State() *State { return n.sm }
+
+// Leader is the id of the Raft leader this node knows of (proc.None: none).
+func (n *Node) Leader() proc.ID {
+	if l := n.rn.BasicStatus().Lead; l != raft.None {
+		return procID(l)
+	}
+	return proc.None
+}
+
+// Run is this node's current run: the (Run, Seq) of its last rejoin.
+func (n *Node) run() [2]uint64 { return [2]uint64{n.cfg.Run, n.seq} }
+
+// gen is the generation this node serves as, and whether it has rejoined
+// as its current run.
+func (n *Node) gen() (uint64, bool) { return n.sm.Gen(n.cfg.Self, n.run()) }
+
+// inView reports whether this node, as its current run, is a member of v.
+func (n *Node) inView(v View) bool {
+	g, ok := n.gen()
+	return ok && v.Has(n.cfg.Self, g)
+}
+
+// Tick advances the node's clock to now: Raft ticks, the election timer,
+// lease reads, and the lease's end.
+func (n *Node) Tick(now proc.Time) {
+	n.now = max(n.now, now)
+	for n.now >= n.tickDue {
+		n.tickDue += n.tickEvery()
+		n.raftTick()
+	}
+	if n.now >= n.readDue {
+		n.readDue = n.now + n.cfg.Lease/3
+		n.startRead()
+	}
+}
+
+// raftTick is one Raft tick.
+func (n *Node) raftTick() {
+	n.ticks++
+	st := n.rn.BasicStatus()
+	if st.RaftState == raft.StateLeader {
+		n.rn.Tick()
+		n.sinceLeader = 0
+	} else {
+		// Raft's elapsed ticks stay below its (unseeded) timeout.
+		if n.raftElapsed < ElectionTicks-1 {
+			n.rn.Tick()
+			n.raftElapsed++
+		}
+		n.sinceLeader++
+		if n.sinceLeader >= n.electionTime {
+			n.sinceLeader = 0
+			n.electionTime = n.drawElection()
+			_ = n.rn.Campaign() // a learner or a removed node cannot: not an error
+		}
+	}
+	n.observe(raftpb.Message{})
+	n.proposeView()
+	if n.ticks >= n.propDue {
+		n.proposeOwn()
+	}
+}
+
+// observe follows Raft's state after an input: every transition but to
+// pre-candidate resets Raft's elapsed ticks, and so does a message from
+// the leader.
+func (n *Node) observe(m raftpb.Message) {
+	st := n.rn.BasicStatus()
+	prev := n.lastStatus
+	n.lastStatus = st
+	if st.Term != prev.Term || (st.RaftState != prev.RaftState && st.RaftState != raft.StatePreCandidate) {
+		n.raftElapsed = 0
+	}
+	if st.RaftState == raft.StateLeader && prev.RaftState != raft.StateLeader {
+		// A new leader has heard from nobody yet: it gives every node
+		// the benefit of the doubt for an election timeout.
+		n.leadFrom = n.ticks
+		n.proposed = 0
+	}
+	if st.RaftState == raft.StateFollower && st.Lead != raft.None && m.From == st.Lead && m.Term == st.Term {
+		switch m.Type {
+		case raftpb.MsgApp, raftpb.MsgHeartbeat, raftpb.MsgSnap:
+			n.raftElapsed = 0
+			n.sinceLeader = 0
+		}
+	}
+}
+
+// Step hands the node a Raft message from another node.
+func (n *Node) Step(now proc.Time, m raftpb.Message) error {
+	n.Tick(now)
+	if m.From != 0 {
+		n.heard[procID(m.From)] = n.ticks
+	}
+	err := n.rn.Step(m)
+	n.observe(m)
+	if err != nil && !errors.Is(err, raft.ErrStepPeerNotFound) && !errors.Is(err, raft.ErrStepLocalMsg) && !errors.Is(err, raft.ErrProposalDropped) {
+		return fmt.Errorf("control: step %s from %d: %w", m.Type, m.From, err)
+	}
+	return nil
+}
+
+// Ready is the driver's answer to Adopt: the node holds again in epoch
+// every grant its sessions held, and has issued counts permits in all.
+func (n *Node) Ready(now proc.Time, epoch uint64, counts []uint64) {
+	n.Tick(now)
+	n.counts = slices.Clone(counts)
+	if n.ph == adopting && n.epoch == epoch {
+		n.ph = readied
+		n.proposeOwn()
+	}
+}
+
+// Stopped is the driver's answer to a lost Fence: nothing of the view is
+// served any more, and the node has issued counts permits in all.
+func (n *Node) Stopped(now proc.Time, counts []uint64) {
+	n.Tick(now)
+	n.counts = slices.Clone(counts)
+	if n.ph != fenced {
+		return
+	}
+	n.ph = out
+	if n.inView(n.sm.View()) {
+		// The lease ran out in a view that still counts this run in:
+		// the node comes back as a new run, and the leader moves on to
+		// a view with it.
+		n.seq++
+		n.proposeOwn()
+	}
+}
+
+// proposeOwn proposes what this node waits for: its rejoin, or its
+// ready. A proposal may be lost (no leader, a leader change): it is made
+// again every election timeout until applied.
+func (n *Node) proposeOwn() {
+	n.propDue = n.ticks + ElectionTicks/2
+	g, joined := n.gen()
+	switch {
+	case !joined:
+		_ = n.rn.Propose(encodeEntry(RejoinEntry{Node: int32(n.cfg.Self), Run: n.cfg.Run, Seq: n.seq, Counts: n.counts}))
+	case n.ph == readied:
+		_ = n.rn.Propose(encodeEntry(ReadyEntry{Epoch: n.epoch, Node: int32(n.cfg.Self), Gen: g, Counts: n.counts}))
+	}
+}
+
+// proposeView proposes a new view, on the leader, when the members it
+// would choose are not the newest view's: the nodes heard from within an
+// election timeout (and itself) that have rejoined, if they are a
+// majority of the configuration. One proposal is in flight at a time
+// (made again if not applied within two election timeouts).
+func (n *Node) proposeView() {
+	st := n.rn.Status()
+	if st.RaftState != raft.StateLeader || (n.proposed != 0 && n.ticks-n.proposed < 2*ElectionTicks) {
+		return
+	}
+	voters := slices.Sorted(maps.Keys(st.Config.Voters.IDs()))
+	var next View
+	for _, id := range voters {
+		p := procID(id)
+		alive := p == n.cfg.Self || n.ticks-max(n.heard[p], n.leadFrom) <= ElectionTicks
+		if g := n.sm.gen[p]; alive && g > 0 {
+			next.Members = append(next.Members, p)
+			next.Gens = append(next.Gens, g)
+		}
+	}
+	if 2*len(next.Members) <= len(voters) {
+		return
+	}
+	cur := n.sm.View()
+	if cur.Epoch > 0 && slices.Equal(cur.Members, next.Members) && slices.Equal(cur.Gens, next.Gens) {
+		return
+	}
+	e := ViewEntry{Gens: next.Gens}
+	for _, m := range next.Members {
+		e.Members = append(e.Members, int32(m))
+	}
+	if cur.Epoch > 0 && !next.covers(cur) {
+		e.Wait = int64(n.holdFor(n.shortestSilence(cur, next)))
+	}
+	if err := n.rn.Propose(encodeEntry(e)); err == nil {
+		n.proposed = n.ticks
+	}
+}
+
+// shortestSilence is how long, on this node's clock, the left-out run of
+// cur heard from most recently has been silent (0 for a run replaced by a
+// new one of its node).
+func (n *Node) shortestSilence(cur, next View) proc.Time {
+	shortest := proc.Time(-1)
+	for i, m := range cur.Members {
+		if next.Has(m, cur.Gens[i]) {
+			continue
+		}
+		quiet := n.tickEvery() * proc.Time(n.ticks-max(n.heard[m], n.leadFrom))
+		if m == n.cfg.Self || n.sm.gen[m] != cur.Gens[i] {
+			// What the leader heard from the node may be its new run's:
+			// the old run may have spoken last just now.
+			quiet = 0
+		}
+		if shortest < 0 || quiet < shortest {
+			shortest = quiet
+		}
+	}
+	return max(shortest, 0)
+}
+
+// holdFor is the wait before a view that leaves a run out serves, when
+// that run has been silent for quiet on the leader's clock. Its lease
+// ends at most Lease after its last read started, on its clock: at most
+// (1+ρ)·Lease in real time; its clients stop believing in their grants
+// before that, on theirs: another ρ·Lease. The leader's quiet is at least
+// (1−ρ)·quiet in real time, and each node waits from when it applies the
+// view, after the leader proposed it, a wait its own clock stretches by
+// at most (1+ρ): so (1+2ρ)·Lease − (1−ρ)·quiet, times (1+ρ), plus the
+// margin.
+func (n *Node) holdFor(quiet proc.Time) proc.Time {
+	l, q := int64(n.cfg.Lease), int64(quiet)
+	w := (l*(RhoDen+2*RhoNum) - q*(RhoDen-RhoNum)) / RhoDen
+	w = w * (RhoDen + RhoNum) / RhoDen
+	return proc.Time(max(w, 0)) + n.cfg.Margin
+}
+
+// startRead starts a lease read: the time it starts is its context.
+func (n *Node) startRead() {
+	if _, joined := n.gen(); !joined {
+		return
+	}
+	n.nextRd++
+	n.reads[n.nextRd] = &read{sent: n.now}
+	// The leader tells reads apart by their context: it names the node
+	// too.
+	ctx := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(nil, uint32(n.cfg.Self)), n.nextRd)
+	n.rn.ReadIndex(ctx)
+	// Reads the leader never answered (it lost its quorum, or the
+	// message) are forgotten after a lease.
+	for id, r := range n.reads {
+		if n.now-r.sent > n.cfg.Lease {
+			delete(n.reads, id)
+		}
+	}
+}
+
+// LeaseLeft is how much longer this node may serve: 0 unless it serves.
+func (n *Node) LeaseLeft(now proc.Time) proc.Time {
+	if n.ph != serving && n.ph != adopting && n.ph != readied || now >= n.lease {
+		return 0
+	}
+	return n.lease - now
+}
+
+// Serving reports whether the node serves now, and the view.
+func (n *Node) Serving(now proc.Time) (View, bool) {
+	v := n.sm.View()
+	return v, n.ph == serving && v.Epoch == n.epoch && (now < n.lease || n.cfg.Broken == NoLease)
+}
+
+// Next returns what the node asks of its driver now. The driver must do
+// it (persist, then send) before the next call to Next; the node assumes
+// it done.
+func (n *Node) Next(now proc.Time) (Update, error) {
+	n.Tick(now)
+	var u Update
+	for n.rn.HasReady() {
+		rd := n.rn.Ready()
+		if !raft.IsEmptyHardState(rd.HardState) {
+			u.HardState = rd.HardState
+			if err := n.storage.SetHardState(rd.HardState); err != nil {
+				return u, err
+			}
+		}
+		if len(rd.Entries) > 0 {
+			u.Entries = append(u.Entries, rd.Entries...)
+			if err := n.storage.Append(rd.Entries); err != nil {
+				return u, err
+			}
+		}
+		u.MustSync = u.MustSync || rd.MustSync
+		u.Messages = append(u.Messages, rd.Messages...)
+		for _, e := range rd.CommittedEntries {
+			if err := n.apply(e, &u); err != nil {
+				return u, err
+			}
+		}
+		for _, rs := range rd.ReadStates {
+			if len(rs.RequestCtx) != 12 || binary.BigEndian.Uint32(rs.RequestCtx) != uint32(n.cfg.Self) {
+				continue
+			}
+			if r := n.reads[binary.BigEndian.Uint64(rs.RequestCtx[4:])]; r != nil {
+				r.index = rs.Index
+			}
+		}
+		n.rn.Advance(rd)
+		n.observe(raftpb.Message{})
+	}
+	n.renew()
+	n.step(&u)
+	return u, nil
+}
+
+// apply applies one committed entry.
+func (n *Node) apply(e raftpb.Entry, u *Update) error {
+	if e.Type != raftpb.EntryNormal {
+		// Configuration changes (none are proposed yet: the
+		// configuration is the bootstrap one).
+		var cc raftpb.ConfChange
+		if err := cc.Unmarshal(e.Data); err != nil {
+			return fmt.Errorf("control: entry %d: %w", e.Index, err)
+		}
+		n.rn.ApplyConfChange(cc)
+		n.sm.applied = e.Index
+		return nil
+	}
+	before := n.sm.View().Epoch
+	if err := n.sm.Apply(e.Index, e.Data); err != nil {
+		return err
+	}
+	if v := n.sm.View(); v.Epoch != before {
+		n.viewChanged(v, u)
+	}
+	return nil
+}
+
+// viewChanged moves this node on to the newest view v.
+func (n *Node) viewChanged(v View, u *Update) {
+	n.hold = max(n.hold, n.now+v.Wait)
+	n.proposed = 0
+	in := n.inView(v)
+	switch n.ph {
+	case serving, adopting, readied:
+		if !in {
+			u.Changes = append(u.Changes, Change{Kind: Fence, View: View{Epoch: n.epoch}, Lost: true})
+			n.ph, n.leased = fenced, false
+			return
+		}
+		if n.ph == serving {
+			u.Changes = append(u.Changes, Change{Kind: Fence, View: View{Epoch: n.epoch}})
+		}
+	case fenced:
+		return // the driver has not stopped yet: Stopped moves on
+	}
+	if in {
+		n.ph, n.epoch = adopting, v.Epoch
+		u.Changes = append(u.Changes, Change{Kind: Adopt, View: v})
+	} else {
+		n.ph = out
+	}
+}
+
+// renew extends the lease with every read whose index is applied: at the
+// read's start this node was in the newest view if it still is now (a
+// newer view would be at an index at or below the read's, applied).
+func (n *Node) renew() {
+	for id, r := range n.reads {
+		if r.index == 0 || r.index > n.sm.Applied() {
+			continue
+		}
+		delete(n.reads, id)
+		if n.inView(n.sm.View()) {
+			n.lease = max(n.lease, r.sent+n.cfg.Lease)
+			n.leased = true
+		}
+	}
+}
+
+// step moves this node's phase on: serve once the view is open, waited
+// and leased; fence once the lease runs out.
+func (n *Node) step(u *Update) {
+	v := n.sm.View()
+	switch n.ph {
+	case readied:
+		open, left := n.sm.Open()
+		held, leased := n.now < n.hold, n.now < n.lease
+		switch n.cfg.Broken {
+		case NoWait:
+			held = false
+		case NoLease:
+			leased = true
+		}
+		if open && v.Epoch == n.epoch && !held && leased {
+			n.ph = serving
+			u.Changes = append(u.Changes, Change{Kind: Serve, View: v, Left: slices.Clone(left)})
+			return
+		}
+	}
+	if (n.ph == serving || n.ph == readied || n.ph == adopting) && n.leased && n.now >= n.lease && n.cfg.Broken != NoLease {
+		u.Changes = append(u.Changes, Change{Kind: Fence, View: View{Epoch: n.epoch}, Lost: true})
+		n.ph, n.leased = fenced, false
+	}
+}
+
+// discard is a Raft logger that drops everything but fatal errors.
+type discard struct{}
+
+func (discard) Debug(...any)            {}
+func (discard) Debugf(string, ...any)   {}
+func (discard) Error(...any)            {}
+func (discard) Errorf(string, ...any)   {}
+func (discard) Info(...any)             {}
+func (discard) Infof(string, ...any)    {}
+func (discard) Warning(...any)          {}
+func (discard) Warningf(string, ...any) {}
+func (discard) Fatal(v ...any)          { panic(fmt.Sprint(v...)) }
+func (discard) Fatalf(f string, v ...any) {
+	panic(fmt.Sprintf(f, v...))
+}
+func (discard) Panic(v ...any)            { panic(fmt.Sprint(v...)) }
+func (discard) Panicf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }

@@ -1,0 +1,115 @@
+package control
+
+import (
+	"github.com/allot-dev/allot/proc"
+	"testing"
+)
+
+func TestViewsCommit(t *testing.T) {
+	c := newCluster(t, 3, 1, 0)
+	e := c.settle(20*lease, 3)
+	v := c.nodes[0].State().View()
+	if v.Epoch != e || len(v.Members) != 3 {
+		t.Fatalf("view %v, want epoch %d of 3 members", v, e)
+	}
+	c.run(5 * lease)
+	if got := c.servingNow(); len(got) != 3 || got[0] != e {
+		t.Fatalf("serving %v after a quiet while, want all in %d", got, e)
+	}
+	c.verify()
+}
+
+func TestMinorityFences(t *testing.T) {
+	c := newCluster(t, 3, 2, 0)
+	e := c.settle(20*lease, 3)
+	lost := c.nodes[0].Leader() // the leader itself is the hardest case
+	c.isolate(lost, true)
+	cutAt := c.now
+	e2 := c.settle(20*lease, 2)
+	if e2 <= e {
+		t.Fatalf("epoch %d after %d", e2, e)
+	}
+	if _, ok := c.servingNow()[lost]; ok {
+		t.Fatalf("node %d, cut off, still serves", lost)
+	}
+	if c.now-cutAt < lease {
+		t.Fatalf("the view without node %d served %d after the cut, before its lease could end", lost, c.now-cutAt)
+	}
+	c.verify()
+	c.isolate(lost, false)
+	e3 := c.settle(20*lease, 3)
+	if e3 <= e2 {
+		t.Fatalf("epoch %d after %d", e3, e2)
+	}
+	c.verify()
+}
+
+func TestEpochsGrowAcrossRestarts(t *testing.T) {
+	c := newCluster(t, 3, 3, 0)
+	e := c.settle(20*lease, 3)
+	for i := range 3 {
+		c.crash(pid(i))
+	}
+	c.run(lease / 2)
+	for i := range 3 {
+		c.start(pid(i))
+	}
+	e2 := c.settle(30*lease, 3)
+	if e2 <= e {
+		t.Fatalf("epoch %d after a full restart, was %d", e2, e)
+	}
+	c.verify()
+}
+
+func TestFastRestartWaitsTheLease(t *testing.T) {
+	c := newCluster(t, 3, 4, 0)
+	c.settle(20*lease, 3)
+	c.run(lease)
+	c.crash(2)
+	believed := c.spans[len(c.spans)-1].end
+	c.step()
+	c.start(2) // back before anyone could suspect it
+	c.settle(30*lease, 3)
+	for _, s := range c.spans {
+		if s.node != 2 && s.start > believed-lease && s.start < believed {
+			t.Fatalf("node %d serves view %d at %d while node 2's clients believe until %d", s.node, s.view.Epoch, s.start, believed)
+		}
+	}
+	c.verify()
+}
+
+// TestBrokenVariantsAreCaught breaks the protocol on purpose and shows
+// the checker catches it, in the fault each break is about.
+func TestBrokenVariantsAreCaught(t *testing.T) {
+	faults := map[Broken]func(c *cluster){
+		NoLease: func(c *cluster) { // a node cut off serves on
+			c.isolate(c.nodes[0].Leader(), true)
+			c.run(20 * lease)
+		},
+		NoWait: func(c *cluster) { // a fast restart's clients still believe
+			c.crash(2)
+			c.step()
+			c.start(2)
+			c.run(20 * lease)
+		},
+	}
+	for _, b := range []Broken{NoLease, NoWait} {
+		for _, broken := range []Broken{0, b} {
+			c := newCluster(t, 3, 5, broken)
+			c.settle(20*lease, 3)
+			c.run(lease)
+			faults[b](c)
+			err := check(c.spans, 3, c.now)
+			switch {
+			case broken == 0 && err != nil:
+				t.Errorf("the fault of variant %d, unbroken: %v", b, err)
+			case broken != 0 && err == nil:
+				t.Errorf("broken variant %d: the checker found nothing", b)
+			case broken != 0:
+				t.Logf("broken variant %d caught: %v", b, err)
+			}
+		}
+	}
+}
+
+func pid(i int) proc.ID { return proc.ID(i) }

@@ -1,0 +1,217 @@
+package control
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-dev/allot/proc"
+)
+
+// Quota is a quota the ledger accounts for: at most Budget permits in the
+// cluster's whole life.
+type Quota struct {
+	Name   string
+	Budget uint64
+}
+
+// View is a committed view: its epoch (the index of its entry in the
+// log), its members with their generations (ascending by member), and the
+// wait before it serves.
+type View struct {
+	Epoch   uint64
+	Members []proc.ID
+	Gens    []uint64
+	Wait    proc.Time
+}
+
+// Has reports whether node id serves in v as generation gen.
+func (v View) Has(id proc.ID, gen uint64) bool {
+	i, ok := slices.BinarySearch(v.Members, id)
+	return ok && v.Gens[i] == gen
+}
+
+// covers reports whether every (member, generation) of w is in v.
+func (v View) covers(w View) bool {
+	for i, m := range w.Members {
+		if !v.Has(m, w.Gens[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (v View) String() string { return fmt.Sprintf("view %d %v gens %v", v.Epoch, v.Members, v.Gens) }
+
+// QuotaLeft is what a view may issue of a quota: Left permits, of which
+// Reserve are a guess (permits an earlier view's member that has not
+// reported since may have issued, counted as spent): a reject in a view
+// with a Reserve is not proof that Budget − Waste permits were issued.
+type QuotaLeft struct {
+	Name          string
+	Left, Reserve uint64
+}
+
+// ledgerView is a view that opened and whose members have not all
+// reported their counts since: what it issued is known only up to left.
+type ledgerView struct {
+	epoch   uint64
+	members []proc.ID
+	start   map[proc.ID][]uint64 // each member's counts when it opened
+	ended   map[proc.ID]bool     // members that reported since
+	known   []uint64             // permits the ended members issued in it
+	left    []uint64             // what it could issue
+}
+
+// State is the view state machine: what the committed entries of the log
+// say, applied in log order. Every node that applied the same entries has
+// the same State.
+type State struct {
+	quotas  []Quota
+	applied uint64
+
+	gen  map[proc.ID]uint64    // each node's generation (rejoins applied)
+	runs map[proc.ID][2]uint64 // each node's last run (Run, Seq)
+
+	view   View
+	ready  map[proc.ID]bool     // the members ready in view
+	starts map[proc.ID][]uint64 // their counts when ready
+	open   bool                 // every member is ready: the view may serve
+	lefts  []QuotaLeft          // when open
+
+	ledger []*ledgerView
+	closed []uint64 // per quota: permits issued in views every member reported on
+}
+
+// NewState is the state before any entry, for a cluster of these quotas
+// (every node must be given the same, in the same order).
+func NewState(quotas []Quota) *State {
+	return &State{
+		quotas: quotas, gen: map[proc.ID]uint64{}, runs: map[proc.ID][2]uint64{},
+		ready: map[proc.ID]bool{}, starts: map[proc.ID][]uint64{}, closed: make([]uint64, len(quotas)),
+	}
+}
+
+// View is the newest committed view (Epoch 0: none yet).
+func (s *State) View() View { return s.view }
+
+// Open reports whether the newest view has every member ready, and what
+// it may issue of each quota.
+func (s *State) Open() (bool, []QuotaLeft) { return s.open, s.lefts }
+
+// Gen is node id's generation, and whether its last rejoin was run.
+func (s *State) Gen(id proc.ID, run [2]uint64) (uint64, bool) {
+	return s.gen[id], s.runs[id] == run
+}
+
+// Applied is the index of the last entry applied.
+func (s *State) Applied() uint64 { return s.applied }
+
+// Apply applies the entry of the log at index; data that is not a control
+// entry (raft's own empty entries) only moves the index.
+func (s *State) Apply(index uint64, data []byte) error {
+	s.applied = index
+	if len(data) == 0 {
+		return nil
+	}
+	m, err := decodeEntry(data)
+	if err != nil {
+		return fmt.Errorf("control: entry %d: %w", index, err)
+	}
+	switch e := m.(type) {
+	case ViewEntry:
+		if len(e.Members) != len(e.Gens) || !slices.IsSorted(e.Members) {
+			return fmt.Errorf("control: entry %d: malformed view", index)
+		}
+		v := View{Epoch: index, Gens: slices.Clone(e.Gens), Wait: proc.Time(e.Wait)}
+		for _, m := range e.Members {
+			v.Members = append(v.Members, proc.ID(m))
+		}
+		s.view, s.ready, s.starts, s.open, s.lefts = v, map[proc.ID]bool{}, map[proc.ID][]uint64{}, false, nil
+	case ReadyEntry:
+		id := proc.ID(e.Node)
+		s.report(id, e.Counts, e.Epoch)
+		if e.Epoch != s.view.Epoch || !s.view.Has(id, e.Gen) || s.ready[id] || s.open {
+			return nil // a late or repeated ready
+		}
+		s.ready[id] = true
+		s.starts[id] = s.counts(e.Counts)
+		if len(s.ready) == len(s.view.Members) {
+			s.openView()
+		}
+	case RejoinEntry:
+		id := proc.ID(e.Node)
+		run := [2]uint64{e.Run, e.Seq}
+		if s.runs[id] == run {
+			return nil // a proposal retried
+		}
+		s.runs[id] = run
+		s.gen[id]++
+		s.report(id, e.Counts, ^uint64(0))
+	default:
+		return fmt.Errorf("control: entry %d: unexpected %s", index, m.Kind())
+	}
+	return nil
+}
+
+// counts is c fitted to the quotas (a node of another quota list sends
+// another length: missing counts are 0, extra ones dropped).
+func (s *State) counts(c []uint64) []uint64 {
+	out := make([]uint64, len(s.quotas))
+	copy(out, c)
+	return out
+}
+
+// openView opens the newest view: every member is ready in it. It may
+// issue what no earlier view may have issued: the budget, less what the
+// closed views issued, less the whole of what every view still in the
+// ledger could issue (its unreported part is counted as spent).
+func (s *State) openView() {
+	s.open = true
+	lv := &ledgerView{
+		epoch: s.view.Epoch, members: s.view.Members, start: s.starts, ended: map[proc.ID]bool{},
+		known: make([]uint64, len(s.quotas)), left: make([]uint64, len(s.quotas)),
+	}
+	s.lefts = make([]QuotaLeft, len(s.quotas))
+	for i, q := range s.quotas {
+		spent, reserve := s.closed[i], uint64(0)
+		for _, o := range s.ledger {
+			spent += o.left[i]
+			if o.left[i] > o.known[i] {
+				reserve += o.left[i] - o.known[i]
+			}
+		}
+		left := uint64(0)
+		if spent < q.Budget {
+			left = q.Budget - spent
+		}
+		lv.left[i] = left
+		s.lefts[i] = QuotaLeft{Name: q.Name, Left: left, Reserve: reserve}
+	}
+	s.ledger = append(s.ledger, lv)
+}
+
+// report records node id's counts, final for every view before epoch
+// that it served in: such a view whose members have all reported leaves
+// the ledger, what it issued now known.
+func (s *State) report(id proc.ID, c []uint64, before uint64) {
+	c = s.counts(c)
+	kept := s.ledger[:0]
+	for _, lv := range s.ledger {
+		if _, in := slices.BinarySearch(lv.members, id); in && lv.epoch < before && !lv.ended[id] {
+			lv.ended[id] = true
+			for i := range c {
+				if st := lv.start[id][i]; c[i] > st {
+					lv.known[i] += c[i] - st
+				}
+			}
+		}
+		if len(lv.ended) == len(lv.members) {
+			for i := range s.closed {
+				s.closed[i] += lv.known[i]
+			}
+			continue
+		}
+		kept = append(kept, lv)
+	}
+	s.ledger = kept
+}

@@ -1,0 +1,145 @@
+package control
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/allot-dev/allot/proc"
+)
+
+// ledger feeds a State entries in order, one index each.
+type ledger struct {
+	t *testing.T
+	s *State
+	i uint64
+}
+
+func (l *ledger) apply(m proc.Message) uint64 {
+	l.t.Helper()
+	l.i++
+	if err := l.s.Apply(l.i, encodeEntry(m)); err != nil {
+		l.t.Fatal(err)
+	}
+	return l.i
+}
+
+func (l *ledger) view(gens map[int32]uint64) uint64 {
+	var e ViewEntry
+	for m := range int32(5) {
+		if g, ok := gens[m]; ok {
+			e.Members = append(e.Members, m)
+			e.Gens = append(e.Gens, g)
+		}
+	}
+	return l.apply(e)
+}
+
+func (l *ledger) left() QuotaLeft {
+	l.t.Helper()
+	open, left := l.s.Open()
+	if !open {
+		l.t.Fatalf("view %v not open", l.s.View())
+	}
+	return left[0]
+}
+
+// TestLedger walks the quota ledger through the cases of its doc: a
+// member away without a report keeps its view's budget counted as spent
+// (a reserve) until it rejoins with its counts.
+func TestLedger(t *testing.T) {
+	l := &ledger{t: t, s: NewState([]Quota{{Name: "q", Budget: 100}})}
+	for k := range int32(3) {
+		l.apply(RejoinEntry{Node: k, Run: 1, Seq: 1})
+	}
+	all := map[int32]uint64{0: 1, 1: 1, 2: 1}
+	e1 := l.view(all)
+	for k := range int32(3) {
+		l.apply(ReadyEntry{Epoch: e1, Node: k, Gen: 1, Counts: []uint64{0}})
+	}
+	if got := l.left(); got != (QuotaLeft{Name: "q", Left: 100}) {
+		t.Fatalf("first view: %+v", got)
+	}
+	// Node 2 dies having issued 7; 0 and 1 issued 10 and 20.
+	e2 := l.view(map[int32]uint64{0: 1, 1: 1})
+	l.apply(ReadyEntry{Epoch: e2, Node: 0, Gen: 1, Counts: []uint64{10}})
+	l.apply(ReadyEntry{Epoch: e2, Node: 1, Gen: 1, Counts: []uint64{20}})
+	if got := l.left(); got != (QuotaLeft{Name: "q", Left: 0, Reserve: 70}) {
+		t.Fatalf("node 2 away: %+v, want nothing left and 70 of it a guess", got)
+	}
+	// It comes back on its data: the first view is known, the second
+	// issued nothing.
+	l.apply(RejoinEntry{Node: 2, Run: 2, Seq: 1, Counts: []uint64{7}})
+	all[2] = 2
+	e3 := l.view(all)
+	for k, c := range []uint64{10, 20, 7} {
+		l.apply(ReadyEntry{Epoch: e3, Node: int32(k), Gen: all[int32(k)], Counts: []uint64{c}})
+	}
+	if got := l.left(); got != (QuotaLeft{Name: "q", Left: 63}) {
+		t.Fatalf("all back: %+v, want 100-37", got)
+	}
+	// A ready of an older view, or of another generation, opens nothing.
+	e4 := l.view(all)
+	l.apply(ReadyEntry{Epoch: e3, Node: 0, Gen: 1, Counts: []uint64{10}})
+	l.apply(ReadyEntry{Epoch: e4, Node: 2, Gen: 1, Counts: []uint64{7}})
+	l.apply(ReadyEntry{Epoch: e4, Node: 1, Gen: 1, Counts: []uint64{20}})
+	if open, _ := l.s.Open(); open {
+		t.Fatal("view opened on stale readies")
+	}
+	// A retried rejoin is one rejoin.
+	g, _ := l.s.Gen(2, [2]uint64{2, 1})
+	l.apply(RejoinEntry{Node: 2, Run: 2, Seq: 1, Counts: []uint64{7}})
+	if g2, ok := l.s.Gen(2, [2]uint64{2, 1}); g2 != g || !ok {
+		t.Fatalf("generation %d after a retried rejoin, was %d", g2, g)
+	}
+	if v := l.s.View(); v.Epoch != e4 || !slices.Equal(v.Members, []proc.ID{0, 1, 2}) {
+		t.Fatalf("view %v", v)
+	}
+}
+
+// TestLedgerNeverOverBudget: whatever the members issue within what each
+// view may issue, and whoever reports, the views' lefts never add up past
+// the budget.
+func TestLedgerNeverOverBudget(t *testing.T) {
+	seed := freshSeed(t)
+	rng := newRand(seed)
+	const budget = 50
+	l := &ledger{t: t, s: NewState([]Quota{{Name: "q", Budget: budget}})}
+	counts := [3]uint64{}
+	gens := map[int32]uint64{}
+	runs := [3]uint64{}
+	issued := uint64(0)
+	for range 200 {
+		// Some nodes rejoin (restarts), a majority forms a view.
+		for k := range int32(3) {
+			if rng.IntN(4) == 0 || gens[k] == 0 {
+				runs[k]++
+				l.apply(RejoinEntry{Node: k, Run: runs[k], Seq: 1, Counts: []uint64{counts[k]}})
+				gens[k], _ = l.s.Gen(proc.ID(k), [2]uint64{runs[k], 1})
+			}
+		}
+		members := map[int32]uint64{}
+		for k := range int32(3) {
+			if rng.IntN(3) > 0 {
+				members[k] = gens[k]
+			}
+		}
+		if len(members) < 2 {
+			continue
+		}
+		e := l.view(members)
+		for k, g := range members {
+			l.apply(ReadyEntry{Epoch: e, Node: k, Gen: g, Counts: []uint64{counts[k]}})
+		}
+		left := l.left().Left
+		// The members issue up to left between them.
+		for k := range members {
+			x := uint64(rng.IntN(int(left) + 1))
+			counts[k] += x
+			issued += x
+			left -= x
+		}
+		if issued > budget {
+			t.Fatalf("seed %d: %d issued of %d", seed, issued, budget)
+		}
+	}
+}
