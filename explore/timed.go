@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"time"
 
@@ -64,6 +65,14 @@ type TimedConfig struct {
 	Warmup func([]proc.Event) bool
 	// WarmupLimit bounds the warm-up in steps (0: 100000).
 	WarmupLimit int
+	// Unhashed names struct fields ("import/path.Type.field") that are
+	// not state: a process keeps them but never lets them decide
+	// anything, and they differ between replays (etcd-io/raft's
+	// randomizedElectionTimeout, drawn from crypto/rand, is one when the
+	// process campaigns on its own seeded timer and never lets Raft's
+	// election timer run out). A name that matches no field reached is
+	// an error.
+	Unhashed    []string
 	MaxDepth    int
 	MaxTime     proc.Time
 	MaxStates   int
@@ -500,6 +509,10 @@ func (x *texplorer) warmup(res *TimedResult) (*tstate, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.w.freeze(anys(s.procs))
+	if x.w.unhashed, err = resolveUnhashed(anys(s.procs), x.cfg.Unhashed); err != nil {
+		return nil, err
+	}
 	if x.cfg.Warmup == nil {
 		return s, nil
 	}
@@ -543,4 +556,56 @@ func (x *texplorer) finish(res *TimedResult, path []int32, start time.Time, what
 	}
 	res.Counter = &Counterexample{Kind: kind, What: what, Length: len(path), Loop: -1, Steps: steps, Events: s.events}
 	return res, nil
+}
+
+// resolveUnhashed finds the fields named in names ("import/path.Type.field")
+// among the types reachable from the roots' types.
+func resolveUnhashed(roots []any, names []string) (map[reflect.Type]map[int]bool, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	found := map[reflect.Type]map[int]bool{}
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(t.Elem())
+		case reflect.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case reflect.Struct:
+			for i := range t.NumField() {
+				f := t.Field(i)
+				if name := t.PkgPath() + "." + t.Name() + "." + f.Name; want[name] {
+					if found[t] == nil {
+						found[t] = map[int]bool{}
+					}
+					found[t][i] = true
+					delete(want, name)
+				}
+				walk(f.Type)
+			}
+		}
+	}
+	for _, r := range roots {
+		walk(reflect.TypeOf(r))
+	}
+	if len(want) > 0 {
+		var missing []string
+		for n := range want {
+			missing = append(missing, n)
+		}
+		slices.Sort(missing)
+		return nil, fmt.Errorf("explore: unhashed fields %v: no such field in the processes' types", missing)
+	}
+	return found, nil
 }

@@ -19,6 +19,7 @@ type baton struct {
 	forget  bool
 	handed  *bool // persisted
 	serving bool
+	noise   int // differs between builds, never read (see TestTimedUnhashed)
 }
 
 type handoff struct{}
@@ -166,5 +167,30 @@ func TestTimedWarmup(t *testing.T) {
 	if _, err := RunTimed(TimedConfig{Build: batons(10, false), Judge: judge, MaxTime: 40,
 		Warmup: func([]proc.Event) bool { return false }}); err == nil {
 		t.Error("a warm-up that never ends: no error")
+	}
+}
+
+// TestTimedUnhashed: a field that differs between replays but decides
+// nothing stops the search, unless it is named unhashed; a name that
+// matches no field is refused.
+func TestTimedUnhashed(t *testing.T) {
+	n := 0
+	build := func() ([]proc.Process, error) {
+		ps, _ := batons(10, false)()
+		n++
+		ps[1].(*baton).noise = n
+		return ps, nil
+	}
+	cfg := TimedConfig{Build: build, Judge: judge, MinDelay: 1, MaxDelay: 3, MaxTime: 40}
+	if _, err := RunTimed(cfg); err == nil || !strings.Contains(err.Error(), "diverged") {
+		t.Errorf("noise hashed: error %v, want a diverged replay", err)
+	}
+	cfg.Unhashed = []string{"github.com/allot-dev/allot/explore.baton.noise"}
+	if r, err := RunTimed(cfg); err != nil || !r.Complete {
+		t.Errorf("noise unhashed: %+v, %v", r, err)
+	}
+	cfg.Unhashed = []string{"github.com/allot-dev/allot/explore.baton.nothing"}
+	if _, err := RunTimed(cfg); err == nil || !strings.Contains(err.Error(), "no such field") {
+		t.Errorf("unknown field: error %v", err)
 	}
 }
