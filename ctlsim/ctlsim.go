@@ -68,6 +68,8 @@ type Result struct {
 	// Views is the number of distinct epochs served; LastEpoch the newest.
 	Views     int    `json:"views"`
 	LastEpoch uint64 `json:"last_epoch"`
+	// Served lists the views served, in the order they first served.
+	Served []View `json:"served"`
 	// Serving is, per node, the ticks it served (from its view to its
 	// fence, crash or restart, by its events); Unserved the ticks no node
 	// served.
@@ -79,6 +81,15 @@ type Result struct {
 	// Findings is the checker's count; First the first few, described.
 	Findings int      `json:"findings"`
 	First    []string `json:"first,omitempty"`
+}
+
+// View is a view that served: its epoch, its members, the tick a node
+// first served it and how many nodes did.
+type View struct {
+	Epoch   uint64    `json:"epoch"`
+	Members []proc.ID `json:"members"`
+	From    proc.Time `json:"from"`
+	Nodes   int       `json:"nodes"`
 }
 
 // Run runs one control plane.
@@ -115,7 +126,7 @@ func Run(cfg Config) (Result, error) {
 	m.close(cfg.Horizon, cfg.Nodes)
 	return Result{
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Faults: cfg.Faults, End: cfg.Horizon,
-		Views: len(m.epochs), LastEpoch: m.last, Serving: m.serving, Unserved: m.unserved,
+		Views: len(m.epochs), LastEpoch: m.last, Served: m.views, Serving: m.serving, Unserved: m.unserved,
 		Messages: res.Messages, Dropped: res.Dropped, Events: m.events,
 		Findings: chk.Violations, First: chk.First,
 	}, nil
@@ -124,7 +135,9 @@ func Run(cfg Config) (Result, error) {
 // measure follows the events for the run's measures.
 type measure struct {
 	events   int
-	epochs   map[uint64]bool
+	epochs   map[uint64]int // epoch -> index in views
+	views    []View
+	servedBy map[[2]uint64]bool // (epoch, node) pairs seen
 	last     uint64
 	since    []proc.Time // per node: serving since (−1: not serving)
 	serving  []proc.Time
@@ -146,9 +159,18 @@ func (m *measure) Event(e proc.Event) {
 	switch e.Kind {
 	case proc.EvView:
 		if m.epochs == nil {
-			m.epochs = map[uint64]bool{}
+			m.epochs, m.servedBy = map[uint64]int{}, map[[2]uint64]bool{}
 		}
-		m.epochs[e.Epoch] = true
+		i, ok := m.epochs[e.Epoch]
+		if !ok {
+			i = len(m.views)
+			m.epochs[e.Epoch] = i
+			m.views = append(m.views, View{Epoch: e.Epoch, Members: slices.Clone(e.Members), From: e.Time})
+		}
+		if k := [2]uint64{e.Epoch, uint64(p)}; !m.servedBy[k] {
+			m.servedBy[k] = true
+			m.views[i].Nodes++
+		}
 		m.last = max(m.last, e.Epoch)
 		if m.since[p] < 0 {
 			m.start(p, e.Time)
