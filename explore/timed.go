@@ -72,12 +72,12 @@ type TimedConfig struct {
 	// process campaigns on its own seeded timer and never lets Raft's
 	// election timer run out). A name that matches no field reached is
 	// an error.
-	Unhashed    []string
-	MaxDepth    int
-	MaxTime     proc.Time
-	MaxStates   int
-	Timeout     time.Duration
-	Progress    func(Progress)
+	Unhashed  []string
+	MaxDepth  int
+	MaxTime   proc.Time
+	MaxStates int
+	Timeout   time.Duration
+	Progress  func(Progress)
 }
 
 // TimedResult is what a timed search found.
