@@ -75,3 +75,10 @@ func (n *durable) Restarted() proc.Process {
 	d := n.disk.Clone()
 	return &durable{Process: control.NewProcess(n.cfg, &d), cfg: n.cfg, disk: &d}
 }
+
+// Unhashed is what the explorer leaves out of a control node's
+// fingerprint: Raft's own randomized election timeout, drawn from
+// crypto/rand at every term change. Package control never lets Raft's
+// elapsed ticks reach it (a node campaigns on its own seeded timer), so it
+// decides nothing; it only differs from replay to replay.
+var Unhashed = []string{"go.etcd.io/raft/v3.raft.randomizedElectionTimeout"}

@@ -19,7 +19,6 @@ import (
 type ledger struct {
 	persisted *int // shared with nothing: Restarted copies it
 	arrivals  []proc.Time
-	fired     []proc.Time
 	log       *[]string // the test's record, across incarnations
 }
 
