@@ -248,26 +248,24 @@ func (s *tstate) choices() []tchoice {
 
 // take runs input c.
 func (s *tstate) take(c tchoice) error {
-	var input string
 	switch c.kind {
 	case 'm':
 		m := s.msgs[c.i]
 		s.msgs = slices.Delete(s.msgs, c.i, c.i+1)
 		s.now = max(s.now, m.early)
 		s.cur = m.to
-		input = fmt.Sprintf("t=%d: deliver %s %d→%d", s.now, m.m.Kind(), m.from, m.to)
-		s.step(input)
+		s.step("t=%d: deliver %s %d→%d", s.now, m.m.Kind(), m.from, m.to)
 		return s.guard(func() { s.procs[m.to].Deliver(s, m.from, m.m) })
 	case 't':
 		t := s.timers[c.i]
 		s.timers = slices.Delete(s.timers, c.i, c.i+1)
 		s.now = t.due
 		s.cur = t.p
-		s.step(fmt.Sprintf("t=%d: timer %T at %d", s.now, t.t, t.p))
+		s.step("t=%d: timer %T at %d", s.now, t.t, t.p)
 		return s.guard(func() { s.procs[t.p].Fire(s, t.t) })
 	case 'c':
 		s.cur = c.p
-		s.step(fmt.Sprintf("t=%d: crash %d", s.now, c.p))
+		s.step("t=%d: crash %d", s.now, c.p)
 		s.crashed[c.p], s.crashes[c.p] = true, true
 		if d, ok := s.procs[c.p].(proc.Durable); ok && slices.Contains(s.cfg.Restart, c.p) {
 			s.reborn[c.p] = d.Restarted()
@@ -278,7 +276,7 @@ func (s *tstate) take(c tchoice) error {
 		return nil
 	default: // 'r'
 		s.cur = c.p
-		s.step(fmt.Sprintf("t=%d: restart %d", s.now, c.p))
+		s.step("t=%d: restart %d", s.now, c.p)
 		s.procs[c.p], s.reborn[c.p] = s.reborn[c.p], nil
 		s.crashed[c.p], s.restarts[c.p] = false, true
 		s.emit(proc.Event{Kind: proc.EvRestart, P: c.p})
@@ -286,9 +284,11 @@ func (s *tstate) take(c tchoice) error {
 	}
 }
 
-func (s *tstate) step(input string) {
+// step records an input of a collected path (only then formatted: most
+// replays are not).
+func (s *tstate) step(format string, args ...any) {
 	if s.collect {
-		s.steps = append(s.steps, Step{N: len(s.steps) + 1, Input: input})
+		s.steps = append(s.steps, Step{N: len(s.steps) + 1, Input: fmt.Sprintf(format, args...)})
 	}
 }
 
