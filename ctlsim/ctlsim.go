@@ -285,7 +285,9 @@ func Sweep(cfg Config, seeds []uint64, workers int, each func(Result)) (Summary,
 //	isolation             a node cut from every other, both ways
 //	one-way cut           A→B dropped while B→A flows
 //	non-transitive cut    A–B cut both ways while both reach the others
-//
+//	two fast restarts     two nodes killed and restarted in the same tick
+//	full restart          every node down at once, back one after another
+//	                      within a tenth of a lease of each other
 // Every fault draws from rng alone, so a seed gives one schedule.
 func RandomFaults(rng *rand.Rand, n int, horizon proc.Time) Faults {
 	var f Faults
@@ -301,7 +303,7 @@ func RandomFaults(rng *rand.Rand, n int, horizon proc.Time) Faults {
 	}
 	gone := map[proc.ID]bool{} // crashed for good
 	for range 1 + rng.IntN(4) {
-		switch k := rng.IntN(7); {
+		switch k := rng.IntN(9); {
 		case k == 0:
 			p := node()
 			if gone[p] {
@@ -344,6 +346,16 @@ func RandomFaults(rng *rand.Rand, n int, horizon proc.Time) Faults {
 			a, b := pair()
 			start, end := span()
 			f.Cuts = append(f.Cuts, sim.Cut{From: a, To: b, Start: start, End: end}, sim.Cut{From: b, To: a, Start: start, End: end})
+		case k == 7 && n > 1:
+			a, b := pair()
+			at, _ := span()
+			f.Restarts = append(f.Restarts, sim.Restart{P: a, At: at}, sim.Restart{P: b, At: at})
+		case k == 8:
+			down, up := span()
+			for p := range proc.ID(n) {
+				f.Crashes = append(f.Crashes, sim.Crash{P: p, At: down})
+				f.Restarts = append(f.Restarts, sim.Restart{P: p, At: up + proc.Time(rng.Int64N(Lease/10))})
+			}
 		}
 	}
 	// A restart of a node crashed for good is no fault of the schedule.

@@ -42,7 +42,7 @@ func controlFlags(o *controlOpts) *flag.FlagSet {
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
 	fs.Int64Var(&o.horizon, "horizon", 20000, "stop at this tick")
 	fs.StringVar(&o.delay, "delay", "uniform:1:10", "message delay (ticks): const:X | uniform:A:B | exp:MEAN")
-	fs.BoolVar(&o.random, "random-faults", false, "draw the fault schedule from the seed (1 to 4 faults: crash and restart, fast restart, crash for good, pause, isolation, one-way and non-transitive cuts)")
+	fs.BoolVar(&o.random, "random-faults", false, "draw the fault schedule from the seed (1 to 4 faults: crash and restart, fast restart, two at once, full restart, crash for good, pause, isolation, one-way and non-transitive cuts)")
 	fs.Func("crash", "fail-stop crashes P@T[,P@T...] (repeatable)", func(v string) error { o.crash = append(o.crash, v); return nil })
 	fs.Func("restart", "restarts from persisted state P@T[,...]: after a crash, or a kill and restart in one tick (repeatable)", func(v string) error { o.restart = append(o.restart, v); return nil })
 	fs.Func("cut", "cut links A>B@T1-T2 (one way) or A-B@T1-T2 (both ways), T2 left out: never healed (repeatable)", func(v string) error { o.cut = append(o.cut, v); return nil })

@@ -145,6 +145,12 @@ func controlExploreCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		verdict := "complete: every order of events the timing allows"
+		if o.maxTime > 0 {
+			verdict += fmt.Sprintf(", up to tick %d", o.maxTime)
+		}
+		if o.maxDepth > 0 {
+			verdict += fmt.Sprintf(", within %d steps", o.maxDepth)
+		}
 		if !res.Complete {
 			verdict = "bounded by " + res.Cut + ": the verdict covers the paths explored"
 		}
