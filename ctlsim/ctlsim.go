@@ -288,6 +288,7 @@ func Sweep(cfg Config, seeds []uint64, workers int, each func(Result)) (Summary,
 //	two fast restarts     two nodes killed and restarted in the same tick
 //	full restart          every node down at once, back one after another
 //	                      within a tenth of a lease of each other
+//
 // Every fault draws from rng alone, so a seed gives one schedule.
 func RandomFaults(rng *rand.Rand, n int, horizon proc.Time) Faults {
 	var f Faults
