@@ -92,6 +92,15 @@ type View struct {
 	Nodes   int       `json:"nodes"`
 }
 
+// Schedule is the fault schedule cfg runs: Faults, or the one drawn from
+// the seed when Random.
+func (cfg Config) Schedule() Faults {
+	if !cfg.Random {
+		return cfg.Faults
+	}
+	return RandomFaults(rand.New(rand.NewPCG(cfg.Seed, 0x6661756c74)), cfg.Nodes, cfg.Horizon)
+}
+
 // Run runs one control plane.
 func Run(cfg Config) (Result, error) {
 	if cfg.Nodes < 1 {
@@ -100,9 +109,7 @@ func Run(cfg Config) (Result, error) {
 	if cfg.Horizon <= 0 {
 		return Result{}, fmt.Errorf("ctlsim: a horizon is required (a control plane never quiesces)")
 	}
-	if cfg.Random {
-		cfg.Faults = RandomFaults(rand.New(rand.NewPCG(cfg.Seed, 0x6661756c74)), cfg.Nodes, cfg.Horizon)
-	}
+	cfg.Faults = cfg.Schedule()
 	nodes, err := cfg.Build(cfg.Nodes, cfg.Seed)
 	if err != nil {
 		return Result{}, err

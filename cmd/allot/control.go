@@ -130,7 +130,7 @@ func controlSimCmd(args []string, stdout, stderr io.Writer) error {
 			return badf("--trace: %v", err)
 		}
 		tw = trace.NewWriter(tf)
-		tw.Header(trace.Header{Scenario: controlScenario(o), Seed: o.seed, Algorithm: controlName(o.variant), Kind: "control", Processes: o.nodes})
+		tw.Header(trace.Header{Scenario: controlScenario(o, cfg.Schedule()), Seed: o.seed, Algorithm: controlName(o.variant), Kind: "control", Processes: o.nodes})
 		cfg.Sink = tw
 	}
 	r, err := ctlsim.Run(cfg)
@@ -240,10 +240,11 @@ func describeFaults(f ctlsim.Faults) string {
 	return strings.Join(s, ", ")
 }
 
-// controlScenario is the trace header's record of the run's settings.
-func controlScenario(o controlOpts) any {
+// controlScenario is the trace header's record of the run's settings,
+// with the fault schedule it runs (drawn, or as given).
+func controlScenario(o controlOpts, f ctlsim.Faults) any {
 	return map[string]any{"kind": "control", "nodes": o.nodes, "delay": o.delay, "horizon": o.horizon,
-		"random_faults": o.random, "crash": o.crash, "restart": o.restart, "cut": o.cut, "pause": o.pause, "variant": o.variant}
+		"random_faults": o.random, "faults": describeFaults(f), "variant": o.variant}
 }
 
 func controlName(variant string) string {
