@@ -56,6 +56,25 @@ type Faults struct {
 	Pauses   []sim.Pause   `json:"pauses,omitempty"`
 }
 
+// healed is the tick the last fault ends: a restart, a pause's or a cut's
+// end (a crash for good is not waited for; −1: a cut never heals).
+func (f Faults) healed() proc.Time {
+	var t proc.Time
+	for _, r := range f.Restarts {
+		t = max(t, r.At)
+	}
+	for _, c := range f.Cuts {
+		if c.End == 0 {
+			return -1
+		}
+		t = max(t, c.End)
+	}
+	for _, p := range f.Pauses {
+		t = max(t, p.End)
+	}
+	return t
+}
+
 // Count is the number of faults in the schedule.
 func (f Faults) Count() int { return len(f.Crashes) + len(f.Restarts) + len(f.Cuts) + len(f.Pauses) }
 
@@ -75,9 +94,15 @@ type Result struct {
 	// served.
 	Serving  []proc.Time `json:"serving"`
 	Unserved proc.Time   `json:"unserved"`
-	Messages int64       `json:"messages"`
-	Dropped  int64       `json:"dropped"`
-	Events   int         `json:"events"`
+	// Healed is the tick the last fault ended (a crash for good aside;
+	// −1: a cut never healed), and Recovery how long after it a majority
+	// first served one view again (0: one served through; −1: none by the
+	// end of the run). The checker judges safety; this is liveness.
+	Healed   proc.Time `json:"healed"`
+	Recovery proc.Time `json:"recovery"`
+	Messages int64     `json:"messages"`
+	Dropped  int64     `json:"dropped"`
+	Events   int       `json:"events"`
 	// Findings is the checker's count; First the first few, described.
 	Findings int      `json:"findings"`
 	First    []string `json:"first,omitempty"`
@@ -115,7 +140,7 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	chk := &check.Control{Nodes: cfg.Nodes, Budget: cfg.Budget}
-	m := &measure{}
+	m := &measure{nodes: cfg.Nodes, healed: cfg.Faults.healed(), recovery: -1}
 	sinks := proc.Sinks{chk, m}
 	if cfg.Sink != nil {
 		sinks = append(sinks, cfg.Sink)
@@ -134,6 +159,7 @@ func Run(cfg Config) (Result, error) {
 	return Result{
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Faults: cfg.Faults, End: cfg.Horizon,
 		Views: len(m.epochs), LastEpoch: m.last, Served: m.views, Serving: m.serving, Unserved: m.unserved,
+		Healed: m.healed, Recovery: m.recovery,
 		Messages: res.Messages, Dropped: res.Dropped, Events: m.events,
 		Findings: chk.Violations, First: chk.First,
 	}, nil
@@ -151,6 +177,32 @@ type measure struct {
 	count    int       // nodes serving now
 	idle     proc.Time // no node serving since
 	unserved proc.Time
+	// Recovery: the plane's nodes, the tick the faults healed, each
+	// node's epoch served (0: none), and the answer (−1: not yet).
+	nodes    int
+	healed   proc.Time
+	epochOf  []uint64
+	recovery proc.Time
+}
+
+// majority reports whether a majority of the nodes serve one epoch.
+func (m *measure) majority() bool {
+	count := map[uint64]int{}
+	for _, e := range m.epochOf {
+		if e != 0 {
+			if count[e]++; 2*count[e] > m.nodes {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recover notes the first instant from healed on when a majority serves.
+func (m *measure) recover(t proc.Time) {
+	if m.recovery < 0 && m.healed >= 0 && t >= m.healed && m.majority() {
+		m.recovery = t - m.healed
+	}
 }
 
 func (m *measure) Event(e proc.Event) {
@@ -158,7 +210,21 @@ func (m *measure) Event(e proc.Event) {
 	if e.P < 0 {
 		return
 	}
+	if m.healed >= 0 && e.Time >= m.healed {
+		// The state before the first event at or after the heal is the
+		// state at the heal: a majority serving through it recovered at
+		// once.
+		m.recover(m.healed)
+	}
+	defer m.recover(e.Time)
 	p := int(e.P)
+	m.epochOf = dense.Grow(m.epochOf, p)
+	switch e.Kind {
+	case proc.EvView:
+		m.epochOf[p] = e.Epoch
+	case proc.EvFence, proc.EvCrash, proc.EvRestart:
+		m.epochOf[p] = 0
+	}
 	for len(m.since) <= p {
 		m.since = append(m.since, -1)
 	}
@@ -207,6 +273,9 @@ func (m *measure) stop(p int, t proc.Time) {
 
 // close ends the measures at the horizon.
 func (m *measure) close(end proc.Time, nodes int) {
+	if m.healed >= 0 && m.healed <= end {
+		m.recover(m.healed) // no event came after the heal
+	}
 	for p := range m.since {
 		if m.since[p] >= 0 {
 			m.stop(p, end)
@@ -227,6 +296,10 @@ type Summary struct {
 	Faults   int     `json:"faults"`
 	Views    int     `json:"views"`
 	Unserved float64 `json:"unserved_share"`
+	// MaxRecovery is the longest Recovery; NotRecovered the runs in which
+	// no majority served again after the faults healed (by the end).
+	MaxRecovery  proc.Time `json:"max_recovery"`
+	NotRecovered int       `json:"not_recovered"`
 	// Findings: the runs with at least one finding, and the first of them.
 	Failed      int     `json:"failed_runs"`
 	Findings    int     `json:"findings"`
@@ -269,6 +342,12 @@ func Sweep(cfg Config, seeds []uint64, workers int, each func(Result)) (Summary,
 		sum.Faults += r.Faults.Count()
 		sum.Views += r.Views
 		sum.Unserved += float64(r.Unserved) / float64(r.End) / float64(len(seeds))
+		switch {
+		case r.Healed >= 0 && r.Recovery < 0:
+			sum.NotRecovered++
+		case r.Healed >= 0:
+			sum.MaxRecovery = max(sum.MaxRecovery, r.Recovery)
+		}
 		if r.Findings > 0 {
 			sum.Failed++
 			sum.Findings += r.Findings
@@ -281,9 +360,10 @@ func Sweep(cfg Config, seeds []uint64, workers int, each func(Result)) (Summary,
 }
 
 // RandomFaults draws a fault schedule for n nodes over a run of horizon
-// ticks: one to four faults, each starting in the first three quarters of
-// the run and lasting up to a fifth of it, so that the run ends healed
-// (but for crashes for good), each one of
+// ticks: one to four faults, each starting in the first half of the run
+// and lasting up to a fifth of it, so that the run heals (but for crashes
+// for good) with at least three tenths of it left to recover in, each one
+// of
 //
 //	crash, then restart   a node down for a while, back on its data
 //	fast restart          a kill -9 and a restart in one tick
@@ -300,7 +380,7 @@ func Sweep(cfg Config, seeds []uint64, workers int, each func(Result)) (Summary,
 func RandomFaults(rng *rand.Rand, n int, horizon proc.Time) Faults {
 	var f Faults
 	span := func() (proc.Time, proc.Time) {
-		start := horizon/10 + proc.Time(rng.Int64N(int64(max(1, horizon*3/4-horizon/10))))
+		start := horizon/10 + proc.Time(rng.Int64N(int64(max(1, horizon/2-horizon/10))))
 		return start, start + 1 + proc.Time(rng.Int64N(int64(max(1, horizon/5))))
 	}
 	node := func() proc.ID { return proc.ID(rng.IntN(n)) }

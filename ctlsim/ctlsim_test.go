@@ -74,6 +74,32 @@ func TestRunMeasures(t *testing.T) {
 	if r.Unserved != 0 || r.Dropped == 0 {
 		t.Errorf("unserved %d, dropped %d; want 0 and some", r.Unserved, r.Dropped)
 	}
+	if r.Healed != 500 || r.Recovery != 0 {
+		t.Errorf("healed %d, recovery %d; want 500 (the cut's end) and 0 (a majority served through)", r.Healed, r.Recovery)
+	}
+	// Every node down at 100, back at 300, 400 and 500: the faults heal at
+	// 500, when two already serve again.
+	all := Faults{}
+	for p, up := range []proc.Time{300, 400, 500} {
+		all.Crashes = append(all.Crashes, sim.Crash{P: proc.ID(p), At: 100})
+		all.Restarts = append(all.Restarts, sim.Restart{P: proc.ID(p), At: up})
+	}
+	r, _ = Run(Config{Nodes: 3, Seed: 1, Horizon: 1000, Build: build(false), Faults: all})
+	if r.Healed != 500 || r.Recovery != 0 || r.Unserved != 200 {
+		t.Errorf("full restart: healed %d, recovery %d, unserved %d; want 500, 0, 200", r.Healed, r.Recovery, r.Unserved)
+	}
+	// A pause of two nodes after a cut that never heals: no heal, no
+	// recovery measured; a plane that never serves again: -1.
+	r, _ = Run(Config{Nodes: 3, Seed: 1, Horizon: 1000, Build: build(false),
+		Faults: Faults{Cuts: []sim.Cut{{From: 0, To: 1, Start: 10}}}})
+	if r.Healed != -1 || r.Recovery != -1 {
+		t.Errorf("a cut for good: healed %d, recovery %d; want -1, -1", r.Healed, r.Recovery)
+	}
+	r, _ = Run(Config{Nodes: 3, Seed: 1, Horizon: 1000, Build: build(false),
+		Faults: Faults{Crashes: []sim.Crash{{P: 0, At: 50}, {P: 1, At: 60}}, Pauses: []sim.Pause{{P: 2, Start: 70, End: 80}}}})
+	if r.Healed != 80 || r.Recovery != -1 {
+		t.Errorf("two of three down for good: healed %d, recovery %d; want 80, -1", r.Healed, r.Recovery)
+	}
 }
 
 func TestRunFindsABrokenPlane(t *testing.T) {

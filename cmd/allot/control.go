@@ -178,9 +178,9 @@ func controlSweep(cfg ctlsim.Config, o controlOpts, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "%s of %d nodes, %s, delay %s, horizon %d, seeds %d..%d\n\n", controlName(o.variant), o.nodes, faults,
 			cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1)
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "runs\tfaults\tviews/run\tunserved\truns with findings\tfindings\t")
-		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f%%\t%d\t%d\t\n", sum.Runs, sum.Faults, float64(sum.Views)/float64(sum.Runs),
-			100*sum.Unserved, sum.Failed, sum.Findings)
+		fmt.Fprintln(tw, "runs\tfaults\tviews/run\tunserved\tlongest recovery\tnot recovered\truns with findings\tfindings\t")
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f%%\t%d\t%d\t%d\t%d\t\n", sum.Runs, sum.Faults, float64(sum.Views)/float64(sum.Runs),
+			100*sum.Unserved, sum.MaxRecovery, sum.NotRecovered, sum.Failed, sum.Findings)
 		tw.Flush()
 	}
 	if sum.FirstFailed != nil {
@@ -209,6 +209,14 @@ func printControl(w io.Writer, o controlOpts, r ctlsim.Result) {
 	tw.Flush()
 	fmt.Fprintf(w, "\nviews %d, last epoch %d; no node serving for %d ticks (%.1f%%); messages %d, %d dropped on cut links\n",
 		r.Views, r.LastEpoch, r.Unserved, 100*float64(r.Unserved)/float64(r.End), r.Messages, r.Dropped)
+	switch {
+	case r.Healed < 0:
+		fmt.Fprintln(w, "a cut never heals: no recovery measured")
+	case r.Recovery < 0:
+		fmt.Fprintf(w, "faults healed at tick %d; no majority served one view again by the end\n", r.Healed)
+	default:
+		fmt.Fprintf(w, "faults healed at tick %d; a majority served one view again %d ticks later\n", r.Healed, r.Recovery)
+	}
 	fmt.Fprintf(w, "checker findings: %d\n", r.Findings)
 	for _, f := range r.First {
 		fmt.Fprintf(w, "  %s\n", f)
