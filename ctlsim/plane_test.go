@@ -106,3 +106,33 @@ func TestPlaneVariants(t *testing.T) {
 		t.Errorf("unknown variant: %v", err)
 	}
 }
+
+// TestFullRestartContinuesEpochs: every node killed at once and restarted
+// on its disk; the plane serves again, in epochs above every one before.
+func TestFullRestartContinuesEpochs(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	var f Faults
+	for p := range proc.ID(3) {
+		f.Crashes = append(f.Crashes, sim.Crash{P: p, At: 5000})
+		f.Restarts = append(f.Restarts, sim.Restart{P: p, At: 6000 + 50*proc.Time(p)})
+	}
+	r, err := Run(Config{Nodes: 3, Seed: seed, Horizon: 15000, Delay: dist.Uniform(1, 10), Faults: f, Build: plane(t, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after uint64
+	for _, v := range r.Served {
+		switch {
+		case v.From < 5000:
+			before = max(before, v.Epoch)
+		case v.From > 6000:
+			if after == 0 {
+				after = v.Epoch
+			}
+		}
+	}
+	if r.Findings > 0 || before == 0 || after <= before || r.Recovery < 0 {
+		t.Errorf("findings %v; newest epoch before %d, first after %d; recovery %d", r.First, before, after, r.Recovery)
+	}
+}
