@@ -69,7 +69,8 @@ func startNodes(bin, dir string, n int, lockDelay, suspect time.Duration, quota 
 		ns.links = append(ns.links, row)
 		ns.args = append(ns.args, []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i),
 			"--peer-addrs", strings.Join(via, ","), "--lock-delay", lockDelay.String(), "--quota", quota,
-			"--suspect", suspect.String(), "--log-level", "info", "--drain", "2s", "--peer-timeout", "15s"})
+			"--suspect", suspect.String(), "--log-level", "info", "--drain", "2s", "--peer-timeout", "15s",
+			"--data-dir", filepath.Join(dir, fmt.Sprintf("data-%d", i))})
 	}
 	ns.cmds = make([]*exec.Cmd, n)
 	ns.exited = make([]chan struct{}, n)

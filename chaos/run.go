@@ -363,7 +363,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		events = append(events, h...)
 	}
-	return Check(Input{Nodes: logs, History: events, Faults: r.faults, Calm: calm.UnixNano(), Bound: cfg.Bound, Budget: bud})
+	var missing []int
+	for i := range r.ns.addrs {
+		for life := range r.ns.lives[i] {
+			if r.ns.killed[[2]int{i, life}] {
+				missing = append(missing, i)
+				break
+			}
+		}
+	}
+	return Check(Input{Nodes: logs, Missing: missing, History: events, Faults: r.faults, Calm: calm.UnixNano(), Bound: cfg.Bound, Budget: bud})
 }
 
 // others are the client groups a worker's abandonment touches: all but

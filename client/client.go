@@ -281,8 +281,9 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 		return nil, wrap(err)
 	}
 	s := &Session{api: api, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{})}
-	s.deadline = time.AfterFunc(time.Until(sent.Add(o.ttl)), s.lost)
-	go s.keepAlive()
+	b := s.bound(r.LeaseMs)
+	s.deadline = time.AfterFunc(time.Until(sent.Add(b)), s.lost)
+	go s.keepAlive(sent.Add(b), b/3)
 	return s, nil
 }
 
@@ -307,29 +308,50 @@ func (s *Session) ID() uint64 { return s.id }
 
 func (s *Session) lost() { s.once.Do(func() { close(s.done) }) }
 
-// keepAlive renews the lease three times a lease; the local deadline
-// moves only when a renewal succeeded, counted from when it was sent.
-func (s *Session) keepAlive() {
-	t := time.NewTicker(s.ttl / 3)
-	defer t.Stop()
+// bound is how long the session may be believed alive after a request
+// was sent, given the answer's lease: the session's TTL, and no longer
+// than its node may serve (the node's lease in the control plane: a node
+// cut off from the cluster stops serving when it runs out, and the
+// others may then hand out what this session holds).
+func (s *Session) bound(leaseMs int64) time.Duration {
+	if leaseMs > 0 {
+		return min(s.ttl, time.Duration(leaseMs)*time.Millisecond)
+	}
+	return s.ttl
+}
+
+// keepAlive renews the lease three times per bound (the TTL, or the
+// node's lease if shorter); the local deadline moves only when a renewal
+// succeeded, counted from when it was sent.
+func (s *Session) keepAlive(until time.Time, every time.Duration) {
 	for {
+		t := time.NewTimer(max(every, time.Millisecond))
 		select {
 		case <-s.stop:
+			t.Stop()
 			return
 		case <-s.done:
+			t.Stop()
 			return
 		case <-t.C:
 		}
 		sent := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), s.ttl/3)
-		_, err := s.api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
+		// A keep-alive is worth waiting for until the session is lost.
+		end := until
+		if end.Before(sent.Add(every)) {
+			end = sent.Add(every)
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), end)
+		r, err := s.api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
 		cancel()
 		if status.Code(err) == codes.NotFound || status.Code(err) == codes.Unavailable {
 			s.lost()
 			return
 		}
 		if err == nil {
-			s.deadline.Reset(time.Until(sent.Add(s.ttl)))
+			b := s.bound(r.LeaseMs)
+			until, every = sent.Add(b), b/3
+			s.deadline.Reset(time.Until(until))
 		}
 	}
 }

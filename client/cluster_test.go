@@ -61,7 +61,7 @@ func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, ad
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, nd := range nodes {
-		if err := nd.WaitPeers(ctx); err != nil {
+		if err := nd.WaitReady(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

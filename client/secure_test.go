@@ -150,7 +150,7 @@ func secureCluster(t *testing.T, p *pki, n int, log *syncBuffer) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, nd := range nodes {
-		if err := nd.WaitPeers(ctx); err != nil {
+		if err := nd.WaitReady(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@
 //	Tick(now) ──┐  Step(msg) ──┐  Ready(E, counts) ──┐  Stopped(counts) ──┐
 //	            v              v                     v                    v
 //	+---------------- Node: raft.RawNode ── committed entries ──> State ----+
-//	|  leader: proposes views     lease: ReadIndex every Lease/3            |
+//	|  leader: proposes views     lease: ReadIndex every Lease/4            |
 //	+------------------------------------------------------------------------+
 //	            |                |                          |
 //	   persist entries,     Raft messages          Changes: Adopt E, Serve E,
@@ -34,8 +34,8 @@
 // # Views
 //
 // The leader proposes a view when the nodes it would choose differ from
-// the newest view's: the voters it heard a message from within an election
-// timeout (itself included) that have rejoined, each with its generation
+// the newest view's: the voters it heard a message from within a lease
+// (itself included) that have rejoined, each with its generation
 // (how many rejoins of it were applied), if they are a majority of the
 // configuration. A member applying a view it is in adopts it (the driver
 // stops the older view's instances and asks again for the grants its
@@ -45,7 +45,8 @@
 //
 // # Leases, and the clock assumption
 //
-// A node serves only while it holds a lease. Every Lease/3 it starts a
+// A node serves only while it holds a lease. Every Lease/4 (and at once
+// when it learns of a new leader) it starts a
 // Raft ReadIndex (ReadOnlySafe: the leader confirms its leadership with a
 // quorum first) with its local start time t; once the read's index is
 // applied, if the newest view still has this node (as its current run),

@@ -39,14 +39,24 @@ type (
 		Seq    uint64
 		Counts []uint64
 	}
+	// LeaveEntry says Node's run (Run, Seq) has stopped serving for good
+	// (it gave back every grant and is shutting down), its permit counts
+	// final: a view may leave it out without waiting for its lease.
+	LeaveEntry struct {
+		Node   int32
+		Run    uint64
+		Seq    uint64
+		Counts []uint64
+	}
 )
 
 func (ViewEntry) Kind() string   { return "view" }
 func (ReadyEntry) Kind() string  { return "ready" }
 func (RejoinEntry) Kind() string { return "rejoin" }
+func (LeaveEntry) Kind() string  { return "leave" }
 
 // entries is the codec of the log's entries.
-var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, RejoinEntry{}}})
+var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, RejoinEntry{}, LeaveEntry{}}})
 
 func mustCodec(a algo.Algorithm) *codec.Codec {
 	c, err := codec.New(a)

@@ -261,9 +261,18 @@ func (c *cluster) verify() {
 	}
 }
 
-// settle runs until every up, unpartitioned node serves one view, within
-// d, and returns its epoch.
+// settle runs until want nodes serve one view, of an epoch above the
+// epochs of views served so far, within d, and returns its epoch.
 func (c *cluster) settle(d proc.Time, want int) uint64 {
+	var above uint64
+	for _, s := range c.spans {
+		above = max(above, s.view.Epoch)
+	}
+	return c.settleAbove(d, want, above)
+}
+
+// settleAbove is settle for a view above epoch above.
+func (c *cluster) settleAbove(d proc.Time, want int, above uint64) uint64 {
 	c.t.Helper()
 	for end := c.now + d; c.now < end; {
 		c.step()
@@ -279,7 +288,7 @@ func (c *cluster) settle(d proc.Time, want int) uint64 {
 		for _, x := range s {
 			same = same && x == e
 		}
-		if same {
+		if same && e > above {
 			return e
 		}
 	}

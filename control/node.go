@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -24,7 +25,7 @@ type Config struct {
 	// Lease is L: a node serves at most L after the start of a read that
 	// confirmed it is in the newest view; a view that leaves a run out
 	// waits that long (times the clock-rate bound) before it serves. It
-	// also sets Raft's timeouts: one tick is Lease/ElectionTicks.
+	// also sets Raft's timeouts: one tick is Lease/LeaseTicks.
 	Lease proc.Time
 	// Margin is added to every wait for a lease to run out: the delays
 	// of a process's timers (scheduling, a garbage collection).
@@ -57,11 +58,14 @@ const (
 	NoLease
 )
 
-// The Raft timing: a tick is Lease/ElectionTicks; the leader sends
+// The Raft timing: a tick is Lease/LeaseTicks; the leader sends
 // heartbeats every tick; a node campaigns after ElectionTicks to
-// 2·ElectionTicks ticks without a leader; the leader thinks a member dead
-// after ElectionTicks ticks without a message from it.
+// 2·ElectionTicks ticks without a leader (a third to two thirds of a
+// lease: a leader's crash is usually over, and the leases renewed by the
+// next, before they run out); the leader thinks a member dead after a
+// lease (LeaseTicks) without a message from it.
 const (
+	LeaseTicks     = 30
 	ElectionTicks  = 10
 	HeartbeatTicks = 1
 )
@@ -172,10 +176,11 @@ type Node struct {
 	leadFrom int64
 	proposed int64 // the tick of the last view proposed (0: none in flight)
 
-	seq    uint64 // the rejoins of this run
-	counts []uint64
-	ph     phase
-	epoch  uint64 // the view of ph
+	seq     uint64 // the rejoins of this run
+	leaving bool   // the driver stopped serving for good: no more views
+	counts  []uint64
+	ph      phase
+	epoch   uint64 // the view of ph
 	// hold: no view serves before it. Each view that leaves a run out
 	// moves it to Wait after the view is applied, and a later view that
 	// takes nobody else out does not shorten it.
@@ -208,8 +213,8 @@ func procID(id uint64) proc.ID { return proc.ID(id - 1) }
 // for a new one), at time now. Committed entries are applied again from
 // the log's start: the view state is rebuilt, not stored.
 func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
-	if cfg.Lease < ElectionTicks || cfg.Rand == nil || cfg.Self < 0 {
-		return nil, fmt.Errorf("%w: lease %d ticks (at least %d), a random source, a node id ≥ 0", ErrConfig, cfg.Lease, ElectionTicks)
+	if cfg.Lease < LeaseTicks || cfg.Rand == nil || cfg.Self < 0 {
+		return nil, fmt.Errorf("%w: lease %d time units (at least %d), a random source, a node id ≥ 0", ErrConfig, cfg.Lease, LeaseTicks)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = discard{}
@@ -230,7 +235,7 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 		HeartbeatTick:   HeartbeatTicks,
 		Storage:         ms,
 		Applied:         d.Snapshot.Metadata.Index,
-		MaxSizePerMsg:   1 << 20,
+		MaxSizePerMsg:   256 << 10, // a message is at most a codec value (1MiB)
 		MaxInflightMsgs: 256,
 		CheckQuorum:     true,
 		PreVote:         true,
@@ -247,12 +252,20 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 	}
 	n.sm.applied = d.Snapshot.Metadata.Index
 	n.electionTime = n.drawElection()
+	switch {
+	case len(d.Snapshot.Metadata.ConfState.Voters) == 1:
+		n.electionTime = 1 // alone: nobody to wait for
+	case d.HardState.Term == 0:
+		// A new cluster has no leader to wait for: its first election
+		// comes sooner (still seeded, still spread).
+		n.electionTime = 1 + cfg.Rand.IntN(ElectionTicks/2)
+	}
 	n.lastStatus = rn.BasicStatus()
 	return n, nil
 }
 
 // tickEvery is the length of a Raft tick.
-func (n *Node) tickEvery() proc.Time { return n.cfg.Lease / ElectionTicks }
+func (n *Node) tickEvery() proc.Time { return n.cfg.Lease / LeaseTicks }
 
 func (n *Node) drawElection() int { return ElectionTicks + n.cfg.Rand.IntN(ElectionTicks) }
 
@@ -289,7 +302,7 @@ func (n *Node) Tick(now proc.Time) {
 		n.raftTick()
 	}
 	if n.now >= n.readDue {
-		n.readDue = n.now + n.cfg.Lease/3
+		n.readDue = n.now + n.cfg.Lease/4
 		n.startRead()
 	}
 }
@@ -308,6 +321,12 @@ func (n *Node) raftTick() {
 			n.raftElapsed++
 		}
 		n.sinceLeader++
+		if n.sinceLeader >= ElectionTicks && st.Lead != raft.None {
+			// Raft's own elapsed ticks never reach its timeout, so it
+			// would go on refusing votes for a leader it no longer
+			// hears (CheckQuorum's lease): it is told to forget it.
+			_ = n.rn.ForgetLeader()
+		}
 		if n.sinceLeader >= n.electionTime {
 			n.sinceLeader = 0
 			n.electionTime = n.drawElection()
@@ -316,6 +335,7 @@ func (n *Node) raftTick() {
 	}
 	n.observe(raftpb.Message{})
 	n.proposeView()
+	n.handOver()
 	if n.ticks >= n.propDue {
 		n.proposeOwn()
 	}
@@ -330,6 +350,11 @@ func (n *Node) observe(m raftpb.Message) {
 	n.lastStatus = st
 	if st.Term != prev.Term || (st.RaftState != prev.RaftState && st.RaftState != raft.StatePreCandidate) {
 		n.raftElapsed = 0
+	}
+	if st.Lead != prev.Lead && st.Lead != raft.None {
+		// A new leader: the lease is renewed through it at once, not
+		// at the next read (the last ones may have died with the old).
+		n.readDue = n.now
 	}
 	if st.RaftState == raft.StateLeader && prev.RaftState != raft.StateLeader {
 		// A new leader has heard from nobody yet: it gives every node
@@ -389,6 +414,40 @@ func (n *Node) Stopped(now proc.Time, counts []uint64) {
 	}
 }
 
+// Leave is the driver's word that this run has stopped serving for good:
+// it gave every grant back and is shutting down, having issued counts
+// permits in all. The node proposes its leave until Left.
+func (n *Node) Leave(now proc.Time, counts []uint64) {
+	n.Tick(now)
+	n.counts = slices.Clone(counts)
+	n.leaving = true
+	n.ph = out
+	n.proposeOwn()
+}
+
+// Left reports whether this run's leave is applied and it has handed
+// its leadership on, if it led: the others may move on at once, without
+// an election and without waiting for its lease.
+func (n *Node) Left() bool {
+	_, joined := n.gen()
+	return joined && n.sm.Left(n.cfg.Self) && n.rn.BasicStatus().RaftState != raft.StateLeader
+}
+
+// handOver transfers the leadership of a node that left to the member of
+// the newest view with the lowest id.
+func (n *Node) handOver() {
+	st := n.rn.BasicStatus()
+	if !n.leaving || !n.sm.Left(n.cfg.Self) || st.RaftState != raft.StateLeader || st.LeadTransferee != raft.None {
+		return
+	}
+	for _, m := range n.sm.View().Members {
+		if m != n.cfg.Self {
+			n.rn.TransferLeader(raftID(m))
+			return
+		}
+	}
+}
+
 // proposeOwn proposes what this node waits for: its rejoin, or its
 // ready. A proposal may be lost (no leader, a leader change): it is made
 // again every election timeout until applied.
@@ -396,6 +455,10 @@ func (n *Node) proposeOwn() {
 	n.propDue = n.ticks + ElectionTicks/2
 	g, joined := n.gen()
 	switch {
+	case n.leaving:
+		if joined && !n.sm.Left(n.cfg.Self) {
+			_ = n.rn.Propose(encodeEntry(LeaveEntry{Node: int32(n.cfg.Self), Run: n.cfg.Run, Seq: n.seq, Counts: n.counts}))
+		}
 	case !joined:
 		_ = n.rn.Propose(encodeEntry(RejoinEntry{Node: int32(n.cfg.Self), Run: n.cfg.Run, Seq: n.seq, Counts: n.counts}))
 	case n.ph == readied:
@@ -417,8 +480,8 @@ func (n *Node) proposeView() {
 	var next View
 	for _, id := range voters {
 		p := procID(id)
-		alive := p == n.cfg.Self || n.ticks-max(n.heard[p], n.leadFrom) <= ElectionTicks
-		if g := n.sm.gen[p]; alive && g > 0 {
+		alive := p == n.cfg.Self || n.ticks-max(n.heard[p], n.leadFrom) <= LeaseTicks
+		if g := n.sm.gen[p]; alive && g > 0 && !n.sm.left[p] {
 			next.Members = append(next.Members, p)
 			next.Gens = append(next.Gens, g)
 		}
@@ -434,8 +497,8 @@ func (n *Node) proposeView() {
 	for _, m := range next.Members {
 		e.Members = append(e.Members, int32(m))
 	}
-	if cur.Epoch > 0 && !next.covers(cur) {
-		e.Wait = int64(n.holdFor(n.shortestSilence(cur, next)))
+	if q := n.shortestSilence(cur, next); cur.Epoch > 0 && q >= 0 {
+		e.Wait = int64(n.holdFor(q))
 	}
 	if err := n.rn.Propose(encodeEntry(e)); err == nil {
 		n.proposed = n.ticks
@@ -444,12 +507,13 @@ func (n *Node) proposeView() {
 
 // shortestSilence is how long, on this node's clock, the left-out run of
 // cur heard from most recently has been silent (0 for a run replaced by a
-// new one of its node).
+// new one of its node); -1 if next leaves out no run, or only runs that
+// left.
 func (n *Node) shortestSilence(cur, next View) proc.Time {
 	shortest := proc.Time(-1)
 	for i, m := range cur.Members {
-		if next.Has(m, cur.Gens[i]) {
-			continue
+		if next.Has(m, cur.Gens[i]) || n.sm.left[m] && n.sm.gen[m] == cur.Gens[i] {
+			continue // in the next view, or left: serving nothing
 		}
 		quiet := n.tickEvery() * proc.Time(n.ticks-max(n.heard[m], n.leadFrom))
 		if m == n.cfg.Self || n.sm.gen[m] != cur.Gens[i] {
@@ -461,7 +525,10 @@ func (n *Node) shortestSilence(cur, next View) proc.Time {
 			shortest = quiet
 		}
 	}
-	return max(shortest, 0)
+	if shortest < 0 {
+		return -1 // nobody to wait for
+	}
+	return shortest
 }
 
 // holdFor is the wait before a view that leaves a run out serves, when
@@ -502,10 +569,36 @@ func (n *Node) startRead() {
 
 // LeaseLeft is how much longer this node may serve: 0 unless it serves.
 func (n *Node) LeaseLeft(now proc.Time) proc.Time {
-	if n.ph != serving && n.ph != adopting && n.ph != readied || now >= n.lease {
+	return max(n.LeaseEnd()-now, 0)
+}
+
+// LeaseEnd is when this node's lease ends (0: it holds none: it is in no
+// view, or fenced). A driver may keep it to answer without the node.
+func (n *Node) LeaseEnd() proc.Time {
+	if n.ph != serving && n.ph != adopting && n.ph != readied {
 		return 0
 	}
-	return n.lease - now
+	if n.cfg.Broken == NoLease {
+		return math.MaxInt64
+	}
+	return n.lease
+}
+
+// Member is the newest view's epoch if this run is a member of it, else
+// 0: the view this node adopts, or has.
+func (n *Node) Member() uint64 {
+	if v := n.sm.View(); n.inView(v) {
+		return v.Epoch
+	}
+	return 0
+}
+
+// ServingEpoch is the view this node serves, lease permitting (0: none).
+func (n *Node) ServingEpoch() uint64 {
+	if n.ph != serving || n.sm.View().Epoch != n.epoch {
+		return 0
+	}
+	return n.epoch
 }
 
 // Serving reports whether the node serves now, and the view.
@@ -598,7 +691,7 @@ func (n *Node) viewChanged(v View, u *Update) {
 	case fenced:
 		return // the driver has not stopped yet: Stopped moves on
 	}
-	if in {
+	if in && !n.leaving {
 		n.ph, n.epoch = adopting, v.Epoch
 		u.Changes = append(u.Changes, Change{Kind: Adopt, View: v})
 	} else {

@@ -113,3 +113,44 @@ func TestBrokenVariantsAreCaught(t *testing.T) {
 }
 
 func pid(i int) proc.ID { return proc.ID(i) }
+
+// TestLeaveNeedsNoWait: a node that gave everything back and leaves is
+// left out at once, without the wait for its lease.
+func TestLeaveNeedsNoWait(t *testing.T) {
+	c := newCluster(t, 3, 6, 0)
+	e := c.settle(20*lease, 3)
+	ld := c.nodes[0].Leader() // the leader: it hands its leadership on
+	if i, ok := c.serving[ld]; ok {
+		c.spans[i].end = c.now // the driver stopped serving
+		delete(c.serving, ld)
+	}
+	c.nodes[ld].Leave(c.now, c.counts[ld])
+	left := c.now
+	for !c.nodes[ld].Left() {
+		if c.now-left > 5*lease {
+			t.Fatal("the leave was not applied")
+		}
+		c.step()
+	}
+	c.crash(ld)
+	for s := c.servingNow(); !twoAbove(s, e); s = c.servingNow() {
+		if c.now-left > 5*lease {
+			t.Fatalf("serving %v", s)
+		}
+		c.step()
+	}
+	if took := c.now - left; took >= lease {
+		t.Fatalf("the view without the node that left served %d after the leave, want less than a lease (%d)", took, lease)
+	}
+	c.verify()
+}
+
+func twoAbove(s map[proc.ID]uint64, e uint64) bool {
+	k := 0
+	for _, x := range s {
+		if x > e {
+			k++
+		}
+	}
+	return k == 2
+}

@@ -30,16 +30,6 @@ func (v View) Has(id proc.ID, gen uint64) bool {
 	return ok && v.Gens[i] == gen
 }
 
-// covers reports whether every (member, generation) of w is in v.
-func (v View) covers(w View) bool {
-	for i, m := range w.Members {
-		if !v.Has(m, w.Gens[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func (v View) String() string { return fmt.Sprintf("view %d %v gens %v", v.Epoch, v.Members, v.Gens) }
 
 // QuotaLeft is what a view may issue of a quota: Left permits, of which
@@ -71,6 +61,7 @@ type State struct {
 
 	gen  map[proc.ID]uint64    // each node's generation (rejoins applied)
 	runs map[proc.ID][2]uint64 // each node's last run (Run, Seq)
+	left map[proc.ID]bool      // nodes whose last run left
 
 	view   View
 	ready  map[proc.ID]bool     // the members ready in view
@@ -86,7 +77,7 @@ type State struct {
 // (every node must be given the same, in the same order).
 func NewState(quotas []Quota) *State {
 	return &State{
-		quotas: quotas, gen: map[proc.ID]uint64{}, runs: map[proc.ID][2]uint64{},
+		quotas: quotas, gen: map[proc.ID]uint64{}, runs: map[proc.ID][2]uint64{}, left: map[proc.ID]bool{},
 		ready: map[proc.ID]bool{}, starts: map[proc.ID][]uint64{}, closed: make([]uint64, len(quotas)),
 	}
 }
@@ -102,6 +93,9 @@ func (s *State) Open() (bool, []QuotaLeft) { return s.open, s.lefts }
 func (s *State) Gen(id proc.ID, run [2]uint64) (uint64, bool) {
 	return s.gen[id], s.runs[id] == run
 }
+
+// Left reports whether node id's last run has left.
+func (s *State) Left(id proc.ID) bool { return s.left[id] }
 
 // Applied is the index of the last entry applied.
 func (s *State) Applied() uint64 { return s.applied }
@@ -146,6 +140,14 @@ func (s *State) Apply(index uint64, data []byte) error {
 		}
 		s.runs[id] = run
 		s.gen[id]++
+		delete(s.left, id)
+		s.report(id, e.Counts, ^uint64(0))
+	case LeaveEntry:
+		id := proc.ID(e.Node)
+		if s.runs[id] != [2]uint64{e.Run, e.Seq} {
+			return nil // an older run's, or before its rejoin
+		}
+		s.left[id] = true
 		s.report(id, e.Counts, ^uint64(0))
 	default:
 		return fmt.Errorf("control: entry %d: unexpected %s", index, m.Kind())

@@ -15,8 +15,9 @@ import (
 // algorithm instance at a process of the node, stamped with the machine's
 // wall clock so the logs of the nodes of one machine merge into one
 // stream. Ev is a trace event name (request, enter, exit, acquire, grant,
-// release), or "fenced": the tokens Keys got, while the process holds
-// them.
+// release, view, fence), or "fenced": the tokens Keys got, while the
+// process holds them. A view or fence record is the node's (no Instance):
+// it starts serving the view Epoch of Members, or stops serving Epoch.
 type Record struct {
 	T        int64        `json:"t"` // Unix nanoseconds
 	Node     int          `json:"node"`
@@ -29,6 +30,9 @@ type Record struct {
 	Epoch    uint64       `json:"epoch,omitempty"` // fenced: the tokens' epoch
 	Counters []uint64     `json:"counters,omitempty"`
 	Grant    uint64       `json:"grant,omitempty"` // owner: the session's grant
+	// Members: view, the nodes of the view Epoch this node starts
+	// serving (fence: Epoch is the view it stops serving).
+	Members []proc.ID `json:"members,omitempty"`
 }
 
 // evOwner is the record, after a request, of the session's grant it is
@@ -46,7 +50,7 @@ func (r Record) Event() (proc.Event, error) {
 	if err != nil {
 		return proc.Event{}, err
 	}
-	return proc.Event{Time: proc.Time(r.T / 1000), Kind: k, P: r.P, Res: r.Res, Unit: r.Unit}, nil
+	return proc.Event{Time: proc.Time(r.T / 1000), Kind: k, P: r.P, Res: r.Res, Unit: r.Unit, Epoch: r.Epoch, Members: r.Members}, nil
 }
 
 // ReadEvents reads an event log.

@@ -48,6 +48,7 @@ func TestInstanceStartsTogether(t *testing.T) {
 		n, err := New(Config{
 			Cluster: Cluster{Nodes: []string{ln.Addr().String()}, Slots: 8, Quotas: map[string]QuotaSpec{"q": {Budget: 10}}},
 			Log:     slog.New(slog.NewTextHandler(log, nil)),
+			Suspect: 100 * time.Millisecond,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +58,11 @@ func TestInstanceStartsTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-		ses, err := n.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 5000})
+		err = n.WaitReady(ctx)
+		var ses *pb.OpenSessionResponse
+		if err == nil {
+			ses, err = n.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 5000})
+		}
 		if err == nil {
 			_, err = n.Take(ctx, &pb.TakeRequest{Session: ses.Session, Name: "q", N: 1})
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +23,7 @@ import (
 	"github.com/allot-dev/allot/algo/all"
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/codec"
+	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
@@ -40,9 +43,20 @@ type Config struct {
 	// nodes at, in Cluster.Nodes order (a proxy in between, in tests);
 	// nil: Cluster.Nodes.
 	PeerAddrs []string
-	// Suspect is how long a node's link stays down before the node is
-	// thought dead and the cluster moves to a view without it (0: 1s).
+	// Suspect is the control plane's lease (0: 1s): a node serves at most
+	// this long after it last confirmed it is in the cluster's view, the
+	// leader thinks a node dead after this long without a message from
+	// it, and elections start after one to two of it without a leader
+	// (package control).
 	Suspect time.Duration
+	// DataDir is where the node keeps what must outlive it (package
+	// store): the control plane's log, its permit counts. "" keeps them
+	// in a temporary directory removed at Shutdown: nothing outlives the
+	// process.
+	DataDir string
+	// Rand draws the control plane's election timeouts (nil: seeded
+	// from the clock).
+	Rand *rand.Rand
 	// DialOptions are the options of the node's dials to the other nodes
 	// (nil: plaintext), and ServerOptions those of the server NewServer
 	// builds: the transport credentials and authorisation of a secure
@@ -66,31 +80,22 @@ type Node struct {
 	algs     map[algo.Kind]algo.Algorithm
 	names    []string // the nodes' names on the link transport
 	tr       *tgrpc.Transport
-	ctl      *tgrpc.Space // the control messages of views
-	clock    clock        // the node's Lamport clock: fencing counters
-	views    sync.Map     // space name -> spaceInfo, parsed once
+	clock    clock    // the node's Lamport clock: fencing counters
+	views    sync.Map // space name -> spaceInfo, parsed once
 	stop     context.CancelFunc
 	events   *eventLog
 	metrics  *metrics
 	draining atomic.Bool
 
-	mu         sync.Mutex
-	instances  map[string]*instance // by space
-	sessions   map[uint64]*session
-	nextID     uint64
-	cur        *epochState // the view this node is in (nil before the first)
-	maxEpoch   uint64      // the largest epoch heard of
-	adopted    uint64      // the largest epoch this node has been in (never entered again)
-	readyEarly map[uint64]map[int]bool
-	restarts   map[int]bool             // nodes seen back as a new run since lastReady
-	lastReady  *view                    // the last view that served
-	counts     map[string][]uint64      // quota -> permits issued by each node, as known
-	quotaLost  bool                     // two runs lost at once: quotas refused
-	fenced     bool                     // cut off from the majority: serving nothing
-	acks       map[uint64]chan struct{} // Issued and Leaving messages waiting for their Ack
-	leaving    map[int]bool             // nodes that said they are shutting down
-	fresh      map[uint64]map[int]bool  // epoch -> nodes whose ready said Fresh
-	ackSeq     uint64
+	ctl    *ctlHost
+	tmpDir string // DataDir's stand-in, removed at Shutdown ("": none)
+
+	mu        sync.Mutex
+	instances map[string]*instance // by space
+	sessions  map[uint64]*session
+	nextID    uint64
+	cur       *epochState // the view this node is in (nil: none)
+	adopted   uint64      // the largest epoch this node has adopted (never built again below)
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -113,16 +118,9 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
-		algs:       map[algo.Kind]algo.Algorithm{},
-		instances:  map[string]*instance{},
-		sessions:   map[uint64]*session{},
-		readyEarly: map[uint64]map[int]bool{},
-		restarts:   map[int]bool{},
-		counts:     map[string][]uint64{},
-		acks:       map[uint64]chan struct{}{},
-		leaving:    map[int]bool{},
-		fresh:      map[uint64]map[int]bool{},
-		maxEpoch:   c.Epoch - 1,
+		algs:      map[algo.Kind]algo.Algorithm{},
+		instances: map[string]*instance{},
+		sessions:  map[uint64]*session{},
 		// Grant and session ids carry the node and the run (24 bits of
 		// the start time, in milliseconds) so they are unique in the
 		// cluster and across restarts: a client of the node's previous
@@ -144,13 +142,29 @@ func New(cfg Config) (*Node, error) {
 		n.algs[kind] = a
 		algs = append(algs, a)
 	}
-	algs = append(algs, algo.Algorithm{Name: "views", Messages: []proc.Message{Propose{}, Ready{}, Stale{}, Issued{}, Leaving{}, Ack{}}})
+	algs = append(algs, control.Algorithm())
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
 	}
 	for k := range c.Nodes {
 		n.names = append(n.names, strconv.Itoa(k))
+	}
+	if n.cfg.Rand == nil {
+		n.cfg.Rand = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(cfg.Self)))
+	}
+	dir := cfg.DataDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "allot-node-"); err != nil {
+			return nil, err
+		}
+		n.tmpDir = dir
+	}
+	if n.ctl, err = newCtl(n, dir); err != nil {
+		if n.tmpDir != "" {
+			os.RemoveAll(n.tmpDir)
+		}
+		return nil, err
 	}
 	return n, nil
 }
@@ -186,15 +200,32 @@ func (n *Node) Register(s *grpc.Server) error {
 		return err
 	}
 	n.tr = tr
-	n.ctl = tr.Space(ctlSpace)
-	if err := n.ctl.Register(proc.ID(n.self), func(from proc.ID, m proc.Message) { go n.onControl(from, m) }); err != nil {
+	n.ctl.space = tr.Space(ctlSpace)
+	if err := n.ctl.space.Register(proc.ID(n.self), n.ctl.deliver); err != nil {
 		tr.Close()
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stop = cancel
-	go n.watch(ctx)
+	go n.ctl.run(ctx)
+	go n.ctl.changes(ctx)
+	go n.flushEvents(ctx)
 	return nil
+}
+
+// flushEvents writes the event log out every 100ms until ctx ends: a node
+// killed at once loses at most that much of it.
+func (n *Node) flushEvents(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n.events.flush()
+		}
+	}
 }
 
 // spaceInfo is what a space name says.
@@ -250,17 +281,26 @@ func (n *Node) place(space string, id proc.ID) (string, bool) {
 	return n.names[n.owner(v, len(v.live)*n.c.Slots, id)], true
 }
 
-// WaitPeers waits until a link to every other node is up.
-func (n *Node) WaitPeers(ctx context.Context) error {
-	for k, name := range n.names {
-		if k == n.self {
-			continue
+// WaitReady waits until the node serves: a view of a majority of the
+// cluster, agreed in the control plane, has it as a member.
+func (n *Node) WaitReady(ctx context.Context) error {
+	for {
+		n.mu.Lock()
+		st := n.cur
+		n.mu.Unlock()
+		if st != nil {
+			select {
+			case <-st.ready:
+				return nil
+			default:
+			}
 		}
-		if err := n.tr.WaitUp(ctx, name); err != nil {
-			return fmt.Errorf("node %d at %s unreachable: %w", k, n.c.Nodes[k], err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no view with a majority of the cluster took this node in: %w", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	return nil
 }
 
 // Shutdown stops taking requests, waits until the granted leases are given
@@ -286,10 +326,10 @@ func (n *Node) Shutdown(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
-	// Drained: the others may move on at once when the links drop. (A
-	// Shutdown whose time is up already is a stop, not a leave.)
+	// Drained: the others may move on at once. (A Shutdown whose time
+	// is up already is a stop, not a leave.)
 	if ctx.Err() == nil {
-		n.leave(ctx)
+		n.ctl.leave(ctx)
 	}
 out:
 	n.stop()
@@ -299,35 +339,11 @@ out:
 	}
 	n.mu.Unlock()
 	n.tr.Close()
+	n.ctl.close()
+	if n.tmpDir != "" {
+		os.RemoveAll(n.tmpDir)
+	}
 	n.events.flush()
-}
-
-// leave tells the other nodes this one is leaving and waits (within ctx,
-// at most a second) for them to have heard it.
-func (n *Node) leave(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	var waits []chan struct{}
-	for k := range n.c.Nodes {
-		if k == n.self {
-			continue
-		}
-		n.mu.Lock()
-		n.ackSeq++
-		seq := n.ackSeq
-		ack := make(chan struct{})
-		n.acks[seq] = ack
-		n.mu.Unlock()
-		waits = append(waits, ack)
-		n.control(k, Leaving{Seq: seq})
-	}
-	for _, w := range waits {
-		select {
-		case <-w:
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 func (n *Node) held() int {
@@ -363,8 +379,18 @@ func (n *Node) instance(space string) (*instance, error) {
 	if in := n.instances[space]; in != nil {
 		return in, nil
 	}
-	if _, v, epoched, err := n.spaceView(space); err == nil && epoched && (v.epoch < n.adopted || n.cur == nil && v.epoch == n.adopted) {
-		return nil, errRetiredView // its view is behind this node, or fenced
+	if _, v, epoched, err := n.spaceView(space); err == nil && epoched {
+		var cur uint64
+		if n.cur != nil {
+			cur = n.cur.v.epoch
+		}
+		// A view behind this node's, or one the control log has but
+		// this run did not adopt (it is not in it: a restarted node's
+		// old run was), is never built: fresh processes would answer
+		// for state they never had.
+		if v.epoch < n.adopted || v.epoch <= n.ctl.newest.Load() && v.epoch != cur && v.epoch != n.ctl.member.Load() {
+			return nil, errRetiredView
+		}
 	}
 	in, err := n.newInstance(space)
 	if err != nil {
@@ -456,14 +482,16 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 			return nil, status.Error(codes.FailedPrecondition, "taken")
 		}
 		g.unit, g.counter = a.ev.Unit, a.counter
+		serving := n.ctl.serving(st.v.epoch)
 		n.mu.Lock()
-		moved := n.cur != st
+		moved := n.cur != st || !serving || n.draining.Load()
 		ok := moved || g.answer()
 		n.mu.Unlock()
 		if moved {
-			// The view changed before the answer was taken: a grant of a
-			// replaced view is not asked again (adopt did not see it),
-			// so this request starts over in the new view.
+			// The view changed before the answer was taken (a grant of
+			// a replaced view is not asked again: adopt did not see
+			// it), or the node's lease ran out: this request starts
+			// over in the next view.
 			s.drop(g)
 			g.release()
 			continue
@@ -640,18 +668,16 @@ func (n *Node) session(id uint64) (*session, error) {
 }
 
 // OpenSession implements the Allot service.
-func (n *Node) OpenSession(_ context.Context, r *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
+func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
 	if r.TtlMs <= 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "session TTL must be positive, got %dms", r.TtlMs)
 	}
 	if n.draining.Load() {
 		return nil, errDraining
 	}
-	n.mu.Lock()
-	fenced := n.fenced
-	n.mu.Unlock()
-	if fenced {
-		return nil, status.Error(codes.Unavailable, "this node is cut off from the cluster's majority")
+	lease, err := n.waitLease(ctx)
+	if err != nil {
+		return nil, err
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
 	n.mu.Lock()
@@ -659,7 +685,26 @@ func (n *Node) OpenSession(_ context.Context, r *pb.OpenSessionRequest) (*pb.Ope
 	n.mu.Unlock()
 	n.metrics.sessions.Inc()
 	s.timer = time.AfterFunc(s.ttl, func() { n.end(s, n.cfg.LockDelay, "lease expired") })
-	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs}, nil
+	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs, LeaseMs: lease.Milliseconds()}, nil
+}
+
+// waitLease waits until the node serves (a node starting, or between two
+// views, will soon), for at most three leases and a second.
+func (n *Node) waitLease(ctx context.Context) (time.Duration, error) {
+	give := time.Now().Add(3*n.cfg.Suspect + time.Second)
+	for {
+		if lease := n.ctl.leaseLeft(); lease > 0 {
+			return lease, nil
+		}
+		if time.Now().After(give) {
+			return 0, status.Error(codes.Unavailable, "this node is not serving: not in the cluster's view, or cut off from its majority")
+		}
+		select {
+		case <-ctx.Done():
+			return 0, status.FromContextError(ctx.Err()).Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 // KeepAlive implements the Allot service.
@@ -671,13 +716,20 @@ func (n *Node) KeepAlive(_ context.Context, r *pb.KeepAliveRequest) (*pb.KeepAli
 	if err != nil {
 		return nil, err
 	}
+	// The lease is read first: what the answer says is left is never
+	// more than is.
+	lease := n.ctl.leaseLeft()
+	if lease <= 0 {
+		// The node is fencing itself: the session ends with it.
+		return nil, status.Error(codes.Unavailable, "this node is not serving")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dead || !s.timer.Stop() {
 		return nil, errExpired
 	}
 	s.timer.Reset(s.ttl)
-	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds()}, nil
+	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
 }
 
 // CloseSession implements the Allot service.
@@ -778,18 +830,44 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	if err != nil {
 		return nil, err
 	}
-	st, err := n.current(ctx, s.done)
-	if err != nil {
-		return nil, status.FromContextError(err).Err()
+	for {
+		st, err := n.current(ctx, s.done)
+		if err != nil {
+			return nil, status.FromContextError(err).Err()
+		}
+		resp, err := n.take(ctx, s, st, r)
+		if errors.Is(err, errViewChanged) {
+			continue // nothing was issued: asked again in the next view
+		}
+		return resp, err
+	}
+}
+
+// errViewChanged: a Take's view stopped serving before it issued anything.
+var errViewChanged = errors.New("the view changed")
+
+// take serves a Take in view st. Permits are on disk before the answer
+// leaves: a permit the node would not know of after a crash is never
+// handed out.
+func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeRequest) (*pb.TakeResponse, error) {
+	n.ctl.issuing.RLock()
+	defer n.ctl.issuing.RUnlock()
+	select {
+	case <-st.retired:
+		return nil, errViewChanged
+	default:
 	}
 	if st.spent[r.Name] {
+		if st.guess[r.Name] {
+			return nil, status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
+		}
 		return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name)
 	}
 	space := st.quotas[r.Name]
-	if space == "" {
-		return nil, status.Errorf(codes.Unavailable, "quota %s: refused since two nodes were lost at once (a permit could be handed out twice)", r.Name)
-	}
 	in, err := n.instance(space)
+	if errors.Is(err, errRetiredView) {
+		return nil, errViewChanged
+	}
 	if err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
@@ -804,7 +882,7 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 		select {
 		case sl = <-in.free:
 		case <-st.retired:
-			refused = status.Error(codes.Unavailable, "the cluster's view changed")
+			refused = errViewChanged
 		case <-ctx.Done():
 			refused = status.FromContextError(ctx.Err()).Err()
 		case <-s.done:
@@ -817,14 +895,19 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 		select {
 		case a := <-sl.answer:
 			in.free <- sl
-			if a.ev.Kind == proc.EvReject {
-				refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, got, r.N)
-			} else {
+			switch {
+			case a.ev.Kind != proc.EvReject:
 				got++
+			case st.guess[r.Name]:
+				// The view began short of an absent member's report:
+				// this reject proves nothing of the quota's waste.
+				refused = status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
+			default:
+				refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, got, r.N)
 			}
 		case <-st.retired:
 			in.abandon(sl)
-			refused = status.Error(codes.Unavailable, "the cluster's view changed")
+			refused = errViewChanged
 		case <-ctx.Done():
 			in.abandon(sl)
 			refused = status.FromContextError(ctx.Err()).Err()
@@ -834,45 +917,23 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 		}
 	}
 	if got > 0 {
-		// The permits are counted, and the count is with the buddy,
-		// before anyone hears of them: a permit the cluster would not
-		// know of after this node's death is never handed out.
-		if err := n.issued(ctx, st, r.Name, uint64(got)); err != nil && refused == nil {
-			refused = err
+		if _, err := n.ctl.store.AddIssued(r.Name, uint64(got)); err != nil {
+			n.log.Error("quota: the permit count could not be kept", "quota", r.Name, "err", err)
+			return nil, status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name)
+		}
+		if refused == nil && !n.ctl.serving(st.v.epoch) {
+			// The lease ran out meanwhile: the permits are spent, not
+			// handed out.
+			refused = status.Errorf(codes.Unavailable, "quota %s: this node stopped serving", r.Name)
+		}
+		if errors.Is(refused, errViewChanged) {
+			refused = status.Errorf(codes.Unavailable, "quota %s: the cluster's view changed after %d of %d permits", r.Name, got, r.N)
 		}
 	}
 	if refused != nil {
 		return nil, refused
 	}
 	return &pb.TakeResponse{Permits: r.N}, nil
-}
-
-// issued adds got permits of quota q to this node's count and waits until
-// its buddy (the next live node of the view) has the new count.
-func (n *Node) issued(ctx context.Context, st *epochState, q string, got uint64) error {
-	n.mu.Lock()
-	n.counted(q, n.self, 0)
-	n.counts[q][n.self] += got
-	count := n.counts[q][n.self]
-	n.ackSeq++
-	seq := n.ackSeq
-	ack := make(chan struct{})
-	n.acks[seq] = ack
-	n.mu.Unlock()
-	r := st.v.rank(n.self)
-	buddy := st.v.live[(r+1)%len(st.v.live)]
-	if buddy == n.self {
-		return nil // alone: nobody else could hand these permits out again
-	}
-	n.control(buddy, Issued{Quota: q, Count: count, Seq: seq})
-	select {
-	case <-ack:
-		return nil
-	case <-st.retired:
-		return status.Error(codes.Unavailable, "the cluster's view changed before the permits were recorded")
-	case <-ctx.Done():
-		return status.FromContextError(ctx.Err()).Err()
-	}
 }
 
 // lookup finds an algorithm of the catalogue.

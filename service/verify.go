@@ -36,7 +36,29 @@ func (v Verdict) String() string {
 }
 
 // Verify checks the records of every node's event log, merged by time.
-func Verify(logs ...[]Record) (Verdict, error) {
+func Verify(logs ...[]Record) (Verdict, error) { return VerifyPartial(nil, logs...) }
+
+// ranOn reports whether the instance of space ran on one of the nodes.
+func ranOn(space string, nodes []int) bool {
+	_, v, err := splitSpace(space)
+	if err != nil {
+		return len(nodes) > 0 // no view: it ran on every node
+	}
+	for _, k := range nodes {
+		if v.rank(k) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// VerifyPartial is Verify for logs that miss what the nodes missing
+// recorded (a killed node's log, which loses its tail, left out). A
+// quota's instance that ran on a missing node is checked for everything
+// but its ending (a reject only after M − W permits, exhausted signalled
+// iff rejected): the permits the missing node issued are not in the logs,
+// and what lay in a crashed member's bins is the quota's waste.
+func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 	var recs []Record
 	for _, l := range logs {
 		recs = append(recs, l...)
@@ -90,6 +112,9 @@ func Verify(logs ...[]Record) (Verdict, error) {
 			retired[r.Instance] = true
 			continue
 		}
+		if r.Instance == "" {
+			continue // the node's own: a view it serves, a fence
+		}
 		c := byInst[r.Instance]
 		if c == nil {
 			key, _, _ := strings.Cut(r.Instance, "@")
@@ -104,7 +129,10 @@ func Verify(logs ...[]Record) (Verdict, error) {
 				c.sink, c.rep = x, &x.Report
 			case algo.Quota:
 				x := &check.Quota{Budget: sp.left, Waste: min(sp.waste, sp.left)}
-				c.sink, c.rep, c.finish = x, &x.Report, x.Finish
+				c.sink, c.rep = x, &x.Report
+				if !ranOn(r.Instance, missing) {
+					c.finish = x.Finish
+				}
 			default:
 				x := &check.Exclusion{}
 				c.sink, c.rep = x, &x.Report

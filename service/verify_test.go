@@ -59,6 +59,22 @@ func TestVerifyCatches(t *testing.T) {
 	if v, _ := Verify(over[:2]); !v.OK() {
 		t.Errorf("one permit of a quota of one: %v", v)
 	}
+	// A reject before M − W permits: caught, unless the instance ran on
+	// a node whose log is missing (its permits are not in the logs).
+	early := []Record{{T: 1, Instance: "quota/q/10/2~10@5:0.1", Ev: "request", P: 0}, {T: 2, Instance: "quota/q/10/2~10@5:0.1", Ev: "reject", P: 0},
+		{T: 3, Instance: "quota/q/10/2~10@5:0.1", Ev: "exhausted", P: 0}}
+	if v, _ := Verify(early); v.Violations == 0 || !strings.Contains(strings.Join(v.First, "\n"), "rejects with only 0 permits") {
+		t.Errorf("a reject with no permit issued: %v", v)
+	}
+	if v, _ := VerifyPartial([]int{1}, early); !v.OK() {
+		t.Errorf("a reject with node 1's log missing: %v", v)
+	}
+	if v, _ := VerifyPartial([]int{2}, early); v.Violations == 0 {
+		t.Errorf("a reject with the log of node 2, not in the instance, missing: %v", v)
+	}
+	if v, _ := VerifyPartial([]int{1}, over); v.Violations == 0 {
+		t.Errorf("two permits of a quota of one, a log missing: %v", v)
+	}
 	v, _ = Verify(good[:5])
 	if v.Open != 1 || v.OK() {
 		t.Errorf("an unanswered request: %v", v)

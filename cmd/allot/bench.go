@@ -77,7 +77,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if *addr != "" {
 		addrs = strings.Split(*addr, ",")
 	} else {
-		cl, err := startCluster(ctx, 3, "", false, nil, nil, stderr)
+		data, err := os.MkdirTemp("", "allot-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(data)
+		cl, err := startCluster(ctx, 3, "", data, false, nil, nil, stderr)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ type serveOpts struct {
 	self                                   int
 	lock, semaphore                        string
 	slots, resources                       int
-	metrics, events, logLevel              string
+	metrics, events, logLevel, dataDir     string
 	lockDelay, peerTimeout, drain, suspect time.Duration
 	quotas                                 []string
 	tls                                    tlsOpts
@@ -67,7 +68,8 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
-	fs.DurationVar(&o.suspect, "suspect", time.Second, "think a node dead when its link stays down this long, and move to a view without it")
+	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
+	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself")
 	fs.DurationVar(&o.peerTimeout, "peer-timeout", 10*time.Second, "give up when the other nodes are not reachable within this time")
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGINT or SIGTERM, wait this long for granted leases to be given back")
 	fs.Func("quota", "a quota Take serves, NAME=BUDGET[:WASTE] (repeatable; adds to the cluster file's)", func(v string) error {
@@ -189,7 +191,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.suspect <= 0 {
 		return badf("--suspect must be positive, got %v", o.suspect)
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Suspect: o.suspect, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	if o.dataDir == "" {
+		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
+	}
+	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Suspect: o.suspect, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}
@@ -224,7 +229,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	wctx, cancel := context.WithTimeout(ctx, o.peerTimeout)
-	err = n.WaitPeers(wctx)
+	err = n.WaitReady(wctx)
 	cancel()
 	if err != nil {
 		dctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -255,6 +260,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("events", "", "write each node's event log to DIR/node-I.jsonl")
 	metrics := fs.Bool("metrics", false, "serve each node's /metrics on a loopback port of its own")
 	secure := fs.Bool("tls", false, "mTLS and a client token: a throwaway CA and certificates in a temporary directory, removed when the cluster stops")
+	data := fs.String("data-dir", "", "keep node I's data in DIR/node-I (default: a temporary directory, removed when the cluster stops)")
 	var quotas []string
 	fs.Func("quota", "a quota the cluster serves, NAME=BUDGET[:WASTE] (repeatable)", func(v string) error {
 		if _, _, err := parseQuota(v); err != nil {
@@ -281,7 +287,15 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer os.RemoveAll(tlsDir)
 	}
-	cl, err := startCluster(ctx, *nodes, *dir, *metrics, quotas, serveArgs, stderr)
+	if *data == "" {
+		tmp, err := os.MkdirTemp("", "allot-cluster-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		*data = tmp
+	}
+	cl, err := startCluster(ctx, *nodes, *dir, *data, *metrics, quotas, serveArgs, stderr)
 	if err != nil {
 		return err
 	}
@@ -348,7 +362,7 @@ func coLocated(env []string, n int) []string {
 
 // startCluster starts n allot serve processes; serveArgs are added to
 // each one's flags.
-func startCluster(ctx context.Context, n int, events string, metrics bool, quotas, serveArgs []string, stderr io.Writer) (*localCluster, error) {
+func startCluster(ctx context.Context, n int, events, data string, metrics bool, quotas, serveArgs []string, stderr io.Writer) (*localCluster, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -365,7 +379,8 @@ func startCluster(ctx context.Context, n int, events string, metrics bool, quota
 	}
 	ready := make(chan error, n)
 	for i := range n {
-		args := []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i), "--log-level", "warn"}
+		args := []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i), "--log-level", "warn",
+			"--data-dir", filepath.Join(data, fmt.Sprintf("node-%d", i))}
 		if events != "" {
 			args = append(args, "--events", fmt.Sprintf("%s/node-%d.jsonl", events, i))
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/allot-dev/allot/service/store"
 	"net"
 	"os"
 	"path/filepath"
@@ -26,7 +27,19 @@ func TestServeBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
+	// A data directory of another node, and a corrupt one.
+	other := filepath.Join(dir, "other")
+	st, err := store.Open(other, store.Identity{Nodes: []string{"127.0.0.1:0", "127.0.0.1:1"}, Node: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	corrupt := filepath.Join(dir, "corrupt")
+	os.MkdirAll(corrupt, 0o755)
+	os.WriteFile(filepath.Join(corrupt, store.FileName), []byte("no store at all"), 0o600)
 	for _, args := range [][]string{
+		{"serve", "--nodes", "127.0.0.1:0,127.0.0.1:1", "--data-dir", other},
+		{"serve", "--nodes", "127.0.0.1:0", "--data-dir", corrupt},
 		{"serve"},
 		{"serve", "--cluster", bad},
 		{"serve", "--cluster", unknown},
@@ -37,7 +50,7 @@ func TestServeBadInput(t *testing.T) {
 		{"serve", "--nodes", "127.0.0.1:1", "--lock", "pool"},
 		{"serve", "--nodes", "127.0.0.1:1", "--semaphore", "nope"},
 		{"serve", "--nodes", busy.Addr().String()},
-		{"serve", "--nodes", "127.0.0.1:0,127.0.0.1:1", "--peer-timeout", "300ms"},
+		{"serve", "--nodes", "127.0.0.1:0,127.0.0.1:1", "--peer-timeout", "300ms", "--data-dir", filepath.Join(dir, "alone")},
 		{"serve", "--nodes", "127.0.0.1:1,127.0.0.1:2", "--peer-addrs", "127.0.0.1:3"},
 		{"serve", "--nodes", "127.0.0.1:1,127.0.0.1:2", "--peer-addrs", "127.0.0.1:3,nohost"},
 		{"cluster", "--nodes", "0"},

@@ -82,9 +82,15 @@ func (x *OpenSessionRequest) GetTtlMs() int64 {
 }
 
 type OpenSessionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Session       uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
-	TtlMs         int64                  `protobuf:"varint,2,opt,name=ttl_ms,json=ttlMs,proto3" json:"ttl_ms,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
+	TtlMs   int64                  `protobuf:"varint,2,opt,name=ttl_ms,json=ttlMs,proto3" json:"ttl_ms,omitempty"`
+	// lease_ms is how much longer the node may serve, from when it
+	// answered (its lease in the cluster's control plane). A client counts
+	// its session lost once min(ttl_ms, lease_ms) has passed since it sent
+	// the request, unless a later keep-alive moved it on. 0: not given (a
+	// node of an older version): ttl_ms alone bounds it.
+	LeaseMs       int64 `protobuf:"varint,3,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -129,6 +135,13 @@ func (x *OpenSessionResponse) GetSession() uint64 {
 func (x *OpenSessionResponse) GetTtlMs() int64 {
 	if x != nil {
 		return x.TtlMs
+	}
+	return 0
+}
+
+func (x *OpenSessionResponse) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
 	}
 	return 0
 }
@@ -178,8 +191,10 @@ func (x *KeepAliveRequest) GetSession() uint64 {
 }
 
 type KeepAliveResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TtlMs         int64                  `protobuf:"varint,1,opt,name=ttl_ms,json=ttlMs,proto3" json:"ttl_ms,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	TtlMs int64                  `protobuf:"varint,1,opt,name=ttl_ms,json=ttlMs,proto3" json:"ttl_ms,omitempty"`
+	// lease_ms: as in OpenSessionResponse.
+	LeaseMs       int64 `protobuf:"varint,2,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -217,6 +232,13 @@ func (*KeepAliveResponse) Descriptor() ([]byte, []int) {
 func (x *KeepAliveResponse) GetTtlMs() int64 {
 	if x != nil {
 		return x.TtlMs
+	}
+	return 0
+}
+
+func (x *KeepAliveResponse) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
 	}
 	return 0
 }
@@ -891,14 +913,16 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\n" +
 	"\x14allot/v1/allot.proto\x12\ballot.v1\"+\n" +
 	"\x12OpenSessionRequest\x12\x15\n" +
-	"\x06ttl_ms\x18\x01 \x01(\x03R\x05ttlMs\"F\n" +
+	"\x06ttl_ms\x18\x01 \x01(\x03R\x05ttlMs\"a\n" +
 	"\x13OpenSessionResponse\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x15\n" +
-	"\x06ttl_ms\x18\x02 \x01(\x03R\x05ttlMs\",\n" +
+	"\x06ttl_ms\x18\x02 \x01(\x03R\x05ttlMs\x12\x19\n" +
+	"\blease_ms\x18\x03 \x01(\x03R\aleaseMs\",\n" +
 	"\x10KeepAliveRequest\x12\x18\n" +
-	"\asession\x18\x01 \x01(\x04R\asession\"*\n" +
+	"\asession\x18\x01 \x01(\x04R\asession\"E\n" +
 	"\x11KeepAliveResponse\x12\x15\n" +
-	"\x06ttl_ms\x18\x01 \x01(\x03R\x05ttlMs\"/\n" +
+	"\x06ttl_ms\x18\x01 \x01(\x03R\x05ttlMs\x12\x19\n" +
+	"\blease_ms\x18\x02 \x01(\x03R\aleaseMs\"/\n" +
 	"\x13CloseSessionRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\"\x16\n" +
 	"\x14CloseSessionResponse\"S\n" +

@@ -1,0 +1,457 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/store"
+	"github.com/allot-dev/allot/transport"
+	tgrpc "github.com/allot-dev/allot/transport/grpc"
+)
+
+// ctlSpace is the transport space of the control plane's Raft messages
+// (process id = node index).
+const ctlSpace = "ctl"
+
+// ctlHost drives the node's control.Node in real time: it ticks it, steps
+// the Raft messages that come in, persists what it asks (fsynced) before
+// sending its messages, and hands its changes to the node in order. Time
+// is the milliseconds since the host started, on the monotonic clock.
+type ctlHost struct {
+	n      *Node
+	start  time.Time
+	store  *store.Store
+	quotas []string // the quotas' names, in the control plane's order
+	space  *tgrpc.Space
+
+	mu     sync.Mutex // the control node
+	node   *control.Node
+	broken bool // a write failed: the node is silent from then on
+	// The lease, as of the last input, for answers that must not wait
+	// for the control node (it may be writing to disk).
+	leaseEnd     atomic.Int64
+	servingEpoch atomic.Uint64
+	newest       atomic.Uint64 // the newest view applied
+	member       atomic.Uint64 // the same if this run is in it, else 0
+	// The changes not yet taken, in order, and the wake-up of the
+	// goroutine that takes them.
+	qmu   sync.Mutex
+	queue []control.Change
+	wake  chan struct{}
+	// issuing is read-held by every Take from the moment it asks a view's
+	// instance until its permits are on disk: a count read under the
+	// write lock, once the view's instances are stopped, is final for
+	// that view.
+	issuing sync.RWMutex
+}
+
+func (h *ctlHost) now() proc.Time { return proc.Time(time.Since(h.start).Milliseconds()) }
+
+// lease is the control plane's lease and margin for a --suspect of d.
+func lease(d time.Duration) (l, margin proc.Time) {
+	l = proc.Time(d.Milliseconds())
+	return l, max(10, l/10)
+}
+
+// newCtl opens the node's store and starts its control node, as a new run.
+func newCtl(n *Node, dir string) (*ctlHost, error) {
+	st, err := store.Open(dir, store.Identity{Nodes: n.c.Nodes, Node: n.self})
+	if err != nil {
+		return nil, err
+	}
+	h := &ctlHost{n: n, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(n.c.Quotas)), wake: make(chan struct{}, 1)}
+	fail := func(err error) (*ctlHost, error) {
+		st.Close()
+		return nil, err
+	}
+	run, err := st.NewRun()
+	if err != nil {
+		return fail(err)
+	}
+	d, err := st.Disk()
+	if err != nil {
+		return fail(err)
+	}
+	counts, err := st.Counts(h.quotas)
+	if err != nil {
+		return fail(err)
+	}
+	var qs []control.Quota
+	for _, name := range h.quotas {
+		qs = append(qs, control.Quota{Name: name, Budget: uint64(n.c.Quotas[name].Budget)})
+	}
+	l, margin := lease(n.cfg.Suspect)
+	h.node, err = control.New(control.Config{
+		Self: proc.ID(n.self), Run: run, Lease: l, Margin: margin, Quotas: qs, Counts: counts,
+		Rand: n.cfg.Rand,
+	}, d, h.now())
+	if err != nil {
+		return fail(err)
+	}
+	// The log is applied again before anything reaches the node: it
+	// knows the views of its earlier runs before a message of one does.
+	u, err := h.node.Next(h.now())
+	if err == nil {
+		err = st.Save(u)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	h.newest.Store(h.node.State().View().Epoch)
+	return h, nil
+}
+
+// run ticks the control node until ctx ends.
+func (h *ctlHost) run(ctx context.Context) {
+	every := max(h.n.cfg.Suspect/control.LeaseTicks/2, time.Millisecond)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		h.input(func(now proc.Time) error { h.node.Tick(now); return nil })
+	}
+}
+
+// deliver steps a Raft message from another node.
+func (h *ctlHost) deliver(from proc.ID, m proc.Message) {
+	msg, ok := m.(control.Msg)
+	if !ok {
+		return
+	}
+	var rm raftpb.Message
+	if err := rm.Unmarshal(msg.Raft); err != nil || int(rm.From)-1 != int(from) {
+		h.n.log.Warn("control: a malformed Raft message", "from", from)
+		return
+	}
+	h.input(func(now proc.Time) error { return h.node.Step(now, rm) })
+}
+
+// input runs f on the control node, then does what the node asks.
+func (h *ctlHost) input(f func(now proc.Time) error) {
+	h.mu.Lock()
+	now := h.now()
+	if err := f(now); err != nil {
+		h.n.log.Warn("control", "err", err)
+	}
+	if h.broken {
+		h.mu.Unlock()
+		return
+	}
+	u, err := h.node.Next(now)
+	if err == nil {
+		err = h.store.Save(u)
+	}
+	if err != nil {
+		// Nothing can be promised on a log that is not on disk: the
+		// node says nothing more to the others, and stops serving when
+		// its lease runs out.
+		h.broken = true
+		h.mu.Unlock()
+		h.n.log.Error("control: the log could not be kept; this node stops", "err", err)
+		return
+	}
+	for _, m := range u.Messages {
+		b, err := m.Marshal()
+		if err == nil {
+			err = h.space.Send(proc.ID(h.n.self), proc.ID(m.To-1), control.Msg{Raft: b})
+		}
+		if err != nil && !errors.Is(err, transport.ErrClosed) {
+			h.n.log.Debug("control: send", "to", m.To-1, "err", err)
+		}
+	}
+	h.leaseEnd.Store(int64(h.node.LeaseEnd()))
+	h.newest.Store(h.node.State().View().Epoch)
+	h.member.Store(h.node.Member())
+	h.servingEpoch.Store(h.node.ServingEpoch())
+	if len(u.Changes) > 0 {
+		h.qmu.Lock()
+		h.queue = append(h.queue, u.Changes...)
+		h.qmu.Unlock()
+		select {
+		case h.wake <- struct{}{}:
+		default:
+		}
+	}
+	h.mu.Unlock()
+}
+
+// changes hands the control node's changes to the node, in order, until
+// ctx ends. (Not under mu: taking a change may take a while — instances
+// to stop, grants to ask again — and mu must stay free for the next
+// input and for the lease.)
+func (h *ctlHost) changes(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		}
+		for {
+			h.qmu.Lock()
+			q := h.queue
+			h.queue = nil
+			h.qmu.Unlock()
+			if len(q) == 0 {
+				break
+			}
+			for _, c := range q {
+				h.n.change(c)
+			}
+		}
+	}
+}
+
+// counts are the node's permit counts once no Take of a stopped view can
+// add to them.
+func (h *ctlHost) counts() []uint64 {
+	h.issuing.Lock()
+	defer h.issuing.Unlock()
+	c, err := h.store.Counts(h.quotas)
+	if err != nil {
+		h.n.log.Error("control: reading the permit counts", "err", err)
+	}
+	return c
+}
+
+// ready tells the control node this node holds again in epoch every grant
+// its sessions held.
+func (h *ctlHost) ready(epoch uint64) {
+	c := h.counts()
+	h.input(func(now proc.Time) error { h.node.Ready(now, epoch, c); return nil })
+}
+
+// stopped tells the control node this node serves nothing of its view.
+func (h *ctlHost) stopped() {
+	c := h.counts()
+	h.input(func(now proc.Time) error { h.node.Stopped(now, c); return nil })
+}
+
+// leaseLeft is how much longer this node may serve.
+func (h *ctlHost) leaseLeft() time.Duration {
+	return time.Duration(max(h.leaseEnd.Load()-int64(h.now()), 0)) * time.Millisecond
+}
+
+// serving reports whether the node serves view epoch now: the check
+// before an answer leaves the node.
+func (h *ctlHost) serving(epoch uint64) bool {
+	return h.servingEpoch.Load() == epoch && int64(h.now()) < h.leaseEnd.Load()
+}
+
+// epochState is a node's current view and how far it is.
+type epochState struct {
+	v       view
+	ready   chan struct{}     // closed once the view serves on this node
+	retired chan struct{}     // closed when the node stops serving v
+	quotas  map[string]string // quota name -> its instance's space in v (set when ready)
+	spent   map[string]bool   // quotas with no permit left when v began
+	guess   map[string]bool   // quotas whose permits left are short of an absent member's report
+}
+
+// change takes a change of the control node.
+func (n *Node) change(c control.Change) {
+	v := view{epoch: c.View.Epoch}
+	for _, m := range c.View.Members {
+		v.live = append(v.live, int(m))
+	}
+	switch c.Kind {
+	case control.Adopt:
+		n.adopt(v)
+	case control.Serve:
+		n.events.put(Record{Ev: proc.EvView.String(), Epoch: v.epoch, Members: c.View.Members})
+		n.serve(v, c.Left)
+	case control.Fence:
+		n.events.put(Record{Ev: proc.EvFence.String(), Epoch: v.epoch})
+		if c.Lost {
+			n.fence(v.epoch)
+		}
+	}
+}
+
+// adopt moves this node to view v: the instances of older views stop,
+// the grants its sessions hold are asked for again in v, and once they
+// all are, the node tells the control plane it is ready.
+func (n *Node) adopt(v view) {
+	st := &epochState{v: v, ready: make(chan struct{}), retired: make(chan struct{})}
+	n.mu.Lock()
+	old := n.cur
+	n.adopted = max(n.adopted, v.epoch)
+	n.cur = st
+	var stop []*instance
+	for space, in := range n.instances {
+		if in.view.epoch < v.epoch {
+			stop = append(stop, in)
+			delete(n.instances, space)
+		}
+	}
+	var held []*grant
+	for _, s := range n.sessions {
+		s.mu.Lock()
+		for _, g := range s.grants {
+			if g.held() {
+				held = append(held, g)
+			}
+		}
+		s.mu.Unlock()
+	}
+	n.mu.Unlock()
+	n.log.Info("adopting a view", "epoch", v.epoch, "members", v.live, "grants", len(held))
+	if old != nil {
+		close(old.retired)
+	}
+	for _, in := range stop {
+		in.retire()
+	}
+	go func() {
+		var wg sync.WaitGroup
+		for _, g := range held {
+			wg.Go(func() { n.regrant(g, st) })
+		}
+		wg.Wait()
+		n.ctl.ready(v.epoch)
+	}()
+}
+
+// serve opens view v on this node: it takes new requests, and each quota
+// has what the control plane's ledger left it.
+func (n *Node) serve(v view, left []control.QuotaLeft) {
+	n.mu.Lock()
+	st := n.cur
+	n.mu.Unlock()
+	if st == nil || st.v.epoch != v.epoch {
+		return // a change already replaced it
+	}
+	st.quotas, st.spent, st.guess = map[string]string{}, map[string]bool{}, map[string]bool{}
+	var spaces []string
+	for _, l := range left {
+		q, ok := n.c.Quotas[l.Name]
+		if !ok {
+			continue
+		}
+		st.guess[l.Name] = l.Reserve > 0
+		if l.Left == 0 {
+			// Nothing to control (the controller needs a budget):
+			// every Take is refused.
+			st.spent[l.Name] = true
+			continue
+		}
+		sp := quotaViewKey(l.Name, q, int(l.Left)) + v.suffix()
+		st.quotas[l.Name] = sp
+		spaces = append(spaces, sp)
+	}
+	for _, sp := range spaces {
+		if _, err := n.instance(sp); err != nil && !errors.Is(err, errRetiredView) {
+			n.log.Error("quota", "instance", sp, "err", err)
+		}
+	}
+	n.log.Info("serving a view", "epoch", v.epoch, "members", v.live, "quotas", left)
+	close(st.ready)
+}
+
+// fence stops a node whose lease ran out, or that a view left out: its
+// view is retired, its sessions end (their clients' leases ran out with
+// the node's), and it serves nothing until a view takes it in again.
+func (n *Node) fence(epoch uint64) {
+	n.mu.Lock()
+	cur := n.cur
+	n.cur = nil
+	var stop []*instance
+	for space, in := range n.instances {
+		if in.epoched {
+			stop = append(stop, in)
+			delete(n.instances, space)
+		}
+	}
+	var sessions []*session
+	for _, s := range n.sessions {
+		sessions = append(sessions, s)
+	}
+	n.mu.Unlock()
+	n.log.Warn("this node stops serving: its lease ran out, or the cluster moved on without it", "epoch", epoch, "sessions", len(sessions))
+	if cur != nil {
+		close(cur.retired)
+	}
+	for _, in := range stop {
+		in.retire()
+	}
+	for _, s := range sessions {
+		n.end(s, 0, "this node stopped serving")
+	}
+	go n.ctl.stopped()
+}
+
+// current waits until this node's view serves and returns it.
+func (n *Node) current(ctx context.Context, done <-chan struct{}) (*epochState, error) {
+	for {
+		n.mu.Lock()
+		st := n.cur
+		n.mu.Unlock()
+		if st == nil {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-done:
+				return nil, errExpired
+			case <-time.After(5 * time.Millisecond):
+				continue
+			}
+		}
+		select {
+		case <-st.ready:
+			return st, nil
+		case <-st.retired:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-done:
+			return nil, errExpired
+		}
+	}
+}
+
+// close stops the control node and closes the store: nothing is written
+// after it.
+func (h *ctlHost) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.broken = true
+	// A Take still between its permits and their count gets an error
+	// from the closed store, and answers Unavailable.
+	if err := h.store.Close(); err != nil {
+		h.n.log.Error("control: closing the store", "err", err)
+	}
+}
+
+// leave tells the control plane this node gave everything back and is
+// stopping, and waits (within ctx, at most a lease) until the leave is
+// agreed: the others then move on without waiting for its lease.
+func (h *ctlHost) leave(ctx context.Context) {
+	c := h.counts()
+	h.input(func(now proc.Time) error { h.node.Leave(now, c); return nil })
+	ctx, cancel := context.WithTimeout(ctx, h.n.cfg.Suspect)
+	defer cancel()
+	for {
+		h.mu.Lock()
+		left := h.node.Left()
+		h.mu.Unlock()
+		if left {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

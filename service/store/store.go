@@ -1,0 +1,291 @@
+// Package store keeps what a node of the service must not lose in a crash:
+// the control plane's Raft log and hard state, the node's runs, and the
+// permits of each quota it has issued. It is a bbolt file (one B+tree,
+// copy-on-write, every commit fsynced) in the node's data directory,
+// marked with the cluster and the node it belongs to, so that a node
+// started on another's data refuses to run instead of voting twice.
+//
+// bbolt and not etcd's WAL: the log here is small (a few entries per view
+// change), the store also holds counters that change on every Take, and
+// one transactional file for both is simpler to keep consistent than a
+// WAL and a second store.
+package store
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+)
+
+// The errors of Open and of reads: a data directory of another node or
+// cluster, or a store that cannot be read back.
+var (
+	ErrMismatch = errors.New("the data directory belongs to another node")
+	ErrCorrupt  = errors.New("the store is corrupt")
+	ErrLocked   = errors.New("the data directory is in use by another process")
+)
+
+// Identity is whom a data directory belongs to: node Node of the cluster
+// of these node addresses.
+type Identity struct {
+	Nodes []string
+	Node  int
+}
+
+func (id Identity) String() string {
+	return fmt.Sprintf("node %d of the cluster %s", id.Node, strings.Join(id.Nodes, ","))
+}
+
+// Store is a node's persisted state.
+type Store struct {
+	db *bolt.DB
+}
+
+// FileName is the store's file in its data directory.
+const FileName = "allot.db"
+
+var (
+	bMeta    = []byte("meta")
+	bLog     = []byte("log")
+	bCounts  = []byte("counts")
+	kNodes   = []byte("nodes")
+	kNode    = []byte("node")
+	kHard    = []byte("hardstate")
+	kSnap    = []byte("snapshot")
+	kRuns    = []byte("runs")
+	kVersion = []byte("version")
+	version  = []byte("1")
+)
+
+// Open opens (creating it if need be) the store of id in dir. A new store
+// starts with the bootstrap configuration of id's nodes.
+func Open(dir string, id Identity) (s *Store, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, FileName)
+	// bbolt trusts its file, which it maps in memory: a truncated or
+	// overwritten one can panic, or fault, on a read. That is a corrupt
+	// store, not a crash: faults panic here, and every page is checked
+	// once before the store is used.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if s != nil {
+				s.db.Close()
+			}
+			s, err = nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, r)
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	s = &Store{db: db}
+	if err := s.check(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	if err := s.init(id); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// check walks every page of the store.
+func (s *Store) check() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		var first error
+		for err := range tx.Check() { // drained: the walk ends with the transaction
+			first = cmp.Or(first, err)
+		}
+		return first
+	})
+}
+
+// init checks the store is id's, or makes it so if it is new.
+func (s *Store) init(id Identity) error {
+	nodes := []byte(strings.Join(id.Nodes, ","))
+	node := binary.BigEndian.AppendUint64(nil, uint64(id.Node))
+	return s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		if meta != nil {
+			if v := meta.Get(kVersion); string(v) != string(version) {
+				return fmt.Errorf("%w: unknown store version %q", ErrCorrupt, v)
+			}
+			gotNodes, gotNode := meta.Get(kNodes), meta.Get(kNode)
+			if len(gotNode) != 8 || tx.Bucket(bLog) == nil || tx.Bucket(bCounts) == nil || meta.Get(kSnap) == nil {
+				return fmt.Errorf("%w: incomplete metadata", ErrCorrupt)
+			}
+			if string(gotNodes) != string(nodes) || string(gotNode) != string(node) {
+				was := Identity{Nodes: strings.Split(string(gotNodes), ","), Node: int(binary.BigEndian.Uint64(gotNode))}
+				return fmt.Errorf("%w: it is %v, not %v", ErrMismatch, was, id)
+			}
+			return nil
+		}
+		var members []proc.ID
+		for k := range id.Nodes {
+			members = append(members, proc.ID(k))
+		}
+		boot := control.Bootstrap(members)
+		snap, err := boot.Snapshot.Marshal()
+		if err != nil {
+			return err
+		}
+		meta, err = tx.CreateBucket(bMeta)
+		if err != nil {
+			return err
+		}
+		for _, kv := range [][2][]byte{{kVersion, version}, {kNodes, nodes}, {kNode, node}, {kSnap, snap}} {
+			if err := meta.Put(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.CreateBucket(bLog); err != nil {
+			return err
+		}
+		_, err = tx.CreateBucket(bCounts)
+		return err
+	})
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Disk reads the control plane's persisted state.
+func (s *Store) Disk() (d control.Disk, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	err = s.db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		if err := d.Snapshot.Unmarshal(meta.Get(kSnap)); err != nil {
+			return fmt.Errorf("%w: snapshot: %v", ErrCorrupt, err)
+		}
+		if h := meta.Get(kHard); h != nil {
+			if err := d.HardState.Unmarshal(h); err != nil {
+				return fmt.Errorf("%w: hard state: %v", ErrCorrupt, err)
+			}
+		}
+		if r := meta.Get(kRuns); len(r) == 8 {
+			d.Runs = binary.BigEndian.Uint64(r)
+		}
+		next := d.Snapshot.Metadata.Index + 1
+		return tx.Bucket(bLog).ForEach(func(k, v []byte) error {
+			var e raftpb.Entry
+			if err := e.Unmarshal(v); err != nil || len(k) != 8 || binary.BigEndian.Uint64(k) != e.Index || e.Index != next {
+				return fmt.Errorf("%w: log entry at key %x", ErrCorrupt, k)
+			}
+			next++
+			d.Entries = append(d.Entries, e)
+			return nil
+		})
+	})
+	if err == nil && d.HardState.Commit > d.Snapshot.Metadata.Index+uint64(len(d.Entries)) {
+		err = fmt.Errorf("%w: committed up to %d, the log ends at %d", ErrCorrupt, d.HardState.Commit, d.Snapshot.Metadata.Index+uint64(len(d.Entries)))
+	}
+	return d, err
+}
+
+// NewRun counts a start of the node and returns its number.
+func (s *Store) NewRun() (run uint64, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		if r := meta.Get(kRuns); len(r) == 8 {
+			run = binary.BigEndian.Uint64(r)
+		}
+		run++
+		return meta.Put(kRuns, binary.BigEndian.AppendUint64(nil, run))
+	})
+	return run, err
+}
+
+// Save writes what the control plane asks to persist, fsynced: entries
+// replace the log from their first index on.
+func (s *Store) Save(u control.Update) error {
+	if len(u.Entries) == 0 && u.HardState.Term == 0 && u.HardState.Commit == 0 && u.HardState.Vote == 0 {
+		return nil
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		log := tx.Bucket(bLog)
+		if len(u.Entries) > 0 {
+			c := log.Cursor()
+			first := binary.BigEndian.AppendUint64(nil, u.Entries[0].Index)
+			for k, _ := c.Seek(first); k != nil; k, _ = c.Next() {
+				if err := c.Delete(); err != nil {
+					return err
+				}
+			}
+			for _, e := range u.Entries {
+				b, err := e.Marshal()
+				if err != nil {
+					return err
+				}
+				if err := log.Put(binary.BigEndian.AppendUint64(nil, e.Index), b); err != nil {
+					return err
+				}
+			}
+		}
+		if u.HardState.Term != 0 || u.HardState.Commit != 0 || u.HardState.Vote != 0 {
+			b, err := u.HardState.Marshal()
+			if err != nil {
+				return err
+			}
+			return tx.Bucket(bMeta).Put(kHard, b)
+		}
+		return nil
+	})
+}
+
+// Counts are the permits issued of each quota, in names' order.
+func (s *Store) Counts(names []string) ([]uint64, error) {
+	out := make([]uint64, len(names))
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bCounts)
+		for i, q := range names {
+			if v := b.Get([]byte(q)); len(v) == 8 {
+				out[i] = binary.BigEndian.Uint64(v)
+			} else if v != nil {
+				return fmt.Errorf("%w: count of quota %q", ErrCorrupt, q)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AddIssued adds n permits to the quota's count and returns the new count
+// once it is on disk. Concurrent calls share one commit (one fsync).
+func (s *Store) AddIssued(quota string, n uint64) (count uint64, err error) {
+	err = s.db.Batch(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bCounts)
+		var c uint64
+		if v := b.Get([]byte(quota)); len(v) == 8 {
+			c = binary.BigEndian.Uint64(v)
+		}
+		// Batch may run a function twice (once alone, after a failed
+		// batch): count is set from what this run read.
+		count = c + n
+		return b.Put([]byte(quota), binary.BigEndian.AppendUint64(nil, count))
+	})
+	return count, err
+}

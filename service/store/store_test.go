@@ -1,0 +1,111 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/allot-dev/allot/control"
+)
+
+var id = Identity{Nodes: []string{"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"}, Node: 1}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run, err := s.NewRun(); err != nil || run != 1 {
+		t.Fatalf("first run %d, %v", run, err)
+	}
+	ents := []raftpb.Entry{{Index: 2, Term: 2, Data: []byte("a")}, {Index: 3, Term: 2, Data: []byte("b")}, {Index: 4, Term: 2}}
+	if err := s.Save(control.Update{Entries: ents, HardState: raftpb.HardState{Term: 2, Vote: 1, Commit: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	// A new leader's entries replace the tail from their index on.
+	if err := s.Save(control.Update{Entries: []raftpb.Entry{{Index: 4, Term: 3, Data: []byte("c")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.AddIssued("q", 5); err != nil || c != 5 {
+		t.Fatalf("count %d, %v", c, err)
+	}
+	if c, err := s.AddIssued("q", 2); err != nil || c != 7 {
+		t.Fatalf("count %d, %v", c, err)
+	}
+	s.Close()
+
+	s, err = Open(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, err := s.Disk()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Entries) != 3 || d.Entries[2].Term != 3 || string(d.Entries[2].Data) != "c" || d.HardState.Commit != 3 || d.Runs != 1 {
+		t.Fatalf("read back %+v", d)
+	}
+	if len(d.Snapshot.Metadata.ConfState.Voters) != 3 {
+		t.Fatalf("bootstrap configuration %+v", d.Snapshot.Metadata.ConfState)
+	}
+	if c, err := s.Counts([]string{"none", "q"}); err != nil || c[0] != 0 || c[1] != 7 {
+		t.Fatalf("counts %v, %v", c, err)
+	}
+	if run, err := s.NewRun(); err != nil || run != 2 {
+		t.Fatalf("second run %d, %v", run, err)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, id); !errors.Is(err, ErrLocked) {
+		t.Errorf("a second open while in use: %v, want ErrLocked", err)
+	}
+	s.Close()
+	other := id
+	other.Node = 2
+	if _, err := Open(dir, other); !errors.Is(err, ErrMismatch) {
+		t.Errorf("another node's data: %v, want ErrMismatch", err)
+	}
+	other = Identity{Nodes: []string{"127.0.0.1:9", "127.0.0.1:2", "127.0.0.1:3"}, Node: 1}
+	if _, err := Open(dir, other); !errors.Is(err, ErrMismatch) {
+		t.Errorf("another cluster's data: %v, want ErrMismatch", err)
+	}
+
+	garbage := t.TempDir()
+	if err := os.WriteFile(filepath.Join(garbage, FileName), []byte("not a store at all, not even close to a page"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(garbage, id); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a garbage file: %v, want ErrCorrupt", err)
+	}
+
+	// A store cut in half.
+	f := filepath.Join(dir, FileName)
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cut, FileName), b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(cut, id); err == nil {
+		_, err = s.Disk()
+		s.Close()
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("a truncated file: %v, want ErrCorrupt", err)
+		}
+	} else if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a truncated file: %v, want ErrCorrupt", err)
+	}
+}
