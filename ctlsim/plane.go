@@ -10,9 +10,9 @@ import (
 )
 
 // The timing of the simulated control plane, in ticks: a lease of 1000
-// (a Raft tick every 100, an election timeout of 10 to 20 ticks), a margin
-// of 20 over the wait for a lease to run out. With delays of a few ticks
-// to ten, a run of 20000 ticks holds twenty leases.
+// (package control derives Raft's tick and election timeout from it), a
+// margin of 20 over the wait for a lease to run out. With delays of a few
+// ticks to ten, a run of 20000 ticks holds twenty leases.
 const (
 	Lease  = 1000
 	Margin = 20
