@@ -11,6 +11,8 @@
 //	                   Waits       open requests at the end, the longest wait (starvation)
 //	                   Rendezvous  Social-CSP: each output matched by its k inputs, each value once
 //	                   Locality    with crashes: the failure set and the failure locality (+ the graph)
+//	                   Control     the control plane: one view per epoch, a majority in each, epochs
+//	                               only grow, one view serving at a time, grants only in it, ≤ M permits
 //
 // Deadlock is quiescence with open requests: the driver knows when nothing is
 // left to happen, the events tell which requests are open (Waits.Deadlock).

@@ -193,6 +193,20 @@ func (d Dist) Min() proc.Time {
 	return proc.Time(d.a)
 }
 
+// Max is the largest value Draw can return; ok is false when there is
+// none (exp).
+func (d Dist) Max() (m proc.Time, ok bool) {
+	switch d.kind {
+	case distExp:
+		return 0, false
+	case distUniform:
+		return proc.Time(d.b), true
+	case distSeq:
+		return proc.Time(slices.Max(d.seq.vals)), true
+	}
+	return proc.Time(d.a), true
+}
+
 // String is the DIST syntax of d.
 func (d Dist) String() string {
 	switch d.kind {

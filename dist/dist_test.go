@@ -85,3 +85,19 @@ func TestSeqIsFreshForEachRun(t *testing.T) {
 		}
 	}
 }
+
+func TestMax(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		max  proc.Time
+		ok   bool
+	}{{"const:4", 4, true}, {"uniform:2:9", 9, true}, {"seq:3,7,1", 7, true}, {"exp:5", 0, false}} {
+		d, err := Parse(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, ok := d.Max(); m != c.max || ok != c.ok {
+			t.Errorf("%s: max %d, %v; want %d, %v", c.spec, m, ok, c.max, c.ok)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type walker struct {
 	frozen map[uintptr]bool
 	memo   map[uintptr]reflect.Value // clone: pointers already copied in this walk
 	seen   map[uintptr]bool          // hash: pointers already hashed in this walk
+	// unhashed: struct fields left out of fingerprints (by type, field
+	// index): state a process keeps but never lets matter (TimedConfig.Unhashed).
+	unhashed map[reflect.Type]map[int]bool
 }
 
 // exported makes a field obtained through an unexported name usable: v
@@ -345,7 +348,11 @@ func (w *walker) hashValue(h *hasher, v reflect.Value) {
 		h.add(uint64(v.Len()))
 		h.add(sum)
 	case reflect.Struct:
+		skip := w.unhashed[v.Type()]
 		for i := range v.NumField() {
+			if skip != nil && skip[i] {
+				continue
+			}
 			w.hashValue(h, exported(v.Field(i)))
 		}
 	}

@@ -110,4 +110,16 @@
 // are set at their step. For a path without timers the simulator then
 // produces the very same events at the same ticks; a path with timers is
 // not reproduced exactly (the simulator fires a timer when it is due).
+//
+// # Timed search
+//
+// RunTimed (timed.go) is a second search, for processes that keep time (a
+// control plane: Raft ticks, leases), where letting any timer fire at any
+// step would break every timing assumption on purpose: it keeps a clock,
+// delivers a message within its delay window and fires a timer when it is
+// due, takes every order of inputs the timing allows, lets listed
+// processes crash and restart from what they persisted (proc.Durable) at
+// any step, and rebuilds every state by replaying its path from the
+// initial state (processes built on engines with funcs bound to their own
+// state cannot be deep-copied).
 package explore

@@ -31,6 +31,8 @@ const (
 	EvRestart             // the process restarts from what it persisted (its volatile state is lost)
 	EvOutput              // Social-CSP: the process makes extended output number Unit to the partners Members
 	EvInput               // Social-CSP: the process receives its value of Peer's extended output number Unit
+	EvPause               // the process is stopped (SIGSTOP): it handles nothing until EvResume
+	EvResume              // the stopped process goes on; what came due meanwhile is handled now
 	numEventKinds
 )
 
@@ -38,7 +40,7 @@ var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
 	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
 	"deposit", "withdraw", "move", "view", "fence", "restart", "output",
-	"input",
+	"input", "pause", "resume",
 }
 
 func (k EventKind) String() string {

@@ -97,6 +97,23 @@ type Process interface {
 	Fire(env Env, t Timer)
 }
 
+// Durable is a process with state that outlives a crash (a Raft log and
+// its hard state, written before the messages that depend on them leave).
+// A driver that restarts a crashed process (a kill -9 followed by a new
+// process on the same data) asks the crashed one for Restarted at the
+// instant of the crash, discards it, and Starts the process returned when
+// the restart comes: whatever the process kept only in memory — its
+// volatile state, its armed timers, the messages it had not handled — is
+// lost; what it persisted is all that remains.
+//
+// A process that is not Durable can only fail-stop.
+type Durable interface {
+	Process
+	// Restarted returns a new process built only from what this one has
+	// persisted so far. It must share no mutable memory with this one.
+	Restarted() Process
+}
+
 // Request is an application's request.
 //
 //	exclusive: Res names the resources wanted, all at once;

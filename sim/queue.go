@@ -15,6 +15,9 @@ const (
 	itemFire                    // fire payload (a proc.Timer)
 	itemWake                    // the application's next step at `to`
 	itemCrash                   // `to` fails
+	itemRestart                 // `to` comes back from what it persisted
+	itemPause                   // `to` stops until payload (a proc.Time)
+	itemResume                  // the pause of `to` that ends now (payload) is over
 )
 
 // item is one scheduled input. payload is the message or the timer.

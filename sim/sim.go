@@ -15,8 +15,10 @@
 // reproduces a run bit for bit. The simulator owns time, the network model
 // (a delay distribution; unordered channels, where every message draws its
 // own delay, or FIFO links, where no message overtakes another on a link),
-// fail-stop crashes, process speeds (which scale a process's local timers)
-// and an optional processing cost (ticks a process is busy per input).
+// faults (fail-stop crashes; restarts from persisted state, cut links and
+// paused processes: see faults.go), process speeds (which scale a
+// process's local timers) and an optional processing cost (ticks a process
+// is busy per input).
 //
 // Events go to the configured proc.Sink in execution order; checkers and
 // metrics read only them.
@@ -88,6 +90,11 @@ type Network struct {
 	SendCost proc.Time
 	Speed    Speed // nil: every process at speed 1
 	Crashes  []Crash
+	// Restarts, Cuts and Pauses extend fail-stop crashes (see Restart,
+	// Cut and Pause).
+	Restarts []Restart
+	Cuts     []Cut
+	Pauses   []Pause
 }
 
 // Result is what the driver itself saw. Safety and fairness are the
@@ -103,14 +110,19 @@ type Result struct {
 	Messages  int64            // messages sent
 	ByKind    map[string]int64 // messages sent, by kind
 	Delivered int64            // messages delivered to live processes
+	Dropped   int64            // messages lost on a cut link
 	Inputs    int64            // inputs handled (starts, deliveries, timers, calls)
 }
 
-// pstate is what the driver knows of any process; only kept when crashes
+// pstate is what the driver knows of any process; only kept when faults
 // or a processing cost make it needed.
 type pstate struct {
 	crashed bool
-	busy    proc.Time // busy handling until this tick
+	busy    proc.Time // busy handling (or paused) until this tick
+	inc     uint32    // incarnation: how many times it restarted
+	// reborn is the process a restart brings back, made from what the
+	// crashed one persisted.
+	reborn proc.Process
 }
 
 // Sim is one run in progress. It is the proc.Env of the process it is
@@ -149,10 +161,8 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 	if len(procs) < pb.Users {
 		return res, fmt.Errorf("sim: %d processes for %d users", len(procs), pb.Users)
 	}
-	for _, c := range cfg.Net.Crashes {
-		if c.P < 0 || int(c.P) >= len(procs) || c.At < 0 {
-			return res, fmt.Errorf("sim: crash %d@%d: no such process or tick", c.P, c.At)
-		}
+	if err := cfg.Net.validate(procs, pb.Users); err != nil {
+		return res, err
 	}
 	// A scripted distribution starts over in every run.
 	cfg.Net.Delay, cfg.Work.Think, cfg.Work.CS = cfg.Net.Delay.Fresh(), cfg.Work.Think.Fresh(), cfg.Work.CS.Fresh()
@@ -170,7 +180,7 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 			return res, fmt.Errorf("sim: user %d (%T) does not take requests", u, procs[u])
 		}
 	}
-	if len(cfg.Net.Crashes) > 0 || cfg.Net.Cost > 0 || cfg.Net.SendCost > 0 {
+	if cfg.Net.faulty() || cfg.Net.Cost > 0 || cfg.Net.SendCost > 0 {
 		s.st = make([]pstate, len(procs))
 	}
 	if cfg.Net.FIFO {
@@ -192,6 +202,13 @@ func Run(cfg Config, pb *algo.Problem, procs []proc.Process) (res Result, err er
 func (s *Sim) run() {
 	for _, c := range s.cfg.Net.Crashes {
 		s.q.push(local(c.At, c.P, itemCrash, nil))
+	}
+	for _, r := range s.cfg.Net.Restarts {
+		s.q.push(local(r.At, r.P, itemRestart, nil))
+	}
+	for _, p := range s.cfg.Net.Pauses {
+		s.q.push(local(p.Start, p.P, itemPause, p.End))
+		s.q.push(local(p.End, p.P, itemResume, p.End))
 	}
 	for p := range s.procs {
 		s.cur = proc.ID(p)
@@ -217,10 +234,10 @@ func (s *Sim) run() {
 		var st *pstate
 		if s.st != nil {
 			st = &s.st[it.to]
-			if st.crashed {
+			if st.crashed && it.kind() != itemRestart {
 				continue
 			}
-			if it.kind() != itemCrash {
+			if k := it.kind(); k != itemCrash && k != itemRestart && k != itemPause && k != itemResume {
 				if st.busy > it.at {
 					it.at = st.busy
 					s.q.push(it)
@@ -232,23 +249,44 @@ func (s *Sim) run() {
 		s.cur = it.to
 		s.sent = 0
 		s.res.End = it.at
-		if it.kind() != itemCrash {
+		if k := it.kind(); k != itemCrash && k != itemPause && k != itemResume {
 			s.res.Inputs++
 		}
 		switch it.kind() {
 		case itemDeliver:
+			if s.cfg.Net.Cuts != nil && s.cut(it.from, it.to, it.at) {
+				s.res.Dropped++
+				continue
+			}
 			s.res.Delivered++
 			if s.cfg.TraceMessages {
 				s.emit(proc.Event{Kind: proc.EvDeliver, P: it.to, Peer: it.from, Msg: it.payload.(proc.Message).Kind()})
 			}
 			s.procs[it.to].Deliver(s, it.from, it.payload.(proc.Message))
 		case itemFire:
-			s.procs[it.to].Fire(s, it.payload)
+			t := it.payload
+			if armed, ok := t.(incTimer); ok {
+				if armed.inc != st.inc {
+					continue // armed before a restart: lost with the process
+				}
+				t = armed.t
+			}
+			s.procs[it.to].Fire(s, t)
 		case itemWake:
 			s.wake(it.to)
 		case itemCrash:
-			st.crashed = true
-			s.emit(proc.Event{Kind: proc.EvCrash, P: it.to})
+			s.crash(st)
+		case itemRestart:
+			s.restart(st)
+		case itemPause:
+			st.busy = max(st.busy, it.payload.(proc.Time))
+			s.emit(proc.Event{Kind: proc.EvPause, P: it.to})
+		case itemResume:
+			// Only the end of the pause in effect (a later one may
+			// overlap it, a restart ends it early).
+			if st.busy == it.payload.(proc.Time) {
+				s.emit(proc.Event{Kind: proc.EvResume, P: it.to})
+			}
 		}
 		if s.cfg.Progress != nil && s.res.Inputs&(1<<16-1) == 0 {
 			s.cfg.Progress(s.res.Served, s.now)
@@ -335,6 +373,10 @@ func (s *Sim) Send(to proc.ID, m proc.Message) {
 	if s.cfg.TraceMessages {
 		s.emit(proc.Event{Kind: proc.EvSend, P: s.cur, Peer: to, Msg: m.Kind()})
 	}
+	if s.cfg.Net.Cuts != nil && s.cut(s.cur, to, s.now) {
+		s.res.Dropped++
+		return
+	}
 	depart := s.now + s.cfg.Net.Cost
 	if s.cfg.Net.SendCost > 0 {
 		s.sent++
@@ -372,6 +414,9 @@ func (s *Sim) After(d proc.Time, t proc.Timer) {
 	}
 	if s.cfg.Net.Speed != nil {
 		d = s.cfg.Net.Speed.Duration(s.cur, s.now, d)
+	}
+	if s.cfg.Net.Restarts != nil {
+		t = incTimer{s.st[s.cur].inc, t}
 	}
 	s.q.push(local(s.now+s.cfg.Net.Cost+d, s.cur, itemFire, t))
 }

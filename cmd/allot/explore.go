@@ -62,6 +62,9 @@ func exploreFlags(o *exploreOpts) *flag.FlagSet {
 }
 
 func exploreCmd(args []string, stdout, stderr io.Writer) error {
+	if controlKind(args) {
+		return controlExploreCmd(args, stdout, stderr)
+	}
 	var o exploreOpts
 	fs := exploreFlags(&o)
 	fs.SetOutput(io.Discard)

@@ -22,8 +22,10 @@ const usage = `allot — distributed resource allocation: multi-resource locks, 
 
 usage:
   allot sim [flags] [scenario.yaml]   run algorithms side by side on one workload (allot sim -h)
+  allot sim --kind control [flags]    the service's control plane under faults (allot sim --kind control -h)
   allot repro [NAME...] [flags]       reproduce the papers' claims (allot repro -h)
-  allot explore [flags]               check every interleaving of a tiny instance (allot explore -h)
+  allot explore [flags]               check every interleaving of a tiny instance (allot explore -h;
+                                      the control plane: allot explore --kind control -h)
   allot list                          list the algorithms and reproductions
   allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)
   allot cluster [--nodes N] [--tls]   start an N-node cluster on loopback for trying out

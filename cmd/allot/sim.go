@@ -56,6 +56,16 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 	fs.BoolVar(&s.FIFO, "fifo", s.FIFO, "FIFO channels (default: unordered)")
 	fs.StringVar(&s.Speeds, "speeds", s.Speeds, "process speeds PATTERN:MIN:MAX[:PERIOD], PATTERN one of "+sim.SpeedPatterns+" (default: all at speed 1)")
 	fs.Func("crash", "fail-stop crashes P@T[,P@T...] (repeatable; replaces the scenario file's)", func(v string) error { o.crash = append(o.crash, v); return nil })
+	for _, f := range []struct{ name, why string }{
+		{"restart", "the papers' algorithms persist nothing: they can only fail-stop (--crash)"},
+		{"cut", "the papers' algorithms assume reliable channels: a cut link would lose their messages"},
+		{"pause", "only the control plane's runs pause a process so far"},
+		{"nodes", "the other kinds take --graph or --users"},
+	} {
+		fs.Func(f.name, "--kind control only (see allot sim --kind control -h)", func(string) error {
+			return fmt.Errorf("--%s is for --kind control: %s", f.name, f.why)
+		})
+	}
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "random seed")
 	fs.Int64Var(&s.Cost, "cost", s.Cost, "ticks a process is busy per handled input")
 	fs.Int64Var(&s.Horizon, "horizon", s.Horizon, "stop at this tick (0: none)")
@@ -93,6 +103,9 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
+	if controlKind(args) {
+		return controlSimCmd(args, stdout, stderr)
+	}
 	s := scenario.Default()
 	var o simOut
 	// First pass: find a scenario file, so that flags override it.
