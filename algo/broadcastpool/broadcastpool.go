@@ -109,6 +109,7 @@ func (x *Node) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			env.Send(from, Busy(m))
 		}
 	case Offer:
+		env.Emit(proc.Event{Kind: proc.EvMove, Unit: m.Unit, Peer: from})
 		if x.waiting {
 			x.use(env, m.Unit)
 		} else {

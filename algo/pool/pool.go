@@ -197,6 +197,7 @@ func (n *Node) Deliver(env proc.Env, from proc.ID, msg proc.Message) {
 				mine[r] = false
 				n.res = append(n.res, int32(r))
 				n.rep[j] = false
+				env.Emit(proc.Event{Kind: proc.EvMove, Unit: int32(r), Peer: from})
 			}
 		}
 		if !isReq {
