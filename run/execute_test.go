@@ -76,7 +76,7 @@ func TestBuildRefusesWhatCannotFit(t *testing.T) {
 	central, _ := all.Lookup("central")
 	bidding, _ := all.Lookup("bidding")
 	dyn := plan(t, func(s *scenario.Scenario) { s.Graph, s.Users, s.Resources, s.Demand = "", 10, 100000, "1" })
-	if c, b := Footprint(dyn.Problem, central), Footprint(dyn.Problem, bidding); b < c+100000*bytesPerProcess {
+	if c, b := Footprint(dyn.Problem, central), Footprint(dyn.Problem, bidding); b < c-100000*central.ResourceBytes+100000*bytesPerProcess {
 		t.Errorf("bidding's granters are not counted: central %d, bidding %d bytes", c, b)
 	}
 }
