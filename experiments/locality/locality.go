@@ -291,7 +291,7 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			m += " (" + worstAt + ")"
 		}
 		claims = append(claims, study.Claim{ID: t.id, Paper: paperSPS + " " + t.sec, Claim: t.claim,
-			Measured: m, Figures: figs, Pass: worst <= t.bound && unreach == 0})
+			Measured: m, Figures: figs, Pass: withinLocality(worst, unreach, t.bound)})
 	}
 	if partial {
 		return nil, sweep.ErrPartial
@@ -351,12 +351,7 @@ func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		}
 	}
 	h, th := series[0], series[1]
-	grows := true
-	for i := 1; i < len(ns); i++ {
-		grows = grows && h.Y[i] > h.Y[i-1]
-	}
-	last := len(ns) - 1
-	grows = grows && h.Y[last] >= float64(ns[last])/2
+	grows := growsWithN(ns, h.Y)
 	bounded := slices.Max(th.Y) <= 5 // two hops either side and the crashed process
 	figs := map[string]float64{"seeds": float64(seeds)}
 	fmtS := func(s report.Series) string {
@@ -432,7 +427,7 @@ func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error)
 			Measured: fmt.Sprintf("mean %.3f ± %.3f (standard error) over %d crashes of the middle of a %d-process line; |mean − %.3f| must be ≤ 3 SE",
 				m, se, seeds, n, want),
 			Figures: map[string]float64{"mean": m, "se": se, "crashes": float64(seeds), "n": float64(n), "expected": want},
-			Pass:    math.Abs(m-want) <= 3*se,
+			Pass:    agrees(m, se, want),
 		})
 	}
 	if partial {
@@ -499,7 +494,7 @@ func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		Figures: map[string]float64{"crashes": float64(seeds), "mean_fl": mfl, "mean_w": mw, "mean_reach": mr,
 			"affected": float64(starvedN), "priority_pct": 100 * wS, "reach_affected": mrs, "reach_affected_se": rse,
 			"bound_1+w": 1 + wS, "two_hop_without_priority": float64(wrong)},
-		Pass: wrong == 0 && mrs <= 1+wS+2*rse,
+		Pass: reachBounded(wrong, mrs, rse, 1+wS),
 	}}, nil
 }
 
@@ -597,3 +592,31 @@ func drawCrash(f []float64, rnd *rand.Rand) proc.ID {
 
 // better: the paired difference md ± sd (aware − blind) is below −2 SE.
 func better(md, sd float64) bool { return md < -2*sd }
+
+// The pass rules, as functions of the measured figures alone, so that a
+// test can feed them a deliberately wrong series.
+
+// withinLocality: no crash starved a process farther than bound hops, and
+// none was left unreachable.
+func withinLocality(worst, unreachable, bound int) bool { return worst <= bound && unreachable == 0 }
+
+// growsWithN: the mean failure-set sizes ys on lines of ns processes grow
+// at every step and reach half the line at the longest.
+func growsWithN(ns []int, ys []float64) bool {
+	for i := 1; i < len(ys); i++ {
+		if ys[i] <= ys[i-1] {
+			return false
+		}
+	}
+	return ys[len(ys)-1] >= float64(ns[len(ns)-1])/2
+}
+
+// agrees: a mean m ± se (standard error) within 3 SE of the formula's want.
+func agrees(m, se, want float64) bool { return math.Abs(m-want) <= 3*se }
+
+// reachBounded: no two-hop reach through a neighbour without priority, and
+// the mean reach of the affected neighbours, mean ± se, not above bound
+// (1 + w) by more than 2 SE.
+func reachBounded(wrong int, mean, se, bound float64) bool {
+	return wrong == 0 && mean <= bound+2*se
+}

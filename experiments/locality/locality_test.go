@@ -64,6 +64,19 @@ func TestLocalityRulesReject(t *testing.T) {
 	if !better(-0.46, 0.11) || better(0.1, 0.05) || better(-0.1, 0.08) {
 		t.Error("better: only a difference below −2 SE passes")
 	}
+	if !withinLocality(2, 0, 2) || withinLocality(3, 0, 2) || withinLocality(2, 1, 2) {
+		t.Error("withinLocality: a crash reaching past the bound, or an unreachable process, must fail")
+	}
+	ns := []int{8, 16, 32}
+	if !growsWithN(ns, []float64{5, 9, 17}) || growsWithN(ns, []float64{5, 5, 17}) || growsWithN(ns, []float64{3, 4, 5}) {
+		t.Error("growsWithN: a flat step, or a set far below the line's length, must fail")
+	}
+	if !agrees(3.1, 0.1, 3) || agrees(3.5, 0.1, 3) || agrees(2.5, 0.1, 3) {
+		t.Error("agrees: a mean more than 3 SE off the formula must fail")
+	}
+	if !reachBounded(0, 1.3, 0.05, 1.4) || reachBounded(1, 1.3, 0.05, 1.4) || reachBounded(0, 1.6, 0.05, 1.4) {
+		t.Error("reachBounded: a two-hop reach without priority, or a reach above 1 + w, must fail")
+	}
 }
 
 // The overtaking count follows the centre's hungry spells from the events.

@@ -297,7 +297,9 @@ func migrations(pool table, baselines []table, bc table) study.Claim {
 		perLoad(t.name, "excess_moves_per_grant", e)
 		perLoad(t.name, "moves_per_grant", m)
 		perLoad(t.name, "migrations_per_grant", mg)
-		fmt.Fprintf(&b, "%s: excess %s, moves %s, migrations %s; ", t.name, series(e, "%.3f"), series(m, "%.2f"), series(mg, "%.2f"))
+		u := t.curve(util).mean
+		perLoad(t.name, "utilisation", u)
+		fmt.Fprintf(&b, "%s: excess %s, moves %s, migrations %s, utilisation at ρ=0.99 %.2f; ", t.name, series(e, "%.3f"), series(m, "%.2f"), series(mg, "%.2f"), u[at99()])
 	}
 	if w := notBelow(pe, be); len(w) > 0 {
 		s := make([]string, len(w))
