@@ -126,7 +126,7 @@ func excess(r run) float64    { return r.Pool.Excess }
 func util(r run) float64      { return r.Pool.Utilisation }
 
 func runExperiment(ctx context.Context, o study.Options) ([]study.Claim, error) {
-	seeds, requests := 6, 20000
+	seeds, requests := 4, 15000
 	if o.Quick {
 		seeds, requests = 2, 4000
 	}
