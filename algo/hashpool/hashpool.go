@@ -1,8 +1,8 @@
 // Package hashpool is a pool baseline after the "free servers" of Andrews,
 // Dobkin and Downey, "Distributed allocation with pools of servers" (PODC
 // 1982), the only earlier distributed solution Carvalho's §4 compares
-// R-RESOURCES with. That paper is not in our reading list; what we could
-// recover of it comes from Carvalho's §4 alone:
+// R-RESOURCES with. Neither that paper nor its abstract is in our reading
+// list; what we could recover of it comes from Carvalho's §4 alone:
 //
 //   - it is called the "free servers" problem;
 //   - it needs a communication medium connecting every node to every
@@ -31,8 +31,9 @@
 //   - A free unit stays parked at the client that released it until an
 //     allocator forwards it; that client does not reuse it on its own.
 //     Unit u is always registered with allocator h(u) = mix(u) mod A.
-//   - Attempt k of client c asks allocators mix(c, k) mod A, then the next
-//     ones in turn until one has a unit or all A said busy.
+//   - Attempt k of client c (k counts all its attempts) asks allocator
+//     mix(c, k) mod A first, then the next ones in turn until one has a
+//     unit or all A said busy.
 //   - Backoff as broadcast-pool's: after the k-th all-busy round, a
 //     uniform draw in [1, min(1024, 16·2^(k−1))] ticks.
 //   - Nothing orders competing clients, so nothing bounds how often one
