@@ -87,6 +87,11 @@ func TestPoolMoves(t *testing.T) {
 	if x.Violations != 3 {
 		t.Fatalf("%d violations, want 3: %v", x.Violations, x.First)
 	}
+	y := Pool{Units: 1, IgnoreMoves: true}
+	feed(&y, ev{Kind: proc.EvMove, P: 4, Unit: 0, Peer: 1}, ev{Kind: proc.EvAcquire, P: 5}, ev{Kind: proc.EvGrant, P: 5, Unit: 0})
+	if !y.OK() {
+		t.Errorf("moves judged with IgnoreMoves: %v", y.First)
+	}
 }
 
 func TestQuota(t *testing.T) {
