@@ -132,6 +132,10 @@ type Algorithm struct {
 	// state for per pair of conflicting users (a bottle per shared
 	// resource), so that a run's size can be told before Build makes it.
 	PerShared func(p *Problem) int64
+	// ResourceBytes is the memory the processes keep per resource of the
+	// problem, at its peak (tables indexed by resource id, grown as ids
+	// appear), so that a run's size can be told before Build makes it.
+	ResourceBytes int64
 	// Build returns all processes of a run, users first. It returns an
 	// error for a problem the algorithm cannot solve.
 	Build func(p *Problem) ([]proc.Process, error)

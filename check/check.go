@@ -125,25 +125,51 @@ func sameSet(a, b []proc.ResID) bool {
 
 // Pool checks a pool of Units identical units: one holder per unit, one
 // unit per process, at most Units distinct units, grants only to processes
-// that asked.
+// that asked. Once a unit has been seen moving (a move event), its moves
+// must account for where it is: it moves from where it is, never while in
+// use, and is granted only where it is. (A trace without move events is
+// judged on the rest.)
 type Pool struct {
 	Report
-	Units  int
-	holder map[int32]proc.ID
-	unitOf map[proc.ID]int32
-	asked  map[proc.ID]bool
-	seen   map[int32]bool
+	Units int
+	// IgnoreMoves leaves the moves unjudged, for a stream that may have
+	// lost events (a node's log cut short by a kill): a lost move would
+	// read as a unit appearing where it is not.
+	IgnoreMoves bool
+	holder      map[int32]proc.ID
+	unitOf      map[proc.ID]int32
+	asked       map[proc.ID]bool
+	seen        map[int32]bool
+	at          map[int32]proc.ID // where each unit is, once it has moved
 }
 
 // Event implements proc.Sink.
 func (x *Pool) Event(e proc.Event) {
 	if x.holder == nil {
 		x.holder, x.unitOf, x.asked, x.seen = map[int32]proc.ID{}, map[proc.ID]int32{}, map[proc.ID]bool{}, map[int32]bool{}
+		x.at = map[int32]proc.ID{}
 	}
 	switch e.Kind {
 	case proc.EvAcquire:
 		x.asked[e.P] = true
+	case proc.EvMove:
+		if x.IgnoreMoves {
+			return
+		}
+		if q, ok := x.holder[e.Unit]; ok {
+			x.add("t=%d: unit %d moves from p%d to p%d while p%d uses it", e.Time, e.Unit, e.Peer, e.P, q)
+		}
+		if q, ok := x.at[e.Unit]; ok && q != e.Peer {
+			x.add("t=%d: unit %d moves from p%d to p%d but it is at p%d", e.Time, e.Unit, e.Peer, e.P, q)
+		}
+		x.at[e.Unit] = e.P
 	case proc.EvGrant:
+		if q, ok := x.at[e.Unit]; ok && q != e.P {
+			x.add("t=%d: unit %d granted at p%d but it is at p%d", e.Time, e.Unit, e.P, q)
+		}
+		if _, ok := x.at[e.Unit]; ok {
+			x.at[e.Unit] = e.P
+		}
 		if !x.asked[e.P] {
 			x.add("t=%d: p%d granted unit %d without asking", e.Time, e.P, e.Unit)
 		}

@@ -67,6 +67,33 @@ func TestPool(t *testing.T) {
 	}
 }
 
+// Once a unit moves, its moves must say where it is.
+func TestPoolMoves(t *testing.T) {
+	x := Pool{Units: 2}
+	feed(&x,
+		ev{Kind: proc.EvAcquire, P: 1}, ev{Kind: proc.EvGrant, P: 1, Unit: 0}, // never moved: not judged
+		ev{Kind: proc.EvRelease, P: 1, Unit: 0},
+		ev{Kind: proc.EvMove, P: 2, Unit: 0, Peer: 1},
+		ev{Kind: proc.EvAcquire, P: 2}, ev{Kind: proc.EvGrant, P: 2, Unit: 0},
+		ev{Kind: proc.EvRelease, P: 2, Unit: 0},
+		ev{Kind: proc.EvAcquire, P: 2}, ev{Kind: proc.EvGrant, P: 2, Unit: 0}) // reused where it is
+	if !x.OK() {
+		t.Fatalf("false alarm: %v", x.First)
+	}
+	feed(&x, ev{Kind: proc.EvMove, P: 3, Unit: 0, Peer: 2}) // while p2 uses it
+	feed(&x, ev{Kind: proc.EvRelease, P: 2, Unit: 0})
+	feed(&x, ev{Kind: proc.EvMove, P: 4, Unit: 0, Peer: 1})                         // from where it is not
+	feed(&x, ev{Kind: proc.EvAcquire, P: 5}, ev{Kind: proc.EvGrant, P: 5, Unit: 0}) // granted where it is not
+	if x.Violations != 3 {
+		t.Fatalf("%d violations, want 3: %v", x.Violations, x.First)
+	}
+	y := Pool{Units: 1, IgnoreMoves: true}
+	feed(&y, ev{Kind: proc.EvMove, P: 4, Unit: 0, Peer: 1}, ev{Kind: proc.EvAcquire, P: 5}, ev{Kind: proc.EvGrant, P: 5, Unit: 0})
+	if !y.OK() {
+		t.Errorf("moves judged with IgnoreMoves: %v", y.First)
+	}
+}
+
 func TestQuota(t *testing.T) {
 	req := func(p proc.ID) ev { return ev{Kind: proc.EvRequest, P: p} }
 	permit := func(p proc.ID) ev { return ev{Kind: proc.EvPermit, P: p} }

@@ -52,9 +52,9 @@ var (
 func TestCatalogue(t *testing.T) {
 	for _, a := range all.List() {
 		t.Run(a.Name, func(t *testing.T) {
-			// Bidding's rounds and the broadcast pool's retries are timers
+			// Bidding's rounds and the broadcast and hash pools' retries are timers
 			// with counters that never stop growing while someone waits.
-			s, bounded := ring3, strings.Contains(a.Name, "bidding") || a.Name == "broadcast-pool"
+			s, bounded := ring3, strings.Contains(a.Name, "bidding") || a.Name == "broadcast-pool" || a.Name == "hash-pool"
 			switch {
 			case a.Kind == algo.Pool:
 				s = pool3
@@ -382,7 +382,7 @@ func TestLocality(t *testing.T) {
 // fingerprints them; the simulator runs one copy: they must agree.
 func TestSimulatorAgrees(t *testing.T) {
 	for _, a := range all.List() {
-		if strings.Contains(a.Name, "bidding") || a.Name == "broadcast-pool" {
+		if strings.Contains(a.Name, "bidding") || a.Name == "broadcast-pool" || a.Name == "hash-pool" {
 			continue // timers: the simulator fires them when due
 		}
 		t.Run(a.Name, func(t *testing.T) {

@@ -28,3 +28,49 @@ func TestPool(t *testing.T) {
 		t.Fatalf("got %+v", s)
 	}
 }
+
+// Moves and excess moves: a unit that goes the long way round, or to a
+// node that does not use it, shows as excess; one that goes straight from
+// user to user does not.
+func TestPoolMoves(t *testing.T) {
+	line := func(a, b proc.ID) int { return int(max(a, b) - min(a, b)) } // a line 0-1-2-3
+	for _, tc := range []struct {
+		name         string
+		events       []proc.Event
+		moves        int
+		excess, migr float64
+	}{
+		{"straight", []proc.Event{
+			{Kind: proc.EvMove, P: 1, Unit: 0, Peer: 0}, // before its first grant: not counted
+			{Kind: proc.EvGrant, P: 1, Unit: 0},
+			{Kind: proc.EvRelease, P: 1, Unit: 0},
+			{Kind: proc.EvMove, P: 2, Unit: 0, Peer: 1},
+			{Kind: proc.EvMove, P: 3, Unit: 0, Peer: 2},
+			{Kind: proc.EvGrant, P: 3, Unit: 0},
+		}, 2, 0, 0.5},
+		{"detour", []proc.Event{
+			{Kind: proc.EvGrant, P: 1, Unit: 0},
+			{Kind: proc.EvRelease, P: 1, Unit: 0},
+			{Kind: proc.EvMove, P: 0, Unit: 0, Peer: 1}, // sent the wrong way
+			{Kind: proc.EvMove, P: 1, Unit: 0, Peer: 0},
+			{Kind: proc.EvMove, P: 2, Unit: 0, Peer: 1},
+			{Kind: proc.EvGrant, P: 2, Unit: 0},
+		}, 3, 1, 0.5},
+		{"back to its user", []proc.Event{
+			{Kind: proc.EvGrant, P: 2, Unit: 1},
+			{Kind: proc.EvRelease, P: 2, Unit: 1},
+			{Kind: proc.EvMove, P: 3, Unit: 1, Peer: 2},
+			{Kind: proc.EvMove, P: 2, Unit: 1, Peer: 3},
+			{Kind: proc.EvGrant, P: 2, Unit: 1},
+		}, 2, 1, 0},
+	} {
+		x := Pool{Units: 2, Dist: line}
+		for _, e := range tc.events {
+			x.Event(e)
+		}
+		s := x.Summary(10)
+		if s.Moves != tc.moves || s.Excess != tc.excess || s.Migration != tc.migr || s.MovesPer != float64(tc.moves)/2 {
+			t.Errorf("%s: got %+v, want %d moves, excess %v, migration %v", tc.name, s, tc.moves, tc.excess, tc.migr)
+		}
+	}
+}

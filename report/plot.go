@@ -1,9 +1,12 @@
 // Package report renders results for people: aligned text tables and SVG
 // line plots.
 //
-// A figure reads the same in any viewer: its fonts are embedded in the SVG,
-// and a margin keeps the text inside the canvas even where a viewer
-// substitutes a wider font. The legend sits beside the plot, never over
+// A figure reads the same in any viewer and stays small: its text is plain
+// SVG text in a serif face (Liberation Serif, or the viewer's serif), not an
+// embedded font (half a megabyte a figure), and a margin keeps the text
+// inside the canvas even where a viewer substitutes a wider font. The
+// canvas is opaque white, so a figure reads on a dark page too. The x axis
+// is ticked at the data points when the series share a few x values. The legend sits beside the plot, never over
 // the data; a caption under it can say what abbreviations mean.
 //
 //	┌──────────── title ───────────┬─────────┐
@@ -20,6 +23,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,14 +49,15 @@ type Series struct {
 
 // Figure is one plot. Its y axis is logarithmic when LogY is set, or when
 // every value is positive and they span two decades or more (so a series
-// near the bottom is not flattened by one far above it).
+// near the bottom is not flattened by one far above it). Its x axis is
+// logarithmic when LogX is set (every x must be positive).
 type Figure struct {
 	Title, XLabel, YLabel string
 	// Caption, when set, is printed under the plot (wrapped): what the
 	// names in the legend stand for, what is dashed.
-	Caption string
-	LogY    bool
-	Series  []Series
+	Caption    string
+	LogX, LogY bool
+	Series     []Series
 }
 
 // palette is colour-blind safe (Okabe–Ito), its yellow left out: it does
@@ -99,6 +104,20 @@ func (f Figure) Write(path string) error {
 	if f.LogY || spansDecades(f.Series) {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
+	}
+	if f.LogX {
+		for _, s := range f.Series {
+			for _, x := range s.X {
+				if !(x > 0) {
+					return fmt.Errorf("plot %s: series %q has x = %v on a log axis", path, s.Name, x)
+				}
+			}
+		}
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+	}
+	if xs := sharedX(f.Series); xs != nil {
+		p.X.Tick.Marker = dataTicks{xs: xs, log: f.LogX}
 	}
 	for i, s := range f.Series {
 		if len(s.X) != len(s.Y) || (s.Err != nil && len(s.Err) != len(s.Y)) {
@@ -158,7 +177,7 @@ func (f Figure) Write(path string) error {
 	height := plotH + captionH + 2*margin
 	p.Title.Text = wrapText(p.Title.TextStyle, f.Title, (plotW-vg.Points(10))/slack)
 
-	canvas := vgsvg.NewWith(vgsvg.UseWH(width, height), vgsvg.EmbedFonts(true))
+	canvas := vgsvg.NewWith(vgsvg.UseWH(width, height))
 	dc := draw.New(canvas)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
@@ -192,15 +211,65 @@ func (f Figure) Write(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	out, err := os.Create(path)
-	if err != nil {
+	var buf strings.Builder
+	if _, err := canvas.WriteTo(&buf); err != nil {
 		return err
 	}
-	if _, err := canvas.WriteTo(out); err != nil {
-		out.Close()
-		return err
+	// A viewer without Liberation Serif falls back to its own serif face.
+	svg := strings.ReplaceAll(buf.String(), "font-family:Liberation Serif;", "font-family:'Liberation Serif',serif;")
+	return os.WriteFile(path, []byte(svg), 0o644)
+}
+
+// maxDataTicks is the most distinct x values ticked one by one.
+const maxDataTicks = 16
+
+// sharedX is the sorted distinct x values of all series, or nil when there
+// are more than maxDataTicks of them.
+func sharedX(series []Series) []float64 {
+	var xs []float64
+	for _, s := range series {
+		for _, x := range s.X {
+			if !slices.Contains(xs, x) {
+				if xs = append(xs, x); len(xs) > maxDataTicks {
+					return nil
+				}
+			}
+		}
 	}
-	return out.Close()
+	slices.Sort(xs)
+	return xs
+}
+
+// dataTicks tick the axis at the data points. A label closer to the
+// previous one than minGap of the axis is left out (the tick stays), so
+// that labels never overlap.
+type dataTicks struct {
+	xs  []float64
+	log bool
+}
+
+const minGap = 0.06
+
+func (d dataTicks) Ticks(lo, hi float64) []plot.Tick {
+	pos := func(x float64) float64 {
+		if d.log {
+			return (math.Log(x) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+		}
+		return (x - lo) / (hi - lo)
+	}
+	var ts []plot.Tick
+	last := math.Inf(-1)
+	for _, x := range d.xs {
+		if x < lo || x > hi {
+			continue
+		}
+		t := plot.Tick{Value: x}
+		if p := pos(x); hi == lo || p-last >= minGap {
+			t.Label, last = strconv.FormatFloat(x, 'g', 4, 64), p
+		}
+		ts = append(ts, t)
+	}
+	return ts
 }
 
 // spansDecades reports whether every value, error bars included, is

@@ -47,9 +47,10 @@ func TestLinePlotDashesReferenceSeries(t *testing.T) {
 	}
 }
 
-// A figure reads the same in any viewer: its fonts travel with it, and its
-// caption and a long title are inside it, wrapped.
-func TestFigureEmbedsFontsAndWrapsText(t *testing.T) {
+// A figure is small and reads in any viewer: plain text with a serif
+// fallback, no embedded font, an opaque white canvas drawn first, and its
+// caption and a long title inside it, wrapped.
+func TestFigureTextAndBackground(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fig.svg")
 	long := strings.Repeat("a long title word ", 12)
 	err := Figure{Title: long, Caption: "CM = hygienic, CS = doorway", XLabel: "x", YLabel: "y",
@@ -59,8 +60,17 @@ func TestFigureEmbedsFontsAndWrapsText(t *testing.T) {
 	}
 	b, _ := os.ReadFile(path)
 	svg := string(b)
-	if !strings.Contains(svg, "@font-face") {
-		t.Error("fonts not embedded")
+	if strings.Contains(svg, "@font-face") || len(svg) > 50000 {
+		t.Errorf("a font is embedded (%d bytes)", len(svg))
+	}
+	if !strings.Contains(svg, "font-family:'Liberation Serif',serif;") {
+		t.Error("no serif fallback")
+	}
+	// The first thing drawn covers the whole canvas in opaque white.
+	first := svg[strings.Index(svg, "<path"):]
+	first = first[:strings.Index(first, "/>")]
+	if !strings.Contains(first, "M0,0L") || !strings.Contains(first, "fill:#FFFFFF") || strings.Contains(first, "opacity") {
+		t.Errorf("first drawn element is not an opaque white canvas: %s", first)
 	}
 	if !strings.Contains(svg, "CM = hygienic, CS = doorway") {
 		t.Error("no caption")
@@ -100,5 +110,41 @@ func TestPointsSeriesHasNoLine(t *testing.T) {
 	}
 	if l, p := paths(false), paths(true); l == 0 || p != l-2 {
 		t.Errorf("line strokes: %d with a line, %d with points only", l, p)
+	}
+}
+
+// The x axis is ticked at the data points, on a log axis too, and labels
+// that would overlap are left out while their ticks stay.
+func TestDataTicks(t *testing.T) {
+	for _, c := range []struct {
+		d      dataTicks
+		lo, hi float64
+		labels []string
+	}{
+		{dataTicks{xs: []float64{1, 2, 3}}, 1, 3, []string{"1", "2", "3"}},
+		{dataTicks{xs: []float64{0.2, 0.9, 0.99, 1.5, 6}, log: true}, 0.2, 6, []string{"0.2", "0.9", "", "1.5", "6"}},
+		{dataTicks{xs: []float64{0.2, 0.9, 0.99, 1.5, 6}}, 0.2, 6, []string{"0.2", "0.9", "", "1.5", "6"}},
+		{dataTicks{xs: []float64{1, 5, 10}}, 2, 10, []string{"5", "10"}}, // outside the range: no tick
+	} {
+		var got []string
+		for _, tk := range c.d.Ticks(c.lo, c.hi) {
+			got = append(got, tk.Label)
+		}
+		if strings.Join(got, "|") != strings.Join(c.labels, "|") {
+			t.Errorf("%+v on [%v, %v]: labels %q, want %q", c.d, c.lo, c.hi, got, c.labels)
+		}
+	}
+	if sharedX([]Series{{X: make([]float64, 3)}, {X: []float64{0, 1}}}) == nil {
+		t.Error("two distinct x values not shared")
+	}
+	many := make([]float64, maxDataTicks+1)
+	for i := range many {
+		many[i] = float64(i)
+	}
+	if sharedX([]Series{{X: many}}) != nil {
+		t.Error("too many x values ticked one by one")
+	}
+	if err := (Figure{LogX: true, Series: []Series{{X: []float64{0, 1}, Y: []float64{1, 2}}}}).Write(filepath.Join(t.TempDir(), "x.svg")); err == nil {
+		t.Error("x = 0 accepted on a log axis")
 	}
 }

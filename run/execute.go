@@ -102,8 +102,8 @@ var TimingFields = []string{"wall_seconds", "events_per_second"}
 // scenario asks what a cannot do.
 func Build(p *scenario.Plan, a algo.Algorithm) ([]proc.Process, error) {
 	if need := Footprint(p.Problem, a); p.Memory > 0 && need > p.Memory {
-		return nil, BadInput{Err: algo.TooLarge("%s: a run of %d processes needs about %s (≈ %d B a process, plus the graph), more than the %s this machine has",
-			a.Name, processes(p.Problem, a), gib(need), bytesPerProcess, gib(p.Memory))}
+		return nil, BadInput{Err: algo.TooLarge("%s: a run of %d processes and %d resources needs about %s (≈ %d B a process, %d B a resource, plus the graph and the requests), more than the %s this machine lets it have",
+			a.Name, processes(p.Problem, a), p.Problem.Resources, gib(need), bytesPerProcess, a.ResourceBytes, gib(p.Memory))}
 	}
 	pb := p.Problem
 	if len(pb.Options) > 0 { // each algorithm sees only its own options
@@ -260,10 +260,11 @@ func processes(pb *algo.Problem, a algo.Algorithm) int64 {
 }
 
 // Footprint estimates the memory a run of a on pb needs, in bytes, before
-// anything is built: its processes, the graphs' edges and the resource
-// sets.
+// anything is built: its processes, their per-resource tables, the graphs'
+// edges and the resource sets.
 func Footprint(pb *algo.Problem, a algo.Algorithm) int64 {
 	b := processes(pb, a) * bytesPerProcess
+	b += int64(pb.Resources) * a.ResourceBytes
 	if a.PerShared != nil {
 		b += a.PerShared(pb) * 32 // a bottle's state, kept at both ends
 	}

@@ -76,7 +76,7 @@ func TestBuildRefusesWhatCannotFit(t *testing.T) {
 	central, _ := all.Lookup("central")
 	bidding, _ := all.Lookup("bidding")
 	dyn := plan(t, func(s *scenario.Scenario) { s.Graph, s.Users, s.Resources, s.Demand = "", 10, 100000, "1" })
-	if c, b := Footprint(dyn.Problem, central), Footprint(dyn.Problem, bidding); b < c+100000*bytesPerProcess {
+	if c, b := Footprint(dyn.Problem, central), Footprint(dyn.Problem, bidding); b < c-100000*central.ResourceBytes+100000*bytesPerProcess {
 		t.Errorf("bidding's granters are not counted: central %d, bidding %d bytes", c, b)
 	}
 }
@@ -117,5 +117,21 @@ func TestFaultFreeRunsStarveNoOne(t *testing.T) {
 				t.Errorf("%s on %q (%d users): %d starved, %d open, deadlock %v", a.Name, s.Graph, r.Users, r.Starved, r.Open, r.Deadlock)
 			}
 		}
+	}
+}
+
+// A coordinator's tables grow with the resources, not only with the users:
+// ten users over a hundred million resources are refused for their size.
+func TestFootprintCountsResourceTables(t *testing.T) {
+	p := plan(t, func(s *scenario.Scenario) { s.Graph, s.Users, s.Resources, s.Demand = "", 10, 1000, "1" })
+	a, _ := all.Lookup("central")
+	small := Footprint(p.Problem, a)
+	p.Problem.Resources = 100_000_000
+	if big := Footprint(p.Problem, a); big-small < (100_000_000-1000)*a.ResourceBytes || a.ResourceBytes == 0 {
+		t.Fatalf("footprint %d at 1e8 resources, %d at 1000: the coordinator's tables are not counted", big, small)
+	}
+	p.Memory = 6 << 30
+	if _, err := Build(p, a); !errors.Is(err, algo.ErrTooLarge) || !strings.Contains(err.Error(), "100000000 resources") {
+		t.Errorf("got %v, want a refusal naming the resources", err)
 	}
 }

@@ -15,9 +15,10 @@ import (
 // algorithm instance at a process of the node, stamped with the machine's
 // wall clock so the logs of the nodes of one machine merge into one
 // stream. Ev is a trace event name (request, enter, exit, acquire, grant,
-// release, view, fence), or "fenced": the tokens Keys got, while the
-// process holds them. A view or fence record is the node's (no Instance):
-// it starts serving the view Epoch of Members, or stops serving Epoch.
+// release, view, fence; move: Unit arrives at P from From), or "fenced":
+// the tokens Keys got, while the process holds them. A view or fence
+// record is the node's (no Instance): it starts serving the view Epoch of
+// Members, or stops serving Epoch.
 type Record struct {
 	T        int64        `json:"t"` // Unix nanoseconds
 	Node     int          `json:"node"`
@@ -26,6 +27,7 @@ type Record struct {
 	P        proc.ID      `json:"p"`
 	Res      []proc.ResID `json:"res,omitempty"`
 	Unit     int32        `json:"unit,omitempty"`
+	From     *proc.ID     `json:"from,omitempty"` // move: where the unit came from
 	Keys     []string     `json:"keys,omitempty"`
 	Epoch    uint64       `json:"epoch,omitempty"` // fenced: the tokens' epoch
 	Counters []uint64     `json:"counters,omitempty"`
@@ -50,7 +52,11 @@ func (r Record) Event() (proc.Event, error) {
 	if err != nil {
 		return proc.Event{}, err
 	}
-	return proc.Event{Time: proc.Time(r.T / 1000), Kind: k, P: r.P, Res: r.Res, Unit: r.Unit, Epoch: r.Epoch, Members: r.Members}, nil
+	e := proc.Event{Time: proc.Time(r.T / 1000), Kind: k, P: r.P, Res: r.Res, Unit: r.Unit, Epoch: r.Epoch, Members: r.Members}
+	if r.From != nil {
+		e.Peer = *r.From
+	}
+	return e, nil
 }
 
 // ReadEvents reads an event log.
@@ -101,7 +107,11 @@ type eventSink struct {
 }
 
 func (s eventSink) Event(e proc.Event) {
-	s.l.put(Record{Instance: s.key, Ev: e.Kind.String(), P: e.P, Res: e.Res, Unit: e.Unit})
+	r := Record{Instance: s.key, Ev: e.Kind.String(), P: e.P, Res: e.Res, Unit: e.Unit}
+	if e.Kind == proc.EvMove {
+		r.From = &e.Peer
+	}
+	s.l.put(r)
 }
 
 // fenced records the counter given to the grant of keys at process p.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/graph"
 	"github.com/allot-dev/allot/proc"
 )
 
@@ -116,6 +117,14 @@ func (m Matrix) Sets() ([][]proc.ResID, int) {
 	return sets, m.A * m.B
 }
 
+// setSize is the resources each user wants.
+func (m Matrix) setSize() int {
+	if m.Groups {
+		return 2*m.A - 1
+	}
+	return m.A + m.B - 1
+}
+
 // cross is row r and column c of a rows×cols matrix, sorted.
 func cross(rows, cols, r, c int) []proc.ResID {
 	set := make([]proc.ResID, 0, rows+cols-1)
@@ -134,6 +143,13 @@ func cross(rows, cols, r, c int) []proc.ResID {
 func (m Matrix) Problem() (*algo.Problem, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
+	}
+	// Every two crosses meet, so the conflict graph is complete: refuse
+	// one too large before building the sets (A·B·(A+B−1) resource ids,
+	// which alone may take minutes), not after.
+	if u := float64(m.Users()); u*(u-1)/2 > graph.MaxEdges {
+		return nil, algo.TooLarge("every two of the %d users want a common resource: the conflict graph would have %.3g edges (at most %d), and the requests %.3g resource ids",
+			m.Users(), u*(u-1)/2, graph.MaxEdges, u*float64(m.setSize()))
 	}
 	sets, res := m.Sets()
 	g, err := algo.ConflictGraph(len(sets), sets)

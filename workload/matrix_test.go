@@ -1,10 +1,13 @@
 package workload_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/workload"
 )
@@ -56,5 +59,21 @@ func TestMatrixNetworks(t *testing.T) {
 		if _, err := workload.ParseMatrix(bad); err == nil || !strings.Contains(err.Error(), "bad matrix") {
 			t.Errorf("ParseMatrix(%q): %v", bad, err)
 		}
+	}
+}
+
+// A matrix network too large for its complete conflict graph is refused
+// at once, before its sets are built (a million users would take minutes).
+func TestMatrixTooLargeRefusedUpFront(t *testing.T) {
+	start := time.Now()
+	_, err := workload.Matrix{A: 1000, B: 1000}.Problem()
+	if !errors.Is(err, algo.ErrTooLarge) || !strings.Contains(err.Error(), "1000000 users") {
+		t.Fatalf("got %v, want a refusal with the estimate", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("refused after %v: the sets were built first", d)
+	}
+	if _, err := (workload.Matrix{A: 4, B: 3}).Problem(); err != nil {
+		t.Errorf("a small network: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/allot-dev/allot/algo/counter"
 	"github.com/allot-dev/allot/algo/doorway"
 	"github.com/allot-dev/allot/algo/drinking"
+	"github.com/allot-dev/allot/algo/hashpool"
 	"github.com/allot-dev/allot/algo/hygienic"
 	"github.com/allot-dev/allot/algo/modular"
 	"github.com/allot-dev/allot/algo/ordered"
@@ -68,6 +69,7 @@ func base() []algo.Algorithm {
 		pool.Algorithm,
 		centralpool.Algorithm,
 		broadcastpool.Algorithm,
+		hashpool.Algorithm,
 		controller.Algorithm,
 		controller.Basic,
 		controller.Main,

@@ -1,9 +1,11 @@
-// Package broadcastpool is the pool baseline "in the spirit of" Andrews,
-// Dobkin and Downey's free servers (PODC 1982), the scheme Carvalho's §4
-// compares R-RESOURCES with: a requester broadcasts, nodes holding free
-// units answer, the first unit to arrive is used. It is our construction
-// from that description (the 1982 paper is not in the reading list), built
-// the plain way:
+// Package broadcastpool is the pool baseline "broadcasting requests" that
+// Carvalho's §1 contrasts R-RESOURCES with on a complete network ("it
+// prevents excessive resource migration which may result from broadcasting
+// requests"). The paper describes no such algorithm; this is our
+// construction of the plain way to do it, and it is not the free-servers
+// scheme of Andrews, Dobkin and Downey (PODC 1982) that §4 compares with
+// (package hashpool reconstructs that one, with client and allocator
+// roles):
 //
 //	requester ──Ask{seq}──> every other node (n−1 messages, complete graph)
 //	          <──Offer{seq, unit}── a node with a free unit (the unit moves)
@@ -19,7 +21,7 @@
 //   - Nothing orders competing requesters, so nothing prevents a
 //     conspiracy of faster requesters from starving a node; the random
 //     backoff makes each request succeed with probability 1, not within a
-//     bound. This is the weakness §4 names.
+//     bound (the weakness §4 names in [A&&82], shared by this scheme).
 //   - Backoff: after the k-th all-busy attempt of a request, a uniform
 //     draw in [1, min(1024, 16·2^(k-1))] ticks (binary exponential backoff,
 //     constants chosen once, not tuned to any workload).
@@ -38,7 +40,7 @@ import (
 var Algorithm = algo.Algorithm{
 	Name:     "broadcast-pool",
 	Kind:     algo.Pool,
-	Summary:  "free-servers style: broadcast the request, take the first unit offered, back off if none",
+	Summary:  "broadcast the request, take the first unit offered, back off if none",
 	Messages: []proc.Message{Ask{}, Offer{}, Busy{}},
 	Timers:   []proc.Timer{Retry{}},
 	Build:    Build,
@@ -109,6 +111,7 @@ func (x *Node) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			env.Send(from, Busy(m))
 		}
 	case Offer:
+		env.Emit(proc.Event{Kind: proc.EvMove, Unit: m.Unit, Peer: from})
 		if x.waiting {
 			x.use(env, m.Unit)
 		} else {

@@ -39,6 +39,10 @@ var Algorithm = algo.Algorithm{
 	Kind:    algo.Exclusive,
 	Summary: "one coordinator owns every resource, grants in arrival order",
 	Build:   Build,
+	// The coordinator's owner and queue tables (4 + 24 bytes a resource)
+	// double as ids appear: at the last growth the old table and the new
+	// one, twice as large, are both live.
+	ResourceBytes: 3 * (4 + 24),
 
 	Messages: []proc.Message{Req{}, Grant{}, Rel{}},
 }

@@ -64,9 +64,10 @@ func (u *User) Start(proc.Env)                       {}
 func (u *User) Fire(proc.Env, proc.Timer)            {}
 func (u *User) Request(env proc.Env, _ proc.Request) { env.Send(u.owner, Acquire{}) }
 func (u *User) Release(env proc.Env)                 { env.Send(u.owner, Give{u.unit}) }
-func (u *User) Deliver(env proc.Env, _ proc.ID, m proc.Message) {
+func (u *User) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	if g, ok := m.(Grant); ok {
 		u.unit = g.Unit
+		env.Emit(proc.Event{Kind: proc.EvMove, Unit: g.Unit, Peer: from})
 		env.Emit(proc.Event{Kind: proc.EvGrant, Unit: g.Unit})
 	}
 }
@@ -95,6 +96,7 @@ func (o *Owner) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	case Acquire:
 		o.waiting = append(o.waiting, from)
 	case Give:
+		env.Emit(proc.Event{Kind: proc.EvMove, Unit: m.Unit, Peer: from})
 		delete(o.holder, from)
 		o.free = append(o.free, m.Unit)
 	default:

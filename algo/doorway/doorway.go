@@ -123,8 +123,26 @@ func Colors(g *graph.Graph) []int32 {
 	return c
 }
 
+// NoDoorway is the fork collection of §4.2 with static priorities and no
+// doorway: a hungry process goes straight to collecting forks. §4.4 says it
+// is not correct: "high-priority processes maintain their high priority
+// even after eating. Consequently, such processes can cycle around to
+// preempt lower-priority processes infinitely often." It is not in the
+// catalogue; the failure-locality study runs it to show that overtaking.
+var NoDoorway = algo.Algorithm{
+	Name:      "doorway/no-doorway",
+	Kind:      algo.Exclusive,
+	Summary:   "NOT CORRECT on purpose (§4.4): " + Algorithm.Summary + ", without the doorway",
+	NeedsFIFO: true,
+	Build:     func(pb *algo.Problem) ([]proc.Process, error) { return build(pb, true) },
+
+	Messages: []proc.Message{Fork{}, Req{}},
+}
+
 // Build builds one process per user over the problem's conflict graph.
-func Build(pb *algo.Problem) ([]proc.Process, error) {
+func Build(pb *algo.Problem) ([]proc.Process, error) { return build(pb, false) }
+
+func build(pb *algo.Problem, noDoor bool) ([]proc.Process, error) {
 	if _, err := pb.ConflictGraph(); err != nil {
 		return nil, err
 	}
@@ -140,7 +158,7 @@ func Build(pb *algo.Problem) ([]proc.Process, error) {
 	for u := range ps {
 		id := proc.ID(u)
 		nb := g.Neighbors(id)
-		p := &Proc{id: id, nbr: nb, flag: make([]uint8, len(nb))}
+		p := &Proc{id: id, nbr: nb, flag: make([]uint8, len(nb)), noDoor: noDoor}
 		for i, q := range nb {
 			if col[q] < col[u] { // q has priority: the fork starts here
 				p.flag[i] = fLow | fFork
@@ -179,6 +197,8 @@ type Proc struct {
 	state phase
 	acks  int
 	res   []proc.ResID
+	// noDoor: no doorway (NoDoorway), a request goes straight inside.
+	noDoor bool
 }
 
 var _ proc.Allocator = (*Proc)(nil)
@@ -189,6 +209,11 @@ func (p *Proc) Fire(proc.Env, proc.Timer) {}
 // Request implements proc.Allocator: ask every neighbour to pass the doorway.
 func (p *Proc) Request(env proc.Env, r proc.Request) {
 	p.res = r.Res
+	if p.noDoor {
+		p.state = inside
+		p.step(env)
+		return
+	}
 	p.state = door
 	p.acks = 0
 	for i, q := range p.nbr {

@@ -66,6 +66,15 @@
 //     neighbour id. Units are numbered 0..R-1 (the paper's 1..R).
 //   - The paper's Σ.SENDER is the sender the driver reports; Σ.TYPE is the
 //     message type (Request, Release).
+//   - A unit taken from a message is a move event (the unit arrives at this
+//     node from the sender) only when the sender passed it over the link
+//     after the last message taken from it: when a node's own give of r
+//     crosses a message whose row still says r is on its side and the
+//     crossing message wins, r never left, and no move is emitted. The
+//     row alone cannot tell the two apart, so messages carry, for the
+//     trace only, the TH of the sender's latest give of each unit
+//     (Request.Gave); the algorithm never reads it. check.Pool holds the
+//     moves to where the units are.
 //   - The paper omits its proof of freedom from deadlock and starvation; the
 //     pool conformance suite (package conformance) is the evidence here.
 package pool

@@ -118,6 +118,11 @@ type Node struct {
 	reqs  []queued  // REQUESTING, by key then neighbour id
 	rd    reading
 	cur   int // literalTH: TREAT-MESSAGE's j while it runs, -1 otherwise
+	// For the trace only (see Request.Gave): gave[j,r] is the TH of the
+	// latest message that passed r to j, took[j] the TH of the latest
+	// message accepted from j.
+	gave []int64
+	took []int64
 }
 
 type queued struct {
@@ -132,6 +137,7 @@ func newNode(self proc.ID, nbr []proc.ID, father proc.ID, units int, rd reading)
 		m:  make([]bool, v*units),
 		th: make([]int64, v), hrsn: make([]int64, v), rep: make([]bool, v),
 		state: idle, rd: rd, cur: -1,
+		gave: make([]int64, v*units), took: make([]int64, v),
 	}
 	if father == proc.None {
 		for r := range units {
@@ -173,12 +179,13 @@ func (n *Node) Release(env proc.Env) {
 func (n *Node) Deliver(env proc.Env, from proc.ID, msg proc.Message) {
 	var th int64
 	var row []bool
+	var gave []int64
 	isReq := false
 	switch m := msg.(type) {
 	case Request:
-		th, row, isReq = m.TH, m.M, true
+		th, row, gave, isReq = m.TH, m.M, m.Gave, true
 	case Release:
-		th, row = m.TH, m.M
+		th, row, gave = m.TH, m.M, m.Gave
 	default:
 		panic(fmt.Sprintf("pool: node %d got %T", n.self, msg))
 	}
@@ -197,8 +204,12 @@ func (n *Node) Deliver(env proc.Env, from proc.ID, msg proc.Message) {
 				mine[r] = false
 				n.res = append(n.res, int32(r))
 				n.rep[j] = false
+				if r < len(gave) && gave[r] > n.took[j] {
+					env.Emit(proc.Event{Kind: proc.EvMove, Unit: int32(r), Peer: from})
+				}
 			}
 		}
+		n.took[j] = th
 		if !isReq {
 			n.dequeue(j)
 		}
@@ -231,13 +242,14 @@ func (n *Node) normalize(env proc.Env) {
 			n.row(k)[r] = true
 			n.rep[k] = true
 			n.th[k] = n.hsn
-			env.Send(n.nbr[k], Request{TH: n.hsn, M: slices.Clone(n.row(k))})
+			n.gave[k*n.units+int(r)] = n.hsn
+			env.Send(n.nbr[k], n.request(k))
 		}
 		for k := range n.nbr {
 			if !n.rep[k] && k+1 != n.sndr && slices.Contains(n.row(k), true) {
 				n.rep[k] = true
 				n.raise(k)
-				env.Send(n.nbr[k], Request{TH: n.hsn, M: slices.Clone(n.row(k))})
+				env.Send(n.nbr[k], n.request(k))
 			}
 		}
 	} else {
@@ -246,11 +258,19 @@ func (n *Node) normalize(env proc.Env) {
 			n.rep[k] = false
 			n.row(k)[r] = true
 			n.raise(k)
-			env.Send(n.nbr[k], Release{TH: n.hsn, M: slices.Clone(n.row(k))})
+			n.gave[k*n.units+int(r)] = n.hsn
+			env.Send(n.nbr[k], Release{TH: n.hsn, M: slices.Clone(n.row(k)), Gave: n.gaveTo(k)})
 		}
 	}
 	n.sndr = 0
 }
+
+// request is the Request to neighbour k now (rule 2: TH is HSN).
+func (n *Node) request(k int) Request {
+	return Request{TH: n.hsn, M: slices.Clone(n.row(k)), Gave: n.gaveTo(k)}
+}
+
+func (n *Node) gaveTo(k int) []int64 { return slices.Clone(n.gave[k*n.units : (k+1)*n.units]) }
 
 // raise sets the threshold of link k before a message goes on it (rules 2,
 // 3). The literal listing raises TH[j] instead, j being the link of the

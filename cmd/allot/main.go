@@ -6,6 +6,7 @@
 //	allot explore [flags]               every interleaving of a tiny instance
 //	allot list                          the algorithms and reproductions
 //	allot ui TRACE                      a browser view of a run
+//	allot check TRACE                   check a trace from its events alone
 //
 // Bad input prints one line starting "allot: " and exits 2.
 package main
@@ -27,6 +28,7 @@ usage:
   allot explore [flags]               check every interleaving of a tiny instance (allot explore -h;
                                       the control plane: allot explore --kind control -h)
   allot list                          list the algorithms and reproductions
+  allot check [flags] TRACE           check a trace from its events alone (allot check -h)
   allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)
   allot cluster [--nodes N] [--tls]   start an N-node cluster on loopback for trying out
   allot certs --out DIR               write a CA, node and client certificates for mTLS (allot certs -h)
@@ -92,6 +94,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		err = listCmd(stdout)
+	case "check":
+		err = checkCmd(args[1:], stdout, stderr)
 	case "serve":
 		err = serveCmd(args[1:], stdout, stderr)
 	case "cluster":
@@ -109,7 +113,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, serve, cluster, bench, certs, ui or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, bench, certs, ui or version)", args[0])
 	}
 	var ue usageError
 	switch {

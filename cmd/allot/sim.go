@@ -485,21 +485,26 @@ func si(x float64) string {
 	return fmt.Sprintf("%.0f", x)
 }
 
-// machineMemory is this machine's memory in bytes (MemTotal of
-// /proc/meminfo), or 0 where it cannot be read: then no run is refused for
-// its size.
+// machineMemory is the memory a run may have, in bytes: this machine's
+// (MemTotal of /proc/meminfo), or less when the process's address space is
+// limited (ulimit -v), or 0 where neither can be read: then no run is
+// refused for its size.
 func machineMemory() int64 {
+	limit := addressLimit()
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
-		return 0
+		return limit
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
 			var kb int64
 			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				if limit > 0 {
+					return min(kb<<10, limit)
+				}
 				return kb << 10
 			}
 		}
 	}
-	return 0
+	return limit
 }

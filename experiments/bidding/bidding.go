@@ -246,6 +246,7 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	// gridOut is a point's run, measured from its events.
 	type gridOut struct {
 		Mean           float64 // mean response, rounds
+		Half           float64 // its 95 % half-width, by batch means
 		Served, Rounds int64   // answers and the rounds they took
 		Violations     int
 	}
@@ -265,7 +266,7 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			return gridOut{}, err
 		}
 		round := bidParams(pb, false).RoundTicks()
-		out := gridOut{Mean: bidMeanRounds(run.recs, float64(round)), Served: int64(len(run.recs)), Violations: run.violations}
+		out := gridOut{Mean: bidMeanRounds(run.recs, float64(round)), Half: bidBatchHalf(run.recs, float64(round)), Served: int64(len(run.recs)), Violations: run.violations}
 		for _, r := range run.recs {
 			out.Rounds += bidRounds(r, round)
 		}
@@ -274,7 +275,8 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	if err != nil {
 		return nil, err
 	}
-	var xs, ys, bounds []float64
+	var xs, ys, halves, bounds []float64
+	var kOf []int
 	var worst float64 // largest mean / (2eβkv)
 	var probLo, probHi = math.Inf(1), math.Inf(-1)
 	probOK, violations := true, 0
@@ -285,6 +287,7 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		kv := float64(pt.k * pt.v)
 		bound := 2 * math.E * beta * kv
 		xs, ys, bounds = append(xs, kv), append(ys, out.Mean), append(bounds, bound)
+		halves, kOf = append(halves, out.Half), append(kOf, pt.k)
 		worst = max(worst, out.Mean/bound)
 		violations += out.Violations
 		lo, hi := sweep.Wilson99(out.Served, out.Rounds)
@@ -298,9 +301,8 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		px, pMeasured = append(px, kv), append(pMeasured, phat*beta*kv)
 		pUpper, pLower = append(pUpper, 1), append(pLower, 1/(2*math.E))
 	}
-	_, slope, r2 := bidFit(xs, ys)
-	if err := bidPlot(o, "bidding-kv.svg", "uniform bidding: mean response vs k·v", "k·v", "rounds",
-		[]report.Series{{Name: "measured mean (k, v)", X: xs, Y: ys, Points: true}, bidPerX(report.Series{Name: "2eβkv (Theorem 4)", X: xs, Y: bounds, Dashed: true})}); err != nil {
+	icpt, slope, r2 := bidFit(xs, ys)
+	if err := bidFigure(o, "bidding-kv.svg", kvFigure(kOf, xs, ys, halves, bounds, icpt, slope, r2)); err != nil {
 		return nil, err
 	}
 	if err := bidPlot(o, "bidding-success.svg", "per-round success probability × βkv", "k·v", "p·βkv",
@@ -420,7 +422,8 @@ func bidMatrix(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	}
 	ss = append(ss, report.Series{Name: "bound ab−1 (Th. 1, 2)", X: bx, Y: by, Dashed: true})
 	if err := bidFigure(o, "bidding-matrix.svg", report.Figure{Title: "matrix networks: longest wait", XLabel: "users a·b",
-		YLabel: "longest response / μ (log scale)", LogY: true, Series: ss}); err != nil {
+		YLabel: "longest response / μ (log scale)", LogY: true, Series: ss,
+		Caption: fmt.Sprintf("μ: the time a user holds its resources, %d ticks here (every critical section lasts μ; Theorems 1 and 2 count the wait in μ). The last of ab simultaneous requests waits for the other ab − 1.", bCS)}); err != nil {
 		return nil, err
 	}
 	return []study.Claim{{

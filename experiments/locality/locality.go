@@ -223,7 +223,7 @@ func worstCase(a algo.Algorithm, sc scenario, seed uint64, horizon proc.Time) (c
 }
 
 func runLocality(ctx context.Context, o study.Options) ([]study.Claim, error) {
-	return study.Steps(ctx, o, worstClaims, lineClaims, expectedClaims, reachClaims, unhygienicClaims)
+	return study.Steps(ctx, o, worstClaims, lineClaims, expectedClaims, reachClaims, unhygienicClaims, overtakeClaims)
 }
 
 // keys names n points of a stage by their index: the points of the
@@ -291,7 +291,7 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			m += " (" + worstAt + ")"
 		}
 		claims = append(claims, study.Claim{ID: t.id, Paper: paperSPS + " " + t.sec, Claim: t.claim,
-			Measured: m, Figures: figs, Pass: worst <= t.bound && unreach == 0})
+			Measured: m, Figures: figs, Pass: withinLocality(worst, unreach, t.bound)})
 	}
 	if partial {
 		return nil, sweep.ErrPartial
@@ -351,12 +351,7 @@ func lineClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		}
 	}
 	h, th := series[0], series[1]
-	grows := true
-	for i := 1; i < len(ns); i++ {
-		grows = grows && h.Y[i] > h.Y[i-1]
-	}
-	last := len(ns) - 1
-	grows = grows && h.Y[last] >= float64(ns[last])/2
+	grows := growsWithN(ns, h.Y)
 	bounded := slices.Max(th.Y) <= 5 // two hops either side and the crashed process
 	figs := map[string]float64{"seeds": float64(seeds)}
 	fmtS := func(s report.Series) string {
@@ -432,7 +427,7 @@ func expectedClaims(ctx context.Context, o study.Options) ([]study.Claim, error)
 			Measured: fmt.Sprintf("mean %.3f ± %.3f (standard error) over %d crashes of the middle of a %d-process line; |mean − %.3f| must be ≤ 3 SE",
 				m, se, seeds, n, want),
 			Figures: map[string]float64{"mean": m, "se": se, "crashes": float64(seeds), "n": float64(n), "expected": want},
-			Pass:    math.Abs(m-want) <= 3*se,
+			Pass:    agrees(m, se, want),
 		})
 	}
 	if partial {
@@ -499,7 +494,7 @@ func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		Figures: map[string]float64{"crashes": float64(seeds), "mean_fl": mfl, "mean_w": mw, "mean_reach": mr,
 			"affected": float64(starvedN), "priority_pct": 100 * wS, "reach_affected": mrs, "reach_affected_se": rse,
 			"bound_1+w": 1 + wS, "two_hop_without_priority": float64(wrong)},
-		Pass: wrong == 0 && mrs <= 1+wS+2*rse,
+		Pass: reachBounded(wrong, mrs, rse, 1+wS),
 	}}, nil
 }
 
@@ -518,44 +513,110 @@ func unhygienicClaims(ctx context.Context, o study.Options) ([]study.Claim, erro
 			return crashOutcome{}, err
 		}
 		pb := algo.DiningProblem(g)
-		pb.Failure = make([]float64, g.N())
-		var prone []proc.ID
-		for u := range pb.Failure {
-			pb.Failure[u] = 0.02
-			if rnd.Float64() < 0.2 {
-				pb.Failure[u] = 0.95
-				prone = append(prone, proc.ID(u))
-			}
-		}
-		if len(prone) == 0 {
-			prone = append(prone, 0)
-			pb.Failure[0] = 0.95
-		}
+		pb.Failure = failureModel(g.N(), rnd)
 		pb.Options = map[string]string{"rule": rule}
-		x := prone[rnd.IntN(len(prone))]
+		x := drawCrash(pb.Failure, rnd)
 		at := proc.Time(500 + rnd.IntN(2500))
 		return runCrash(unhygienic.Algorithm, pb, busy(seed, horizon), x, at)
 	})
 	if err != nil {
 		return nil, err
 	}
-	var diff, aw, bl []float64
+	var flA, flB, flD, setA, setB, setD []float64
 	for s := 0; s < seeds; s++ {
 		a, b := outs[s], outs[seeds+s]
-		aw = append(aw, float64(len(a.Loc.FailureSet)))
-		bl = append(bl, float64(len(b.Loc.FailureSet)))
-		diff = append(diff, aw[s]-bl[s])
+		flA, flB = append(flA, float64(a.Loc.FailureLocality)), append(flB, float64(b.Loc.FailureLocality))
+		flD = append(flD, flA[s]-flB[s])
+		setA, setB = append(setA, float64(len(a.Loc.FailureSet))), append(setB, float64(len(b.Loc.FailureSet)))
+		setD = append(setD, setA[s]-setB[s])
 	}
-	ma, sa := sweep.MeanSE(aw)
-	mb, sb := sweep.MeanSE(bl)
-	md, sd := sweep.MeanSE(diff)
+	ma, sa := sweep.MeanSE(flA)
+	mb, sb := sweep.MeanSE(flB)
+	md, sd := sweep.MeanSE(flD)
+	msa, _ := sweep.MeanSE(setA)
+	msb, _ := sweep.MeanSE(setB)
+	msd, ssd := sweep.MeanSE(setD)
 	return []study.Claim{{
 		ID: "locality/unhygienic-failure-model", Paper: paperSPS + " §6",
-		Claim: "keeping failure-prone processes low (they rise little after eating) gives a smaller expected failure set than a failure-blind rule",
-		Measured: fmt.Sprintf("%d crashes of a failure-prone process (random:30:0.15, 20%% prone): failure set %.2f ± %.2f (aware) vs %.2f ± %.2f (blind); paired difference %.2f ± %.2f, must be below −2 SE",
-			seeds, ma, sa, mb, sb, md, sd),
-		Figures: map[string]float64{"crashes": float64(seeds), "aware": ma, "aware_se": sa, "blind": mb, "blind_se": sb,
-			"difference": md, "difference_se": sd},
-		Pass: md < -2*sd,
+		Claim: "keeping failure-prone processes low (they rise little after eating) gives a better expected failure locality than a failure-blind rule, the crash drawn from the failure model",
+		Measured: fmt.Sprintf("%d crashes (random:30:0.15; each process failure-prone, likelihood %.2f, with probability %.1f, else %.2f; the crashed process drawn with probability proportional to its likelihood): expected failure locality %.2f ± %.2f (aware) vs %.2f ± %.2f (blind), paired difference %.2f ± %.2f, must be below −2 SE; expected failure-set size %.2f vs %.2f (paired difference %.2f ± %.2f)",
+			seeds, proneLikelihood, proneShare, baseLikelihood, ma, sa, mb, sb, md, sd, msa, msb, msd, ssd),
+		Figures: map[string]float64{"crashes": float64(seeds), "aware_fl": ma, "aware_fl_se": sa, "blind_fl": mb, "blind_fl_se": sb,
+			"difference_fl": md, "difference_fl_se": sd, "aware_set": msa, "blind_set": msb, "difference_set": msd, "difference_set_se": ssd},
+		Pass: better(md, sd),
 	}}, nil
+}
+
+// The failure model of the unhygienic study: each process is failure-prone
+// with probability proneShare; the likelihoods are relative (§6: "the
+// relative likelihood of process failures").
+const (
+	proneShare      = 0.2
+	proneLikelihood = 0.95
+	baseLikelihood  = 0.02
+)
+
+// failureModel draws every process's failure likelihood; at least one is
+// failure-prone.
+func failureModel(n int, rnd *rand.Rand) []float64 {
+	f := make([]float64, n)
+	any := false
+	for u := range f {
+		f[u] = baseLikelihood
+		if rnd.Float64() < proneShare {
+			f[u], any = proneLikelihood, true
+		}
+	}
+	if !any {
+		f[0] = proneLikelihood
+	}
+	return f
+}
+
+// drawCrash draws the process that crashes, each with probability
+// proportional to its failure likelihood.
+func drawCrash(f []float64, rnd *rand.Rand) proc.ID {
+	total := 0.0
+	for _, x := range f {
+		total += x
+	}
+	r := rnd.Float64() * total
+	for u, x := range f {
+		if r < x {
+			return proc.ID(u)
+		}
+		r -= x
+	}
+	return proc.ID(len(f) - 1)
+}
+
+// better: the paired difference md ± sd (aware − blind) is below −2 SE.
+func better(md, sd float64) bool { return md < -2*sd }
+
+// The pass rules, as functions of the measured figures alone, so that a
+// test can feed them a deliberately wrong series.
+
+// withinLocality: no crash starved a process farther than bound hops, and
+// none was left unreachable.
+func withinLocality(worst, unreachable, bound int) bool { return worst <= bound && unreachable == 0 }
+
+// growsWithN: the mean failure-set sizes ys on lines of ns processes grow
+// at every step and reach half the line at the longest.
+func growsWithN(ns []int, ys []float64) bool {
+	for i := 1; i < len(ys); i++ {
+		if ys[i] <= ys[i-1] {
+			return false
+		}
+	}
+	return ys[len(ys)-1] >= float64(ns[len(ns)-1])/2
+}
+
+// agrees: a mean m ± se (standard error) within 3 SE of the formula's want.
+func agrees(m, se, want float64) bool { return math.Abs(m-want) <= 3*se }
+
+// reachBounded: no two-hop reach through a neighbour without priority, and
+// the mean reach of the affected neighbours, mean ± se, not above bound
+// (1 + w) by more than 2 SE.
+func reachBounded(wrong int, mean, se, bound float64) bool {
+	return wrong == 0 && mean <= bound+2*se
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/algo/broadcastpool"
 	"github.com/allot-dev/allot/algo/centralpool"
+	"github.com/allot-dev/allot/algo/hashpool"
 	carvalho "github.com/allot-dev/allot/algo/pool"
 	"github.com/allot-dev/allot/app"
 	"github.com/allot-dev/allot/check"
@@ -30,14 +31,18 @@ const (
 	delayHi = 9
 )
 
-// Loads are the offered load factors of the sweep.
-var Loads = []float64{0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 0.99}
+// Loads are the offered load factors of the sweep: up to 1 and past it
+// (a closed system: at ρ > 1 more units are asked for than exist, and
+// users queue; ρ cannot exceed n/R = 6.2, where nobody thinks).
+var Loads = []float64{0.2, 0.4, 0.6, 0.8, 0.9, 0.99, 1.5, 3, 6}
 
-// Shapes are the trees R-RESOURCES runs on (the baselines ignore them).
-var Shapes = []string{"line:31", "star:31", "tree:31:2"}
+// Shapes are the graphs R-RESOURCES runs on (the baselines ignore them):
+// the complete network of §1 first, where it runs on its breadth-first
+// spanning tree from node 0, a star; then a line and a binary tree.
+var Shapes = []string{"complete:31", "line:31", "tree:31:2"}
 
-// algos are the three pool algorithms compared, R-RESOURCES first.
-var algos = []algo.Algorithm{carvalho.Algorithm, centralpool.Algorithm, broadcastpool.Algorithm}
+// algos are the pool algorithms compared, R-RESOURCES first.
+var algos = []algo.Algorithm{carvalho.Algorithm, centralpool.Algorithm, broadcastpool.Algorithm, hashpool.Algorithm}
 
 // thinkMean is the mean think time that makes the offered load ρ·R: each
 // of n users asks for a unit once per think + hold, holding it hold ticks,
@@ -100,7 +105,7 @@ func measure(j job, base uint64, requests int) run {
 	safety := check.Pool{Units: units}
 	var waits check.Waits
 	var rec metrics.Recorder
-	pm := metrics.Pool{Units: units}
+	pm := metrics.Pool{Units: units, Dist: unitWay(a, g)}
 	res, err := sim.Run(sim.Config{
 		Seed:     seed,
 		Net:      sim.Network{Delay: dist.Uniform(delayLo, delayHi)},
@@ -124,6 +129,43 @@ func measure(j job, base uint64, requests int) run {
 		out.First = fmt.Sprintf("%s seed %d: %s", a.Name, seed, safety.First[0])
 	}
 	return out
+}
+
+// unitWay is the length of the shortest way a unit can take between two
+// nodes in the network a moves units over: R-RESOURCES' spanning tree of
+// g; the owner in the middle for central-pool; a direct message for the
+// free-servers baselines, which take the network as complete.
+func unitWay(a algo.Algorithm, g *graph.Graph) func(p, q proc.ID) int {
+	hop := 1
+	switch a.Name {
+	case carvalho.Algorithm.Name:
+		adj, _ := carvalho.SpanningTree(g)
+		var edges [][2]proc.ID
+		for p, qs := range adj {
+			for _, q := range qs {
+				if proc.ID(p) < q {
+					edges = append(edges, [2]proc.ID{proc.ID(p), q})
+				}
+			}
+		}
+		tree, err := graph.New(g.N(), edges)
+		if err != nil {
+			panic(err) // a spanning tree of a valid graph is a valid graph
+		}
+		d := make([][]int32, g.N())
+		for p := range d {
+			d[p] = tree.Distances(proc.ID(p))
+		}
+		return func(p, q proc.ID) int { return int(d[p][q]) }
+	case centralpool.Algorithm.Name:
+		hop = 2
+	}
+	return func(p, q proc.ID) int {
+		if p == q {
+			return 0
+		}
+		return hop
+	}
 }
 
 // sweepAll runs every job on all cores.
