@@ -77,7 +77,7 @@ func TestMetricsAndShutdown(t *testing.T) {
 	rec := httptest.NewRecorder()
 	n.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
-	for _, want := range []string{"allot_acquire_seconds_count{kind=\"exclusive\"} 1", "allot_sessions 1", "allot_messages_total{kind=", "allot_waiting_requests{kind=\"exclusive\"} 0"} {
+	for _, want := range []string{"allot_acquire_seconds_count{kind=\"exclusive\"} 1", "allot_sessions 1", "allot_messages_total{message=", "allot_waiting_requests{kind=\"exclusive\"} 0"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}

@@ -17,6 +17,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/status"
 
 	"github.com/allot-dev/allot/algo"
@@ -86,6 +87,7 @@ type Node struct {
 	events   *eventLog
 	metrics  *metrics
 	draining atomic.Bool
+	health   *health.Server // grpc.health.v1, set by Register
 
 	ctl    *ctlHost
 	tmpDir string // DataDir's stand-in, removed at Shutdown ("": none)
@@ -129,7 +131,7 @@ func New(cfg Config) (*Node, error) {
 		metrics: newMetrics(),
 	}
 	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
-	n.metrics.reg.MustRegister(messages{n})
+	n.metrics.reg.MustRegister(messages{n}, state{n})
 	var algs []algo.Algorithm
 	for kind, name := range map[algo.Kind]string{algo.Exclusive: c.Lock, algo.Pool: c.Semaphore, algo.Quota: c.Quota} {
 		if name == "" {
@@ -174,6 +176,7 @@ func New(cfg Config) (*Node, error) {
 // the lock and the declared quotas. Call it before s serves.
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
+	n.registerOps(s)
 	peers := map[string]string{}
 	for k, addr := range n.c.Nodes {
 		if k < len(n.cfg.PeerAddrs) {
@@ -210,6 +213,7 @@ func (n *Node) Register(s *grpc.Server) error {
 	go n.ctl.run(ctx)
 	go n.ctl.changes(ctx)
 	go n.flushEvents(ctx)
+	go n.watchHealth(ctx)
 	return nil
 }
 
