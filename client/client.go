@@ -58,7 +58,7 @@ import (
 var (
 	ErrNoResources = errors.New("allot: lock of no resources")
 	ErrBadUnits    = errors.New("allot: a semaphore needs units > 0")
-	ErrBadTTL      = errors.New("allot: a session TTL must be positive")
+	ErrBadTTL      = errors.New("allot: a session TTL must be positive and at most 24h (MaxTTL)")
 	ErrBadCount    = errors.New("allot: take needs n > 0")
 	ErrNoAddress   = errors.New("allot: no node address")
 	// ErrLocked: TryLock or TryAcquire found the resources taken.
@@ -247,7 +247,10 @@ type SessionOption func(*sessionOptions)
 
 type sessionOptions struct{ ttl time.Duration }
 
-// WithTTL sets the session's lease (default 10s).
+// MaxTTL is the longest session TTL (WithTTL) a node accepts.
+const MaxTTL = 24 * time.Hour
+
+// WithTTL sets the session's lease (default 10s, at most MaxTTL).
 func WithTTL(d time.Duration) SessionOption { return func(o *sessionOptions) { o.ttl = d } }
 
 // Session opens a session on one of the nodes, and keeps it alive until it
@@ -257,7 +260,7 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.ttl <= 0 {
+	if o.ttl <= 0 || o.ttl > MaxTTL {
 		return nil, ErrBadTTL
 	}
 	// Sessions are spread over the nodes; a node that is down or

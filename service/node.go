@@ -673,8 +673,8 @@ func (n *Node) session(id uint64) (*session, error) {
 
 // OpenSession implements the Allot service.
 func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
-	if r.TtlMs <= 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "session TTL must be positive, got %dms", r.TtlMs)
+	if r.TtlMs <= 0 || r.TtlMs > MaxTTL.Milliseconds() {
+		return nil, status.Errorf(codes.InvalidArgument, "session TTL must be positive and at most %dms (%v), got %dms", MaxTTL.Milliseconds(), MaxTTL, r.TtlMs)
 	}
 	if n.draining.Load() {
 		return nil, errDraining

@@ -21,6 +21,12 @@ import (
 // calls the API without the .proto), and the gauges of the node's place
 // in the cluster.
 
+// MaxTTL is the longest session TTL a node accepts (client.MaxTTL is the
+// same): a holder that dies without closing its session keeps its locks
+// for its TTL, and a bound keeps the node's time arithmetic far from
+// overflow (a TTL of 2^63ns would wrap to the past).
+const MaxTTL = 24 * time.Hour
+
 // healthEvery is how often the health status follows the node's state: a
 // lease runs out without an event, so the status is polled.
 const healthEvery = 20 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http/httptest"
 	"os/exec"
@@ -15,10 +16,13 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	refpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
 
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/client"
 	"github.com/allot-dev/allot/service"
 )
@@ -243,5 +247,27 @@ func TestMetricsUnderLoad(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// TestTTLBound: OpenSession refuses a TTL that is not positive or is above
+// MaxTTL (2^63-1ms, which would overflow a time.Duration, included) with
+// INVALID_ARGUMENT naming the limit, and accepts MaxTTL itself.
+func TestTTLBound(t *testing.T) {
+	nodes := opsCluster(t, 1)
+	api := pb.NewAllotClient(dialRaw(t, nodes[0].addr))
+	ctx := context.Background()
+	for _, ms := range []int64{0, -1, service.MaxTTL.Milliseconds() + 1, math.MaxInt64} {
+		_, err := api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: ms})
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "at most 86400000ms (24h0m0s)") {
+			t.Errorf("TTL %dms: %v, want INVALID_ARGUMENT with the limit", ms, err)
+		}
+	}
+	r, err := api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: service.MaxTTL.Milliseconds()})
+	if err != nil || r.TtlMs != service.MaxTTL.Milliseconds() {
+		t.Fatalf("TTL of MaxTTL: %v, %v", r, err)
+	}
+	if _, err := api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: r.Session}); err != nil {
+		t.Errorf("a session of MaxTTL is not alive: %v", err)
 	}
 }
