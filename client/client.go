@@ -419,7 +419,7 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 	if len(resources) == 0 {
 		return nil, ErrNoResources
 	}
-	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, Try: try})
+	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -484,7 +484,7 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 	if m.units <= 0 {
 		return nil, ErrBadUnits
 	}
-	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), Try: try})
+	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
 	if err != nil {
 		return nil, wrap(err)
 	}

@@ -756,7 +756,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	if err != nil {
 		return nil, err
 	}
-	g, err := n.acquire(ctx, s, "lock", proc.Request{Res: n.resources(r.Resources)}, r.Try)
+	g, err := n.acquire(ctx, s, "lock", proc.Request{Res: n.resources(r.Resources)}, r.TryLock)
 	if err != nil {
 		return nil, err
 	}
@@ -806,7 +806,7 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if _, _, err := n.problem(spec{kind: algo.Pool, name: r.Name, units: int(r.Units)}, len(n.c.Nodes)*n.c.Slots); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	g, err := n.acquire(ctx, s, key, proc.Request{}, r.Try)
+	g, err := n.acquire(ctx, s, key, proc.Request{}, r.TryAcquire)
 	if err != nil {
 		return nil, err
 	}
