@@ -123,12 +123,7 @@ func New(cfg Config) (*Node, error) {
 		algs:      map[algo.Kind]algo.Algorithm{},
 		instances: map[string]*instance{},
 		sessions:  map[uint64]*session{},
-		// Grant and session ids carry the node and the run (24 bits of
-		// the start time, in milliseconds) so they are unique in the
-		// cluster and across restarts: a client of the node's previous
-		// run must not find its session id given to someone else.
-		nextID:  uint64(cfg.Self)<<56 | uint64(time.Now().UnixMilli())&(1<<24-1)<<32,
-		metrics: newMetrics(),
+		metrics:   newMetrics(),
 	}
 	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
 	n.metrics.reg.MustRegister(messages{n}, state{n})
@@ -168,6 +163,13 @@ func New(cfg Config) (*Node, error) {
 		}
 		return nil, err
 	}
+	run := n.ctl.startNo
+	if n.tmpDir != "" {
+		// Nothing outlives the process: every run is the first of its
+		// directory, so the clock tells the runs apart.
+		run = uint64(time.Now().UnixMilli())
+	}
+	n.nextID = firstID(cfg.Self, run)
 	return n, nil
 }
 

@@ -271,3 +271,22 @@ func TestTTLBound(t *testing.T) {
 		t.Errorf("a session of MaxTTL is not alive: %v", err)
 	}
 }
+
+// TestIDsBelow2To53: the session and grant ids a node hands out are exact
+// as JavaScript numbers (below 2^53).
+func TestIDsBelow2To53(t *testing.T) {
+	nodes := opsCluster(t, 1)
+	api := pb.NewAllotClient(dialRaw(t, nodes[0].addr))
+	ctx := context.Background()
+	s, err := api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := api.Lock(ctx, &pb.LockRequest{Session: s.Session, Resources: []string{"ids"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Session >= service.MaxID || g.Grant >= service.MaxID {
+		t.Errorf("session %d, grant %d: not below 2^53", s.Session, g.Grant)
+	}
+}
