@@ -120,13 +120,75 @@ func TestHealth(t *testing.T) {
 	for _, svc := range []string{"", "allot.v1.Allot"} {
 		waitHealth(t, cc0, svc, healthpb.HealthCheckResponse_SERVING, 2*time.Second)
 	}
-	// Node 2 drains: NOT_SERVING at once (within the poll).
-	go nodes[2].n.Shutdown(context.Background())
+	// Node 2 drains, waiting for a lock its session holds: NOT_SERVING
+	// at once (within the poll), while it still waits.
+	api := pb.NewAllotClient(cc2)
+	ss, err := api.OpenSession(context.Background(), &pb.OpenSessionRequest{TtlMs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.Lock(context.Background(), &pb.LockRequest{Session: ss.Session, Resources: []string{"drain"}}); err != nil {
+		t.Fatal(err)
+	}
+	drained := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		nodes[2].n.Shutdown(ctx)
+		close(drained)
+	}()
 	waitHealth(t, cc2, "allot.v1.Allot", healthpb.HealthCheckResponse_NOT_SERVING, time.Second)
+	select {
+	case <-drained:
+		t.Fatal("the drain ended with the lock still held: the test saw a stopped node, not a draining one")
+	default:
+	}
 	// Node 1 stops too: node 0 is alone, its lease runs out.
 	nodes[1].stop()
 	waitHealth(t, cc0, "allot.v1.Allot", healthpb.HealthCheckResponse_NOT_SERVING, 10*time.Second)
 	waitHealth(t, cc0, "", healthpb.HealthCheckResponse_NOT_SERVING, time.Second)
+	// The gauges say the same: not serving, both links down.
+	text := scrape(nodes[0].n)
+	for _, want := range []string{"allot_serving 0", `allot_peer_link_up{peer="1"} 0`, `allot_peer_link_up{peer="2"} 0`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics of the fenced node lacks %q", want)
+		}
+	}
+}
+
+// TestHealthWhileStarting: a node whose cluster has no majority yet (the
+// other node of two never starts) answers NOT_SERVING, not the health
+// server's initial SERVING.
+func TestHealthWhileStarting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := service.New(service.Config{Cluster: service.Cluster{Nodes: []string{ln.Addr().String(), "127.0.0.1:1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := n.NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	defer s.Stop()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		n.Shutdown(ctx)
+	}()
+	hc := healthpb.NewHealthClient(dialRaw(t, ln.Addr().String()))
+	for range 5 {
+		for _, svc := range []string{"", "allot.v1.Allot"} {
+			r, err := hc.Check(context.Background(), &healthpb.HealthCheckRequest{Service: svc})
+			if err != nil || r.Status != healthpb.HealthCheckResponse_NOT_SERVING {
+				t.Fatalf("health of %q while starting: %v %v, want NOT_SERVING", svc, r.GetStatus(), err)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // TestReflection: a reflection client lists the Allot API and the health
