@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/allot-dev/allot/service/store"
 	"net"
 	"os"
@@ -40,7 +41,12 @@ func TestServeBadInput(t *testing.T) {
 	corrupt := filepath.Join(dir, "corrupt")
 	os.MkdirAll(corrupt, 0o755)
 	os.WriteFile(filepath.Join(corrupt, store.FileName), []byte("no store at all"), 0o600)
+	var many []string // one node more than an id has room for
+	for i := range service.MaxNodes + 1 {
+		many = append(many, fmt.Sprintf("127.0.0.1:%d", 2000+i))
+	}
 	for _, args := range [][]string{
+		{"serve", "--nodes", strings.Join(many, ",")},
 		{"serve", "--nodes", "127.0.0.1:0,127.0.0.1:1", "--data-dir", other},
 		{"serve", "--nodes", "127.0.0.1:0", "--data-dir", corrupt},
 		{"serve"},
