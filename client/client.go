@@ -58,7 +58,7 @@ import (
 var (
 	ErrNoResources = errors.New("allot: lock of no resources")
 	ErrBadUnits    = errors.New("allot: a semaphore needs units > 0")
-	ErrBadTTL      = errors.New("allot: a session TTL must be positive")
+	ErrBadTTL      = errors.New("allot: a session TTL must be positive and at most 24h (MaxTTL)")
 	ErrBadCount    = errors.New("allot: take needs n > 0")
 	ErrNoAddress   = errors.New("allot: no node address")
 	// ErrLocked: TryLock or TryAcquire found the resources taken.
@@ -247,7 +247,10 @@ type SessionOption func(*sessionOptions)
 
 type sessionOptions struct{ ttl time.Duration }
 
-// WithTTL sets the session's lease (default 10s).
+// MaxTTL is the longest session TTL (WithTTL) a node accepts.
+const MaxTTL = 24 * time.Hour
+
+// WithTTL sets the session's lease (default 10s, at most MaxTTL).
 func WithTTL(d time.Duration) SessionOption { return func(o *sessionOptions) { o.ttl = d } }
 
 // Session opens a session on one of the nodes, and keeps it alive until it
@@ -257,7 +260,7 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.ttl <= 0 {
+	if o.ttl <= 0 || o.ttl > MaxTTL {
 		return nil, ErrBadTTL
 	}
 	// Sessions are spread over the nodes; a node that is down or
@@ -416,7 +419,7 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 	if len(resources) == 0 {
 		return nil, ErrNoResources
 	}
-	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, Try: try})
+	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -481,7 +484,7 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 	if m.units <= 0 {
 		return nil, ErrBadUnits
 	}
-	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), Try: try})
+	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
 	if err != nil {
 		return nil, wrap(err)
 	}

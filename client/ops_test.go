@@ -3,6 +3,7 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -77,7 +78,7 @@ func TestMetricsAndShutdown(t *testing.T) {
 	rec := httptest.NewRecorder()
 	n.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body, _ := io.ReadAll(rec.Body)
-	for _, want := range []string{"allot_acquire_seconds_count{kind=\"exclusive\"} 1", "allot_sessions 1", "allot_messages_total{kind=", "allot_waiting_requests{kind=\"exclusive\"} 0"} {
+	for _, want := range []string{"allot_acquire_seconds_count{kind=\"exclusive\"} 1", "allot_sessions 1", "allot_messages_total{message=", "allot_waiting_requests{kind=\"exclusive\"} 0"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
@@ -94,4 +95,32 @@ func TestMetricsAndShutdown(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Error("the holder's Done did not close after its node shut down")
 	}
+}
+
+// TestTTLBound: a TTL that is not positive or above MaxTTL is refused
+// before anything is sent (ErrBadTTL); MaxTTL is the node's limit.
+func TestTTLBound(t *testing.T) {
+	if client.MaxTTL != service.MaxTTL {
+		t.Fatalf("client.MaxTTL %v, service.MaxTTL %v", client.MaxTTL, service.MaxTTL)
+	}
+	addrs, _ := cluster(t, 1, 0)
+	ctx := context.Background()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, d := range []time.Duration{0, -time.Second, client.MaxTTL + time.Millisecond, 1<<63 - 1} {
+		if _, err := c.Session(ctx, client.WithTTL(d)); !errors.Is(err, client.ErrBadTTL) {
+			t.Errorf("WithTTL(%v): %v, want ErrBadTTL", d, err)
+		}
+	}
+	s, err := c.Session(ctx, client.WithTTL(client.MaxTTL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Lock(ctx, "ttl"); err != nil {
+		t.Errorf("a session of MaxTTL cannot lock: %v", err)
+	}
+	s.Close(ctx)
 }

@@ -103,8 +103,8 @@ func (c *Cluster) Complete() error {
 	if c.Epoch == 0 {
 		c.Epoch = 1
 	}
-	if len(c.Nodes) == 0 {
-		return fmt.Errorf("%w: no nodes", ErrCluster)
+	if len(c.Nodes) == 0 || len(c.Nodes) > MaxNodes {
+		return fmt.Errorf("%w: %d nodes, want 1 to %d", ErrCluster, len(c.Nodes), MaxNodes)
 	}
 	for i, a := range c.Nodes {
 		if _, _, err := net.SplitHostPort(a); err != nil {

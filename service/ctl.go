@@ -27,11 +27,12 @@ const ctlSpace = "ctl"
 // sending its messages, and hands its changes to the node in order. Time
 // is the milliseconds since the host started, on the monotonic clock.
 type ctlHost struct {
-	n      *Node
-	start  time.Time
-	store  *store.Store
-	quotas []string // the quotas' names, in the control plane's order
-	space  *tgrpc.Space
+	n       *Node
+	start   time.Time
+	store   *store.Store
+	quotas  []string // the quotas' names, in the control plane's order
+	space   *tgrpc.Space
+	startNo uint64 // this start's number in the store (1: the first)
 
 	mu     sync.Mutex // the control node
 	node   *control.Node
@@ -77,6 +78,7 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	if err != nil {
 		return fail(err)
 	}
+	h.startNo = run
 	d, err := st.Disk()
 	if err != nil {
 		return fail(err)

@@ -25,6 +25,13 @@
 // a quota's view runs the controller on what the log's ledger leaves it.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
+// Beside the API, on the same server (ops.go): grpc.health.v1, SERVING
+// only while the node serves its view under its lease and is not
+// draining; server reflection; and the Prometheus metrics (metrics.go,
+// ops.go: the node's requests, view, links and grants, the gRPC server's
+// calls, the Go runtime and the process). Session and grant ids stay
+// below 2^53 (ids.go).
+//
 // Verify and its helpers (verify.go, holders.go) read the nodes' event
 // logs for tests and the chaos harness; the daemon does not use them.
 package service

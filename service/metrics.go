@@ -3,7 +3,9 @@ package service
 import (
 	"net/http"
 
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -14,13 +16,16 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	waiting  *prometheus.GaugeVec
 	sessions prometheus.Gauge
+	grpc     *grpcprom.ServerMetrics
 }
 
 // messages counts the algorithm messages the node's processes sent, by
-// kind, from the instances' hosts when scraped.
+// message kind, from the instances' hosts when scraped. Its label is
+// "message", not "kind": "kind" is the request's kind (exclusive, pool,
+// quota) on the other families, and one label name means one thing.
 type messages struct{ n *Node }
 
-var messagesDesc = prometheus.NewDesc("allot_messages_total", "Algorithm messages sent by this node's processes, by message kind.", []string{"kind"}, nil)
+var messagesDesc = prometheus.NewDesc("allot_messages_total", "Algorithm messages sent by this node's processes, by message kind.", []string{"message"}, nil)
 
 func (m messages) Describe(ch chan<- *prometheus.Desc) { ch <- messagesDesc }
 
@@ -55,7 +60,10 @@ func newMetrics() *metrics {
 			Help: "Open client sessions at this node.",
 		}),
 	}
-	m.reg.MustRegister(m.latency, m.waiting, m.sessions)
+	m.grpc = newServerMetrics()
+	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

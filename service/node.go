@@ -17,6 +17,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/status"
 
 	"github.com/allot-dev/allot/algo"
@@ -86,6 +87,7 @@ type Node struct {
 	events   *eventLog
 	metrics  *metrics
 	draining atomic.Bool
+	health   *health.Server // grpc.health.v1, set by Register
 
 	ctl    *ctlHost
 	tmpDir string // DataDir's stand-in, removed at Shutdown ("": none)
@@ -121,15 +123,10 @@ func New(cfg Config) (*Node, error) {
 		algs:      map[algo.Kind]algo.Algorithm{},
 		instances: map[string]*instance{},
 		sessions:  map[uint64]*session{},
-		// Grant and session ids carry the node and the run (24 bits of
-		// the start time, in milliseconds) so they are unique in the
-		// cluster and across restarts: a client of the node's previous
-		// run must not find its session id given to someone else.
-		nextID:  uint64(cfg.Self)<<56 | uint64(time.Now().UnixMilli())&(1<<24-1)<<32,
-		metrics: newMetrics(),
+		metrics:   newMetrics(),
 	}
 	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
-	n.metrics.reg.MustRegister(messages{n})
+	n.metrics.reg.MustRegister(messages{n}, state{n})
 	var algs []algo.Algorithm
 	for kind, name := range map[algo.Kind]string{algo.Exclusive: c.Lock, algo.Pool: c.Semaphore, algo.Quota: c.Quota} {
 		if name == "" {
@@ -166,6 +163,13 @@ func New(cfg Config) (*Node, error) {
 		}
 		return nil, err
 	}
+	run := n.ctl.startNo
+	if n.tmpDir != "" {
+		// Nothing outlives the process: every run is the first of its
+		// directory, so the clock tells the runs apart.
+		run = uint64(time.Now().UnixMilli())
+	}
+	n.nextID = firstID(cfg.Self, run)
 	return n, nil
 }
 
@@ -174,6 +178,7 @@ func New(cfg Config) (*Node, error) {
 // the lock and the declared quotas. Call it before s serves.
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
+	n.registerOps(s)
 	peers := map[string]string{}
 	for k, addr := range n.c.Nodes {
 		if k < len(n.cfg.PeerAddrs) {
@@ -210,6 +215,7 @@ func (n *Node) Register(s *grpc.Server) error {
 	go n.ctl.run(ctx)
 	go n.ctl.changes(ctx)
 	go n.flushEvents(ctx)
+	go n.watchHealth(ctx)
 	return nil
 }
 
@@ -669,8 +675,8 @@ func (n *Node) session(id uint64) (*session, error) {
 
 // OpenSession implements the Allot service.
 func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
-	if r.TtlMs <= 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "session TTL must be positive, got %dms", r.TtlMs)
+	if r.TtlMs <= 0 || r.TtlMs > MaxTTL.Milliseconds() {
+		return nil, status.Errorf(codes.InvalidArgument, "session TTL must be positive and at most %dms (%v), got %dms", MaxTTL.Milliseconds(), MaxTTL, r.TtlMs)
 	}
 	if n.draining.Load() {
 		return nil, errDraining
@@ -752,7 +758,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	if err != nil {
 		return nil, err
 	}
-	g, err := n.acquire(ctx, s, "lock", proc.Request{Res: n.resources(r.Resources)}, r.Try)
+	g, err := n.acquire(ctx, s, "lock", proc.Request{Res: n.resources(r.Resources)}, r.TryLock)
 	if err != nil {
 		return nil, err
 	}
@@ -802,7 +808,7 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if _, _, err := n.problem(spec{kind: algo.Pool, name: r.Name, units: int(r.Units)}, len(n.c.Nodes)*n.c.Slots); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	g, err := n.acquire(ctx, s, key, proc.Request{}, r.Try)
+	g, err := n.acquire(ctx, s, key, proc.Request{}, r.TryAcquire)
 	if err != nil {
 		return nil, err
 	}

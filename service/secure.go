@@ -200,12 +200,14 @@ func (a authorizer) check(ctx context.Context, method string) error {
 	return a.tokens.check(ctx)
 }
 
-// NewServer returns a gRPC server with Config.ServerOptions and the node
-// registered on it (Register).
+// NewServer returns a gRPC server with Config.ServerOptions, its calls
+// counted in the node's metrics, and the node registered on it
+// (Register).
 func (n *Node) NewServer() (*grpc.Server, error) {
-	s := grpc.NewServer(n.cfg.ServerOptions...)
+	s := grpc.NewServer(append(n.serverOptions(), n.cfg.ServerOptions...)...)
 	if err := n.Register(s); err != nil {
 		return nil, err
 	}
+	n.metrics.grpc.InitializeMetrics(s)
 	return s, nil
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -33,6 +32,7 @@ type serveOpts struct {
 	lock, semaphore                        string
 	slots, resources                       int
 	metrics, events, logLevel, dataDir     string
+	logFormat                              string
 	lockDelay, peerTimeout, drain, suspect time.Duration
 	quotas                                 []string
 	tls                                    tlsOpts
@@ -58,7 +58,7 @@ func parseQuota(v string) (string, service.QuotaSpec, error) {
 
 func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs := flag.NewFlagSet("allot serve", flag.ContinueOnError)
-	fs.StringVar(&o.clusterFile, "cluster", "", "the cluster as a YAML file (nodes, lock, semaphore, slots, resources, epoch)")
+	fs.StringVar(&o.clusterFile, "cluster", "", "the cluster as a YAML file: "+clusterFields+" (deploy/cluster.yaml documents each)")
 	fs.StringVar(&o.nodes, "nodes", "", "the cluster's node addresses host:port, comma-separated (instead of --cluster)")
 	fs.StringVar(&o.peerAddrs, "peer-addrs", "", "dial the nodes at these addresses instead, in node order, comma-separated (a proxy in between, for tests)")
 	fs.IntVar(&o.self, "node", 0, "this node's index in the node list; it listens on that address")
@@ -69,6 +69,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics, the node's /status (read by allot ui --cluster) and Go profiles under /debug/pprof/ on this address (default: none)")
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
 	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
 	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself")
@@ -173,11 +174,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err := o.profile.check(o.metrics != ""); err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return badf("--log-level: %v", err)
+	log, err := newLogger(stderr, o.logFormat, o.logLevel)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	srvOpts, dialOpts, err := o.tls.options(log)
 	if err != nil {
 		return err
@@ -272,6 +272,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	prof.flags(fs)
 	data := fs.String("data-dir", "", "node I keeps its data in DIR/node-I, across its restarts (default: a temporary directory, removed when the cluster stops)")
 	suspect := fs.Duration("suspect", 0, "the nodes' --suspect (default: allot serve's)")
+	logFormat := fs.String("log-format", "text", "the nodes' --log-format: text or json")
 	restart := fs.Duration("restart-delay", 2*time.Second, "restart a node that died after this long (past the default --suspect: the others have moved on without it first)")
 	var quotas []string
 	fs.Func("quota", "a quota the cluster serves, NAME=BUDGET[:WASTE] (repeatable)", func(v string) error {
@@ -293,9 +294,12 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	if *suspect < 0 || *restart < 0 {
 		return badf("--suspect and --restart-delay must not be negative")
 	}
+	if _, err := newLogger(io.Discard, *logFormat, "info"); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	serveArgs := prof.args()
+	serveArgs := append(prof.args(), "--log-format", *logFormat)
 	var tlsDir, token string
 	var files mtls.Files
 	if *secure {
@@ -347,7 +351,6 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	<-ctx.Done()
 	return nil
 }
-
 
 // clusterSpec is what startCluster starts.
 type clusterSpec struct {

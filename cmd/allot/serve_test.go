@@ -3,15 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/allot-dev/allot/service/store"
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
+	"gopkg.in/yaml.v3"
 
 	"github.com/allot-dev/allot/service"
 )
@@ -37,7 +41,12 @@ func TestServeBadInput(t *testing.T) {
 	corrupt := filepath.Join(dir, "corrupt")
 	os.MkdirAll(corrupt, 0o755)
 	os.WriteFile(filepath.Join(corrupt, store.FileName), []byte("no store at all"), 0o600)
+	var many []string // one node more than an id has room for
+	for i := range service.MaxNodes + 1 {
+		many = append(many, fmt.Sprintf("127.0.0.1:%d", 2000+i))
+	}
 	for _, args := range [][]string{
+		{"serve", "--nodes", strings.Join(many, ",")},
 		{"serve", "--nodes", "127.0.0.1:0,127.0.0.1:1", "--data-dir", other},
 		{"serve", "--nodes", "127.0.0.1:0", "--data-dir", corrupt},
 		{"serve"},
@@ -66,6 +75,9 @@ func TestServeBadInput(t *testing.T) {
 		{"serve", "--nodes", "127.0.0.1:1", "--block-profile-rate", "100"},
 		{"serve", "--nodes", "127.0.0.1:1", "--metrics", "127.0.0.1:0", "--mutex-profile-fraction", "-1"},
 		{"cluster", "--mutex-profile-fraction", "5"},
+		{"serve", "--nodes", "127.0.0.1:1", "--log-format", "xml"},
+		{"serve", "--nodes", "127.0.0.1:1", "--log-level", "loud"},
+		{"cluster", "--log-format", "JSON"},
 	} {
 		out, errs, code := allot(t, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
@@ -161,5 +173,67 @@ func TestCoLocated(t *testing.T) {
 	set := []string{"GOMAXPROCS=7"}
 	if got := coLocated(set, 3); len(got) != 1 || got[0] != "GOMAXPROCS=7" {
 		t.Errorf("GOMAXPROCS set by the user: %v, want it kept", got)
+	}
+}
+
+// TestDeployCluster: deploy/cluster.yaml is a cluster allot serve
+// --cluster accepts, and it sets every field a cluster file has (so each
+// is documented there); allot serve --help names every field too.
+func TestDeployCluster(t *testing.T) {
+	path := filepath.Join("..", "..", "deploy", "cluster.yaml")
+	o := serveOpts{clusterFile: path}
+	c, err := o.cluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Nodes) != 3 || len(c.Quotas) == 0 {
+		t.Errorf("deploy/cluster.yaml: %+v, want 3 nodes and quotas", c)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set map[string]any
+	if err := yaml.Unmarshal(b, &set); err != nil {
+		t.Fatal(err)
+	}
+	help, _, _ := allot(t, "serve", "--help")
+	for f := range reflect.TypeFor[service.Cluster]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if _, ok := set[name]; !ok {
+			t.Errorf("deploy/cluster.yaml does not show the field %q", name)
+		}
+		if !regexp.MustCompile(`\b` + name + `\b`).MatchString(help) {
+			t.Errorf("allot serve --help does not name the field %q", name)
+		}
+	}
+	for f := range reflect.TypeFor[service.QuotaSpec]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if !strings.Contains(string(b), "    "+name+":") || !strings.Contains(help, name) {
+			t.Errorf("the quota field %q is not in deploy/cluster.yaml or allot serve --help", name)
+		}
+	}
+}
+
+// TestLogFormat: --log-format json writes one JSON object a line, text
+// key=value pairs.
+func TestLogFormat(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		want   *regexp.Regexp
+	}{
+		{"json", regexp.MustCompile(`^\{"time":"[^"]+","level":"WARN","msg":"m","k":1\}\n$`)},
+		{"text", regexp.MustCompile(`^time=\S+ level=WARN msg=m k=1\n$`)},
+	} {
+		var b strings.Builder
+		log, err := newLogger(&b, tc.format, "warn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		log.Info("below the level")
+		log.Warn("m", "k", 1)
+		if !tc.want.MatchString(b.String()) {
+			t.Errorf("%s: %q", tc.format, b.String())
+		}
 	}
 }

@@ -524,8 +524,16 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 	if their.Kind != frameHello || p == nil || p.conn != nil {
 		return fmt.Errorf("link: node %s: unexpected hello from %q", t.cfg.Node, their.Node)
 	}
-	ctx, cancel := context.WithCancel(ss.Context())
+	// Added under mu, and not once closed: Close's Wait must not race
+	// with an Add from a stream that arrives while it stops.
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return fmt.Errorf("link: node %s is closing", t.cfg.Node)
+	}
 	t.wg.Add(1)
+	t.mu.Unlock()
+	ctx, cancel := context.WithCancel(ss.Context())
 	go func() {
 		defer t.wg.Done()
 		p.serve(ctx, cancel, s, their, true)

@@ -386,10 +386,14 @@ func (x *Token) GetCounter() uint64 {
 }
 
 type LockRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Session       uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
-	Resources     []string               `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
-	Try           bool                   `protobuf:"varint,3,opt,name=try,proto3" json:"try,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Session   uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
+	Resources []string               `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
+	// try_lock: fail with FAILED_PRECONDITION instead of waiting when a
+	// resource is taken. Field 3 was named try (a keyword in Python): the
+	// wire format is the same, only the name in generated code and JSON
+	// changed.
+	TryLock       bool `protobuf:"varint,3,opt,name=try_lock,json=tryLock,proto3" json:"try_lock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -438,9 +442,9 @@ func (x *LockRequest) GetResources() []string {
 	return nil
 }
 
-func (x *LockRequest) GetTry() bool {
+func (x *LockRequest) GetTryLock() bool {
 	if x != nil {
-		return x.Try
+		return x.TryLock
 	}
 	return false
 }
@@ -587,11 +591,13 @@ func (*UnlockResponse) Descriptor() ([]byte, []int) {
 }
 
 type AcquireRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Session       uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Units         int32                  `protobuf:"varint,3,opt,name=units,proto3" json:"units,omitempty"`
-	Try           bool                   `protobuf:"varint,4,opt,name=try,proto3" json:"try,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
+	Name    string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Units   int32                  `protobuf:"varint,3,opt,name=units,proto3" json:"units,omitempty"`
+	// try_acquire: fail with FAILED_PRECONDITION instead of waiting when
+	// every unit is taken. Field 4 was named try, as in LockRequest.
+	TryAcquire    bool `protobuf:"varint,4,opt,name=try_acquire,json=tryAcquire,proto3" json:"try_acquire,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -647,9 +653,9 @@ func (x *AcquireRequest) GetUnits() int32 {
 	return 0
 }
 
-func (x *AcquireRequest) GetTry() bool {
+func (x *AcquireRequest) GetTryAcquire() bool {
 	if x != nil {
-		return x.Try
+		return x.TryAcquire
 	}
 	return false
 }
@@ -929,23 +935,24 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x05Token\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\tR\bresource\x12\x14\n" +
 	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\x12\x18\n" +
-	"\acounter\x18\x03 \x01(\x04R\acounter\"W\n" +
+	"\acounter\x18\x03 \x01(\x04R\acounter\"`\n" +
 	"\vLockRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x1c\n" +
-	"\tresources\x18\x02 \x03(\tR\tresources\x12\x10\n" +
-	"\x03try\x18\x03 \x01(\bR\x03try\"M\n" +
+	"\tresources\x18\x02 \x03(\tR\tresources\x12\x19\n" +
+	"\btry_lock\x18\x03 \x01(\bR\atryLock\"M\n" +
 	"\fLockResponse\x12\x14\n" +
 	"\x05grant\x18\x01 \x01(\x04R\x05grant\x12'\n" +
 	"\x06tokens\x18\x02 \x03(\v2\x0f.allot.v1.TokenR\x06tokens\"?\n" +
 	"\rUnlockRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x14\n" +
 	"\x05grant\x18\x02 \x01(\x04R\x05grant\"\x10\n" +
-	"\x0eUnlockResponse\"f\n" +
+	"\x0eUnlockResponse\"u\n" +
 	"\x0eAcquireRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05units\x18\x03 \x01(\x05R\x05units\x12\x10\n" +
-	"\x03try\x18\x04 \x01(\bR\x03try\"b\n" +
+	"\x05units\x18\x03 \x01(\x05R\x05units\x12\x1f\n" +
+	"\vtry_acquire\x18\x04 \x01(\bR\n" +
+	"tryAcquire\"b\n" +
 	"\x0fAcquireResponse\x12\x14\n" +
 	"\x05grant\x18\x01 \x01(\x04R\x05grant\x12\x12\n" +
 	"\x04unit\x18\x02 \x01(\x05R\x04unit\x12%\n" +

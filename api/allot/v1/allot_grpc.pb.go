@@ -60,7 +60,7 @@ type AllotClient interface {
 	CloseSession(ctx context.Context, in *CloseSessionRequest, opts ...grpc.CallOption) (*CloseSessionResponse, error)
 	// Lock takes every named resource at once (atomic, deadlock-free) and
 	// returns when they are all held, or at once with FAILED_PRECONDITION
-	// when try is set and one of them is taken.
+	// when try_lock is set and one of them is taken.
 	Lock(ctx context.Context, in *LockRequest, opts ...grpc.CallOption) (*LockResponse, error)
 	// Unlock releases a grant of Lock.
 	Unlock(ctx context.Context, in *UnlockRequest, opts ...grpc.CallOption) (*UnlockResponse, error)
@@ -175,7 +175,7 @@ type AllotServer interface {
 	CloseSession(context.Context, *CloseSessionRequest) (*CloseSessionResponse, error)
 	// Lock takes every named resource at once (atomic, deadlock-free) and
 	// returns when they are all held, or at once with FAILED_PRECONDITION
-	// when try is set and one of them is taken.
+	// when try_lock is set and one of them is taken.
 	Lock(context.Context, *LockRequest) (*LockResponse, error)
 	// Unlock releases a grant of Lock.
 	Unlock(context.Context, *UnlockRequest) (*UnlockResponse, error)

@@ -1,0 +1,166 @@
+package service
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
+)
+
+// What an operator's tools see of a node beside the Allot API: the
+// standard gRPC health service (load balancers and orchestrators ask it
+// whether to send clients here), server reflection (grpcurl lists and
+// calls the API without the .proto), and the gauges of the node's place
+// in the cluster.
+
+// MaxTTL is the longest session TTL a node accepts (client.MaxTTL is the
+// same): a holder that dies without closing its session keeps its locks
+// for its TTL, and a bound keeps the node's time arithmetic far from
+// overflow (a TTL of 2^63ns would wrap to the past).
+const MaxTTL = 24 * time.Hour
+
+// healthEvery is how often the health status follows the node's state: a
+// lease runs out without an event, so the status is polled.
+const healthEvery = 20 * time.Millisecond
+
+// registerOps registers the health and reflection services on s.
+func (n *Node) registerOps(s *grpc.Server) {
+	n.health = health.NewServer()
+	// NOT_SERVING until the node serves a view (the health server
+	// starts every service at SERVING).
+	n.setHealth(false)
+	healthpb.RegisterHealthServer(s, n.health)
+	reflection.Register(s)
+}
+
+// setHealth sets the status of the whole server ("") and of the Allot
+// service alike: a node serves all of the API or none of it.
+func (n *Node) setHealth(serving bool) {
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if serving {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	n.health.SetServingStatus("", st)
+	n.health.SetServingStatus(pb.Allot_ServiceDesc.ServiceName, st)
+}
+
+// watchHealth keeps the health status equal to servesNow until ctx ends,
+// then leaves it NOT_SERVING.
+func (n *Node) watchHealth(ctx context.Context) {
+	t := time.NewTicker(healthEvery)
+	defer t.Stop()
+	last := false
+	for {
+		select {
+		case <-ctx.Done():
+			n.health.Shutdown()
+			return
+		case <-t.C:
+		}
+		if now := n.servesNow(); now != last {
+			n.setHealth(now)
+			last = now
+		}
+	}
+}
+
+// servesNow reports whether the node serves clients now: it is a member
+// of a view agreed by the control plane, ready, within its lease, and not
+// draining.
+func (n *Node) servesNow() bool {
+	if n.draining.Load() {
+		return false
+	}
+	epoch, ok := n.readyEpoch()
+	return ok && n.ctl.serving(epoch)
+}
+
+// readyEpoch is the epoch of the view the node is in, if it is ready.
+func (n *Node) readyEpoch() (uint64, bool) {
+	n.mu.Lock()
+	st := n.cur
+	n.mu.Unlock()
+	if st == nil {
+		return 0, false
+	}
+	select {
+	case <-st.ready:
+		return st.v.epoch, true
+	default:
+		return st.v.epoch, false
+	}
+}
+
+// newServerMetrics are the gRPC server's metrics: calls started and
+// handled by method and code, and their handling time.
+func newServerMetrics() *grpcprom.ServerMetrics {
+	return grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram())
+}
+
+// serverOptions are the interceptors that count the server's calls.
+func (n *Node) serverOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(n.metrics.grpc.UnaryServerInterceptor()),
+		grpc.ChainStreamInterceptor(n.metrics.grpc.StreamServerInterceptor()),
+	}
+}
+
+// state is the node's place in the cluster, read when scraped.
+type state struct{ n *Node }
+
+var (
+	epochDesc   = prometheus.NewDesc("allot_view_epoch", "Epoch of the view this node is in (0: none yet).", nil, nil)
+	servingDesc = prometheus.NewDesc("allot_serving", "1 while this node serves clients (a ready member of the view, within its lease, not draining), else 0; what grpc.health.v1 answers.", nil, nil)
+	membersDesc = prometheus.NewDesc("allot_view_members", "Nodes in the view this node is in.", nil, nil)
+	linkDesc    = prometheus.NewDesc("allot_peer_link_up", "1 while the link to the other node is up, by node index.", []string{"peer"}, nil)
+	heldDesc    = prometheus.NewDesc("allot_held_grants", "Grants (locks, semaphore units, quota permits in flight) held by this node's sessions.", nil, nil)
+)
+
+func (s state) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{epochDesc, servingDesc, membersDesc, linkDesc, heldDesc} {
+		ch <- d
+	}
+}
+
+func (s state) Collect(ch chan<- prometheus.Metric) {
+	n := s.n
+	n.mu.Lock()
+	var epoch, members float64
+	if n.cur != nil {
+		epoch, members = float64(n.cur.v.epoch), float64(len(n.cur.v.live))
+	}
+	n.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(epochDesc, prometheus.GaugeValue, epoch)
+	ch <- prometheus.MustNewConstMetric(membersDesc, prometheus.GaugeValue, members)
+	serving := 0.0
+	if n.servesNow() {
+		serving = 1
+	}
+	ch <- prometheus.MustNewConstMetric(servingDesc, prometheus.GaugeValue, serving)
+	ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(n.held()))
+	if n.tr == nil {
+		return
+	}
+	for k := range n.c.Nodes {
+		if k == n.self {
+			continue
+		}
+		p, ok := n.tr.Peer(n.names[k])
+		if !ok {
+			continue
+		}
+		up := 0.0
+		if p.Up {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(linkDesc, prometheus.GaugeValue, up, strconv.Itoa(k))
+	}
+}
