@@ -46,6 +46,10 @@ const evOwner = "owner"
 // later view, not answered in this one.
 const evRetired = "retired"
 
+// evClosed is the record of an instance a node closed as it shut down: its
+// requests still open then are never answered, because the node stopped.
+const evClosed = "closed"
+
 // Event returns the record as a proc.Event (time in microseconds).
 func (r Record) Event() (proc.Event, error) {
 	k, err := proc.ParseEventKind(r.Ev)

@@ -342,6 +342,7 @@ out:
 	n.mu.Lock()
 	for _, in := range n.instances {
 		in.close()
+		n.events.put(Record{Instance: in.space, Ev: evClosed})
 	}
 	n.mu.Unlock()
 	n.tr.Close()

@@ -21,6 +21,10 @@ type Verdict struct {
 	// Retired counts the instances of views a later view replaced (their
 	// open requests were asked again in the later one, not counted here).
 	Retired int
+	// Closed counts the requests still open in an instance that a node
+	// closed at its shutdown: a stopped cluster answers no more, so they
+	// are reported, not judged (the clients' histories judge liveness).
+	Closed int
 	// Violations counts the failures of exclusion (two holders of a
 	// resource at once), of the pool (a unit held twice, more than R
 	// units), and of fencing (a token of a key not above the last one).
@@ -32,7 +36,7 @@ type Verdict struct {
 func (v Verdict) OK() bool { return v.Violations == 0 && v.Open == 0 }
 
 func (v Verdict) String() string {
-	return fmt.Sprintf("%d records, %d answered, %d tokens, %d open, %d violations %v", v.Records, v.Answered, v.Fenced, v.Open, v.Violations, v.First)
+	return fmt.Sprintf("%d records, %d answered, %d tokens, %d open, %d open at shutdown, %d violations %v", v.Records, v.Answered, v.Fenced, v.Open, v.Closed, v.Violations, v.First)
 }
 
 // Verify checks the records of every node's event log, merged by time.
@@ -73,7 +77,7 @@ func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 	byInst := map[string]*checker{}
 	type token struct{ epoch, counter uint64 }
 	last := map[string]token{}
-	retired := map[string]bool{}
+	retired, closed := map[string]bool{}, map[string]bool{}
 	hs := newHolders()
 	// A quota's permits over all its views, against its whole budget.
 	type quota struct {
@@ -110,6 +114,10 @@ func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 		}
 		if r.Ev == evRetired {
 			retired[r.Instance] = true
+			continue
+		}
+		if r.Ev == evClosed {
+			closed[r.Instance] = true
 			continue
 		}
 		if r.Instance == "" {
@@ -167,6 +175,8 @@ func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 		}
 		if retired[name] {
 			v.Retired++
+		} else if closed[name] {
+			v.Closed += c.waits.Open()
 		} else {
 			v.Open += c.waits.Open()
 		}

@@ -85,6 +85,11 @@ func TestVerifyCatches(t *testing.T) {
 	if v.Open != 0 || v.Retired != 1 || !v.OK() {
 		t.Errorf("an instance retired with a request open: %v", v)
 	}
+	// A request open when its node shut down is reported, not judged.
+	v, _ = Verify(append(good[:5:5], Record{T: 6, Instance: "lock", Ev: evClosed}))
+	if v.Open != 0 || v.Closed != 1 || !v.OK() {
+		t.Errorf("an instance closed at shutdown with a request open: %v", v)
+	}
 	// A later epoch's token beats any counter of an earlier one.
 	later := append([]Record(nil), good...)
 	later[6].Epoch, later[6].Counters = 2, []uint64{1}
