@@ -871,8 +871,15 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 	if err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
+	qi, _ := slices.BinarySearch(n.ctl.quotas, r.Name)
 	var got int64
 	var refused error
+	reserved := 0 // permits reserved in the node's chunk, not yet settled
+	defer func() {
+		if reserved > 0 && got == 0 {
+			n.ctl.chunks.settle(qi, reserved, 0) // abandoned: never handed out
+		}
+	}()
 	for got < r.N && refused == nil {
 		if n.draining.Load() {
 			refused = errDraining
@@ -891,6 +898,25 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		if refused != nil {
 			break
 		}
+		// The permit is within this node's chunk of the view, or waits
+		// for the report that grants the next one to commit.
+		refused = n.ctl.chunks.reserve(st.v.epoch, qi, func(wait <-chan struct{}) error {
+			select {
+			case <-wait:
+				return nil
+			case <-st.retired:
+				return errViewChanged
+			case <-ctx.Done():
+				return status.FromContextError(ctx.Err()).Err()
+			case <-s.done:
+				return errExpired
+			}
+		})
+		if refused != nil {
+			in.free <- sl
+			break
+		}
+		reserved++
 		in.request(sl, proc.Request{}, 0)
 		select {
 		case a := <-sl.answer:
@@ -898,6 +924,12 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 			switch {
 			case a.ev.Kind != proc.EvReject:
 				got++
+				continue
+			}
+			// Not issued: its reservation ends now.
+			n.ctl.chunks.settle(qi, 1, 0)
+			reserved--
+			switch {
 			case st.guess[r.Name]:
 				// The view began short of an absent member's report:
 				// this reject proves nothing of the quota's waste.
@@ -917,10 +949,15 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		}
 	}
 	if got > 0 {
-		if _, err := n.ctl.store.AddIssued(r.Name, uint64(got)); err != nil {
+		count, err := n.ctl.store.AddIssued(r.Name, uint64(got))
+		if err != nil {
+			// Held as reserved for good: the node may have issued them.
 			n.log.Error("quota: the permit count could not be kept", "quota", r.Name, "err", err)
 			return nil, status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name)
 		}
+		n.ctl.chunks.settle(qi, reserved, count)
+		reserved = 0
+		n.ctl.issued()
 		if refused == nil && !n.ctl.serving(st.v.epoch) {
 			// The lease ran out meanwhile: the permits are spent, not
 			// handed out.
