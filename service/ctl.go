@@ -56,7 +56,8 @@ type ctlHost struct {
 	// The chunks of the quotas (control.Quota.Chunk): a Take issues a
 	// permit only while this node's count stays within the limit the
 	// log allows it in the view it serves.
-	chunks *chunks
+	chunks  *chunks
+	counted chan struct{} // a Take added to the counts on disk
 }
 
 // chunks keeps this node's permit counts within what the log allows it
@@ -150,7 +151,7 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &ctlHost{n: n, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(n.c.Quotas)), wake: make(chan struct{}, 1)}
+	h := &ctlHost{n: n, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(n.c.Quotas)), wake: make(chan struct{}, 1), counted: make(chan struct{}, 1)}
 	fail := func(err error) (*ctlHost, error) {
 		st.Close()
 		return nil, err
@@ -207,6 +208,10 @@ func (h *ctlHost) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-h.counted:
+			c := h.chunks.counts()
+			h.input(func(now proc.Time) error { h.node.Issued(now, c); return nil })
+			continue
 		}
 		h.input(func(now proc.Time) error { h.node.Tick(now); return nil })
 	}
@@ -327,11 +332,15 @@ func (h *ctlHost) stopped() {
 	h.input(func(now proc.Time) error { h.node.Stopped(now, c); return nil })
 }
 
-// issued tells the control node the permits this node has on disk, once
-// a Take has added to them: it reports them when half a chunk is used.
+// issued tells the control node, from run's goroutine, the permits this
+// node has on disk once a Take has added to them: it reports them when
+// half a chunk is used. A Take does not wait for the control node (it
+// may be writing to disk), nor hold its issuing lock meanwhile.
 func (h *ctlHost) issued() {
-	c := h.chunks.counts()
-	h.input(func(now proc.Time) error { h.node.Issued(now, c); return nil })
+	select {
+	case h.counted <- struct{}{}:
+	default: // a word is on its way already: it reads the counts then
+	}
 }
 
 // leaseLeft is how much longer this node may serve.
