@@ -109,9 +109,10 @@
 // ledger: a ready in a later view ends the earlier ones), and it comes
 // back with the node, on its data. The service takes C = max(1, W/(2n))
 // for a quota of waste W on n nodes, so the nodes away hold back at most
-// W/2 between them. A reject in a view with a Reserve is not a proof that
-// Budget − W permits were issued, and the service answers it as
-// Unavailable, not ResourceExhausted. Chunk 0 is no bound: the whole
+// W/2 between them. A reject in a view with a Reserve proves only that
+// Budget − Reserve − (the view's own waste) permits were issued: the
+// service answers it as ResourceExhausted only if that reaches
+// Budget − W, else as Unavailable. Chunk 0 is no bound: the whole
 // Left of a view is held while one of its members is away (the rule
 // before chunks). A ledger that trusts the reports alone (Broken
 // NoChunk) lets a cut-off member's permits past the budget: the tests

@@ -428,6 +428,17 @@ func (n *Node) adopt(v view) {
 	}()
 }
 
+// rejectProves reports whether a reject in a view that may issue l proves
+// that Budget − waste permits were issued in the cluster's life. What is
+// known issued before the view is at least Budget − Left − Reserve, and the
+// view's controller rejects only after Left − min(waste, Left) of its own:
+// so Budget − Reserve − min(waste, Left), enough if Reserve plus that is
+// within the waste (always so once nothing is left: the chunks keep the
+// Reserve within waste/2).
+func rejectProves(l control.QuotaLeft, waste uint64) bool {
+	return l.Reserve+min(waste, l.Left) <= waste
+}
+
 // serve opens view v on this node: it takes new requests, and each quota
 // has what the control plane's ledger left it.
 func (n *Node) serve(v view, left []control.QuotaLeft) {
@@ -444,7 +455,7 @@ func (n *Node) serve(v view, left []control.QuotaLeft) {
 		if !ok {
 			continue
 		}
-		st.guess[l.Name] = l.Reserve > 0
+		st.guess[l.Name] = !rejectProves(l, uint64(q.Waste))
 		if l.Left == 0 {
 			// Nothing to control (the controller needs a budget):
 			// every Take is refused.
