@@ -83,18 +83,40 @@
 //
 // Each node persists (fsync) how many permits of each quota it has issued
 // before it answers a Take, and reports its counts in every ready and
-// rejoin. The State keeps a ledger of the views that opened: a view's
-// permits are known once every member has reported after it; until then
-// the whole of what it could issue counts as spent. A view opens with
-// Left = Budget − (permits of the closed views) − (what every view still
-// in the ledger could issue); Reserve is the part of that which is a
-// guess (members away without a report). So the permits issued in the
-// cluster's whole life never exceed the budget, whatever crashes. The
-// waste is bounded and written down: while a member of an older view is
-// away, what that view could still have issued is held back; it comes
-// back when the member does, on its data. A reject in a view with a
-// Reserve is not a proof that Budget − Waste permits were issued, and the
-// service answers it as Unavailable, not ResourceExhausted.
+// rejoin. The State keeps a ledger of the views that opened; a view
+// leaves it once every member has reported after it, what it issued then
+// known. A view opens with Left = Budget − (permits of the closed views)
+// − (what every view still in the ledger may have issued); Reserve is the
+// part of that which is a guess. So the permits issued in the cluster's
+// whole life never exceed the budget, whatever crashes.
+//
+// What a view may have issued is bounded by chunks. A member serving a
+// view issues at most Chunk (C) permits beyond its last report committed
+// in that view (a ReportEntry, applied while the view is the newest):
+// it proposes the next report once it has issued C/2 beyond the last, so
+// the next chunk is usually granted before this one is used up, and a
+// Take that would pass the bound waits for the report to commit — one
+// Raft round trip per C/2 permits of a node, never on a lock's or a
+// semaphore's path. A member stops serving a view when it applies a
+// newer one, so every report its bound rests on is applied before the
+// newer view opens; reports applied later do not count. A member that
+// has not reported since (away: crashed, cut off) may have issued its
+// last report plus C: the ledger counts that, not the view's whole Left,
+// so once a majority is back the next view has all the rest to issue.
+//
+// The waste this adds is bounded and written down: a node away holds
+// back at most C of a quota (it has not ended at most one view of the
+// ledger: a ready in a later view ends the earlier ones), and it comes
+// back with the node, on its data. The service takes C = max(1, W/(2n))
+// for a quota of waste W on n nodes, so the nodes away hold back at most
+// W/2 between them. A reject in a view with a Reserve proves only that
+// Budget − Reserve − (the view's own waste) permits were issued: the
+// service answers it as ResourceExhausted only if that reaches
+// Budget − W, else as Unavailable. Chunk 0 is no bound: the whole
+// Left of a view is held while one of its members is away (the rule
+// before chunks). A ledger that trusts the reports alone (Broken
+// NoChunk) lets a cut-off member's permits past the budget: the tests
+// show it.
 //
 // # Elections without an unseeded clock
 //

@@ -30,6 +30,15 @@ type (
 		Gen    uint64
 		Counts []uint64
 	}
+	// ReportEntry says Node, serving view Epoch as generation Gen, has
+	// issued Counts[i] permits of the i-th quota over its whole life:
+	// it may issue a chunk more in the view (Quota.Chunk).
+	ReportEntry struct {
+		Epoch  uint64
+		Node   int32
+		Gen    uint64
+		Counts []uint64
+	}
 	// RejoinEntry says Node is a new run (Run, Seq) that serves nothing
 	// until a view takes it in, its permit counts final for every view it
 	// was in before.
@@ -52,11 +61,12 @@ type (
 
 func (ViewEntry) Kind() string   { return "view" }
 func (ReadyEntry) Kind() string  { return "ready" }
+func (ReportEntry) Kind() string { return "report" }
 func (RejoinEntry) Kind() string { return "rejoin" }
 func (LeaveEntry) Kind() string  { return "leave" }
 
 // entries is the codec of the log's entries.
-var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, RejoinEntry{}, LeaveEntry{}}})
+var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, ReportEntry{}, RejoinEntry{}, LeaveEntry{}}})
 
 func mustCodec(a algo.Algorithm) *codec.Codec {
 	c, err := codec.New(a)

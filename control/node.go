@@ -56,6 +56,10 @@ const (
 	// NoLease: a node serves its view without a lease and never fences
 	// itself: cut off, it serves on beside the view that replaced it.
 	NoLease
+	// NoChunk: the quota ledger counts a member away from a view as
+	// having issued only what it last reported, not the chunk it may
+	// have issued beyond.
+	NoChunk
 )
 
 // The Raft timing: a tick is Lease/LeaseTicks; the leader sends
@@ -179,8 +183,11 @@ type Node struct {
 	seq     uint64 // the rejoins of this run
 	leaving bool   // the driver stopped serving for good: no more views
 	counts  []uint64
-	ph      phase
-	epoch   uint64 // the view of ph
+	// reported: the counts of the last report proposed in the view
+	// served (nil: none since it began).
+	reported []uint64
+	ph       phase
+	epoch    uint64 // the view of ph
 	// hold: no view serves before it. Each view that leaves a run out
 	// moves it to Wait after the view is applied, and a later view that
 	// takes nobody else out does not shorten it.
@@ -246,10 +253,12 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	n := &Node{
-		cfg: cfg, rn: rn, storage: ms, sm: NewState(cfg.Quotas), now: now,
+		cfg: cfg, rn: rn, storage: ms, sm: &State{}, now: now,
 		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{},
 		counts: slices.Clone(cfg.Counts), seq: 1,
 	}
+	*n.sm = *NewState(cfg.Quotas)
+	n.sm.broken = cfg.Broken
 	n.sm.applied = d.Snapshot.Metadata.Index
 	n.electionTime = n.drawElection()
 	switch {
@@ -463,7 +472,60 @@ func (n *Node) proposeOwn() {
 		_ = n.rn.Propose(encodeEntry(RejoinEntry{Node: int32(n.cfg.Self), Run: n.cfg.Run, Seq: n.seq, Counts: n.counts}))
 	case n.ph == readied:
 		_ = n.rn.Propose(encodeEntry(ReadyEntry{Epoch: n.epoch, Node: int32(n.cfg.Self), Gen: g, Counts: n.counts}))
+	case n.ph == serving && n.behind():
+		n.reported = slices.Clone(n.counts)
+		_ = n.rn.Propose(encodeEntry(ReportEntry{Epoch: n.epoch, Node: int32(n.cfg.Self), Gen: g, Counts: n.counts}))
 	}
+}
+
+// Issued is the driver's word that this node, serving, has issued counts
+// permits in all (on disk). Once it has issued half a chunk of a quota
+// beyond its last committed report, it proposes a report: the next
+// chunk is granted before this one is used up, and a Take rarely waits.
+func (n *Node) Issued(now proc.Time, counts []uint64) {
+	n.Tick(now)
+	n.counts = slices.Clone(counts)
+	if n.ph != serving || !n.behind() {
+		return
+	}
+	if n.reported != nil && !n.grown() {
+		return // the last report proposed is on its way
+	}
+	n.proposeOwn()
+}
+
+// grown reports whether some quota's count is half a chunk or more
+// beyond the last report proposed.
+func (n *Node) grown() bool {
+	for i, c := range n.counts {
+		if i < len(n.reported) && c > n.reported[i] && n.due(i, c-n.reported[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// behind reports whether some quota's count is half a chunk or more
+// beyond what the log has of it in the view served.
+func (n *Node) behind() bool {
+	for i, c := range n.counts {
+		if l, ok := n.sm.Limit(n.cfg.Self, n.epoch, i); ok && l != math.MaxUint64 {
+			if committed := l - n.cfg.Quotas[i].Chunk; c > committed && n.due(i, c-committed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// due reports whether d permits of quota i call for a report: half its
+// chunk.
+func (n *Node) due(i int, d uint64) bool { return d >= max(1, n.cfg.Quotas[i].Chunk/2) }
+
+// Limit is what this node's count of quota i may reach in view epoch
+// (math.MaxUint64: no bound); ok is false if it may issue nothing in it.
+func (n *Node) Limit(epoch uint64, i int) (limit uint64, ok bool) {
+	return n.sm.Limit(n.cfg.Self, epoch, i)
 }
 
 // proposeView proposes a new view, on the leader, when the members it
@@ -730,7 +792,7 @@ func (n *Node) step(u *Update) {
 			leased = true
 		}
 		if open && v.Epoch == n.epoch && !held && leased {
-			n.ph = serving
+			n.ph, n.reported = serving, nil
 			u.Changes = append(u.Changes, Change{Kind: Serve, View: v, Left: slices.Clone(left)})
 			return
 		}

@@ -2,16 +2,20 @@ package control
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/allot-dev/allot/proc"
 )
 
 // Quota is a quota the ledger accounts for: at most Budget permits in the
-// cluster's whole life.
+// cluster's whole life. Chunk is C: a member of a view issues at most C
+// permits in it beyond what its last committed report says (0: no bound,
+// and a view's whole Left is held while one of its members is away).
 type Quota struct {
 	Name   string
 	Budget uint64
+	Chunk  uint64
 }
 
 // View is a committed view: its epoch (the index of its entry in the
@@ -44,12 +48,37 @@ type QuotaLeft struct {
 // ledgerView is a view that opened and whose members have not all
 // reported their counts since: what it issued is known only up to left.
 type ledgerView struct {
-	epoch   uint64
-	members []proc.ID
-	start   map[proc.ID][]uint64 // each member's counts when it opened
-	ended   map[proc.ID]bool     // members that reported since
-	known   []uint64             // permits the ended members issued in it
-	left    []uint64             // what it could issue
+	epoch    uint64
+	members  []proc.ID
+	start    map[proc.ID][]uint64 // each member's counts when it opened
+	reported map[proc.ID][]uint64 // each member's counts as of its last report committed while the view was the newest
+	ended    map[proc.ID]bool     // members that reported since
+	known    []uint64             // permits the ended members issued in it
+	left     []uint64             // what it could issue
+}
+
+// could is what view lv may have issued of quota i, and of that how much
+// is a guess: the ended members' permits, and for every other member
+// its last report plus the chunk it may have issued beyond it, at most
+// lv's left.
+func (lv *ledgerView) could(i int, chunk uint64) (could, guess uint64) {
+	if chunk == 0 {
+		return lv.left[i], lv.left[i] - min(lv.known[i], lv.left[i])
+	}
+	could = lv.known[i]
+	for _, m := range lv.members {
+		if lv.ended[m] {
+			continue
+		}
+		r := lv.reported[m][i] - lv.start[m][i]
+		could += r + chunk
+		guess += chunk
+	}
+	if could > lv.left[i] {
+		guess -= min(guess, could-lv.left[i])
+		could = lv.left[i]
+	}
+	return could, guess
 }
 
 // State is the view state machine: what the committed entries of the log
@@ -71,6 +100,10 @@ type State struct {
 
 	ledger []*ledgerView
 	closed []uint64 // per quota: permits issued in views every member reported on
+
+	// broken, for the tests only: NoChunk counts an away member of a
+	// view as having issued what it last reported, not the chunk beyond.
+	broken Broken
 }
 
 // NewState is the state before any entry, for a cluster of these quotas
@@ -132,6 +165,8 @@ func (s *State) Apply(index uint64, data []byte) error {
 		if len(s.ready) == len(s.view.Members) {
 			s.openView()
 		}
+	case ReportEntry:
+		s.reportInView(proc.ID(e.Node), e.Epoch, e.Gen, e.Counts)
 	case RejoinEntry:
 		id := proc.ID(e.Node)
 		run := [2]uint64{e.Run, e.Seq}
@@ -170,17 +205,19 @@ func (s *State) counts(c []uint64) []uint64 {
 func (s *State) openView() {
 	s.open = true
 	lv := &ledgerView{
-		epoch: s.view.Epoch, members: s.view.Members, start: s.starts, ended: map[proc.ID]bool{},
-		known: make([]uint64, len(s.quotas)), left: make([]uint64, len(s.quotas)),
+		epoch: s.view.Epoch, members: s.view.Members, start: s.starts, reported: map[proc.ID][]uint64{},
+		ended: map[proc.ID]bool{}, known: make([]uint64, len(s.quotas)), left: make([]uint64, len(s.quotas)),
+	}
+	for m, c := range s.starts {
+		lv.reported[m] = slices.Clone(c)
 	}
 	s.lefts = make([]QuotaLeft, len(s.quotas))
 	for i, q := range s.quotas {
 		spent, reserve := s.closed[i], uint64(0)
 		for _, o := range s.ledger {
-			spent += o.left[i]
-			if o.left[i] > o.known[i] {
-				reserve += o.left[i] - o.known[i]
-			}
+			could, guess := o.could(i, s.chunk(i))
+			spent += could
+			reserve += guess
 		}
 		left := uint64(0)
 		if spent < q.Budget {
@@ -190,6 +227,54 @@ func (s *State) openView() {
 		s.lefts[i] = QuotaLeft{Name: q.Name, Left: left, Reserve: reserve}
 	}
 	s.ledger = append(s.ledger, lv)
+}
+
+// chunk is the chunk of quota i the ledger counts for an away member.
+func (s *State) chunk(i int) uint64 {
+	if s.broken == NoChunk {
+		return 1 // any bound but the one the members keep to: a guess too small
+	}
+	return s.quotas[i].Chunk
+}
+
+// reportInView records node id's counts, reported while it serves view
+// epoch as generation gen. Only a report applied while its view is the
+// newest and open counts: a member stops serving a view when it applies
+// a newer one, so every report its bound rests on is applied before the
+// newer view opens and reckons what the older could have issued.
+func (s *State) reportInView(id proc.ID, epoch, gen uint64, c []uint64) {
+	if !s.open || epoch != s.view.Epoch || !s.view.Has(id, gen) || len(s.ledger) == 0 {
+		return
+	}
+	lv := s.ledger[len(s.ledger)-1]
+	if lv.epoch != epoch || lv.ended[id] {
+		return
+	}
+	c = s.counts(c)
+	for i := range c {
+		lv.reported[id][i] = max(lv.reported[id][i], c[i])
+	}
+}
+
+// Limit is what node id's count of quota i may reach in view epoch: its
+// count when the view opened, plus its last report in it, plus the
+// chunk. ok is false if the view is not open in the ledger with id a
+// member that has not ended it (then id issues nothing in it); limit is
+// math.MaxUint64 when the quota has no chunk.
+func (s *State) Limit(id proc.ID, epoch uint64, i int) (limit uint64, ok bool) {
+	for _, lv := range s.ledger {
+		if lv.epoch != epoch {
+			continue
+		}
+		if _, in := slices.BinarySearch(lv.members, id); !in || lv.ended[id] || i >= len(s.quotas) {
+			return 0, false
+		}
+		if s.quotas[i].Chunk == 0 {
+			return math.MaxUint64, true
+		}
+		return lv.reported[id][i] + s.quotas[i].Chunk, true
+	}
+	return 0, false
 }
 
 // report records node id's counts, final for every view before epoch

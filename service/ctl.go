@@ -53,6 +53,89 @@ type ctlHost struct {
 	// write lock, once the view's instances are stopped, is final for
 	// that view.
 	issuing sync.RWMutex
+
+	// The chunks of the quotas (control.Quota.Chunk): a Take issues a
+	// permit only while this node's count stays within the limit the
+	// log allows it in the view it serves.
+	chunks  *chunks
+	counted chan struct{} // a Take added to the counts on disk
+}
+
+// chunks keeps this node's permit counts within what the log allows it
+// in the view it serves: its count when the view opened, plus its last
+// committed report, plus the quota's chunk.
+type chunks struct {
+	mu      sync.Mutex
+	epoch   uint64        // the view the limits are of (0: none served)
+	limit   []uint64      // per quota; 0 with epoch: nothing may be issued
+	issued  []uint64      // per quota: the node's count on disk
+	pending []uint64      // per quota: permits asked of an instance, not yet on disk or given up
+	moved   chan struct{} // closed when a limit grows or a reservation ends
+}
+
+// chunk is C for a quota of waste w on n nodes: the ledger counts C per
+// member away from a view beyond its last report, so crashes add at most
+// n·C ≤ w/2 to the waste (and at least one permit per report round).
+func chunk(w, n int) uint64 { return uint64(max(1, w/(2*max(n, 1)))) }
+
+// reserve takes one permit of quota i of view epoch on this node, waiting
+// while the node's chunk is used up (for its report to commit); stop ends
+// the wait with its error.
+func (c *chunks) reserve(epoch uint64, i int, stop func(wait <-chan struct{}) error) error {
+	for {
+		c.mu.Lock()
+		if c.epoch == epoch && c.issued[i]+c.pending[i] < c.limit[i] {
+			c.pending[i]++
+			c.mu.Unlock()
+			return nil
+		}
+		wait := c.moved
+		c.mu.Unlock()
+		if err := stop(wait); err != nil {
+			return err
+		}
+	}
+}
+
+// settle ends k reservations of quota i; count is the node's count on disk
+// now (0: unchanged).
+func (c *chunks) settle(i int, k int, count uint64) {
+	c.mu.Lock()
+	c.pending[i] -= uint64(k)
+	c.issued[i] = max(c.issued[i], count)
+	c.wake()
+	c.mu.Unlock()
+}
+
+// set is the limits the control node gives view epoch now.
+func (c *chunks) set(epoch uint64, limit func(i int) (uint64, bool)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	grew := epoch != c.epoch
+	c.epoch = epoch
+	for i := range c.limit {
+		l, ok := limit(i)
+		if !ok {
+			l = 0
+		}
+		grew = grew || l > c.limit[i]
+		c.limit[i] = l
+	}
+	if grew {
+		c.wake()
+	}
+}
+
+func (c *chunks) wake() {
+	close(c.moved)
+	c.moved = make(chan struct{})
+}
+
+// counts is the node's counts on disk, as the Takes left them.
+func (c *chunks) counts() []uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.issued)
 }
 
 func (h *ctlHost) now() proc.Time { return proc.Time(time.Since(h.start).Milliseconds()) }
@@ -69,7 +152,7 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &ctlHost{n: n, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(n.c.Quotas)), wake: make(chan struct{}, 1)}
+	h := &ctlHost{n: n, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(n.c.Quotas)), wake: make(chan struct{}, 1), counted: make(chan struct{}, 1)}
 	fail := func(err error) (*ctlHost, error) {
 		st.Close()
 		return nil, err
@@ -89,7 +172,12 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	}
 	var qs []control.Quota
 	for _, name := range h.quotas {
-		qs = append(qs, control.Quota{Name: name, Budget: uint64(n.c.Quotas[name].Budget)})
+		q := n.c.Quotas[name]
+		qs = append(qs, control.Quota{Name: name, Budget: uint64(q.Budget), Chunk: chunk(q.Waste, len(n.c.Nodes))})
+	}
+	h.chunks = &chunks{
+		limit: make([]uint64, len(qs)), issued: slices.Clone(counts), pending: make([]uint64, len(qs)),
+		moved: make(chan struct{}),
 	}
 	l, margin := lease(n.cfg.Suspect)
 	h.node, err = control.New(control.Config{
@@ -122,6 +210,10 @@ func (h *ctlHost) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-h.counted:
+			c := h.chunks.counts()
+			h.input(func(now proc.Time) error { h.node.Issued(now, c); return nil })
+			continue
 		}
 		h.input(func(now proc.Time) error { h.node.Tick(now); return nil })
 	}
@@ -178,6 +270,7 @@ func (h *ctlHost) input(f func(now proc.Time) error) {
 	h.newest.Store(h.node.State().View().Epoch)
 	h.member.Store(h.node.Member())
 	h.servingEpoch.Store(h.node.ServingEpoch())
+	h.chunks.set(h.node.ServingEpoch(), func(i int) (uint64, bool) { return h.node.Limit(h.node.ServingEpoch(), i) })
 	if len(u.Changes) > 0 {
 		h.qmu.Lock()
 		h.queue = append(h.queue, u.Changes...)
@@ -239,6 +332,17 @@ func (h *ctlHost) ready(epoch uint64) {
 func (h *ctlHost) stopped() {
 	c := h.counts()
 	h.input(func(now proc.Time) error { h.node.Stopped(now, c); return nil })
+}
+
+// issued tells the control node, from run's goroutine, the permits this
+// node has on disk once a Take has added to them: it reports them when
+// half a chunk is used. A Take does not wait for the control node (it
+// may be writing to disk), nor hold its issuing lock meanwhile.
+func (h *ctlHost) issued() {
+	select {
+	case h.counted <- struct{}{}:
+	default: // a word is on its way already: it reads the counts then
+	}
 }
 
 // leaseLeft is how much longer this node may serve.
@@ -326,6 +430,17 @@ func (n *Node) adopt(v view) {
 	}()
 }
 
+// rejectProves reports whether a reject in a view that may issue l proves
+// that Budget − waste permits were issued in the cluster's life. What is
+// known issued before the view is at least Budget − Left − Reserve, and the
+// view's controller rejects only after Left − min(waste, Left) of its own:
+// so Budget − Reserve − min(waste, Left), enough if Reserve plus that is
+// within the waste (always so once nothing is left: the chunks keep the
+// Reserve within waste/2).
+func rejectProves(l control.QuotaLeft, waste uint64) bool {
+	return l.Reserve+min(waste, l.Left) <= waste
+}
+
 // serve opens view v on this node: it takes new requests, and each quota
 // has what the control plane's ledger left it.
 func (n *Node) serve(v view, left []control.QuotaLeft) {
@@ -342,7 +457,7 @@ func (n *Node) serve(v view, left []control.QuotaLeft) {
 		if !ok {
 			continue
 		}
-		st.guess[l.Name] = l.Reserve > 0
+		st.guess[l.Name] = !rejectProves(l, uint64(q.Waste))
 		if l.Left == 0 {
 			// Nothing to control (the controller needs a budget):
 			// every Take is refused.

@@ -22,7 +22,9 @@
 // A view's epoch is its position in the control log; a token is (epoch,
 // Lamport counter of the grant). A node serves a view only under a lease;
 // a view that leaves a run out waits until that run's lease has run out;
-// a quota's view runs the controller on what the log's ledger leaves it.
+// a quota's view runs the controller on what the log's ledger leaves it,
+// and a Take issues each permit within the node's chunk (ctl.go: chunks),
+// so a node away holds back only its last report plus a chunk.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
 // Beside the API, on the same server (ops.go): grpc.health.v1, SERVING
