@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
 // What an operator's tools see of a node beside the Allot API: the
@@ -107,10 +108,10 @@ func newServerMetrics() *grpcprom.ServerMetrics {
 
 // serverOptions are the interceptors that count the server's calls.
 func (n *Node) serverOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
+	return append([]grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(n.metrics.grpc.UnaryServerInterceptor()),
 		grpc.ChainStreamInterceptor(n.metrics.grpc.StreamServerInterceptor()),
-	}
+	}, tgrpc.ServerOptions()...)
 }
 
 // state is the node's place in the cluster, read when scraped.

@@ -65,6 +65,7 @@ import (
 	ggrpc "google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/allot-dev/allot/proc"
@@ -150,6 +151,25 @@ type delivery struct {
 
 const method = "/allot.link.Link/Connect"
 
+// The link's keep-alive: the dialling node pings every KeepaliveTime and
+// takes a link whose pings go unanswered for KeepaliveTimeout as broken
+// (gRPC does not ping more often than every 10s).
+const (
+	KeepaliveTime    = 10 * time.Second
+	KeepaliveTimeout = 2 * time.Second
+)
+
+// ServerOptions are the options a gRPC server that carries links (Config.
+// Server) needs: it lets the dialling side ping as often as KeepaliveTime
+// (gRPC's default refuses pings more often than every five minutes), and
+// pings the dialler in turn, so that both ends find a silent stream dead.
+func ServerOptions() []ggrpc.ServerOption {
+	return []ggrpc.ServerOption{
+		ggrpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: KeepaliveTime / 2, PermitWithoutStream: true}),
+		ggrpc.KeepaliveParams(keepalive.ServerParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout}),
+	}
+}
+
 var streamDesc = ggrpc.StreamDesc{StreamName: "Connect", ServerStreams: true, ClientStreams: true}
 
 // New starts a node: it serves its listener and dials the neighbours whose
@@ -184,10 +204,15 @@ func New(cfg Config) (*Transport, error) {
 			// link down that long after a partition healed would be
 			// taken for a dead node. A neighbour is worth a redial every
 			// second at most.
+			//
+			// A stream whose far side went away without a reset (a
+			// one-sided drop, a silent middlebox) is never broken by
+			// the kernel: keep-alive pings find it dead, so that it is
+			// redialled instead of swallowing the link for good.
 			opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
 				Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 				MinConnectTimeout: time.Second,
-			})}, cfg.DialOptions...)
+			}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true})}, cfg.DialOptions...)
 			conn, err := ggrpc.NewClient(addr, opts...)
 			if err != nil {
 				t.cancel()
@@ -204,7 +229,7 @@ func New(cfg Config) (*Transport, error) {
 	}
 	srv := cfg.Server
 	if srv == nil {
-		t.srv = ggrpc.NewServer()
+		t.srv = ggrpc.NewServer(ServerOptions()...)
 		srv = t.srv
 	}
 	srv.RegisterService(&ggrpc.ServiceDesc{
