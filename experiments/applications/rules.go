@@ -2,32 +2,12 @@ package applications
 
 import (
 	"math"
+
+	"github.com/allot-dev/allot/experiments/sweep"
 )
 
 // The pass rules of the claims, as functions of the measured series alone,
 // so that a test can hand each a series that breaks its claim.
-
-// fit is the least-squares line y = a + b·x and its R².
-func fit(x, y []float64) (a, b, r2 float64) {
-	n := float64(len(x))
-	var sx, sy, sxx, sxy, syy float64
-	for i := range x {
-		sx += x[i]
-		sy += y[i]
-		sxx += x[i] * x[i]
-		sxy += x[i] * y[i]
-		syy += y[i] * y[i]
-	}
-	b = (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	a = (sy - b*sx) / n
-	ssTot := syy - sy*sy/n
-	var ssRes float64
-	for i := range x {
-		d := y[i] - (a + b*x[i])
-		ssRes += d * d
-	}
-	return a, b, 1 - ssRes/ssTot
-}
 
 // linearVerdict judges "the mean grows as O(kv)": means[i] measured at
 // kv[i], bound[i] the paper's bound there (2eβkv rounds).
@@ -40,7 +20,7 @@ type linearVerdict struct {
 // linearInKV passes when the means lie on a rising line in kv (R² ≥ 0.9,
 // slope > 0) and none exceeds its bound.
 func linearInKV(kv, means, bound []float64) linearVerdict {
-	_, b, r2 := fit(kv, means)
+	_, b, r2 := sweep.LineFit(kv, means)
 	v := linearVerdict{Slope: b, R2: r2}
 	for i := range means {
 		v.Worst = max(v.Worst, means[i]/bound[i])
@@ -105,8 +85,8 @@ func chains(kv, ordered, whole []float64) chainsVerdict {
 			last = i // the largest kv; of several, the least favourable
 		}
 	}
-	_, so, _ := fit(lx, lo)
-	_, sw, _ := fit(lx, lw)
+	_, so, _ := sweep.LineFit(lx, lo)
+	_, sw, _ := sweep.LineFit(lx, lw)
 	v := chainsVerdict{Ordered: so, Whole: sw, Last: ordered[last] / whole[last]}
 	v.Pass = so > sw && v.Last > 1
 	return v

@@ -178,28 +178,6 @@ func bidStatic(sets [][]proc.ResID, resources int) *algo.Problem {
 	return &algo.Problem{Kind: algo.Exclusive, Users: len(sets), Resources: resources, MaxSets: sets, Conflict: g}
 }
 
-// bidFit is the least-squares line y = a + b·x and its R².
-func bidFit(x, y []float64) (a, b, r2 float64) {
-	n := float64(len(x))
-	var sx, sy, sxx, sxy, syy float64
-	for i := range x {
-		sx += x[i]
-		sy += y[i]
-		sxx += x[i] * x[i]
-		sxy += x[i] * y[i]
-		syy += y[i] * y[i]
-	}
-	b = (n*sxy - sx*sy) / (n*sxx - sx*sx)
-	a = (sy - b*sx) / n
-	ssTot := syy - sy*sy/n
-	var ssRes float64
-	for i := range x {
-		d := y[i] - (a + b*x[i])
-		ssRes += d * d
-	}
-	return a, b, 1 - ssRes/ssTot
-}
-
 func bidMeanRounds(recs []bidReq, round float64) float64 {
 	var s float64
 	for _, r := range recs {
@@ -301,7 +279,7 @@ func bidGrid(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		px, pMeasured = append(px, kv), append(pMeasured, phat*beta*kv)
 		pUpper, pLower = append(pUpper, 1), append(pLower, 1/(2*math.E))
 	}
-	icpt, slope, r2 := bidFit(xs, ys)
+	icpt, slope, r2 := sweep.LineFit(xs, ys)
 	if err := bidFigure(o, "bidding-kv.svg", kvFigure(kOf, xs, ys, halves, bounds, icpt, slope, r2)); err != nil {
 		return nil, err
 	}
@@ -462,8 +440,8 @@ func bidRing(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	for i, k := range ks {
 		lx[i], ly[i], k2[i] = math.Log(float64(k)), math.Log(means[i]), float64(k*k)
 	}
-	_, exp, _ := bidFit(lx, ly)
-	_, slope, r2 := bidFit(k2, means)
+	_, exp, _ := sweep.LineFit(lx, ly)
+	_, slope, r2 := sweep.LineFit(k2, means)
 	kx := make([]float64, len(ks))
 	fitted := make([]float64, len(ks))
 	for i, k := range ks {

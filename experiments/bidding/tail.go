@@ -55,7 +55,7 @@ func tailShape(epss, ratios []float64) (b, curv float64) {
 	for i, e := range epss {
 		x[i] = math.Log(1 / e)
 	}
-	_, b, _ = bidFit(x, ratios)
+	_, b, _ = sweep.LineFit(x, ratios)
 	mid, last := len(x)/2, len(x)-1
 	lo := (ratios[mid] - ratios[0]) / (x[mid] - x[0])
 	hi := (ratios[last] - ratios[mid]) / (x[last] - x[mid])
@@ -203,7 +203,7 @@ func sizeSlope(ns, means []float64) (slope, half float64) {
 	for i := range ns {
 		x[i], y[i] = math.Log(ns[i]), math.Log(means[i])
 	}
-	a, b, _ := bidFit(x, y)
+	a, b, _ := sweep.LineFit(x, y)
 	var sxx, mx, res float64
 	for i := range x {
 		mx += x[i] / float64(len(x))
