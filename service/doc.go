@@ -3,13 +3,16 @@
 // control plane that decides the views (package control, etcd-io/raft),
 // persisted in the node's store (package service/store).
 //
-//	clients ──gRPC──> API handlers (node.go: sessions, Lock, Acquire, Take,
-//	                  keep-alives carrying the node's lease; errors as codes)
-//	                    │ a request on a user slot of this node
+//	clients ──gRPC──> API handlers (api.go: Lock, Acquire; take.go: Take;
+//	                  sessions.go: sessions, keep-alives carrying the node's
+//	                  lease; errors as codes)
+//	                    │ grants.go: a grant of a session, asked on a user
+//	                    │ slot of this node, asked again in the next view
 //	                    v
-//	                  instances (instance.go: one host.Host per algorithm
-//	                  instance of a view, key@EPOCH:MEMBERS; the data plane,
-//	                  no consensus on a grant's path)  <══ links ══> other nodes
+//	                  instances (instance.go, space.go: one host.Host per
+//	                  algorithm instance of a view, key@EPOCH:MEMBERS; the
+//	                  data plane, no consensus on a grant's path)
+//	                                                   <══ links ══> other nodes
 //	                    ^ adopt / serve / fence
 //	                    │
 //	                  control host (ctl.go: ticks and steps control.Node,
@@ -27,7 +30,7 @@
 // so a node away holds back only its last report plus a chunk.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
-// Beside the API, on the same server (ops.go): grpc.health.v1, SERVING
+// node.go builds a node, starts it and shuts it down. Beside the API, on the same server (ops.go): grpc.health.v1, SERVING
 // only while the node serves its view under its lease and is not
 // draining; server reflection; and the Prometheus metrics (metrics.go,
 // ops.go: the node's requests, view, links and grants, the gRPC server's

@@ -1,0 +1,183 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/allot-dev/allot/proc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
+
+// acquire runs one request of a session on the instance of key in this
+// node's view: waits for the view to be ready and for a free slot, asks,
+// waits for the answer (fenced by the instance). The grant is registered
+// with the session before the request is made, so an expiring session
+// finds it. A request still waiting when the view changes starts over in
+// the next one.
+func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Request, try bool) (*grant, error) {
+	var trying <-chan time.Time
+	if try {
+		t := time.NewTimer(n.cfg.TryWait)
+		defer t.Stop()
+		trying = t.C
+	}
+	for {
+		if n.draining.Load() {
+			return nil, errDraining
+		}
+		st, err := n.current(ctx, s.done)
+		if err != nil {
+			return nil, status.FromContextError(err).Err()
+		}
+		in, err := n.instance(key + st.v.suffix())
+		if errors.Is(err, errRetiredView) {
+			continue
+		}
+		if err != nil {
+			return nil, status.Error(codes.InvalidArgument, err.Error())
+		}
+		var sl *slot
+		select {
+		case sl = <-in.free:
+		case <-st.retired:
+			continue
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			return nil, errExpired
+		case <-trying:
+			return nil, status.Error(codes.FailedPrecondition, "taken")
+		}
+		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.epoch}
+		if !s.add(g) {
+			in.free <- sl
+			return nil, errExpired
+		}
+		in.request(sl, req, g.id)
+		var a answer
+		select {
+		case a = <-sl.answer:
+		case <-st.retired:
+			s.drop(g)
+			in.abandon(sl)
+			continue
+		case <-ctx.Done():
+			s.drop(g)
+			in.abandon(sl)
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			s.drop(g)
+			in.abandon(sl)
+			return nil, errExpired
+		case <-trying:
+			s.drop(g)
+			in.abandon(sl)
+			return nil, status.Error(codes.FailedPrecondition, "taken")
+		}
+		g.unit, g.counter = a.ev.Unit, a.counter
+		serving := n.ctl.serving(st.v.epoch)
+		n.mu.Lock()
+		moved := n.cur != st || !serving || n.draining.Load()
+		ok := moved || g.answer()
+		n.mu.Unlock()
+		if moved {
+			// The view changed before the answer was taken (a grant of
+			// a replaced view is not asked again: adopt did not see
+			// it), or the node's lease ran out: this request starts
+			// over in the next view.
+			s.drop(g)
+			g.release()
+			continue
+		}
+		if !ok {
+			// The session ended while the answer was on its way: it goes
+			// back.
+			s.drop(g)
+			g.release()
+			return nil, errExpired
+		}
+		return g, nil
+	}
+}
+
+// regrant asks in view st for grant g again, for a holder whose grant was
+// made in an earlier view. g keeps its token (of the earlier, smaller
+// epoch). Given back meanwhile, it is released as soon as it is granted.
+func (n *Node) regrant(g *grant, st *epochState) {
+	in, err := n.instance(g.key + st.v.suffix())
+	if err != nil {
+		n.log.Error("regrant", "key", g.key, "err", err)
+		return
+	}
+	var sl *slot
+	select {
+	case sl = <-in.free:
+	case <-st.retired:
+		return
+	}
+	in.request(sl, g.req, g.id)
+	var a answer
+	select {
+	case a = <-sl.answer:
+	case <-st.retired:
+		in.abandon(sl)
+		return
+	}
+	g.mu.Lock()
+	released := g.released
+	g.in, g.sl, g.unit = in, sl, a.ev.Unit
+	g.mu.Unlock()
+	if released {
+		in.release(sl, a.ev.Unit)
+	}
+}
+
+// grant is one Lock or Acquire answered to a session.
+type grant struct {
+	id      uint64
+	key     string       // the instance key: "lock", "sem/NAME/R"
+	req     proc.Request // what was asked
+	epoch   uint64       // the view the token was issued in
+	counter uint64       // the fencing counter
+
+	mu       sync.Mutex
+	in       *instance // where it is held now (moved by regrant)
+	sl       *slot
+	unit     int32
+	lost     bool // the session ended
+	answered bool // the grant may be handed out
+	released bool
+}
+
+// answer marks g answered, unless its session has ended: then the caller
+// gives it back (the session could not: it found g still waiting).
+func (g *grant) answer() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.answered = !g.lost
+	return g.answered
+}
+
+// held reports whether g is held: answered, not given back.
+func (g *grant) held() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.answered && !g.released
+}
+
+// release gives the grant back, once.
+func (g *grant) release() {
+	g.mu.Lock()
+	done := g.released
+	g.released = true
+	in, sl, unit := g.in, g.sl, g.unit
+	g.mu.Unlock()
+	if !done {
+		in.release(sl, unit)
+	}
+}

@@ -1,0 +1,171 @@
+package service
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+var errExpired = status.Error(codes.NotFound, "session expired")
+
+// session is a client's session: a lease renewed by keep-alives.
+type session struct {
+	id    uint64
+	ttl   time.Duration
+	timer *time.Timer
+	done  chan struct{}
+
+	mu     sync.Mutex
+	grants map[uint64]*grant
+	dead   bool
+}
+
+func (s *session) add(g *grant) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead {
+		return false
+	}
+	s.grants[g.id] = g
+	return true
+}
+
+func (s *session) drop(g *grant) {
+	s.mu.Lock()
+	delete(s.grants, g.id)
+	s.mu.Unlock()
+}
+
+func (s *session) take(id uint64) *grant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.grants[id]
+	delete(s.grants, id)
+	return g
+}
+
+// end ends the session: every grant goes back, after delay for an expired
+// lease. A grant still waiting is marked lost and goes back when its
+// request finds out (acquire).
+func (n *Node) end(s *session, delay time.Duration, why string) {
+	s.mu.Lock()
+	if s.dead {
+		s.mu.Unlock()
+		return
+	}
+	s.dead = true
+	close(s.done)
+	gs := s.grants
+	s.grants = nil
+	s.mu.Unlock()
+	n.mu.Lock()
+	delete(n.sessions, s.id)
+	n.mu.Unlock()
+	n.metrics.sessions.Dec()
+	n.log.Info("session ended", "session", s.id, "why", why, "grants", len(gs))
+	for _, g := range gs {
+		g.mu.Lock()
+		g.lost = true
+		answered := g.answered
+		g.mu.Unlock()
+		if !answered {
+			continue // still waiting: acquire gives it back
+		}
+		if delay > 0 {
+			time.AfterFunc(delay, g.release)
+		} else {
+			g.release()
+		}
+	}
+}
+
+func (n *Node) session(id uint64) (*session, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := n.sessions[id]
+	if s == nil {
+		return nil, errExpired
+	}
+	return s, nil
+}
+
+// OpenSession implements the Allot service.
+func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
+	if r.TtlMs <= 0 || r.TtlMs > MaxTTL.Milliseconds() {
+		return nil, status.Errorf(codes.InvalidArgument, "session TTL must be positive and at most %dms (%v), got %dms", MaxTTL.Milliseconds(), MaxTTL, r.TtlMs)
+	}
+	if n.draining.Load() {
+		return nil, errDraining
+	}
+	lease, err := n.waitLease(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
+	n.mu.Lock()
+	n.sessions[s.id] = s
+	n.mu.Unlock()
+	n.metrics.sessions.Inc()
+	s.timer = time.AfterFunc(s.ttl, func() { n.end(s, n.cfg.LockDelay, "lease expired") })
+	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs, LeaseMs: lease.Milliseconds()}, nil
+}
+
+// waitLease waits until the node serves (a node starting, or between two
+// views, will soon), for at most three leases and a second.
+func (n *Node) waitLease(ctx context.Context) (time.Duration, error) {
+	give := time.Now().Add(3*n.cfg.Suspect + time.Second)
+	for {
+		if lease := n.ctl.leaseLeft(); lease > 0 {
+			return lease, nil
+		}
+		if time.Now().After(give) {
+			return 0, status.Error(codes.Unavailable, "this node is not serving: not in the cluster's view, or cut off from its majority")
+		}
+		select {
+		case <-ctx.Done():
+			return 0, status.FromContextError(ctx.Err()).Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// KeepAlive implements the Allot service.
+func (n *Node) KeepAlive(_ context.Context, r *pb.KeepAliveRequest) (*pb.KeepAliveResponse, error) {
+	if n.draining.Load() {
+		return nil, errDraining
+	}
+	s, err := n.session(r.Session)
+	if err != nil {
+		return nil, err
+	}
+	// The lease is read first: what the answer says is left is never
+	// more than is.
+	lease := n.ctl.leaseLeft()
+	if lease <= 0 {
+		// The node is fencing itself: the session ends with it.
+		return nil, status.Error(codes.Unavailable, "this node is not serving")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead || !s.timer.Stop() {
+		return nil, errExpired
+	}
+	s.timer.Reset(s.ttl)
+	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
+}
+
+// CloseSession implements the Allot service.
+func (n *Node) CloseSession(_ context.Context, r *pb.CloseSessionRequest) (*pb.CloseSessionResponse, error) {
+	s, err := n.session(r.Session)
+	if err != nil {
+		return nil, err
+	}
+	s.timer.Stop()
+	n.end(s, 0, "closed")
+	return &pb.CloseSessionResponse{}, nil
+}

@@ -1,0 +1,187 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
+
+	"github.com/allot-dev/allot/proc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Take implements the Allot service: n requests of one permit each, in
+// turn, on one user slot of this node. A reject ends the Take with
+// RESOURCE_EXHAUSTED; the permits issued before it are consumed.
+func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, error) {
+	if r.N <= 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "take needs n > 0, got %d", r.N)
+	}
+	_, ok := n.c.Quotas[r.Name]
+	if !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "no quota %q in this cluster", r.Name)
+	}
+	s, err := n.session(r.Session)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		st, err := n.current(ctx, s.done)
+		if err != nil {
+			return nil, status.FromContextError(err).Err()
+		}
+		resp, err := n.take(ctx, s, st, r)
+		if errors.Is(err, errViewChanged) {
+			continue // nothing was issued: asked again in the next view
+		}
+		return resp, err
+	}
+}
+
+// errViewChanged: a Take's view stopped serving before it issued anything.
+var errViewChanged = errors.New("the view changed")
+
+// take serves a Take in view st. Permits are on disk before the answer
+// leaves: a permit the node would not know of after a crash is never
+// handed out.
+func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeRequest) (*pb.TakeResponse, error) {
+	n.ctl.issuing.RLock()
+	defer n.ctl.issuing.RUnlock()
+	select {
+	case <-st.retired:
+		return nil, errViewChanged
+	default:
+	}
+	if st.spent[r.Name] {
+		if st.guess[r.Name] {
+			return nil, status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
+		}
+		return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name)
+	}
+	space := st.quotas[r.Name]
+	in, err := n.instance(space)
+	if errors.Is(err, errRetiredView) {
+		return nil, errViewChanged
+	}
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	qi, _ := slices.BinarySearch(n.ctl.quotas, r.Name)
+	var got int64
+	var refused error
+	reserved := 0  // permits reserved in the node's chunk, not yet settled
+	var kept int64 // permits of got already on disk
+	defer func() {
+		if reserved > 0 && got == kept {
+			n.ctl.chunks.settle(qi, reserved, 0) // abandoned: never handed out
+		}
+	}()
+	for got < r.N && refused == nil {
+		if n.draining.Load() {
+			refused = errDraining
+			break
+		}
+		var sl *slot
+		select {
+		case sl = <-in.free:
+		case <-st.retired:
+			refused = errViewChanged
+		case <-ctx.Done():
+			refused = status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			refused = errExpired
+		}
+		if refused != nil {
+			break
+		}
+		// The permit is within this node's chunk of the view, or waits
+		// for the report that grants the next one to commit.
+		refused = n.ctl.chunks.reserve(st.v.epoch, qi, func(wait <-chan struct{}) error {
+			if got > kept {
+				// The chunk is used up: what this Take got so far goes
+				// on disk first, so that the report it waits for can
+				// count it.
+				count, err := n.ctl.store.AddIssued(r.Name, uint64(got-kept))
+				if err != nil {
+					return status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name)
+				}
+				n.ctl.chunks.settle(qi, int(got-kept), count)
+				reserved -= int(got - kept)
+				kept = got
+				n.ctl.issued()
+			}
+			select {
+			case <-wait:
+				return nil
+			case <-st.retired:
+				return errViewChanged
+			case <-ctx.Done():
+				return status.FromContextError(ctx.Err()).Err()
+			case <-s.done:
+				return errExpired
+			}
+		})
+		if refused != nil {
+			in.free <- sl
+			break
+		}
+		reserved++
+		in.request(sl, proc.Request{}, 0)
+		select {
+		case a := <-sl.answer:
+			in.free <- sl
+			switch {
+			case a.ev.Kind != proc.EvReject:
+				got++
+				continue
+			}
+			// Not issued: its reservation ends now.
+			n.ctl.chunks.settle(qi, 1, 0)
+			reserved--
+			switch {
+			case st.guess[r.Name]:
+				// The view began short of an absent member's report:
+				// this reject proves nothing of the quota's waste.
+				refused = status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
+			default:
+				refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, got, r.N)
+			}
+		case <-st.retired:
+			in.abandon(sl)
+			refused = errViewChanged
+		case <-ctx.Done():
+			in.abandon(sl)
+			refused = status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			in.abandon(sl)
+			refused = errExpired
+		}
+	}
+	if got > kept {
+		count, err := n.ctl.store.AddIssued(r.Name, uint64(got-kept))
+		if err != nil {
+			// Held as reserved for good: the node may have issued them.
+			n.log.Error("quota: the permit count could not be kept", "quota", r.Name, "err", err)
+			return nil, status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name)
+		}
+		n.ctl.chunks.settle(qi, reserved, count)
+		reserved = 0
+		n.ctl.issued()
+	}
+	if got > 0 {
+		if refused == nil && !n.ctl.serving(st.v.epoch) {
+			// The lease ran out meanwhile: the permits are spent, not
+			// handed out.
+			refused = status.Errorf(codes.Unavailable, "quota %s: this node stopped serving", r.Name)
+		}
+		if errors.Is(refused, errViewChanged) {
+			refused = status.Errorf(codes.Unavailable, "quota %s: the cluster's view changed after %d of %d permits", r.Name, got, r.N)
+		}
+	}
+	if refused != nil {
+		return nil, refused
+	}
+	return &pb.TakeResponse{Permits: r.N}, nil
+}
