@@ -7,8 +7,8 @@ import (
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 
-	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -35,7 +35,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	if err != nil {
 		return nil, err
 	}
-	g, err := n.acquire(ctx, s, "lock", proc.Request{Res: n.resources(r.Resources)}, r.TryLock)
+	g, err := n.acquire(ctx, s, space.Lock, proc.Request{Res: n.resources(r.Resources)}, r.TryLock)
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +78,8 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err != nil {
 		return nil, err
 	}
-	key := semKey(r.Name, int(r.Units))
-	if _, err := parseKey(key); err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
-	if _, _, err := n.problem(spec{kind: algo.Pool, name: r.Name, units: int(r.Units)}, len(n.c.Nodes)*n.c.Slots); err != nil {
+	key := space.Sem(r.Name, int(r.Units))
+	if _, _, err := n.problem(key, len(n.c.Nodes)*n.c.Slots); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	g, err := n.acquire(ctx, s, key, proc.Request{}, r.TryAcquire)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 	"github.com/allot-dev/allot/service/store"
 	"github.com/allot-dev/allot/transport"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
@@ -358,30 +359,30 @@ func (h *ctlHost) serving(epoch uint64) bool {
 
 // epochState is a node's current view and how far it is.
 type epochState struct {
-	v       view
-	ready   chan struct{}     // closed once the view serves on this node
-	retired chan struct{}     // closed when the node stops serving v
-	quotas  map[string]string // quota name -> its instance's space in v (set when ready)
-	spent   map[string]bool   // quotas with no permit left when v began
-	guess   map[string]bool   // quotas whose permits left are short of an absent member's report
+	v       space.View
+	ready   chan struct{}          // closed once the view serves on this node
+	retired chan struct{}          // closed when the node stops serving v
+	quotas  map[string]space.Space // quota name -> its instance in v (set when ready)
+	spent   map[string]bool        // quotas with no permit left when v began
+	guess   map[string]bool        // quotas whose permits left are short of an absent member's report
 }
 
 // change takes a change of the control node.
 func (n *Node) change(c control.Change) {
-	v := view{epoch: c.View.Epoch}
+	v := space.View{Epoch: c.View.Epoch}
 	for _, m := range c.View.Members {
-		v.live = append(v.live, int(m))
+		v.Members |= space.SetOf(int(m))
 	}
 	switch c.Kind {
 	case control.Adopt:
 		n.adopt(v)
 	case control.Serve:
-		n.events.put(Record{Ev: proc.EvView.String(), Epoch: v.epoch, Members: c.View.Members})
+		n.events.put(Record{Ev: proc.EvView.String(), Epoch: v.Epoch, Members: c.View.Members})
 		n.serve(v, c.Left)
 	case control.Fence:
-		n.events.put(Record{Ev: proc.EvFence.String(), Epoch: v.epoch})
+		n.events.put(Record{Ev: proc.EvFence.String(), Epoch: v.Epoch})
 		if c.Lost {
-			n.fence(v.epoch)
+			n.fence(v.Epoch)
 		}
 	}
 }
@@ -389,17 +390,17 @@ func (n *Node) change(c control.Change) {
 // adopt moves this node to view v: the instances of older views stop,
 // the grants its sessions hold are asked for again in v, and once they
 // all are, the node tells the control plane it is ready.
-func (n *Node) adopt(v view) {
+func (n *Node) adopt(v space.View) {
 	st := &epochState{v: v, ready: make(chan struct{}), retired: make(chan struct{})}
 	n.mu.Lock()
 	old := n.cur
-	n.adopted = max(n.adopted, v.epoch)
+	n.adopted = max(n.adopted, v.Epoch)
 	n.cur = st
 	var stop []*instance
-	for space, in := range n.instances {
-		if in.view.epoch < v.epoch {
+	for sp, in := range n.instances {
+		if in.view.Epoch < v.Epoch {
 			stop = append(stop, in)
-			delete(n.instances, space)
+			delete(n.instances, sp)
 		}
 	}
 	var held []*grant
@@ -413,7 +414,7 @@ func (n *Node) adopt(v view) {
 		s.mu.Unlock()
 	}
 	n.mu.Unlock()
-	n.log.Info("adopting a view", "epoch", v.epoch, "members", v.live, "grants", len(held))
+	n.log.Info("adopting a view", "epoch", v.Epoch, "members", v.Members.List(), "grants", len(held))
 	if old != nil {
 		close(old.retired)
 	}
@@ -426,7 +427,7 @@ func (n *Node) adopt(v view) {
 			wg.Go(func() { n.regrant(g, st) })
 		}
 		wg.Wait()
-		n.ctl.ready(v.epoch)
+		n.ctl.ready(v.Epoch)
 	}()
 }
 
@@ -443,15 +444,15 @@ func rejectProves(l control.QuotaLeft, waste uint64) bool {
 
 // serve opens view v on this node: it takes new requests, and each quota
 // has what the control plane's ledger left it.
-func (n *Node) serve(v view, left []control.QuotaLeft) {
+func (n *Node) serve(v space.View, left []control.QuotaLeft) {
 	n.mu.Lock()
 	st := n.cur
 	n.mu.Unlock()
-	if st == nil || st.v.epoch != v.epoch {
+	if st == nil || st.v.Epoch != v.Epoch {
 		return // a change already replaced it
 	}
-	st.quotas, st.spent, st.guess = map[string]string{}, map[string]bool{}, map[string]bool{}
-	var spaces []string
+	st.quotas, st.spent, st.guess = map[string]space.Space{}, map[string]bool{}, map[string]bool{}
+	var spaces []space.Space
 	for _, l := range left {
 		q, ok := n.c.Quotas[l.Name]
 		if !ok {
@@ -464,16 +465,16 @@ func (n *Node) serve(v view, left []control.QuotaLeft) {
 			st.spent[l.Name] = true
 			continue
 		}
-		sp := quotaViewKey(l.Name, q, int(l.Left)) + v.suffix()
+		sp := space.Space{Key: space.Quota(l.Name, q.Budget, q.Waste, int(l.Left)), View: v}
 		st.quotas[l.Name] = sp
 		spaces = append(spaces, sp)
 	}
 	for _, sp := range spaces {
 		if _, err := n.instance(sp); err != nil && !errors.Is(err, errRetiredView) {
-			n.log.Error("quota", "instance", sp, "err", err)
+			n.log.Error("quota", "instance", sp.String(), "err", err)
 		}
 	}
-	n.log.Info("serving a view", "epoch", v.epoch, "members", v.live, "quotas", left)
+	n.log.Info("serving a view", "epoch", v.Epoch, "members", v.Members.List(), "quotas", left)
 	close(st.ready)
 }
 
@@ -485,12 +486,10 @@ func (n *Node) fence(epoch uint64) {
 	cur := n.cur
 	n.cur = nil
 	var stop []*instance
-	for space, in := range n.instances {
-		if in.epoched {
-			stop = append(stop, in)
-			delete(n.instances, space)
-		}
+	for _, in := range n.instances {
+		stop = append(stop, in) // every instance runs in a view
 	}
+	clear(n.instances)
 	var sessions []*session
 	for _, s := range n.sessions {
 		sessions = append(sessions, s)

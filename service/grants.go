@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -19,7 +20,7 @@ var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
 // with the session before the request is made, so an expiring session
 // finds it. A request still waiting when the view changes starts over in
 // the next one.
-func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Request, try bool) (*grant, error) {
+func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, try bool) (*grant, error) {
 	var trying <-chan time.Time
 	if try {
 		t := time.NewTimer(n.cfg.TryWait)
@@ -34,7 +35,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 		if err != nil {
 			return nil, status.FromContextError(err).Err()
 		}
-		in, err := n.instance(key + st.v.suffix())
+		in, err := n.instance(space.Space{Key: key, View: st.v})
 		if errors.Is(err, errRetiredView) {
 			continue
 		}
@@ -53,7 +54,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 		case <-trying:
 			return nil, status.Error(codes.FailedPrecondition, "taken")
 		}
-		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.epoch}
+		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.Epoch}
 		if !s.add(g) {
 			in.free <- sl
 			return nil, errExpired
@@ -80,7 +81,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 			return nil, status.Error(codes.FailedPrecondition, "taken")
 		}
 		g.unit, g.counter = a.ev.Unit, a.counter
-		serving := n.ctl.serving(st.v.epoch)
+		serving := n.ctl.serving(st.v.Epoch)
 		n.mu.Lock()
 		moved := n.cur != st || !serving || n.draining.Load()
 		ok := moved || g.answer()
@@ -109,9 +110,9 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 // made in an earlier view. g keeps its token (of the earlier, smaller
 // epoch). Given back meanwhile, it is released as soon as it is granted.
 func (n *Node) regrant(g *grant, st *epochState) {
-	in, err := n.instance(g.key + st.v.suffix())
+	in, err := n.instance(space.Space{Key: g.key, View: st.v})
 	if err != nil {
-		n.log.Error("regrant", "key", g.key, "err", err)
+		n.log.Error("regrant", "key", g.key.String(), "err", err)
 		return
 	}
 	var sl *slot
@@ -140,7 +141,7 @@ func (n *Node) regrant(g *grant, st *epochState) {
 // grant is one Lock or Acquire answered to a session.
 type grant struct {
 	id      uint64
-	key     string       // the instance key: "lock", "sem/NAME/R"
+	key     space.Key    // the lock or a semaphore
 	req     proc.Request // what was asked
 	epoch   uint64       // the view the token was issued in
 	counter uint64       // the fencing counter

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/service/internal/space"
 )
 
 // holders checks exclusion and the semaphores' bound across views, by
@@ -89,18 +90,18 @@ func (h *holders) check(fail func(format string, args ...any)) {
 			end = t
 		}
 		s := span{g, first.start, end}
-		sp, err := parseKey(first.key)
+		k, err := space.ParseKey(first.key)
 		if err != nil {
 			continue
 		}
-		switch sp.kind {
+		switch k.Kind {
 		case algo.Pool:
 			bySem[first.key] = append(bySem[first.key], s)
-			units[first.key] = sp.units
+			units[first.key] = k.Units
 		default:
 			for _, r := range first.res {
-				k := fmt.Sprintf("%s/%d", first.key, r)
-				byRes[k] = append(byRes[k], s)
+				res := fmt.Sprintf("%s/%d", first.key, r)
+				byRes[res] = append(byRes[res], s)
 			}
 		}
 	}

@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/graph"
 	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 )
 
 // tick is the real duration of one tick of the algorithms' timers.
@@ -25,15 +24,14 @@ const tick = time.Millisecond
 // to it. The host gives each process its goroutine and mailbox, so a
 // process takes its inputs one at a time and the algorithm needs no locks.
 type instance struct {
-	n       *Node
-	key     string // "lock", "sem/NAME/UNITS" or "quota/NAME/BUDGET/WASTE"
-	space   string // its transport space: key@VIEW for a lock or semaphore
-	view    view   // the nodes it runs on
-	epoched bool   // it runs in one view (locks, semaphores), not for good (quotas)
-	kind    algo.Kind
-	users   int // every live node's user slots
-	h       *host.Host
-	procs   []proc.Process
+	n     *Node
+	key   space.Key  // what it runs: the lock, a semaphore, a quota's view
+	view  space.View // the nodes it runs on
+	kind  algo.Kind  // key.Kind
+	name  string     // its transport space and event log instance: key@VIEW
+	users int        // every live node's user slots
+	h     *host.Host
+	procs []proc.Process
 
 	free  chan *slot        // this node's idle user slots
 	slots map[proc.ID]*slot // this node's user slots (fixed once built)
@@ -63,91 +61,25 @@ type answer struct {
 // owner is the node hosting process id of an instance of v with users
 // user slots: users in blocks of Slots per live node, helper processes
 // (managers, coordinators) dealt round the live nodes.
-func (n *Node) owner(v view, users int, id proc.ID) int {
+func (n *Node) owner(v space.View, users int, id proc.ID) int {
 	if int(id) < users {
-		return v.live[int(id)/n.c.Slots]
+		return v.Members.Nth(int(id) / n.c.Slots)
 	}
-	return v.live[(int(id)-users)%len(v.live)]
+	return v.Members.Nth((int(id) - users) % v.Members.Len())
 }
-
-// spec is what an instance key names: the lock ("lock"), a semaphore
-// ("sem/NAME/UNITS") or a quota in one view ("quota/NAME/BUDGET/WASTE~LEFT":
-// of its BUDGET, LEFT permits were not yet issued when the view began; the
-// view's instance runs the controller on LEFT, with waste at most WASTE).
-type spec struct {
-	kind                 algo.Kind
-	name                 string
-	units, budget, waste int
-	left                 int // a quota's permits for this view
-}
-
-// parseKey returns the spec of an instance key.
-func parseKey(key string) (spec, error) {
-	if key == "lock" {
-		return spec{kind: algo.Exclusive}, nil
-	}
-	bad := fmt.Errorf("unknown instance %q", key)
-	nums := func(rest string, k int) (string, []int, bool) {
-		parts := strings.Split(rest, "/")
-		if len(parts) < k+1 {
-			return "", nil, false
-		}
-		var out []int
-		for _, p := range parts[len(parts)-k:] {
-			v, err := strconv.Atoi(p)
-			if err != nil {
-				return "", nil, false
-			}
-			out = append(out, v)
-		}
-		return strings.Join(parts[:len(parts)-k], "/"), out, true
-	}
-	if rest, ok := strings.CutPrefix(key, "sem/"); ok {
-		if name, v, ok := nums(rest, 1); ok {
-			return spec{kind: algo.Pool, name: name, units: v[0]}, nil
-		}
-	}
-	if rest, ok := strings.CutPrefix(key, "quota/"); ok {
-		rest, left, cut := strings.Cut(rest, "~")
-		if name, v, ok := nums(rest, 2); ok {
-			sp := spec{kind: algo.Quota, name: name, budget: v[0], waste: v[1], left: v[0]}
-			if cut {
-				l, err := strconv.Atoi(left)
-				if err != nil || l < 0 || l > sp.budget {
-					return spec{}, bad
-				}
-				sp.left = l
-			}
-			return sp, nil
-		}
-	}
-	return spec{}, bad
-}
-
-func semKey(name string, units int) string { return "sem/" + name + "/" + strconv.Itoa(units) }
 
 // unitKey names a semaphore's unit in the view of epoch: units are
 // numbered afresh in every view (the algorithm starts over), so a unit is
 // a unit of its view. A holder whose unit crossed a view change keeps its
 // key and token; a new holder of the same number in the later view holds
 // another unit.
-func unitKey(sem string, unit int32, epoch uint64) string {
+func unitKey(sem space.Key, unit int32, epoch uint64) string {
 	return fmt.Sprintf("%s/%d@%d", sem, unit, epoch)
 }
 
-func quotaKey(name string, q QuotaSpec) string {
-	return fmt.Sprintf("quota/%s/%d/%d", name, q.Budget, q.Waste)
-}
-
-// quotaViewKey is the key of a quota's instance in a view that begins with
-// left permits not yet issued.
-func quotaViewKey(name string, q QuotaSpec, left int) string {
-	return fmt.Sprintf("%s~%d", quotaKey(name, q), left)
-}
-
-// problem is the problem every node builds the instance key for.
-func (n *Node) problem(sp spec, users int) (*algo.Problem, algo.Algorithm, error) {
-	kind, units := sp.kind, sp.units
+// problem is the problem every node builds for an instance key.
+func (n *Node) problem(k space.Key, users int) (*algo.Problem, algo.Algorithm, error) {
+	kind, units := k.Kind, k.Units
 	if _, ok := n.algs[kind]; !ok {
 		return nil, algo.Algorithm{}, fmt.Errorf("no algorithm serves %s", kind)
 	}
@@ -160,10 +92,10 @@ func (n *Node) problem(sp spec, users int) (*algo.Problem, algo.Algorithm, error
 		}
 		return &algo.Problem{Kind: algo.Pool, Users: users, Units: units, Graph: n.tree(users)}, n.algs[algo.Pool], nil
 	case algo.Quota:
-		if sp.budget < 0 || sp.waste < 0 || sp.waste > sp.budget {
-			return nil, algo.Algorithm{}, fmt.Errorf("a quota needs 0 ≤ waste ≤ budget, got %d and %d", sp.waste, sp.budget)
+		if k.Budget < 0 || k.Waste < 0 || k.Waste > k.Budget {
+			return nil, algo.Algorithm{}, fmt.Errorf("a quota needs 0 ≤ waste ≤ budget, got %d and %d", k.Waste, k.Budget)
 		}
-		return &algo.Problem{Kind: algo.Quota, Users: users, Budget: sp.left, Waste: min(sp.waste, sp.left), Graph: n.tree(users)}, n.algs[algo.Quota], nil
+		return &algo.Problem{Kind: algo.Quota, Users: users, Budget: k.Left, Waste: min(k.Waste, k.Left), Graph: n.tree(users)}, n.algs[algo.Quota], nil
 	}
 	return nil, algo.Algorithm{}, fmt.Errorf("no algorithm serves %s", kind)
 }
@@ -191,23 +123,16 @@ func (n *Node) tree(users int) *graph.Graph {
 
 // newInstance builds the instance of a space and starts this node's
 // processes of it.
-func (n *Node) newInstance(space string) (*instance, error) {
-	key, v, epoched, err := n.spaceView(space)
-	if err != nil {
+func (n *Node) newInstance(sp space.Space) (*instance, error) {
+	name, v := sp.String(), sp.View
+	if err := sp.Key.Check(); err != nil {
 		return nil, err
 	}
-	sp, err := parseKey(key)
-	if err != nil {
-		return nil, err
+	if v.Members.Rank(n.self) < 0 {
+		return nil, fmt.Errorf("%w: this node is not in %s", errSpace, name)
 	}
-	switch {
-	case !epoched:
-		return nil, fmt.Errorf("%w: instance %q", errSpace, space)
-	case v.rank(n.self) < 0:
-		return nil, fmt.Errorf("%w: this node is not in %s", errSpace, space)
-	}
-	users := len(v.live) * n.c.Slots
-	pb, a, err := n.problem(sp, users)
+	users := v.Members.Len() * n.c.Slots
+	pb, a, err := n.problem(sp.Key, users)
 	if err != nil {
 		return nil, err
 	}
@@ -216,24 +141,24 @@ func (n *Node) newInstance(space string) (*instance, error) {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	in := &instance{
-		n: n, key: key, space: space, view: v, epoched: epoched, kind: sp.kind, users: pb.Users, procs: procs,
+		n: n, key: sp.Key, view: v, kind: sp.Key.Kind, name: name, users: pb.Users, procs: procs,
 		free:  make(chan *slot, n.c.Slots),
 		slots: map[proc.ID]*slot{},
 	}
 	seed := fnv.New64a()
-	seed.Write([]byte(space))
+	seed.Write([]byte(name))
 	in.h, err = host.New(host.Config{
-		Transport: n.tr.Space(space),
+		Transport: n.tr.Space(name),
 		Tick:      tick,
 		Seed:      seed.Sum64(),
-		Sink:      eventSink{n.events, space},
-		OnError:   func(err error) { n.log.Error("instance", "instance", space, "err", err) },
+		Sink:      eventSink{n.events, name},
+		OnError:   func(err error) { n.log.Error("instance", "instance", name, "err", err) },
 	})
 	if err != nil {
 		return nil, err
 	}
 	for k := range n.c.Slots {
-		s := &slot{id: proc.ID(v.rank(n.self)*n.c.Slots + k), answer: make(chan answer, 1)}
+		s := &slot{id: proc.ID(v.Members.Rank(n.self)*n.c.Slots + k), answer: make(chan answer, 1)}
 		in.slots[s.id] = s
 		in.free <- s
 	}
@@ -286,7 +211,7 @@ func (in *instance) request(s *slot, req proc.Request, grant uint64) {
 			in.h.Record(proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
 		}
 		if grant != 0 {
-			in.n.events.put(Record{Instance: in.space, Ev: evOwner, P: s.id, Res: req.Res, Grant: grant})
+			in.n.events.put(Record{Instance: in.name, Ev: evOwner, P: s.id, Res: req.Res, Grant: grant})
 		}
 		in.procs[s.id].(proc.Allocator).Request(env, req)
 	})
@@ -308,7 +233,7 @@ func (in *instance) follow(env proc.Env, s *slot, e proc.Event) {
 		// holder (exclusion needs a chain of messages from that release
 		// to this grant), and every message carries its sender's time.
 		counter = in.n.clock.tick()
-		in.n.events.fenced(in.space, s.id, keys, in.view.epoch, counter)
+		in.n.events.fenced(in.name, s.id, keys, in.view.Epoch, counter)
 	}
 	if s.abandoned {
 		// Release is an input of its own: the process is in the middle
@@ -330,7 +255,7 @@ func (in *instance) keys(s *slot, e proc.Event) []string {
 		}
 		return ks
 	case algo.Pool:
-		return []string{unitKey(in.key, e.Unit, in.view.epoch)}
+		return []string{unitKey(in.key, e.Unit, in.view.Epoch)}
 	}
 	return nil
 }
@@ -370,7 +295,7 @@ func (in *instance) abandon(s *slot) {
 // when nothing is left to give back.
 func (in *instance) call(s *slot, f func(proc.Env)) {
 	if err := in.h.Call(s.id, f); err != nil && !errors.Is(err, host.ErrClosed) {
-		in.n.log.Error("instance", "instance", in.key, "process", s.id, "err", err)
+		in.n.log.Error("instance", "instance", in.key.String(), "process", s.id, "err", err)
 	}
 }
 
@@ -380,6 +305,6 @@ func (in *instance) close() { in.h.Close() }
 // processes stop and the messages still on their way to it are dropped.
 func (in *instance) retire() {
 	in.h.Close()
-	in.n.tr.Space(in.space).Close()
-	in.n.events.put(Record{Instance: in.space, Ev: evRetired})
+	in.n.tr.Space(in.name).Close()
+	in.n.events.put(Record{Instance: in.name, Ev: evRetired})
 }

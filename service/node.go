@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +21,7 @@ import (
 	"github.com/allot-dev/allot/codec"
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
@@ -77,8 +77,9 @@ type Node struct {
 	algs     map[algo.Kind]algo.Algorithm
 	names    []string // the nodes' names on the link transport
 	tr       *tgrpc.Transport
-	clock    clock    // the node's Lamport clock: fencing counters
-	views    sync.Map // space name -> spaceInfo, parsed once
+	clock    clock      // the node's Lamport clock: fencing counters
+	parsed   sync.Map   // space name -> parsed: each name a peer sends parsed once
+	every    space.View // every node of the cluster file: placement of a name without a view
 	stop     context.CancelFunc
 	events   *eventLog
 	metrics  *metrics
@@ -89,7 +90,7 @@ type Node struct {
 	tmpDir string // DataDir's stand-in, removed at Shutdown ("": none)
 
 	mu        sync.Mutex
-	instances map[string]*instance // by space
+	instances map[space.Space]*instance
 	sessions  map[uint64]*session
 	nextID    uint64
 	cur       *epochState // the view this node is in (nil: none)
@@ -117,7 +118,7 @@ func New(cfg Config) (*Node, error) {
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
 		algs:      map[algo.Kind]algo.Algorithm{},
-		instances: map[string]*instance{},
+		instances: map[space.Space]*instance{},
 		sessions:  map[uint64]*session{},
 		metrics:   newMetrics(),
 	}
@@ -140,8 +141,10 @@ func New(cfg Config) (*Node, error) {
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
 	}
+	n.every.Epoch = c.Epoch
 	for k := range c.Nodes {
 		n.names = append(n.names, strconv.Itoa(k))
+		n.every.Members |= space.SetOf(k)
 	}
 	if n.cfg.Rand == nil {
 		n.cfg.Rand = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(cfg.Self)))
@@ -190,12 +193,8 @@ func (n *Node) Register(s *grpc.Server) error {
 		DialOptions: n.cfg.DialOptions,
 		Peers:       peers,
 		Place:       n.place,
-		Open: func(space string) {
-			if _, err := n.instance(space); err != nil && !errors.Is(err, errRetiredView) {
-				n.log.Warn("link: message for an instance this node does not build", "instance", space, "err", err)
-			}
-		},
-		Codec: stampCodec{n.codec, &n.clock},
+		Open:        n.open,
+		Codec:       stampCodec{n.codec, &n.clock},
 	})
 	if err != nil {
 		return err
@@ -266,7 +265,7 @@ func (n *Node) Shutdown(ctx context.Context) {
 			for _, s := range n.sessions {
 				s.mu.Lock()
 				for _, g := range s.grants {
-					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "key", g.key)
+					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "key", g.key.String())
 				}
 				s.mu.Unlock()
 			}
@@ -285,7 +284,7 @@ out:
 	n.mu.Lock()
 	for _, in := range n.instances {
 		in.close()
-		n.events.put(Record{Instance: in.space, Ev: evClosed})
+		n.events.put(Record{Instance: in.name, Ev: evClosed})
 	}
 	n.mu.Unlock()
 	n.tr.Close()

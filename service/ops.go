@@ -94,9 +94,9 @@ func (n *Node) readyEpoch() (uint64, bool) {
 	}
 	select {
 	case <-st.ready:
-		return st.v.epoch, true
+		return st.v.Epoch, true
 	default:
-		return st.v.epoch, false
+		return st.v.Epoch, false
 	}
 }
 
@@ -136,7 +136,7 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 	n.mu.Lock()
 	var epoch, members float64
 	if n.cur != nil {
-		epoch, members = float64(n.cur.v.epoch), float64(len(n.cur.v.live))
+		epoch, members = float64(n.cur.v.Epoch), float64(n.cur.v.Members.Len())
 	}
 	n.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(epochDesc, prometheus.GaugeValue, epoch)

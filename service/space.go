@@ -6,59 +6,72 @@ import (
 	"strings"
 
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 )
 
-// spaceInfo is what a space name says.
-type spaceInfo struct {
-	key     string
-	v       view
-	epoched bool
-	err     error
+// This file is where an instance's name meets the node: a name the link
+// transport hands over (a peer's message, a placement) is parsed once
+// into its space.Space, and the node finds and builds its instances by
+// that typed value (package service/internal/space says why names are
+// what they are).
+
+// parsed is what a space name says: its instance, or why it names none.
+type parsed struct {
+	sp  space.Space
+	err error
 }
 
-// spaceView parses a space name: a lock's or semaphore's key@VIEW, or a
-// quota's key, which runs on every node of the cluster file.
-func (n *Node) spaceView(space string) (string, view, bool, error) {
-	if x, ok := n.views.Load(space); ok {
-		i := x.(spaceInfo)
-		return i.key, i.v, i.epoched, i.err
+// parse returns the instance a space name of the link transport names,
+// parsed on its first use: an instance of a view of this cluster's nodes.
+func (n *Node) parse(name string) (space.Space, error) {
+	if x, ok := n.parsed.Load(name); ok {
+		p := x.(parsed)
+		return p.sp, p.err
 	}
-	i := spaceInfo{key: space}
-	if strings.Contains(space, "@") {
-		i.key, i.v, i.err = splitSpace(space)
-		i.epoched = true
-		for _, k := range i.v.live {
-			if k >= len(n.c.Nodes) {
-				i.err = fmt.Errorf("%w: %q names node %d of %d", errSpace, space, k, len(n.c.Nodes))
-			}
-		}
-	} else {
-		i.v = view{epoch: n.c.Epoch}
-		for k := range n.c.Nodes {
-			i.v.live = append(i.v.live, k)
+	var p parsed
+	p.sp, p.err = space.Parse(name)
+	if p.err == nil {
+		if last := p.sp.View.Members.List(); last[len(last)-1] >= len(n.c.Nodes) {
+			p.err = fmt.Errorf("%w: %q names node %d of %d", errSpace, name, last[len(last)-1], len(n.c.Nodes))
 		}
 	}
-	n.views.Store(space, i)
-	return i.key, i.v, i.epoched, i.err
+	n.parsed.Store(name, p)
+	return p.sp, p.err
 }
 
 // place is the transport's placement: which node hosts process id of a
-// space.
-func (n *Node) place(space string, id proc.ID) (string, bool) {
+// space. A name without a view (the transport asks of "" when it cuts a
+// link) places on every node of the cluster file.
+func (n *Node) place(name string, id proc.ID) (string, bool) {
 	if id < 0 {
 		return "", false
 	}
-	if space == ctlSpace {
+	if name == ctlSpace {
 		if int(id) >= len(n.names) {
 			return "", false
 		}
 		return n.names[id], true
 	}
-	_, v, _, err := n.spaceView(space)
-	if err != nil {
-		return "", false
+	v := n.every
+	if strings.Contains(name, "@") {
+		sp, err := n.parse(name)
+		if err != nil {
+			return "", false
+		}
+		v = sp.View
 	}
-	return n.names[n.owner(v, len(v.live)*n.c.Slots, id)], true
+	return n.names[n.owner(v, v.Members.Len()*n.c.Slots, id)], true
+}
+
+// open builds the instance of a space a message came for.
+func (n *Node) open(name string) {
+	sp, err := n.parse(name)
+	if err == nil {
+		_, err = n.instance(sp)
+	}
+	if err != nil && !errors.Is(err, errRetiredView) {
+		n.log.Warn("link: message for an instance this node does not build", "instance", name, "err", err)
+	}
 }
 
 // Errors of instances.
@@ -69,29 +82,27 @@ var (
 
 // instance returns the instance of a space, building it on first use. An
 // instance of a view older than this node's is not built again.
-func (n *Node) instance(space string) (*instance, error) {
+func (n *Node) instance(sp space.Space) (*instance, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if in := n.instances[space]; in != nil {
+	if in := n.instances[sp]; in != nil {
 		return in, nil
 	}
-	if _, v, epoched, err := n.spaceView(space); err == nil && epoched {
-		var cur uint64
-		if n.cur != nil {
-			cur = n.cur.v.epoch
-		}
-		// A view behind this node's, or one the control log has but
-		// this run did not adopt (it is not in it: a restarted node's
-		// old run was), is never built: fresh processes would answer
-		// for state they never had.
-		if v.epoch < n.adopted || v.epoch <= n.ctl.newest.Load() && v.epoch != cur && v.epoch != n.ctl.member.Load() {
-			return nil, errRetiredView
-		}
+	var cur uint64
+	if n.cur != nil {
+		cur = n.cur.v.Epoch
 	}
-	in, err := n.newInstance(space)
+	// A view behind this node's, or one the control log has but this
+	// run did not adopt (it is not in it: a restarted node's old run
+	// was), is never built: fresh processes would answer for state they
+	// never had.
+	if e := sp.View.Epoch; e < n.adopted || e <= n.ctl.newest.Load() && e != cur && e != n.ctl.member.Load() {
+		return nil, errRetiredView
+	}
+	in, err := n.newInstance(sp)
 	if err != nil {
 		return nil, err
 	}
-	n.instances[space] = in
+	n.instances[sp] = in
 	return in, nil
 }

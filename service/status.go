@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+
+	"github.com/allot-dev/allot/algo"
 )
 
 // This file is the node's read-only status endpoint (/status, beside
@@ -77,18 +79,18 @@ func (n *Node) Status() Status {
 	defer n.mu.Unlock()
 	st.Fenced = true
 	if n.cur != nil {
-		st.Epoch, st.Live = n.cur.v.epoch, slices.Clone(n.cur.v.live)
-		st.Fenced = n.ctl == nil || !n.ctl.serving(n.cur.v.epoch)
+		st.Epoch, st.Live = n.cur.v.Epoch, n.cur.v.Members.List()
+		st.Fenced = n.ctl == nil || !n.ctl.serving(n.cur.v.Epoch)
 	}
-	for space := range n.instances {
-		st.Instances = append(st.Instances, InstanceStatus{Space: space})
+	for _, in := range n.instances {
+		st.Instances = append(st.Instances, InstanceStatus{Space: in.name})
 	}
 	slices.SortFunc(st.Instances, func(a, b InstanceStatus) int { return cmp.Compare(a.Space, b.Space) })
 	for _, s := range n.sessions {
 		ss := SessionStatus{ID: s.id, TTLms: s.ttl.Milliseconds(), Grants: []GrantStatus{}}
 		s.mu.Lock()
 		for _, g := range s.grants {
-			gs := GrantStatus{ID: g.id, Key: g.key}
+			gs := GrantStatus{ID: g.id, Key: g.key.String()}
 			for _, r := range g.req.Res {
 				gs.Resources = append(gs.Resources, lockKey(r))
 			}
@@ -98,7 +100,7 @@ func (n *Node) Status() Status {
 				// (acquire), so they are read only once it is.
 				u := g.unit
 				gs.Held, gs.Epoch, gs.Counter = true, g.epoch, g.counter
-				if g.key != "lock" {
+				if g.key.Kind != algo.Exclusive {
 					gs.Unit = &u
 				}
 			}

@@ -60,8 +60,11 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		}
 		return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name)
 	}
-	space := st.quotas[r.Name]
-	in, err := n.instance(space)
+	sp, ok := st.quotas[r.Name]
+	if !ok {
+		return nil, status.Errorf(codes.Unavailable, "quota %s has no instance in this view", r.Name)
+	}
+	in, err := n.instance(sp)
 	if errors.Is(err, errRetiredView) {
 		return nil, errViewChanged
 	}
@@ -98,7 +101,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		}
 		// The permit is within this node's chunk of the view, or waits
 		// for the report that grants the next one to commit.
-		refused = n.ctl.chunks.reserve(st.v.epoch, qi, func(wait <-chan struct{}) error {
+		refused = n.ctl.chunks.reserve(st.v.Epoch, qi, func(wait <-chan struct{}) error {
 			if got > kept {
 				// The chunk is used up: what this Take got so far goes
 				// on disk first, so that the report it waits for can
@@ -171,7 +174,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		n.ctl.issued()
 	}
 	if got > 0 {
-		if refused == nil && !n.ctl.serving(st.v.epoch) {
+		if refused == nil && !n.ctl.serving(st.v.Epoch) {
 			// The lease ran out meanwhile: the permits are spent, not
 			// handed out.
 			refused = status.Errorf(codes.Unavailable, "quota %s: this node stopped serving", r.Name)

@@ -8,6 +8,7 @@ import (
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/check"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 )
 
 // Verdict is what the merged event logs of a cluster's nodes show: the
@@ -42,14 +43,15 @@ func (v Verdict) String() string {
 // Verify checks the records of every node's event log, merged by time.
 func Verify(logs ...[]Record) (Verdict, error) { return VerifyPartial(nil, logs...) }
 
-// ranOn reports whether the instance of space ran on one of the nodes.
-func ranOn(space string, nodes []int) bool {
-	_, v, err := splitSpace(space)
-	if err != nil {
+// ranOn reports whether the instance named name ran on one of the nodes.
+func ranOn(name string, nodes []int) bool {
+	_, view, ok := strings.Cut(name, "@")
+	v, err := space.ParseView(view)
+	if !ok || err != nil {
 		return len(nodes) > 0 // no view: it ran on every node
 	}
 	for _, k := range nodes {
-		if v.rank(k) >= 0 {
+		if v.Members.Rank(k) >= 0 {
 			return true
 		}
 	}
@@ -126,19 +128,19 @@ func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 		c := byInst[r.Instance]
 		if c == nil {
 			key, _, _ := strings.Cut(r.Instance, "@")
-			sp, err := parseKey(key)
+			k, err := space.ParseKey(key)
 			if err != nil {
 				return v, err
 			}
 			c = &checker{}
-			switch sp.kind {
+			switch k.Kind {
 			case algo.Pool:
 				// A node killed with -9 loses the tail of its buffered
 				// log, moves with it: holders are judged, places not.
-				x := &check.Pool{Units: sp.units, IgnoreMoves: true}
+				x := &check.Pool{Units: k.Units, IgnoreMoves: true}
 				c.sink, c.rep = x, &x.Report
 			case algo.Quota:
-				x := &check.Quota{Budget: sp.left, Waste: min(sp.waste, sp.left)}
+				x := &check.Quota{Budget: k.Left, Waste: min(k.Waste, k.Left)}
 				c.sink, c.rep = x, &x.Report
 				if !ranOn(r.Instance, missing) {
 					c.finish = x.Finish
@@ -155,10 +157,10 @@ func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 		}
 		if e.Kind == proc.EvPermit {
 			key, _, _ := strings.Cut(r.Instance, "@")
-			if sp, err := parseKey(key); err == nil {
-				q := quota{sp.name, sp.budget}
-				if permits[q]++; permits[q] == sp.budget+1 {
-					fail("t=%d: quota %s issued more than its %d permits over its views", r.T, sp.name, sp.budget)
+			if k, err := space.ParseKey(key); err == nil {
+				q := quota{k.Name, k.Budget}
+				if permits[q]++; permits[q] == k.Budget+1 {
+					fail("t=%d: quota %s issued more than its %d permits over its views", r.T, k.Name, k.Budget)
 				}
 			}
 		}
