@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/client"
-	"github.com/allot-dev/allot/service"
+	"github.com/allot-dev/allot/service/eventlog"
+	"github.com/allot-dev/allot/service/verify"
 )
 
 // Fault is one fault the harness injected, from Start to End (equal for
@@ -40,9 +41,9 @@ func (f Fault) touches(client string) bool {
 // histories (with the harness's "killed" events), and the fault schedule
 // as it happened.
 type Input struct {
-	Nodes [][]service.Record
+	Nodes [][]eventlog.Record
 	// Missing are the nodes some of whose logs are left out (a killed
-	// run's): see service.VerifyPartial.
+	// run's): see verify.Partial.
 	Missing []int
 	History []Event
 	Faults  []Fault
@@ -56,7 +57,7 @@ type Input struct {
 
 // Report is the checker's verdict and the run's figures.
 type Report struct {
-	Node       service.Verdict
+	Node       verify.Verdict
 	Violations int
 	First      []string       // the first violations, for the failure message
 	Ops        map[string]int // operations completed, by kind
@@ -115,7 +116,7 @@ var served = map[string]bool{"lock": true, "acquire": true, "take": true}
 // after the calm, and measures the stalls.
 func Check(in Input) (*Report, error) {
 	r := &Report{Ops: map[string]int{}, Faults: map[string]int{}, Stalls: map[string][]time.Duration{}, Typical: map[string][]time.Duration{}, Unserved: map[string]int{}, Worst: map[string]string{}, During: map[string][]time.Duration{}}
-	v, err := service.VerifyPartial(in.Missing, in.Nodes...)
+	v, err := verify.Partial(in.Missing, in.Nodes...)
 	if err != nil {
 		return nil, err
 	}

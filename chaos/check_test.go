@@ -8,7 +8,7 @@ import (
 
 	"github.com/allot-dev/allot/client"
 	"github.com/allot-dev/allot/proc"
-	"github.com/allot-dev/allot/service"
+	"github.com/allot-dev/allot/service/eventlog"
 )
 
 func tok(c uint64) []client.Token { return []client.Token{{Epoch: 1, Counter: c}} }
@@ -146,10 +146,10 @@ func TestCheckCatches(t *testing.T) {
 			t.Errorf("%s: want a violation saying %q, got\n%s", tc.name, tc.want, r.Summary())
 		}
 	}
-	// The node logs are checked too (service.Verify: shown catching each
+	// The node logs are checked too (verify.Logs: shown catching each
 	// broken log in its own test); an unanswered request fails the run.
 	in := goodInput()
-	in.Nodes = [][]service.Record{{{T: 1, Instance: "lock", Ev: "request", P: 0, Res: []proc.ResID{1}}}}
+	in.Nodes = [][]eventlog.Record{{{T: 1, Instance: "lock", Ev: "request", P: 0, Res: []proc.ResID{1}}}}
 	if r, _ := Check(in); r.OK() {
 		t.Errorf("an unanswered request in a node log passed:\n%s", r.Summary())
 	}

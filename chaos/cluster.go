@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/allot-dev/allot/service"
+	"github.com/allot-dev/allot/service/eventlog"
 )
 
 // nodes are the allot serve processes of a run, each dialling the others
@@ -244,8 +244,8 @@ func (ns *nodes) stop() {
 // not killed: a node buffers its log, so a killed one loses the tail, and
 // a grant whose release is lost would look held for ever. The clients'
 // histories still show what the killed incarnations granted.
-func (ns *nodes) logs() ([][]service.Record, error) {
-	var out [][]service.Record
+func (ns *nodes) logs() ([][]eventlog.Record, error) {
+	var out [][]eventlog.Record
 	for i := range ns.addrs {
 		for life := range ns.lives[i] {
 			if ns.killed[[2]int{i, life}] {
@@ -255,7 +255,7 @@ func (ns *nodes) logs() ([][]service.Record, error) {
 			if err != nil {
 				return nil, err
 			}
-			recs, err := service.ReadEvents(f)
+			recs, err := eventlog.Read(f)
 			f.Close()
 			if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil, fmt.Errorf("node %d's log %d: %w", i, life, err)

@@ -83,10 +83,10 @@
 //     node (the budget is the cluster's for its whole life);
 //   - every client alive after the faults stop completes an operation
 //     within Config.Bound;
-//   - the nodes' event logs pass service.Verify (exclusion, the pool, the
-//     quota's budget and waste, token order, every request answered
-//     but those still waiting in an instance a node closed at its
-//     shutdown, which are reported apart).
+//   - the nodes' event logs pass verify.Logs (package service/verify:
+//     exclusion, the pool, the quota's budget and waste, token order,
+//     every request answered but those still waiting in an instance a
+//     node closed at its shutdown, which are reported apart).
 //
 // It also measures the stall after each fault: from the fault's end until
 // every client it touched has completed an operation again (a client cut

@@ -15,6 +15,8 @@ import (
 
 	"github.com/allot-dev/allot/client"
 	"github.com/allot-dev/allot/service"
+	"github.com/allot-dev/allot/service/eventlog"
+	"github.com/allot-dev/allot/service/verify"
 )
 
 // hung is what the hanging client of workload saw: when its grant's Done
@@ -166,16 +168,16 @@ func workload(ctx context.Context, t testing.TB, addrs []string, lockers, semUse
 }
 
 // verify checks the nodes' event logs.
-func verify(t testing.TB, logs [][]byte) service.Verdict {
-	var recs [][]service.Record
+func verifyLogs(t testing.TB, logs [][]byte) verify.Verdict {
+	var recs [][]eventlog.Record
 	for i, b := range logs {
-		r, err := service.ReadEvents(bytes.NewReader(b))
+		r, err := eventlog.Read(bytes.NewReader(b))
 		if err != nil {
 			t.Fatalf("node %d's log: %v", i, err)
 		}
 		recs = append(recs, r)
 	}
-	v, err := service.Verify(recs...)
+	v, err := verify.Logs(recs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ func TestConcurrentInProcess(t *testing.T) {
 	addrs, stop := cluster(t, 3, lockDelay)
 	h := workload(context.Background(), t, addrs, 9, 4, 40)
 	logs := stop()
-	v := verify(t, logs)
+	v := verifyLogs(t, logs)
 	t.Logf("%v", v)
 	if v.Answered < 9*40+4*40 {
 		t.Errorf("only %d requests answered", v.Answered)
@@ -198,12 +200,12 @@ func TestConcurrentInProcess(t *testing.T) {
 	// The next holder of r0 after the hanging client entered after the
 	// hanging client's Done closed (with lockDelay to spare for the
 	// scheduler).
-	var recs []service.Record
+	var recs []eventlog.Record
 	for _, b := range logs {
-		r, _ := service.ReadEvents(bytes.NewReader(b))
+		r, _ := eventlog.Read(bytes.NewReader(b))
 		recs = append(recs, r...)
 	}
-	slices.SortStableFunc(recs, func(a, b service.Record) int { return cmp.Compare(a.T, b.T) })
+	slices.SortStableFunc(recs, func(a, b eventlog.Record) int { return cmp.Compare(a.T, b.T) })
 	c := service.Cluster{}
 	key := c.LockKey("r0")
 	lastEnter := map[[2]int]int64{} // (node, process) -> time of its last enter

@@ -267,7 +267,7 @@ func TestNodeCrashAndRejoin(t *testing.T) {
 	c.crash(0)
 	c.crash(1)
 	c.crash(2)
-	v := verify(t, c.records(t))
+	v := verifyLogs(t, c.records(t))
 	t.Logf("%v", v)
 }
 

@@ -95,7 +95,7 @@ func TestCutLinks(t *testing.T) {
 	for _, p := range proxies {
 		cuts += p.cuts
 	}
-	v := verify(t, stop())
+	v := verifyLogs(t, stop())
 	t.Logf("%d cuts; %v", cuts, v)
 	if cuts < 5 {
 		t.Errorf("only %d cuts happened during the run", cuts)

@@ -57,7 +57,7 @@ func TestAcrossProcesses(t *testing.T) {
 		}
 		logs = append(logs, b)
 	}
-	v := verify(t, logs)
+	v := verifyLogs(t, logs)
 	t.Logf("%v", v)
 	if v.Answered < 2*(12*30+4*30) {
 		t.Errorf("only %d requests answered", v.Answered)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/space"
 	"github.com/allot-dev/allot/service/store"
 	"github.com/allot-dev/allot/transport"
@@ -377,10 +378,10 @@ func (n *Node) change(c control.Change) {
 	case control.Adopt:
 		n.adopt(v)
 	case control.Serve:
-		n.events.put(Record{Ev: proc.EvView.String(), Epoch: v.Epoch, Members: c.View.Members})
+		n.events.Put(eventlog.Record{Ev: proc.EvView.String(), Epoch: v.Epoch, Members: c.View.Members})
 		n.serve(v, c.Left)
 	case control.Fence:
-		n.events.put(Record{Ev: proc.EvFence.String(), Epoch: v.Epoch})
+		n.events.Put(eventlog.Record{Ev: proc.EvFence.String(), Epoch: v.Epoch})
 		if c.Lost {
 			n.fence(v.Epoch)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/allot-dev/allot/graph"
 	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
@@ -151,7 +152,7 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 		Transport: n.tr.Space(name),
 		Tick:      tick,
 		Seed:      seed.Sum64(),
-		Sink:      eventSink{n.events, name},
+		Sink:      n.events.Sink(name),
 		OnError:   func(err error) { n.log.Error("instance", "instance", name, "err", err) },
 	})
 	if err != nil {
@@ -211,7 +212,7 @@ func (in *instance) request(s *slot, req proc.Request, grant uint64) {
 			in.h.Record(proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
 		}
 		if grant != 0 {
-			in.n.events.put(Record{Instance: in.name, Ev: evOwner, P: s.id, Res: req.Res, Grant: grant})
+			in.n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Owner, P: s.id, Res: req.Res, Grant: grant})
 		}
 		in.procs[s.id].(proc.Allocator).Request(env, req)
 	})
@@ -233,7 +234,7 @@ func (in *instance) follow(env proc.Env, s *slot, e proc.Event) {
 		// holder (exclusion needs a chain of messages from that release
 		// to this grant), and every message carries its sender's time.
 		counter = in.n.clock.tick()
-		in.n.events.fenced(in.name, s.id, keys, in.view.Epoch, counter)
+		in.n.events.Fenced(in.name, s.id, keys, in.view.Epoch, counter)
 	}
 	if s.abandoned {
 		// Release is an input of its own: the process is in the middle
@@ -306,5 +307,5 @@ func (in *instance) close() { in.h.Close() }
 func (in *instance) retire() {
 	in.h.Close()
 	in.n.tr.Space(in.name).Close()
-	in.n.events.put(Record{Instance: in.name, Ev: evRetired})
+	in.n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Retired})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/allot-dev/allot/codec"
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/space"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
@@ -81,7 +82,7 @@ type Node struct {
 	parsed   sync.Map   // space name -> parsed: each name a peer sends parsed once
 	every    space.View // every node of the cluster file: placement of a name without a view
 	stop     context.CancelFunc
-	events   *eventLog
+	events   *eventlog.Log
 	metrics  *metrics
 	draining atomic.Bool
 	health   *health.Server // grpc.health.v1, set by Register
@@ -122,7 +123,7 @@ func New(cfg Config) (*Node, error) {
 		sessions:  map[uint64]*session{},
 		metrics:   newMetrics(),
 	}
-	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
+	n.events = eventlog.New(cfg.Events, cfg.Self)
 	n.metrics.reg.MustRegister(messages{n}, state{n})
 	var algs []algo.Algorithm
 	for kind, name := range map[algo.Kind]string{algo.Exclusive: c.Lock, algo.Pool: c.Semaphore, algo.Quota: c.Quota} {
@@ -224,7 +225,7 @@ func (n *Node) flushEvents(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			n.events.flush()
+			n.events.Flush()
 		}
 	}
 }
@@ -284,7 +285,7 @@ out:
 	n.mu.Lock()
 	for _, in := range n.instances {
 		in.close()
-		n.events.put(Record{Instance: in.name, Ev: evClosed})
+		n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Closed})
 	}
 	n.mu.Unlock()
 	n.tr.Close()
@@ -292,7 +293,7 @@ out:
 	if n.tmpDir != "" {
 		os.RemoveAll(n.tmpDir)
 	}
-	n.events.flush()
+	n.events.Flush()
 }
 
 func (n *Node) held() int {

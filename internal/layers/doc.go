@@ -12,5 +12,6 @@
 // The rules that matter most: no algorithm imports a driver (so the same
 // code runs in the simulator, the explorer and the real-time host), and no
 // driver imports a workload generator or the scenario package (a driver
-// runs whatever it is handed).
+// runs whatever it is handed), and the node (package service) links no
+// checker: service/verify reads its event log from outside.
 package layers

@@ -33,7 +33,17 @@ var rules = []struct {
 	{"ctlsim", []string{"workload", "scenario", "run", "experiments", "conformance", "cmd"}, "the control plane's runs take their faults as values, not settings"},
 	{"mtls", append([]string{"algo", "client", "cmd"}, drivers...), "the client loads its certificates too: mtls must not bring the node along"},
 	{"ui", append([]string{"algo/...", "client", "cmd", "run", "scenario"}, drivers...), "the browser view reads traces and the nodes' status over HTTP: it runs nothing"},
+	{"service/eventlog", []string{"check", "service/verify"}, "the node writes its log with it: the checkers read the log, the writer never runs them"},
+	{"service/internal/...", []string{"check", "service/verify"}, "the node's own parts do not link the checkers"},
 }
+
+// daemon: the node package itself, not the packages below it (its checker,
+// service/verify, sits below it by path and above it by floor).
+var daemon = struct {
+	pkg       string
+	forbidden []string
+	why       string
+}{"service", []string{"check", "service/verify"}, "the daemon does not link the checkers: service/verify reads its event log"}
 
 // match reports whether pkg (module-relative) matches pattern: a path, or
 // a prefix ending in "/..." that also matches the prefix itself.
@@ -56,22 +66,27 @@ func TestFloors(t *testing.T) {
 		if !ok {
 			continue
 		}
-		for _, r := range rules {
-			if !match(pkg, r.pkgs) {
-				continue
-			}
+		deps := func(forbidden []string, why string) {
 			checked++
 			for _, d := range f[1:] {
 				dep, ok := strings.CutPrefix(d, module)
 				if !ok || strings.HasPrefix(dep, "internal/") {
 					continue
 				}
-				for _, bad := range r.forbidden {
+				for _, bad := range forbidden {
 					if match(dep, bad) && !match(pkg, bad) {
-						t.Errorf("%s depends on %s: %s", pkg, dep, r.why)
+						t.Errorf("%s depends on %s: %s", pkg, dep, why)
 					}
 				}
 			}
+		}
+		for _, r := range rules {
+			if match(pkg, r.pkgs) {
+				deps(r.forbidden, r.why)
+			}
+		}
+		if pkg == daemon.pkg {
+			deps(daemon.forbidden, daemon.why)
 		}
 	}
 	if checked < 10 {

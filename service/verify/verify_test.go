@@ -1,16 +1,17 @@
-package service
+package verify
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/eventlog"
 )
 
-// TestVerifyCatches shows the verdict catching each kind of broken log.
-func TestVerifyCatches(t *testing.T) {
+// TestLogsCatch shows the verdict catching each kind of broken log.
+func TestLogsCatch(t *testing.T) {
 	res := []proc.ResID{3}
-	good := []Record{
+	good := []eventlog.Record{
 		{T: 1, Instance: "lock", Ev: "request", P: 0, Res: res},
 		{T: 2, Instance: "lock", Ev: "enter", P: 0, Res: res},
 		{T: 3, Instance: "lock", Ev: "fenced", P: 0, Keys: []string{"lock/3"}, Epoch: 1, Counters: []uint64{1}},
@@ -23,27 +24,27 @@ func TestVerifyCatches(t *testing.T) {
 		{T: 10, Instance: "sem/s/1", Ev: "grant", P: 0, Unit: 0},
 		{T: 11, Instance: "sem/s/1", Ev: "release", P: 0, Unit: 0},
 	}
-	v, err := Verify(good)
+	v, err := Logs(good)
 	if err != nil || !v.OK() || v.Answered != 3 || v.Fenced != 2 {
 		t.Fatalf("good log: %v, %v", v, err)
 	}
 	for _, tc := range []struct {
 		name, want string
-		edit       func([]Record) []Record
+		edit       func([]eventlog.Record) []eventlog.Record
 	}{
-		{"overlap", "enters", func(r []Record) []Record { r[3].T = 6 + 1; r[3], r[5] = r[5], r[3]; return r }},
-		{"token back", "got token 1.1 after 1.2", func(r []Record) []Record {
+		{"overlap", "enters", func(r []eventlog.Record) []eventlog.Record { r[3].T = 6 + 1; r[3], r[5] = r[5], r[3]; return r }},
+		{"token back", "got token 1.1 after 1.2", func(r []eventlog.Record) []eventlog.Record {
 			r[2].Counters, r[6].Counters = []uint64{2}, []uint64{1}
 			return r
 		}},
-		{"token repeated", "got token 1.1 after 1.1", func(r []Record) []Record { r[6].Counters = []uint64{1}; return r }},
-		{"epoch back", "got token 0.9 after 1.1", func(r []Record) []Record { r[6].Epoch, r[6].Counters = 0, []uint64{9}; return r }},
-		{"unit twice", "unit 0 granted", func(r []Record) []Record {
-			return append(r[:10], Record{T: 10, Instance: "sem/s/1", Ev: "acquire", P: 1}, Record{T: 10, Instance: "sem/s/1", Ev: "grant", P: 1})
+		{"token repeated", "got token 1.1 after 1.1", func(r []eventlog.Record) []eventlog.Record { r[6].Counters = []uint64{1}; return r }},
+		{"epoch back", "got token 0.9 after 1.1", func(r []eventlog.Record) []eventlog.Record { r[6].Epoch, r[6].Counters = 0, []uint64{9}; return r }},
+		{"unit twice", "unit 0 granted", func(r []eventlog.Record) []eventlog.Record {
+			return append(r[:10], eventlog.Record{T: 10, Instance: "sem/s/1", Ev: "acquire", P: 1}, eventlog.Record{T: 10, Instance: "sem/s/1", Ev: "grant", P: 1})
 		}},
 	} {
-		recs := tc.edit(append([]Record(nil), good...))
-		v, err := Verify(recs)
+		recs := tc.edit(append([]eventlog.Record(nil), good...))
+		v, err := Logs(recs)
 		if err != nil {
 			t.Fatal(tc.name, err)
 		}
@@ -51,90 +52,90 @@ func TestVerifyCatches(t *testing.T) {
 			t.Errorf("%s: %v, want a violation saying %q", tc.name, v, tc.want)
 		}
 	}
-	over := []Record{{T: 1, Instance: "quota/q/1/0", Ev: "request", P: 0}, {T: 2, Instance: "quota/q/1/0", Ev: "permit", P: 0},
+	over := []eventlog.Record{{T: 1, Instance: "quota/q/1/0", Ev: "request", P: 0}, {T: 2, Instance: "quota/q/1/0", Ev: "permit", P: 0},
 		{T: 3, Instance: "quota/q/1/0", Ev: "request", P: 1}, {T: 4, Instance: "quota/q/1/0", Ev: "permit", P: 1}}
-	if v, _ := Verify(over); v.Violations == 0 {
+	if v, _ := Logs(over); v.Violations == 0 {
 		t.Errorf("two permits of a quota of one: %v", v)
 	}
-	if v, _ := Verify(over[:2]); !v.OK() {
+	if v, _ := Logs(over[:2]); !v.OK() {
 		t.Errorf("one permit of a quota of one: %v", v)
 	}
 	// A reject before M − W permits: caught, unless the instance ran on
 	// a node whose log is missing (its permits are not in the logs).
-	early := []Record{{T: 1, Instance: "quota/q/10/2~10@5:0.1", Ev: "request", P: 0}, {T: 2, Instance: "quota/q/10/2~10@5:0.1", Ev: "reject", P: 0},
+	early := []eventlog.Record{{T: 1, Instance: "quota/q/10/2~10@5:0.1", Ev: "request", P: 0}, {T: 2, Instance: "quota/q/10/2~10@5:0.1", Ev: "reject", P: 0},
 		{T: 3, Instance: "quota/q/10/2~10@5:0.1", Ev: "exhausted", P: 0}}
-	if v, _ := Verify(early); v.Violations == 0 || !strings.Contains(strings.Join(v.First, "\n"), "rejects with only 0 permits") {
+	if v, _ := Logs(early); v.Violations == 0 || !strings.Contains(strings.Join(v.First, "\n"), "rejects with only 0 permits") {
 		t.Errorf("a reject with no permit issued: %v", v)
 	}
-	if v, _ := VerifyPartial([]int{1}, early); !v.OK() {
+	if v, _ := Partial([]int{1}, early); !v.OK() {
 		t.Errorf("a reject with node 1's log missing: %v", v)
 	}
-	if v, _ := VerifyPartial([]int{2}, early); v.Violations == 0 {
+	if v, _ := Partial([]int{2}, early); v.Violations == 0 {
 		t.Errorf("a reject with the log of node 2, not in the instance, missing: %v", v)
 	}
-	if v, _ := VerifyPartial([]int{1}, over); v.Violations == 0 {
+	if v, _ := Partial([]int{1}, over); v.Violations == 0 {
 		t.Errorf("two permits of a quota of one, a log missing: %v", v)
 	}
-	v, _ = Verify(good[:5])
+	v, _ = Logs(good[:5])
 	if v.Open != 1 || v.OK() {
 		t.Errorf("an unanswered request: %v", v)
 	}
 	// A request open when its view was replaced is asked again in the
 	// next view: it is not an unanswered request of the old one.
-	v, _ = Verify(append(good[:5:5], Record{T: 6, Instance: "lock", Ev: evRetired}))
+	v, _ = Logs(append(good[:5:5], eventlog.Record{T: 6, Instance: "lock", Ev: eventlog.Retired}))
 	if v.Open != 0 || v.Retired != 1 || !v.OK() {
 		t.Errorf("an instance retired with a request open: %v", v)
 	}
 	// A request open when its node shut down is reported, not judged.
-	v, _ = Verify(append(good[:5:5], Record{T: 6, Instance: "lock", Ev: evClosed}))
+	v, _ = Logs(append(good[:5:5], eventlog.Record{T: 6, Instance: "lock", Ev: eventlog.Closed}))
 	if v.Open != 0 || v.Closed != 1 || !v.OK() {
 		t.Errorf("an instance closed at shutdown with a request open: %v", v)
 	}
 	// A later epoch's token beats any counter of an earlier one.
-	later := append([]Record(nil), good...)
+	later := append([]eventlog.Record(nil), good...)
 	later[6].Epoch, later[6].Counters = 2, []uint64{1}
-	if v, _ := Verify(later); !v.OK() {
+	if v, _ := Logs(later); !v.OK() {
 		t.Errorf("a token of a later epoch: %v", v)
 	}
 }
 
-// TestVerifyAcrossViews: a grant asked again in a later view is one
+// TestLogsAcrossViews: a grant asked again in a later view is one
 // holder; a view's holder that is not asked again ends when the view is
 // retired; a holder that overlaps either is caught.
-func TestVerifyAcrossViews(t *testing.T) {
+func TestLogsAcrossViews(t *testing.T) {
 	res := []proc.ResID{3}
 	v1, v2 := "lock@1:0.1.2", "lock@2:0.1"
-	logs := []Record{
+	logs := []eventlog.Record{
 		{T: 1, Instance: v1, Ev: "request", P: 0, Res: res},
-		{T: 1, Instance: v1, Ev: evOwner, P: 0, Res: res, Grant: 10},
+		{T: 1, Instance: v1, Ev: eventlog.Owner, P: 0, Res: res, Grant: 10},
 		{T: 2, Instance: v1, Ev: "enter", P: 0, Res: res},
-		{T: 5, Instance: v1, Ev: evRetired},
+		{T: 5, Instance: v1, Ev: eventlog.Retired},
 		// Grant 10 held across the change: asked again in v2.
 		{T: 6, Instance: v2, Ev: "request", P: 4, Res: res},
-		{T: 6, Instance: v2, Ev: evOwner, P: 4, Res: res, Grant: 10},
+		{T: 6, Instance: v2, Ev: eventlog.Owner, P: 4, Res: res, Grant: 10},
 		{T: 7, Instance: v2, Ev: "enter", P: 4, Res: res},
 		{T: 9, Instance: v2, Ev: "exit", P: 4},
 		// The next holder, after it.
 		{T: 8, Instance: v2, Ev: "request", P: 5, Res: res},
-		{T: 8, Instance: v2, Ev: evOwner, P: 5, Res: res, Grant: 11},
+		{T: 8, Instance: v2, Ev: eventlog.Owner, P: 5, Res: res, Grant: 11},
 		{T: 10, Instance: v2, Ev: "enter", P: 5, Res: res},
 		{T: 11, Instance: v2, Ev: "exit", P: 5},
 	}
-	if v, err := Verify(logs); err != nil || !v.OK() {
+	if v, err := Logs(logs); err != nil || !v.OK() {
 		t.Fatalf("a grant held across a view change: %v, %v", v, err)
 	}
 	// Grant 11 enters and leaves between the change and grant 10's
 	// second enter: each view alone is fine, together they overlap.
-	broken := append([]Record(nil), logs[:6]...)
+	broken := append([]eventlog.Record(nil), logs[:6]...)
 	broken = append(broken,
-		Record{T: 6, Instance: v2, Ev: "request", P: 5, Res: res},
-		Record{T: 6, Instance: v2, Ev: evOwner, P: 5, Res: res, Grant: 11},
-		Record{T: 6, Instance: v2, Ev: "enter", P: 5, Res: res},
-		Record{T: 6, Instance: v2, Ev: "exit", P: 5},
-		Record{T: 7, Instance: v2, Ev: "enter", P: 4, Res: res},
-		Record{T: 9, Instance: v2, Ev: "exit", P: 4},
+		eventlog.Record{T: 6, Instance: v2, Ev: "request", P: 5, Res: res},
+		eventlog.Record{T: 6, Instance: v2, Ev: eventlog.Owner, P: 5, Res: res, Grant: 11},
+		eventlog.Record{T: 6, Instance: v2, Ev: "enter", P: 5, Res: res},
+		eventlog.Record{T: 6, Instance: v2, Ev: "exit", P: 5},
+		eventlog.Record{T: 7, Instance: v2, Ev: "enter", P: 4, Res: res},
+		eventlog.Record{T: 9, Instance: v2, Ev: "exit", P: 4},
 	)
-	v, err := Verify(broken)
+	v, err := Logs(broken)
 	if err != nil || v.Violations == 0 || !strings.Contains(strings.Join(v.First, "\n"), "across views") {
 		t.Errorf("a holder in the gap of a view change: %v, %v", v, err)
 	}

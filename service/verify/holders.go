@@ -1,4 +1,4 @@
-package service
+package verify
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
@@ -40,14 +41,14 @@ func newHolders() *holders {
 }
 
 // record takes one record, in time order.
-func (h *holders) record(r Record) {
+func (h *holders) record(r eventlog.Record) {
 	key, _, ok := strings.Cut(r.Instance, "@")
 	if !ok {
 		return // quotas do not move between views
 	}
 	at := slotOf{r.Instance, int32(r.P)}
 	switch r.Ev {
-	case evOwner:
+	case eventlog.Owner:
 		h.owner[at] = r.Grant
 		x := &holding{key: key, space: r.Instance, end: math.MaxInt64}
 		for _, res := range r.Res {
@@ -65,7 +66,7 @@ func (h *holders) record(r Record) {
 			x.end = r.T
 		}
 		delete(h.open, at)
-	case evRetired:
+	case eventlog.Retired:
 		if _, seen := h.retired[r.Instance]; !seen {
 			h.retired[r.Instance] = r.T
 		}

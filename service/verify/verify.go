@@ -1,4 +1,10 @@
-package service
+// Package verify checks an allot cluster from its nodes' event logs
+// (package service/eventlog) alone: the checkers of package check, per
+// algorithm instance, read them as they read a simulated stream; the
+// fencing tokens are checked beside them, and the holders of exclusion and
+// of the semaphores across views (holders.go). Tests and the chaos harness
+// use it; the node does not, so the daemon does not link the checkers.
+package verify
 
 import (
 	"fmt"
@@ -8,6 +14,7 @@ import (
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/check"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
@@ -40,8 +47,8 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("%d records, %d answered, %d tokens, %d open, %d open at shutdown, %d violations %v", v.Records, v.Answered, v.Fenced, v.Open, v.Closed, v.Violations, v.First)
 }
 
-// Verify checks the records of every node's event log, merged by time.
-func Verify(logs ...[]Record) (Verdict, error) { return VerifyPartial(nil, logs...) }
+// Logs checks the records of every node's event log, merged by time.
+func Logs(logs ...[]eventlog.Record) (Verdict, error) { return Partial(nil, logs...) }
 
 // ranOn reports whether the instance named name ran on one of the nodes.
 func ranOn(name string, nodes []int) bool {
@@ -58,18 +65,18 @@ func ranOn(name string, nodes []int) bool {
 	return false
 }
 
-// VerifyPartial is Verify for logs that miss what the nodes missing
+// Partial is Logs for logs that miss what the nodes missing
 // recorded (a killed node's log, which loses its tail, left out). A
 // quota's instance that ran on a missing node is checked for everything
 // but its ending (a reject only after M − W permits, exhausted signalled
 // iff rejected): the permits the missing node issued are not in the logs,
 // and what lay in a crashed member's bins is the quota's waste.
-func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
-	var recs []Record
+func Partial(missing []int, logs ...[]eventlog.Record) (Verdict, error) {
+	var recs []eventlog.Record
 	for _, l := range logs {
 		recs = append(recs, l...)
 	}
-	slices.SortStableFunc(recs, func(a, b Record) int { return int(a.T - b.T) })
+	slices.SortStableFunc(recs, func(a, b eventlog.Record) int { return int(a.T - b.T) })
 	type checker struct {
 		sink   proc.Sink
 		rep    *check.Report
@@ -96,10 +103,10 @@ func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 	}
 	for _, r := range recs {
 		hs.record(r)
-		if r.Ev == evOwner {
+		if r.Ev == eventlog.Owner {
 			continue
 		}
-		if r.Ev == "fenced" {
+		if r.Ev == eventlog.Fenced {
 			for i, k := range r.Keys {
 				if i >= len(r.Counters) {
 					return v, fmt.Errorf("a fenced record with %d keys and %d counters", len(r.Keys), len(r.Counters))
@@ -114,11 +121,11 @@ func VerifyPartial(missing []int, logs ...[]Record) (Verdict, error) {
 			}
 			continue
 		}
-		if r.Ev == evRetired {
+		if r.Ev == eventlog.Retired {
 			retired[r.Instance] = true
 			continue
 		}
-		if r.Ev == evClosed {
+		if r.Ev == eventlog.Closed {
 			closed[r.Instance] = true
 			continue
 		}
