@@ -393,19 +393,12 @@ func (n *Node) change(c control.Change) {
 // all are, the node tells the control plane it is ready.
 func (n *Node) adopt(v space.View) {
 	st := &epochState{v: v, ready: make(chan struct{}), retired: make(chan struct{})}
-	n.mu.Lock()
-	old := n.cur
-	n.adopted = max(n.adopted, v.Epoch)
-	n.cur = st
-	var stop []*instance
-	for sp, in := range n.instances {
-		if in.view.Epoch < v.Epoch {
-			stop = append(stop, in)
-			delete(n.instances, sp)
-		}
-	}
+	old, stop := n.views.adopt(st)
+	// The grants are read after st is the node's view: a grant answered
+	// in old is either held by now, or its request sees the view moved
+	// and gives it back (acquire).
 	var held []*grant
-	for _, s := range n.sessions {
+	for _, s := range n.sessions.list() {
 		s.mu.Lock()
 		for _, g := range s.grants {
 			if g.held() {
@@ -414,7 +407,6 @@ func (n *Node) adopt(v space.View) {
 		}
 		s.mu.Unlock()
 	}
-	n.mu.Unlock()
 	n.log.Info("adopting a view", "epoch", v.Epoch, "members", v.Members.List(), "grants", len(held))
 	if old != nil {
 		close(old.retired)
@@ -446,9 +438,7 @@ func rejectProves(l control.QuotaLeft, waste uint64) bool {
 // serve opens view v on this node: it takes new requests, and each quota
 // has what the control plane's ledger left it.
 func (n *Node) serve(v space.View, left []control.QuotaLeft) {
-	n.mu.Lock()
-	st := n.cur
-	n.mu.Unlock()
+	st := n.views.current()
 	if st == nil || st.v.Epoch != v.Epoch {
 		return // a change already replaced it
 	}
@@ -483,19 +473,8 @@ func (n *Node) serve(v space.View, left []control.QuotaLeft) {
 // view is retired, its sessions end (their clients' leases ran out with
 // the node's), and it serves nothing until a view takes it in again.
 func (n *Node) fence(epoch uint64) {
-	n.mu.Lock()
-	cur := n.cur
-	n.cur = nil
-	var stop []*instance
-	for _, in := range n.instances {
-		stop = append(stop, in) // every instance runs in a view
-	}
-	clear(n.instances)
-	var sessions []*session
-	for _, s := range n.sessions {
-		sessions = append(sessions, s)
-	}
-	n.mu.Unlock()
+	cur, stop := n.views.fence()
+	sessions := n.sessions.list()
 	n.log.Warn("this node stops serving: its lease ran out, or the cluster moved on without it", "epoch", epoch, "sessions", len(sessions))
 	if cur != nil {
 		close(cur.retired)
@@ -512,9 +491,7 @@ func (n *Node) fence(epoch uint64) {
 // current waits until this node's view serves and returns it.
 func (n *Node) current(ctx context.Context, done <-chan struct{}) (*epochState, error) {
 	for {
-		n.mu.Lock()
-		st := n.cur
-		n.mu.Unlock()
+		st := n.views.current()
 		if st == nil {
 			select {
 			case <-ctx.Done():

@@ -82,10 +82,13 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		}
 		g.unit, g.counter = a.ev.Unit, a.counter
 		serving := n.ctl.serving(st.v.Epoch)
-		n.mu.Lock()
-		moved := n.cur != st || !serving || n.draining.Load()
+		// Under the views' lock: adopt reads the held grants after it
+		// moves the view, so g is either seen held there or sees the
+		// move here.
+		n.views.mu.Lock()
+		moved := n.views.cur != st || !serving || n.draining.Load()
 		ok := moved || g.answer()
-		n.mu.Unlock()
+		n.views.mu.Unlock()
 		if moved {
 			// The view changed before the answer was taken (a grant of
 			// a replaced view is not asked again: adopt did not see

@@ -58,7 +58,7 @@ func TestIDsAcrossRestarts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		firsts = append(firsts, n.nextID)
+		firsts = append(firsts, n.ids.Load())
 		n.ctl.store.Close()
 	}
 	if firsts[0] == firsts[1] || firsts[1] >= MaxID {

@@ -31,13 +31,13 @@ func (m messages) Describe(ch chan<- *prometheus.Desc) { ch <- messagesDesc }
 
 func (m messages) Collect(ch chan<- prometheus.Metric) {
 	byKind := map[string]int64{}
-	m.n.mu.Lock()
-	for _, in := range m.n.instances {
+	m.n.views.mu.Lock()
+	for _, in := range m.n.views.instances {
 		for k, v := range in.h.Stats().ByKind {
 			byKind[k] += v
 		}
 	}
-	m.n.mu.Unlock()
+	m.n.views.mu.Unlock()
 	for k, v := range byKind {
 		ch <- prometheus.MustNewConstMetric(messagesDesc, prometheus.CounterValue, float64(v), k)
 	}

@@ -70,32 +70,44 @@ type Config struct {
 // gRPC server.
 type Node struct {
 	pb.UnimplementedAllotServer
-	c        Cluster
-	self     int
-	cfg      Config
-	log      *slog.Logger
-	codec    *codec.Codec
-	algs     map[algo.Kind]algo.Algorithm
-	names    []string // the nodes' names on the link transport
-	tr       *tgrpc.Transport
-	clock    clock      // the node's Lamport clock: fencing counters
-	parsed   sync.Map   // space name -> parsed: each name a peer sends parsed once
-	every    space.View // every node of the cluster file: placement of a name without a view
-	stop     context.CancelFunc
-	events   *eventlog.Log
-	metrics  *metrics
-	draining atomic.Bool
-	health   *health.Server // grpc.health.v1, set by Register
 
+	// What the node is, fixed once New returns.
+	c     Cluster
+	self  int
+	cfg   Config
+	log   *slog.Logger
+	codec *codec.Codec
+	algs  map[algo.Kind]algo.Algorithm
+	names []string   // the nodes' names on the link transport
+	every space.View // every node of the cluster file: placement of a name without a view
+
+	// The link transport (set by Register), and the space names it
+	// hands over, each parsed once (space.go).
+	tr     *tgrpc.Transport
+	parsed sync.Map // space name -> parsed
+
+	// The data plane: the view the node is in and the instances it hosts
+	// (view.go, space.go, instance.go), and the Lamport clock of the
+	// fencing counters.
+	views views
+	clock clock
+
+	// The API's state: the clients' sessions (sessions.go), the ids of
+	// sessions and grants (ids.go), and whether the node is shutting down.
+	sessions sessionTable
+	ids      atomic.Uint64 // the last id issued
+	draining atomic.Bool
+
+	// The control plane's host (ctl.go) and its data directory.
 	ctl    *ctlHost
 	tmpDir string // DataDir's stand-in, removed at Shutdown ("": none)
 
-	mu        sync.Mutex
-	instances map[space.Space]*instance
-	sessions  map[uint64]*session
-	nextID    uint64
-	cur       *epochState // the view this node is in (nil: none)
-	adopted   uint64      // the largest epoch this node has adopted (never built again below)
+	// Operations: the event log, the metrics, health (set by Register),
+	// and the stop of the node's goroutines.
+	events  *eventlog.Log
+	metrics *metrics
+	health  *health.Server
+	stop    context.CancelFunc
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -118,10 +130,10 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
-		algs:      map[algo.Kind]algo.Algorithm{},
-		instances: map[space.Space]*instance{},
-		sessions:  map[uint64]*session{},
-		metrics:   newMetrics(),
+		algs:     map[algo.Kind]algo.Algorithm{},
+		views:    views{instances: map[space.Space]*instance{}},
+		sessions: sessionTable{byID: map[uint64]*session{}},
+		metrics:  newMetrics(),
 	}
 	n.events = eventlog.New(cfg.Events, cfg.Self)
 	n.metrics.reg.MustRegister(messages{n}, state{n})
@@ -169,7 +181,7 @@ func New(cfg Config) (*Node, error) {
 		// directory, so the clock tells the runs apart.
 		run = uint64(time.Now().UnixMilli())
 	}
-	n.nextID = firstID(cfg.Self, run)
+	n.ids.Store(firstID(cfg.Self, run))
 	return n, nil
 }
 
@@ -234,10 +246,7 @@ func (n *Node) flushEvents(ctx context.Context) {
 // cluster, agreed in the control plane, has it as a member.
 func (n *Node) WaitReady(ctx context.Context) error {
 	for {
-		n.mu.Lock()
-		st := n.cur
-		n.mu.Unlock()
-		if st != nil {
+		if st := n.views.current(); st != nil {
 			select {
 			case <-st.ready:
 				return nil
@@ -262,15 +271,13 @@ func (n *Node) Shutdown(ctx context.Context) {
 	for n.held() > 0 {
 		select {
 		case <-ctx.Done():
-			n.mu.Lock()
-			for _, s := range n.sessions {
+			for _, s := range n.sessions.list() {
 				s.mu.Lock()
 				for _, g := range s.grants {
 					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "key", g.key.String())
 				}
 				s.mu.Unlock()
 			}
-			n.mu.Unlock()
 			goto out
 		case <-tick.C:
 		}
@@ -282,12 +289,12 @@ func (n *Node) Shutdown(ctx context.Context) {
 	}
 out:
 	n.stop()
-	n.mu.Lock()
-	for _, in := range n.instances {
+	n.views.mu.Lock()
+	for _, in := range n.views.instances {
 		in.close()
 		n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Closed})
 	}
-	n.mu.Unlock()
+	n.views.mu.Unlock()
 	n.tr.Close()
 	n.ctl.close()
 	if n.tmpDir != "" {
@@ -297,10 +304,8 @@ out:
 }
 
 func (n *Node) held() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
 	k := 0
-	for _, s := range n.sessions {
+	for _, s := range n.sessions.list() {
 		s.mu.Lock()
 		k += len(s.grants)
 		s.mu.Unlock()
@@ -309,10 +314,7 @@ func (n *Node) held() int {
 }
 
 func (n *Node) id() uint64 {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.nextID++
-	return n.nextID
+	return n.ids.Add(1)
 }
 
 // lookup finds an algorithm of the catalogue.

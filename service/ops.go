@@ -86,9 +86,7 @@ func (n *Node) servesNow() bool {
 
 // readyEpoch is the epoch of the view the node is in, if it is ready.
 func (n *Node) readyEpoch() (uint64, bool) {
-	n.mu.Lock()
-	st := n.cur
-	n.mu.Unlock()
+	st := n.views.current()
 	if st == nil {
 		return 0, false
 	}
@@ -133,12 +131,10 @@ func (s state) Describe(ch chan<- *prometheus.Desc) {
 
 func (s state) Collect(ch chan<- prometheus.Metric) {
 	n := s.n
-	n.mu.Lock()
 	var epoch, members float64
-	if n.cur != nil {
-		epoch, members = float64(n.cur.v.Epoch), float64(n.cur.v.Members.Len())
+	if st := n.views.current(); st != nil {
+		epoch, members = float64(st.v.Epoch), float64(st.v.Members.Len())
 	}
-	n.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(epochDesc, prometheus.GaugeValue, epoch)
 	ch <- prometheus.MustNewConstMetric(membersDesc, prometheus.GaugeValue, members)
 	serving := 0.0

@@ -13,6 +13,43 @@ import (
 
 var errExpired = status.Error(codes.NotFound, "session expired")
 
+// sessionTable is the node's open sessions, under a lock of its own: a
+// session's lookup waits for nothing else of the node.
+type sessionTable struct {
+	mu   sync.Mutex
+	byID map[uint64]*session
+}
+
+func (t *sessionTable) add(s *session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.byID[s.id] = s
+}
+
+func (t *sessionTable) remove(id uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.byID, id)
+}
+
+// get is session id, nil if it is not open.
+func (t *sessionTable) get(id uint64) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byID[id]
+}
+
+// list is the open sessions now.
+func (t *sessionTable) list() []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*session, 0, len(t.byID))
+	for _, s := range t.byID {
+		out = append(out, s)
+	}
+	return out
+}
+
 // session is a client's session: a lease renewed by keep-alives.
 type session struct {
 	id    uint64
@@ -63,9 +100,7 @@ func (n *Node) end(s *session, delay time.Duration, why string) {
 	gs := s.grants
 	s.grants = nil
 	s.mu.Unlock()
-	n.mu.Lock()
-	delete(n.sessions, s.id)
-	n.mu.Unlock()
+	n.sessions.remove(s.id)
 	n.metrics.sessions.Dec()
 	n.log.Info("session ended", "session", s.id, "why", why, "grants", len(gs))
 	for _, g := range gs {
@@ -85,9 +120,7 @@ func (n *Node) end(s *session, delay time.Duration, why string) {
 }
 
 func (n *Node) session(id uint64) (*session, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	s := n.sessions[id]
+	s := n.sessions.get(id)
 	if s == nil {
 		return nil, errExpired
 	}
@@ -107,9 +140,7 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 		return nil, err
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
-	n.mu.Lock()
-	n.sessions[s.id] = s
-	n.mu.Unlock()
+	n.sessions.add(s)
 	n.metrics.sessions.Inc()
 	s.timer = time.AfterFunc(s.ttl, func() { n.end(s, n.cfg.LockDelay, "lease expired") })
 	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs, LeaseMs: lease.Milliseconds()}, nil

@@ -83,26 +83,27 @@ var (
 // instance returns the instance of a space, building it on first use. An
 // instance of a view older than this node's is not built again.
 func (n *Node) instance(sp space.Space) (*instance, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if in := n.instances[sp]; in != nil {
+	vs := &n.views
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if in := vs.instances[sp]; in != nil {
 		return in, nil
 	}
 	var cur uint64
-	if n.cur != nil {
-		cur = n.cur.v.Epoch
+	if vs.cur != nil {
+		cur = vs.cur.v.Epoch
 	}
 	// A view behind this node's, or one the control log has but this
 	// run did not adopt (it is not in it: a restarted node's old run
 	// was), is never built: fresh processes would answer for state they
 	// never had.
-	if e := sp.View.Epoch; e < n.adopted || e <= n.ctl.newest.Load() && e != cur && e != n.ctl.member.Load() {
+	if e := sp.View.Epoch; e < vs.adopted || e <= n.ctl.newest.Load() && e != cur && e != n.ctl.member.Load() {
 		return nil, errRetiredView
 	}
 	in, err := n.newInstance(sp)
 	if err != nil {
 		return nil, err
 	}
-	n.instances[sp] = in
+	vs.instances[sp] = in
 	return in, nil
 }

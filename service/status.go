@@ -75,18 +75,18 @@ func (n *Node) Status() Status {
 	if n.ctl != nil {
 		counts = n.ctl.counts()
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	n.views.mu.Lock()
 	st.Fenced = true
-	if n.cur != nil {
-		st.Epoch, st.Live = n.cur.v.Epoch, n.cur.v.Members.List()
-		st.Fenced = n.ctl == nil || !n.ctl.serving(n.cur.v.Epoch)
+	if cur := n.views.cur; cur != nil {
+		st.Epoch, st.Live = cur.v.Epoch, cur.v.Members.List()
+		st.Fenced = n.ctl == nil || !n.ctl.serving(cur.v.Epoch)
 	}
-	for _, in := range n.instances {
+	for _, in := range n.views.instances {
 		st.Instances = append(st.Instances, InstanceStatus{Space: in.name})
 	}
+	n.views.mu.Unlock()
 	slices.SortFunc(st.Instances, func(a, b InstanceStatus) int { return cmp.Compare(a.Space, b.Space) })
-	for _, s := range n.sessions {
+	for _, s := range n.sessions.list() {
 		ss := SessionStatus{ID: s.id, TTLms: s.ttl.Milliseconds(), Grants: []GrantStatus{}}
 		s.mu.Lock()
 		for _, g := range s.grants {

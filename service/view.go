@@ -1,0 +1,59 @@
+package service
+
+import (
+	"sync"
+
+	"github.com/allot-dev/allot/service/internal/space"
+)
+
+// views is the view this node is in and the instances it hosts, under one
+// lock of their own: they change together. An instance is built only while
+// its view is not behind the node's (instance), and adopting a view stops
+// the instances of older ones (adopt): under one lock, no instance of a
+// view the node has left is built after the sweep that would stop it.
+// Sessions are not under this lock (sessionTable): a session's lookup never
+// waits for an instance being built.
+type views struct {
+	mu        sync.Mutex
+	cur       *epochState // the view this node is in (nil: none)
+	adopted   uint64      // the largest epoch this node has adopted (never built again below)
+	instances map[space.Space]*instance
+}
+
+// current is the view this node is in (nil: none).
+func (vs *views) current() *epochState {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	return vs.cur
+}
+
+// adopt makes st the node's view and takes out the instances of older
+// views, for the caller to retire; old is the view st replaces.
+func (vs *views) adopt(st *epochState) (old *epochState, stop []*instance) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	old = vs.cur
+	vs.adopted = max(vs.adopted, st.v.Epoch)
+	vs.cur = st
+	for sp, in := range vs.instances {
+		if in.view.Epoch < st.v.Epoch {
+			stop = append(stop, in)
+			delete(vs.instances, sp)
+		}
+	}
+	return old, stop
+}
+
+// fence leaves the node in no view and takes out every instance (each runs
+// in a view), for the caller to retire; cur is the view it leaves.
+func (vs *views) fence() (cur *epochState, stop []*instance) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	cur = vs.cur
+	vs.cur = nil
+	for _, in := range vs.instances {
+		stop = append(stop, in)
+	}
+	clear(vs.instances)
+	return cur, stop
+}
