@@ -4,23 +4,33 @@
 // persisted in the node's store (package service/store).
 //
 //	clients ──gRPC──> API handlers (api.go: Lock, Acquire; take.go: Take;
-//	                  sessions.go: sessions, keep-alives carrying the node's
-//	                  lease; errors as codes)
+//	                  sessions.go: the session table, keep-alives carrying
+//	                  the node's lease; errors as codes)
 //	                    │ grants.go: a grant of a session, asked on a user
 //	                    │ slot of this node, asked again in the next view
 //	                    v
-//	                  instances (instance.go, space.go: one host.Host per
-//	                  algorithm instance of a view, key@EPOCH:MEMBERS; the
-//	                  data plane, no consensus on a grant's path)
-//	                                                   <══ links ══> other nodes
-//	                    ^ adopt / serve / fence
-//	                    │
-//	                  control host (ctl.go: ticks and steps control.Node,
-//	                  persists before it sends, hands its changes over in
-//	                  order; the lease for answers)     <══ Raft ══> other nodes
+//	                  views (view.go: the view the node is in and its
+//	                  instances, under one lock; space.go: a name from the
+//	                  link parsed once into a space.Space; instance.go: one
+//	                  host.Host per algorithm instance, key@EPOCH:MEMBERS
+//	                  on the wire; the data plane, no consensus on a
+//	                  grant's path)                    <══ links ══> other nodes
+//	                    ^ adopt / serve / fence          │ events
+//	                    │                                v
+//	                  control host (ctl.go: ticks and    service/eventlog: the
+//	                  steps control.Node, persists       node's event log
+//	                  before it sends, hands its         (JSONL), read back by
+//	                  changes over in order; the lease   service/verify in tests
+//	                  for answers)     <══ Raft ══> other nodes
 //	                    │
 //	                  store (service/store: bbolt, fsynced: the log, the
 //	                  hard state, the runs, the quota counts)
+//
+// service/internal/space types an instance's name: its key (the lock, a
+// semaphore, a quota's view) and its view. The name stays a string only
+// where one is required — the link transport's space on the wire and the
+// event log's instance field, whose formats are contracts — and is parsed
+// once where it comes in; a malformed name from a peer is a typed error.
 //
 // A view's epoch is its position in the control log; a token is (epoch,
 // Lamport counter of the grant). A node serves a view only under a lease;
@@ -30,13 +40,19 @@
 // so a node away holds back only its last report plus a chunk.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
-// node.go builds a node, starts it and shuts it down. Beside the API, on the same server (ops.go): grpc.health.v1, SERVING
-// only while the node serves its view under its lease and is not
-// draining; server reflection; and the Prometheus metrics (metrics.go,
-// ops.go: the node's requests, view, links and grants, the gRPC server's
-// calls, the Go runtime and the process). Session and grant ids stay
-// below 2^53 (ids.go).
+// node.go builds a node, starts it and shuts it down; the Node's fields
+// are grouped by role, each group under its own lock: the views, the
+// session table, the control host. clock.go is the Lamport clock of the
+// fencing counters. Beside the API, on the same server (ops.go):
+// grpc.health.v1, SERVING only while the node serves its view under its
+// lease and is not draining; server reflection; and the Prometheus
+// metrics (metrics.go, ops.go: the node's requests, view, links and
+// grants, the gRPC server's calls, the Go runtime and the process).
+// Session and grant ids stay below 2^53 (ids.go).
 //
-// Verify and its helpers (verify.go, holders.go) read the nodes' event
-// logs for tests and the chaos harness; the daemon does not use them.
+// The checkers of the nodes' event logs (service/verify: Logs, Partial,
+// the holders across views) are for tests and the chaos harness: the node
+// does not link them (internal/layers holds it to that). status.go serves
+// /status; cluster.go is the cluster file, secure.go who may call what
+// on a cluster with mTLS.
 package service
