@@ -78,6 +78,7 @@ func Partial(missing []int, logs ...[]eventlog.Record) (Verdict, error) {
 	}
 	slices.SortStableFunc(recs, func(a, b eventlog.Record) int { return int(a.T - b.T) })
 	type checker struct {
+		key    space.Key // the instance's, parsed once
 		sink   proc.Sink
 		rep    *check.Report
 		finish func()
@@ -139,7 +140,7 @@ func Partial(missing []int, logs ...[]eventlog.Record) (Verdict, error) {
 			if err != nil {
 				return v, err
 			}
-			c = &checker{}
+			c = &checker{key: k}
 			switch k.Kind {
 			case algo.Pool:
 				// A node killed with -9 loses the tail of its buffered
@@ -163,12 +164,10 @@ func Partial(missing []int, logs ...[]eventlog.Record) (Verdict, error) {
 			return v, err
 		}
 		if e.Kind == proc.EvPermit {
-			key, _, _ := strings.Cut(r.Instance, "@")
-			if k, err := space.ParseKey(key); err == nil {
-				q := quota{k.Name, k.Budget}
-				if permits[q]++; permits[q] == k.Budget+1 {
-					fail("t=%d: quota %s issued more than its %d permits over its views", r.T, k.Name, k.Budget)
-				}
+			k := c.key
+			q := quota{k.Name, k.Budget}
+			if permits[q]++; permits[q] == k.Budget+1 {
+				fail("t=%d: quota %s issued more than its %d permits over its views", r.T, k.Name, k.Budget)
 			}
 		}
 		if e.Served() {
