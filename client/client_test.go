@@ -113,6 +113,11 @@ func TestBadInput(t *testing.T) {
 	if err := s.Semaphore("x", 1000).Acquire(ctx); !errors.Is(err, client.ErrInvalid) {
 		t.Errorf("units beyond the cluster: %v", err)
 	}
+	// "@" ends a semaphore's name in the instance's name on the wire:
+	// another node would read another instance.
+	if err := s.Semaphore("a@b", 1).Acquire(ctx); !errors.Is(err, client.ErrInvalid) {
+		t.Errorf("a name holding @: %v", err)
+	}
 	if err := s.Quota("q").Take(ctx, 0); !errors.Is(err, client.ErrBadCount) {
 		t.Errorf("take 0: %v", err)
 	}

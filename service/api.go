@@ -79,6 +79,9 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 		return nil, err
 	}
 	key := space.Sem(r.Name, int(r.Units))
+	if err := key.Check(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
 	if _, _, err := n.problem(key, len(n.c.Nodes)*n.c.Slots); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}

@@ -126,7 +126,7 @@ func ParseKey(s string) (Key, error) {
 func (k Key) Check() error {
 	s := Space{Key: k, View: View{Members: SetOf(0)}}
 	if back, err := Parse(s.String()); err != nil || back != s {
-		return bad(k.String(), "its name does not parse back")
+		return bad(k.String(), `a name holding "@" (or a quota's holding "~") would read as another instance`)
 	}
 	return nil
 }
