@@ -44,6 +44,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
@@ -66,6 +67,11 @@ var (
 	// ErrSessionExpired: the session's lease expired (or the session was
 	// closed); its grants are gone.
 	ErrSessionExpired = errors.New("allot: session expired")
+	// ErrNotHeld: Unlock or Release of a grant its session does not hold
+	// (any more): given back twice, or after a node answered that it was
+	// not. The session is alive and keeps its other grants; a node of an
+	// older version answers ErrSessionExpired instead.
+	ErrNotHeld = errors.New("allot: grant not held")
 	// ErrExhausted: the quota has no permit left.
 	ErrExhausted = errors.New("allot: quota exhausted")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
@@ -95,9 +101,13 @@ func wrap(err error) error {
 		return err
 	}
 	var base error
+	reason, _ := errorInfo(s)
 	switch s.Code() {
 	case codes.NotFound:
 		base = ErrSessionExpired
+		if reason == pb.ReasonNotHeld {
+			base = ErrNotHeld
+		}
 	case codes.FailedPrecondition:
 		return ErrLocked
 	case codes.ResourceExhausted:
@@ -119,6 +129,18 @@ func wrap(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s", base, s.Message())
+}
+
+// errorInfo is the reason and metadata of the google.rpc.ErrorInfo of
+// the service's domain in a status' details ("" from a node that gives
+// none: an older version).
+func errorInfo(s *status.Status) (string, map[string]string) {
+	for _, d := range s.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == pb.ErrorDomain {
+			return info.Reason, info.Metadata
+		}
+	}
+	return "", nil
 }
 
 // handshake reports whether an UNAVAILABLE status is a failed TLS
@@ -430,7 +452,8 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 	return g, nil
 }
 
-// Unlock gives the grant back.
+// Unlock gives the grant back. ErrNotHeld: it was given back already;
+// the session goes on.
 func (g *Grant) Unlock(ctx context.Context) error {
 	_, err := g.s.api.Unlock(ctx, &pb.UnlockRequest{Session: g.s.id, Grant: g.id})
 	return wrap(err)

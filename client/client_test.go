@@ -117,3 +117,42 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("take 0: %v", err)
 	}
 }
+
+// TestUnlockTwice: a second Unlock of a grant is ErrNotHeld, not
+// ErrSessionExpired, and the session goes on.
+func TestUnlockTwice(t *testing.T) {
+	addrs, _ := cluster(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	g, err := s.Lock(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = g.Unlock(ctx)
+	if !errors.Is(err, client.ErrNotHeld) || errors.Is(err, client.ErrSessionExpired) {
+		t.Fatalf("second Unlock: %v, want ErrNotHeld only", err)
+	}
+	select {
+	case <-s.Done():
+		t.Fatal("the session is Done after a second Unlock")
+	default:
+	}
+	g, err = s.Lock(ctx, "a")
+	if err != nil {
+		t.Fatalf("Lock after a second Unlock: %v", err)
+	}
+	g.Unlock(ctx)
+}

@@ -60,7 +60,7 @@ func (n *Node) giveBack(sid, gid uint64) error {
 	}
 	g := s.take(gid)
 	if g == nil {
-		return status.Errorf(codes.NotFound, "no grant %d in the session", gid)
+		return errNotHeld(gid)
 	}
 	g.release()
 	return nil

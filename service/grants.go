@@ -51,7 +51,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 		case <-s.done:
 			return nil, errExpired
 		case <-trying:
-			return nil, status.Error(codes.FailedPrecondition, "taken")
+			return nil, errTaken
 		}
 		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.epoch}
 		if !s.add(g) {
@@ -77,7 +77,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key string, req proc.Req
 		case <-trying:
 			s.drop(g)
 			in.abandon(sl)
-			return nil, status.Error(codes.FailedPrecondition, "taken")
+			return nil, errTaken
 		}
 		g.unit, g.counter = a.ev.Unit, a.counter
 		serving := n.ctl.serving(st.v.epoch)

@@ -11,8 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-var errExpired = status.Error(codes.NotFound, "session expired")
-
 // session is a client's session: a lease renewed by keep-alives.
 type session struct {
 	id    uint64
