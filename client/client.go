@@ -39,10 +39,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -58,10 +61,16 @@ import (
 // Errors. Bad input is refused by the client before anything is sent.
 var (
 	ErrNoResources = errors.New("allot: lock of no resources")
-	ErrBadUnits    = errors.New("allot: a semaphore needs units > 0")
+	ErrBadUnits    = errors.New("allot: a semaphore needs units > 0 and below 2^31")
 	ErrBadTTL      = errors.New("allot: a session TTL must be positive and at most 24h (MaxTTL)")
 	ErrBadCount    = errors.New("allot: take needs n > 0")
 	ErrNoAddress   = errors.New("allot: no node address")
+	// ErrBadName: a name that is empty, over MaxNameBytes, holds a NUL
+	// byte or is not UTF-8, or a semaphore name with '/' or '@'. A node
+	// refuses the same names (ErrInvalid).
+	ErrBadName = errors.New("allot: bad name")
+	// ErrTooManyNames: a Lock of more than MaxLockNames names.
+	ErrTooManyNames = errors.New("allot: too many names in one lock")
 	// ErrLocked: TryLock or TryAcquire found the resources taken.
 	ErrLocked = errors.New("allot: taken")
 	// ErrSessionExpired: the session's lease expired (or the session was
@@ -141,6 +150,36 @@ func errorInfo(s *status.Status) (string, map[string]string) {
 		}
 	}
 	return "", nil
+}
+
+// Limits of a request's input, the node's own (service.MaxNameBytes,
+// service.MaxLockNames).
+const (
+	// MaxNameBytes is the longest resource, semaphore or quota name, in
+	// bytes of UTF-8.
+	MaxNameBytes = 256
+	// MaxLockNames is the most names one Lock takes (names are hashed
+	// onto the cluster's lock namespace, --resources, so a longer set
+	// would lock most of it anyway).
+	MaxLockNames = 128
+)
+
+// checkName is the node's check of a name (ErrBadName); what names it in
+// the error.
+func checkName(what, name string, semaphore bool) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: %s: empty name", ErrBadName, what)
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("%w: %s: a name is at most %d bytes, got %d", ErrBadName, what, MaxNameBytes, len(name))
+	case strings.IndexByte(name, 0) >= 0:
+		return fmt.Errorf("%w: %s: a name may not hold a NUL byte", ErrBadName, what)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%w: %s: a name must be valid UTF-8", ErrBadName, what)
+	case semaphore && strings.ContainsAny(name, "/@"):
+		return fmt.Errorf("%w: %s %q: '/' and '@' are not allowed in a semaphore name", ErrBadName, what, name)
+	}
+	return nil
 }
 
 // handshake reports whether an UNAVAILABLE status is a failed TLS
@@ -426,7 +465,8 @@ func (g *Grant) Done() <-chan struct{} { return g.s.done }
 
 // Lock takes every resource of the set at once and returns when all are
 // held (atomic, deadlock-free: no lock order to keep). It waits until
-// ctx ends.
+// ctx ends. A name given twice is one resource of the set, with one token.
+// At most MaxLockNames names, each a good name (ErrBadName).
 func (s *Session) Lock(ctx context.Context, resources ...string) (*Grant, error) {
 	return s.lock(ctx, resources, false)
 }
@@ -440,6 +480,14 @@ func (s *Session) TryLock(ctx context.Context, resources ...string) (*Grant, err
 func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Grant, error) {
 	if len(resources) == 0 {
 		return nil, ErrNoResources
+	}
+	if len(resources) > MaxLockNames {
+		return nil, fmt.Errorf("%w: at most %d, got %d", ErrTooManyNames, MaxLockNames, len(resources))
+	}
+	for i, r := range resources {
+		if err := checkName("resource "+strconv.Itoa(i), r, false); err != nil {
+			return nil, err
+		}
 	}
 	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
 	if err != nil {
@@ -469,7 +517,10 @@ type Semaphore struct {
 }
 
 // Semaphore returns the semaphore name of units units; every user of a
-// semaphore must give the same units. Acquire checks units.
+// semaphore must give the same units. Acquire checks units (ErrBadUnits:
+// not positive; ErrInvalid: not below the cluster's nodes × slots) and
+// the name (ErrBadName: '/' and '@' are not allowed, besides the
+// limits of every name).
 func (s *Session) Semaphore(name string, units int) *Semaphore {
 	return &Semaphore{s: s, name: name, units: units}
 }
@@ -504,8 +555,11 @@ func (m *Semaphore) Name() string { return m.name }
 func (g *Grant) Unit() int { return g.unit }
 
 func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
-	if m.units <= 0 {
+	if m.units <= 0 || m.units > math.MaxInt32 {
 		return nil, ErrBadUnits
+	}
+	if err := checkName("semaphore", m.name, true); err != nil {
+		return nil, err
 	}
 	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
 	if err != nil {
@@ -547,6 +601,9 @@ func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
 func (q *Quota) Take(ctx context.Context, n int) error {
 	if n <= 0 {
 		return ErrBadCount
+	}
+	if err := checkName("quota", q.name, false); err != nil {
+		return err
 	}
 	_, err := q.s.api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
 	return wrap(err)

@@ -3,9 +3,18 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/client"
 )
 
@@ -155,4 +164,63 @@ func TestUnlockTwice(t *testing.T) {
 		t.Fatalf("Lock after a second Unlock: %v", err)
 	}
 	g.Unlock(ctx)
+}
+
+// TestBadNames: the client refuses the names and counts the node refuses
+// (service.TestBadInput), before anything is sent, and the node refuses
+// each of them too (checked with the raw API).
+func TestBadNames(t *testing.T) {
+	addrs, _ := cluster(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	cc, err := grpc.NewClient(addrs[0], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	api := pb.NewAllotClient(cc)
+	sid := s.ID()
+	long := strings.Repeat("é", client.MaxNameBytes/2+1)
+	many := make([]string, client.MaxLockNames+1)
+	for i := range many {
+		many[i] = fmt.Sprint("r", i)
+	}
+	for _, names := range [][]string{{""}, {"a", long}, {"a\x00"}, many} {
+		_, err := s.TryLock(ctx, names...)
+		if !errors.Is(err, client.ErrBadName) && !errors.Is(err, client.ErrTooManyNames) {
+			t.Errorf("TryLock of %.20q: %v, want ErrBadName or ErrTooManyNames", names, err)
+		}
+		_, err = api.Lock(ctx, &pb.LockRequest{Session: sid, Resources: names, TryLock: true})
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("the node's Lock of %.20q: %v, want INVALID_ARGUMENT", names, err)
+		}
+	}
+	for _, name := range []string{"", "a/b", "a@1", "x\x00", long} {
+		if err := s.Semaphore(name, 2).TryAcquire(ctx); !errors.Is(err, client.ErrBadName) {
+			t.Errorf("semaphore %.20q: %v, want ErrBadName", name, err)
+		}
+		_, err := api.Acquire(ctx, &pb.AcquireRequest{Session: sid, Name: name, Units: 2, TryAcquire: true})
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("the node's Acquire of %.20q: %v, want INVALID_ARGUMENT", name, err)
+		}
+	}
+	if err := s.Semaphore("s", math.MaxInt32+1).TryAcquire(ctx); !errors.Is(err, client.ErrBadUnits) {
+		t.Errorf("units 2^31: %v, want ErrBadUnits", err)
+	}
+	if err := s.Quota("q").Take(ctx, 21); !errors.Is(err, client.ErrInvalid) {
+		t.Errorf("Take beyond the budget: %v, want ErrInvalid", err)
+	}
+	if err := s.Quota(long).Take(ctx, 1); !errors.Is(err, client.ErrBadName) {
+		t.Errorf("Take of a long name: %v, want ErrBadName", err)
+	}
 }

@@ -2,7 +2,11 @@ package service_test
 
 import (
 	"context"
+	"math"
 	"net"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,5 +121,107 @@ func TestNotHeld(t *testing.T) {
 	_, err = api.Unlock(ctx, &pb.UnlockRequest{Session: sid, Grant: lk.Grant})
 	if status.Code(err) != codes.NotFound || reason(err) != pb.ReasonSessionExpired {
 		t.Errorf("Unlock in a closed session: %v (reason %q), want NOT_FOUND with %s", err, reason(err), pb.ReasonSessionExpired)
+	}
+}
+
+// TestBadInput: every bad input of the API is INVALID_ARGUMENT with
+// reason BAD_INPUT and a message naming the limit, never an instance key;
+// the good inputs next to each limit pass.
+func TestBadInput(t *testing.T) {
+	api, _ := apiNode(t, nil)
+	ctx := context.Background()
+	sid := openSession(t, api)
+	long := strings.Repeat("x", service.MaxNameBytes+1)
+	many := make([]string, service.MaxLockNames+1)
+	for i := range many {
+		many[i] = "r" + strconv.Itoa(i)
+	}
+	lock := func(names ...string) func() error {
+		return func() error {
+			r, err := api.Lock(ctx, &pb.LockRequest{Session: sid, Resources: names, TryLock: true})
+			if err == nil {
+				if want := len(slices.Compact(slices.Sorted(slices.Values(names)))); len(r.Tokens) != want {
+					t.Errorf("lock of %d names, %d distinct: %d tokens", len(names), want, len(r.Tokens))
+				}
+				_, err = api.Unlock(ctx, &pb.UnlockRequest{Session: sid, Grant: r.Grant})
+			}
+			return err
+		}
+	}
+	acquire := func(name string, units int32) func() error {
+		return func() error {
+			_, err := api.Acquire(ctx, &pb.AcquireRequest{Session: sid, Name: name, Units: units, TryAcquire: true})
+			return err
+		}
+	}
+	take := func(name string, n int64) func() error {
+		return func() error {
+			_, err := api.Take(ctx, &pb.TakeRequest{Session: sid, Name: name, N: n})
+			return err
+		}
+	}
+	for _, tc := range []struct {
+		what string
+		call func() error
+		msg  string // in the message; "" for a good input
+	}{
+		{"lock of nothing", lock(), "lock of no resources"},
+		{"lock of an empty name", lock("a", ""), "resource 1: empty name"},
+		{"lock of a long name", lock(long), "at most 256 bytes, got 257"},
+		{"lock of a name with NUL", lock("a\x00b"), "NUL byte"},
+		{"lock of too many names", lock(many...), "at most 128 names, got 129"},
+		{"lock of the most names", lock(many[:service.MaxLockNames]...), ""},
+		{"lock of the longest name", lock(long[1:]), ""},
+		{"lock of a name twice", lock("d", "d"), ""},
+		{"lock of names with / and @", lock("a/b@1"), ""},
+		{"semaphore of no name", acquire("", 2), "semaphore: empty name"},
+		{"semaphore with /", acquire("a/3", 2), "'/' and '@' are not allowed"},
+		{"semaphore with @", acquire("a@3:0", 2), "'/' and '@' are not allowed"},
+		{"semaphore with NUL", acquire("a\x00", 2), "NUL byte"},
+		{"semaphore of a long name", acquire(long, 2), "at most 256 bytes"},
+		{"semaphore of 0 units", acquire("s", 0), "1 to 7 units (nodes × slots − 1), got 0"},
+		{"semaphore of -1 units", acquire("s", -1), "1 to 7 units"},
+		{"semaphore of 8 units", acquire("s", 8), "1 to 7 units (nodes × slots − 1), got 8"},
+		{"semaphore of 7 units", acquire("s7", 7), ""},
+		{"take of 0", take("q", 0), "take of 1 to the quota's budget, 20 permits, got 0"},
+		{"take over the budget", take("q", 21), "take of 1 to the quota's budget, 20 permits, got 21"},
+		{"take of MaxInt64", take("q", math.MaxInt64), "20 permits, got 9223372036854775807"},
+		{"take of no quota", take("nope", 1), `no quota "nope" in this cluster`},
+		{"take of 1", take("q", 1), ""},
+	} {
+		err := tc.call()
+		if tc.msg == "" {
+			if err != nil {
+				t.Errorf("%s: %v, want no error", tc.what, err)
+			}
+			continue
+		}
+		msg := status.Convert(err).Message()
+		if status.Code(err) != codes.InvalidArgument || reason(err) != pb.ReasonBadInput || !strings.Contains(msg, tc.msg) {
+			t.Errorf("%s: %v (reason %q), want INVALID_ARGUMENT, BAD_INPUT, %q", tc.what, err, reason(err), tc.msg)
+		}
+		if strings.Contains(msg, "sem/") || strings.Contains(msg, "quota/") || strings.Contains(msg, "instance") {
+			t.Errorf("%s: the message %q names an internal key", tc.what, msg)
+		}
+	}
+}
+
+// TestNotUTF8: a name that is not UTF-8 is refused by the handlers
+// (called in-process here: on the wire, proto3 strings are UTF-8, and
+// gRPC refuses such a request before any handler, with INTERNAL).
+func TestNotUTF8(t *testing.T) {
+	_, nd := apiNode(t, nil)
+	ctx := context.Background()
+	r, err := nd.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lockErr := nd.Lock(ctx, &pb.LockRequest{Session: r.Session, Resources: []string{"a", "b\xff"}})
+	_, semErr := nd.Acquire(ctx, &pb.AcquireRequest{Session: r.Session, Name: "\xc3", Units: 2})
+	_, takeErr := nd.Take(ctx, &pb.TakeRequest{Session: r.Session, Name: "q\xff", N: 1})
+	for what, err := range map[string]error{"Lock": lockErr, "Acquire": semErr, "Take": takeErr} {
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "a name must be valid UTF-8") {
+			t.Errorf("%s of a name not UTF-8: %v, want INVALID_ARGUMENT", what, err)
+		}
 	}
 }

@@ -16,12 +16,17 @@ import (
 // turn, on one user slot of this node. A reject ends the Take with
 // RESOURCE_EXHAUSTED; the permits issued before it are consumed.
 func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, error) {
-	if r.N <= 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "take needs n > 0, got %d", r.N)
+	if err := checkName("name", "quota", r.Name, false); err != nil {
+		return nil, err
 	}
-	_, ok := n.c.Quotas[r.Name]
+	q, ok := n.c.Quotas[r.Name]
 	if !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "no quota %q in this cluster", r.Name)
+		return nil, badInput("name", "no quota %q in this cluster", r.Name)
+	}
+	// More than the budget could never be taken: refused before a permit
+	// is consumed.
+	if r.N <= 0 || r.N > int64(q.Budget) {
+		return nil, badInput("n", "take of 1 to the quota's budget, %d permits, got %d", q.Budget, r.N)
 	}
 	s, err := n.session(r.Session)
 	if err != nil {
