@@ -73,6 +73,9 @@ var (
 	ErrTooManyNames = errors.New("allot: too many names in one lock")
 	// ErrLocked: TryLock or TryAcquire found the resources taken.
 	ErrLocked = errors.New("allot: taken")
+	// ErrMismatch: Acquire of a semaphore the cluster knows with other
+	// units (the units of a name are those of its first use, anywhere).
+	ErrMismatch = errors.New("allot: semaphore units mismatch")
 	// ErrSessionExpired: the session's lease expired (or the session was
 	// closed); its grants are gone.
 	ErrSessionExpired = errors.New("allot: session expired")
@@ -118,7 +121,10 @@ func wrap(err error) error {
 			base = ErrNotHeld
 		}
 	case codes.FailedPrecondition:
-		return ErrLocked
+		if reason != pb.ReasonUnitsMismatch {
+			return ErrLocked
+		}
+		base = ErrMismatch
 	case codes.ResourceExhausted:
 		base = ErrExhausted
 	case codes.Unavailable:
@@ -517,7 +523,8 @@ type Semaphore struct {
 }
 
 // Semaphore returns the semaphore name of units units; every user of a
-// semaphore must give the same units. Acquire checks units (ErrBadUnits:
+// semaphore must give the same units: the cluster records a name's units
+// at its first Acquire, and an Acquire with others is ErrMismatch. Acquire checks units (ErrBadUnits:
 // not positive; ErrInvalid: not below the cluster's nodes × slots) and
 // the name (ErrBadName: '/' and '@' are not allowed, besides the
 // limits of every name).

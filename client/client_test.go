@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -222,5 +223,56 @@ func TestBadNames(t *testing.T) {
 	}
 	if err := s.Quota(long).Take(ctx, 1); !errors.Is(err, client.ErrBadName) {
 		t.Errorf("Take of a long name: %v, want ErrBadName", err)
+	}
+}
+
+// TestSemaphoreMismatch: a semaphore's units are those of its first use,
+// on any node: an Acquire with other units is ErrMismatch on the same
+// node and on another one, and one with the same units goes on.
+func TestSemaphoreMismatch(t *testing.T) {
+	addrs, _ := cluster(t, 2, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ss []*client.Session
+	for _, a := range addrs {
+		c, err := client.Dial(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := c.Session(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close(ctx)
+		ss = append(ss, s)
+	}
+	if err := ss[0].Semaphore("workers", 2).Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range ss {
+		err := s.Semaphore("workers", 3).TryAcquire(ctx)
+		if !errors.Is(err, client.ErrMismatch) || !strings.Contains(err.Error(), "has 2 units") {
+			t.Errorf("node %d: workers of 3 units after 2: %v, want ErrMismatch saying 2", i, err)
+		}
+	}
+	if err := ss[1].Semaphore("workers", 2).Acquire(ctx); err != nil {
+		t.Errorf("node 1: workers of 2 units: %v", err)
+	}
+	// First use on both nodes at once, with 2 and 3 units: the log
+	// orders them, and exactly one is refused.
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		wg.Go(func() { errs[i] = s.Semaphore("race", 2+i).TryAcquire(ctx) })
+	}
+	wg.Wait()
+	if errors.Is(errs[0], client.ErrMismatch) == errors.Is(errs[1], client.ErrMismatch) {
+		t.Errorf("race of 2 and 3 units: %v and %v, want one ErrMismatch", errs[0], errs[1])
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, client.ErrMismatch) {
+			t.Error(err)
+		}
 	}
 }

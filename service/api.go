@@ -88,6 +88,9 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err != nil {
 		return nil, err
 	}
+	if err := n.checkUnits(ctx, s, r.Name, r.Units); err != nil {
+		return nil, err
+	}
 	key := semKey(r.Name, int(r.Units))
 	g, err := n.acquire(ctx, s, key, proc.Request{}, r.TryAcquire)
 	if err != nil {

@@ -79,6 +79,7 @@ type Node struct {
 	tr       *tgrpc.Transport
 	clock    clock    // the node's Lamport clock: fencing counters
 	views    sync.Map // space name -> spaceInfo, parsed once
+	semUnits sync.Map // semaphore name -> its units (int32) as the control log recorded them
 	stop     context.CancelFunc
 	events   *eventLog
 	metrics  *metrics
