@@ -113,7 +113,13 @@ func wrap(err error) error {
 		return err
 	}
 	var base error
-	reason, _ := errorInfo(s)
+	reason, meta := errorInfo(s)
+	switch reason {
+	case pb.ReasonExhausted:
+		return &ExhaustedError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), msg: s.Message()}
+	case pb.ReasonCutShort:
+		return &CutShortError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), err: wrap(status.Error(s.Code(), s.Message()))}
+	}
 	switch s.Code() {
 	case codes.NotFound:
 		base = ErrSessionExpired
@@ -144,6 +150,39 @@ func wrap(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s", base, s.Message())
+}
+
+// ExhaustedError is a Take refused because the quota has no permit
+// left, after Taken of its Asked permits: those are consumed (a permit
+// once issued is never given back). errors.Is(err, ErrExhausted) holds.
+// A node of an older version sends no count: Taken and Asked are 0.
+type ExhaustedError struct {
+	Taken, Asked int
+	msg          string
+}
+
+func (e *ExhaustedError) Error() string { return ErrExhausted.Error() + ": " + e.msg }
+
+// Is makes errors.Is(err, ErrExhausted) hold.
+func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
+
+// CutShortError is a Take that ended after Taken of its Asked permits,
+// which are consumed, for another reason than the quota's end: Unwrap
+// says which (ErrUnavailable: the cluster's view changed, or the node
+// stopped serving; context.Canceled, ...).
+type CutShortError struct {
+	Taken, Asked int
+	err          error
+}
+
+func (e *CutShortError) Error() string { return e.err.Error() }
+
+func (e *CutShortError) Unwrap() error { return e.err }
+
+// count is a count of the ErrorInfo's metadata (0 if none).
+func count(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // errorInfo is the reason and metadata of the google.rpc.ErrorInfo of
@@ -602,9 +641,13 @@ type Quota struct {
 // Quota returns the quota name.
 func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
 
-// Take consumes n permits; ErrExhausted when the quota has none left (the
-// permits taken before the one refused are consumed), ErrInvalid for a
-// quota the cluster does not declare.
+// Take consumes n permits, one at a time. When the quota runs out before
+// the n-th it returns an *ExhaustedError (errors.Is(err, ErrExhausted))
+// saying how many it took: those are consumed, as every permit issued is
+// (the quota's controller cannot take one back, so all-or-nothing is not
+// possible). Cut short otherwise after some permits (the cluster's view
+// changed), it returns a *CutShortError with the count. ErrInvalid for a
+// quota the cluster does not declare, or n above its budget.
 func (q *Quota) Take(ctx context.Context, n int) error {
 	if n <= 0 {
 		return ErrBadCount

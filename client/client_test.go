@@ -276,3 +276,33 @@ func TestSemaphoreMismatch(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeExhausted: a Take the quota cannot fill returns an
+// *ExhaustedError saying how many permits it took (consumed), matched by
+// errors.Is(err, ErrExhausted).
+func TestTakeExhausted(t *testing.T) {
+	addrs, _ := cluster(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if err := s.Quota("q").Take(ctx, 14); err != nil { // q: budget 20, waste 4
+		t.Fatal(err)
+	}
+	err = s.Quota("q").Take(ctx, 7)
+	var ex *client.ExhaustedError
+	if !errors.Is(err, client.ErrExhausted) || !errors.As(err, &ex) || ex.Asked != 7 || ex.Taken < 2 || ex.Taken > 6 {
+		t.Fatalf("Take(7) after 14 of 20: %v (%+v), want an ExhaustedError of 2 to 6 of 7 taken", err, ex)
+	}
+	if err := s.Quota("q").Take(ctx, 1); err != nil && (!errors.As(err, &ex) || ex.Taken != 0 || ex.Asked != 1) {
+		t.Fatalf("Take(1) then: %v (%+v), want nil or an ExhaustedError of 0 of 1 taken", err, ex)
+	}
+}

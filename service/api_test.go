@@ -225,3 +225,31 @@ func TestNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeCounts: a Take answers the permits it took; one the quota
+// cannot fill ends RESOURCE_EXHAUSTED with reason QUOTA_EXHAUSTED and
+// the count it took (consumed) and asked in the ErrorInfo.
+func TestTakeCounts(t *testing.T) {
+	api, _ := apiNode(t, nil) // q: budget 20, waste 4
+	ctx := context.Background()
+	sid := openSession(t, api)
+	r, err := api.Take(ctx, &pb.TakeRequest{Session: sid, Name: "q", N: 14})
+	if err != nil || r.Permits != 14 {
+		t.Fatalf("Take(14): %v, %v", r, err)
+	}
+	_, err = api.Take(ctx, &pb.TakeRequest{Session: sid, Name: "q", N: 10})
+	meta := map[string]string{}
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			meta = info.Metadata
+		}
+	}
+	taken, _ := strconv.Atoi(meta["taken"])
+	// The controller issues at least budget − waste = 16 and at most 20.
+	if status.Code(err) != codes.ResourceExhausted || reason(err) != pb.ReasonExhausted || meta["asked"] != "10" || taken < 2 || taken > 6 {
+		t.Fatalf("Take(10) after 14 of 20: %v, reason %q, metadata %v; want RESOURCE_EXHAUSTED, %s, 2 to 6 of 10 taken", err, reason(err), meta, pb.ReasonExhausted)
+	}
+	if !strings.Contains(status.Convert(err).Message(), "after "+meta["taken"]+" of 10 permits") {
+		t.Errorf("message %q does not say the count", status.Convert(err).Message())
+	}
+}

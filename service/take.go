@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 
@@ -63,7 +65,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		if st.guess[r.Name] {
 			return nil, status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
 		}
-		return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name)
+		return nil, takeShort(status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name), 0, r.N)
 	}
 	space := st.quotas[r.Name]
 	in, err := n.instance(space)
@@ -169,7 +171,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		if err != nil {
 			// Held as reserved for good: the node may have issued them.
 			n.log.Error("quota: the permit count could not be kept", "quota", r.Name, "err", err)
-			return nil, status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name)
+			return nil, takeShort(status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name), got, r.N)
 		}
 		n.ctl.chunks.settle(qi, reserved, count)
 		reserved = 0
@@ -182,11 +184,29 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 			refused = status.Errorf(codes.Unavailable, "quota %s: this node stopped serving", r.Name)
 		}
 		if errors.Is(refused, errViewChanged) {
-			refused = status.Errorf(codes.Unavailable, "quota %s: the cluster's view changed after %d of %d permits", r.Name, got, r.N)
+			refused = status.Errorf(codes.Unavailable, "quota %s: the cluster's view changed", r.Name)
 		}
 	}
 	if refused != nil {
-		return nil, refused
+		return nil, takeShort(refused, got, r.N)
 	}
 	return &pb.TakeResponse{Permits: r.N}, nil
+}
+
+// takeShort is the error of a Take of asked permits that ended with err
+// after taken of them, which are consumed (the controller cannot take a
+// permit back): the count goes in the ErrorInfo, taken and asked, for
+// the client to return (client.ExhaustedError). RESOURCE_EXHAUSTED has
+// reason QUOTA_EXHAUSTED, another code with permits taken TAKE_CUT_SHORT;
+// other errors, with none taken, go as they are.
+func takeShort(err error, taken, asked int64) error {
+	st := status.Convert(err)
+	meta := []string{"taken", strconv.FormatInt(taken, 10), "asked", strconv.FormatInt(asked, 10)}
+	switch {
+	case st.Code() == codes.ResourceExhausted:
+		return statusError(codes.ResourceExhausted, pb.ReasonExhausted, st.Message(), meta...)
+	case taken > 0:
+		return statusError(st.Code(), pb.ReasonCutShort, fmt.Sprintf("%s (%d of %d permits taken)", st.Message(), taken, asked), meta...)
+	}
+	return err
 }

@@ -26,6 +26,11 @@ const (
 	// metadata "taken" and "asked" count the Take's permits: the taken
 	// ones are consumed.
 	ReasonExhausted = "QUOTA_EXHAUSTED"
+	// ReasonCutShort (UNAVAILABLE, or the code of a cancelled call): a
+	// Take ended after some of its permits, for another reason than the
+	// quota's end (the view changed, the node stopped serving); metadata
+	// "taken" and "asked" as for ReasonExhausted.
+	ReasonCutShort = "TAKE_CUT_SHORT"
 	// ReasonLimit (RESOURCE_EXHAUSTED): a limit of the node was reached;
 	// metadata "limit" names it ("sessions", "semaphores").
 	ReasonLimit = "NODE_LIMIT"
