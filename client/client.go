@@ -86,6 +86,10 @@ var (
 	ErrNotHeld = errors.New("allot: grant not held")
 	// ErrExhausted: the quota has no permit left.
 	ErrExhausted = errors.New("allot: quota exhausted")
+	// ErrLimit: a limit of the node was reached: its most sessions open
+	// (Session then tries the other nodes), or the cluster's most
+	// semaphore names. A node of an older version has no limits.
+	ErrLimit = errors.New("allot: limit reached")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
 	// request needs.
 	ErrUnavailable = errors.New("allot: unavailable")
@@ -133,6 +137,9 @@ func wrap(err error) error {
 		base = ErrMismatch
 	case codes.ResourceExhausted:
 		base = ErrExhausted
+		if reason == pb.ReasonLimit {
+			base = ErrLimit
+		}
 	case codes.Unavailable:
 		base = ErrUnavailable
 		if handshake(s.Message()) {
@@ -369,8 +376,9 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	if o.ttl <= 0 || o.ttl > MaxTTL {
 		return nil, ErrBadTTL
 	}
-	// Sessions are spread over the nodes; a node that is down or
-	// shutting down (Unavailable) is passed over for the next one.
+	// Sessions are spread over the nodes; a node that is down, shutting
+	// down (Unavailable) or at its most sessions (ErrLimit) is passed over
+	// for the next one.
 	first := int(c.next.Add(1) - 1)
 	var (
 		api  pb.AllotClient
@@ -382,7 +390,7 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 		api = pb.NewAllotClient(c.conns[(first+i)%len(c.conns)])
 		sent = time.Now()
 		r, err = api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: max(1, o.ttl.Milliseconds())})
-		if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+		if status.Code(err) != codes.Unavailable && !errors.Is(wrap(err), ErrLimit) || ctx.Err() != nil {
 			break
 		}
 	}

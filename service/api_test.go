@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"net"
+	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -251,5 +253,120 @@ func TestTakeCounts(t *testing.T) {
 	}
 	if !strings.Contains(status.Convert(err).Message(), "after "+meta["taken"]+" of 10 permits") {
 		t.Errorf("message %q does not say the count", status.Convert(err).Message())
+	}
+}
+
+// metric is the value of the node's metric series (name and labels, as
+// the exposition format writes them).
+func metric(t *testing.T, nd *service.Node, series string) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	nd.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for line := range strings.Lines(rec.Body.String()) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
+			return v
+		}
+	}
+	t.Fatalf("no %s in the metrics", series)
+	return ""
+}
+
+// limitRejects is the node's allot_limit_rejects_total{limit=limit}.
+func limitRejects(t *testing.T, nd *service.Node, limit string) string {
+	t.Helper()
+	return metric(t, nd, `allot_limit_rejects_total{limit="`+limit+`"}`)
+}
+
+// TestLimits: past its most sessions, or the cluster's most semaphore
+// names, a node answers RESOURCE_EXHAUSTED with reason NODE_LIMIT naming
+// the limit, and counts it; a session closed, or a name known, is not
+// refused.
+func TestLimits(t *testing.T) {
+	api, nd := apiNode(t, func(c *service.Config) { c.MaxSessions, c.MaxSemaphores = 2, 1 })
+	ctx := context.Background()
+	a, b := openSession(t, api), openSession(t, api)
+	_, err := api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
+	if status.Code(err) != codes.ResourceExhausted || reason(err) != pb.ReasonLimit || !strings.Contains(err.Error(), "most sessions open, 2 (--max-sessions)") {
+		t.Errorf("a third session of 2: %v, want RESOURCE_EXHAUSTED, NODE_LIMIT, naming --max-sessions", err)
+	}
+	if got := limitRejects(t, nd, "sessions"); got != "1" {
+		t.Errorf("allot_limit_rejects_total{limit=sessions} %s, want 1", got)
+	}
+	if _, err := api.CloseSession(ctx, &pb.CloseSessionRequest{Session: b}); err != nil {
+		t.Fatal(err)
+	}
+	openSession(t, api) // room again
+	acquire := func(name string) error {
+		r, err := api.Acquire(ctx, &pb.AcquireRequest{Session: a, Name: name, Units: 2})
+		if err == nil {
+			_, err = api.Release(ctx, &pb.ReleaseRequest{Session: a, Grant: r.Grant})
+		}
+		return err
+	}
+	if err := acquire("one"); err != nil {
+		t.Fatal(err)
+	}
+	err = acquire("two")
+	if status.Code(err) != codes.ResourceExhausted || reason(err) != pb.ReasonLimit || !strings.Contains(err.Error(), "most semaphore names, 1 (--max-semaphores)") {
+		t.Errorf("a second semaphore of 1: %v, want RESOURCE_EXHAUSTED, NODE_LIMIT, naming --max-semaphores", err)
+	}
+	if got := limitRejects(t, nd, "semaphores"); got != "1" {
+		t.Errorf("allot_limit_rejects_total{limit=semaphores} %s, want 1", got)
+	}
+	if err := acquire("one"); err != nil {
+		t.Errorf("the known semaphore at the limit: %v", err)
+	}
+}
+
+// TestSessionsGiveMemoryBack: 20000 sessions opened and expired leave the
+// node's heap within 20% of what it was before them.
+func TestSessionsGiveMemoryBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 20000 sessions")
+	}
+	_, nd := apiNode(t, func(c *service.Config) { c.MaxSessions = 20000 })
+	ctx := context.Background()
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	// Warm up: the node settles in its view, and every path below runs
+	// once (its lazily built tables are not the sessions').
+	r, err := nd.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := nd.KeepAlive(ctx, &pb.KeepAliveRequest{Session: r.Session}); status.Code(err) != codes.NotFound {
+		t.Fatalf("a session of 10ms after 200ms: %v", err)
+	}
+	before := heap()
+	ids := make([]uint64, 0, 20000)
+	for range 20000 {
+		r, err := nd.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.Session)
+	}
+	full := heap()
+	for _, id := range ids {
+		if _, err := nd.KeepAlive(ctx, &pb.KeepAliveRequest{Session: id}); err != nil && status.Code(err) != codes.NotFound {
+			t.Fatal(err)
+		}
+	}
+	// Every session ended (the node's allot_sessions gauge is 0).
+	for give := time.Now().Add(10 * time.Second); metric(t, nd, "allot_sessions") != "0"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(give) {
+			t.Fatalf("%s sessions open 10s after their TTL of 1s", metric(t, nd, "allot_sessions"))
+		}
+	}
+	after := heap()
+	t.Logf("heap: %d KiB before, %d KiB with 20000 sessions, %d KiB once they expired", before>>10, full>>10, after>>10)
+	if float64(after) > 1.2*float64(before) {
+		t.Errorf("the heap grew from %d to %d KiB with every session expired, more than 20%%", before>>10, after>>10)
 	}
 }

@@ -32,10 +32,14 @@ func (n *Node) checkUnits(ctx context.Context, s *session, name string, units in
 		}
 		n.ctl.mu.Lock()
 		u, ok := n.ctl.node.State().Semaphore(name)
+		known := n.ctl.node.State().Semaphores()
 		n.ctl.mu.Unlock()
 		if ok {
 			n.semUnits.Store(name, u)
 			return mismatch(name, u, units)
+		}
+		if known >= n.cfg.MaxSemaphores {
+			return n.limitReached("semaphores", "the cluster has its most semaphore names, %d (--max-semaphores): use one of them", n.cfg.MaxSemaphores)
 		}
 		if now := time.Now(); now.After(again) {
 			n.ctl.input(func(proc.Time) error { return n.ctl.node.RecordSemaphore(name, units) })

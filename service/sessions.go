@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -13,14 +14,14 @@ import (
 
 // session is a client's session: a lease renewed by keep-alives.
 type session struct {
-	id    uint64
-	ttl   time.Duration
-	timer *time.Timer
-	done  chan struct{}
+	id   uint64
+	ttl  time.Duration
+	done chan struct{}
 
-	mu     sync.Mutex
-	grants map[uint64]*grant
-	dead   bool
+	mu       sync.Mutex
+	grants   map[uint64]*grant
+	dead     bool
+	deadline time.Time // the lease runs out (moved on by each keep-alive); expiry ends it then
 }
 
 func (s *session) add(g *grant) bool {
@@ -63,6 +64,14 @@ func (n *Node) end(s *session, delay time.Duration, why string) {
 	s.mu.Unlock()
 	n.mu.Lock()
 	delete(n.sessions, s.id)
+	if len(n.sessions) < n.sessionsPeak/4 {
+		// A Go map never shrinks: after a crowd of sessions is gone, a
+		// fresh one gives the memory back (maps.Clone would keep the
+		// old one's size).
+		fresh := make(map[uint64]*session, len(n.sessions))
+		maps.Copy(fresh, n.sessions)
+		n.sessions, n.sessionsPeak = fresh, len(fresh)
+	}
 	n.mu.Unlock()
 	n.metrics.sessions.Dec()
 	n.log.Info("session ended", "session", s.id, "why", why, "grants", len(gs))
@@ -106,10 +115,16 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
 	n.mu.Lock()
+	if len(n.sessions) >= n.cfg.MaxSessions {
+		n.mu.Unlock()
+		return nil, n.limitReached("sessions", "this node has its most sessions open, %d (--max-sessions): close some, or open on another node", n.cfg.MaxSessions)
+	}
+	s.deadline = time.Now().Add(s.ttl)
 	n.sessions[s.id] = s
+	n.sessionsPeak = max(n.sessionsPeak, len(n.sessions))
 	n.mu.Unlock()
 	n.metrics.sessions.Inc()
-	s.timer = time.AfterFunc(s.ttl, func() { n.end(s, n.cfg.LockDelay, "lease expired") })
+	n.expiry.add(s, s.deadline)
 	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs, LeaseMs: lease.Milliseconds()}, nil
 }
 
@@ -150,10 +165,12 @@ func (n *Node) KeepAlive(_ context.Context, r *pb.KeepAliveRequest) (*pb.KeepAli
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.dead || !s.timer.Stop() {
+	now := time.Now()
+	if s.dead || !now.Before(s.deadline) {
+		// Run out: expiry ends it, if it has not yet.
 		return nil, errExpired
 	}
-	s.timer.Reset(s.ttl)
+	s.deadline = now.Add(s.ttl)
 	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
 }
 
@@ -163,7 +180,6 @@ func (n *Node) CloseSession(_ context.Context, r *pb.CloseSessionRequest) (*pb.C
 	if err != nil {
 		return nil, err
 	}
-	s.timer.Stop()
 	n.end(s, 0, "closed")
 	return &pb.CloseSessionResponse{}, nil
 }

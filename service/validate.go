@@ -24,6 +24,19 @@ const (
 	MaxLockNames = 128
 )
 
+// Defaults of the node's limits (Config.MaxSessions, MaxSemaphores).
+const (
+	DefaultMaxSessions   = 10000
+	DefaultMaxSemaphores = 1024
+)
+
+// limitReached is RESOURCE_EXHAUSTED with reason NODE_LIMIT naming the
+// limit, counted in allot_limit_rejects_total.
+func (n *Node) limitReached(limit, format string, args ...any) error {
+	n.metrics.limitRejects.WithLabelValues(limit).Inc()
+	return statusError(codes.ResourceExhausted, pb.ReasonLimit, fmt.Sprintf(format, args...), "limit", limit)
+}
+
 // badInput is INVALID_ARGUMENT with reason BAD_INPUT naming field.
 func badInput(field, format string, args ...any) error {
 	return statusError(codes.InvalidArgument, pb.ReasonBadInput, fmt.Sprintf(format, args...), "field", field)
