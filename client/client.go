@@ -32,6 +32,28 @@
 //
 // A refused certificate is ErrTLS, a missing or unknown token
 // ErrUnauthenticated.
+//
+// # Limits
+//
+// What the cluster does not hide from its clients:
+//
+//   - Lock names are hashed onto the cluster's lock namespace (allot serve
+//     --resources, default 256): two names that collide are locked
+//     together, which is safe but less concurrent. A grant still carries
+//     one token per name.
+//   - A node serves at most --slots requests (default 16) at once per lock
+//     or semaphore; more wait for a slot.
+//   - A session is pinned to the node that opened it: if that node dies or
+//     is cut off, the session ends (Done closes) and its grants with it;
+//     open a new one (Session passes over nodes that are down).
+//   - A semaphore's units are those of its first use in the cluster
+//     (ErrMismatch otherwise); the cluster records at most --max-semaphores
+//     names (default 1024) for its life, and a node holds at most
+//     --max-sessions sessions (default 10000): ErrLimit.
+//   - Names are 1 to MaxNameBytes bytes of UTF-8 without NUL (and without
+//     '/' or '@' for a semaphore); a Lock takes at most MaxLockNames.
+//   - A Take the quota cannot fill keeps the permits it took, which are
+//     consumed: ExhaustedError says how many.
 package client
 
 import (
