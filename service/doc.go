@@ -37,6 +37,15 @@
 // calls, the Go runtime and the process). Session and grant ids stay
 // below 2^53 (ids.go).
 //
+// Beside the handlers: validate.go checks a request's input against the
+// documented limits (MaxNameBytes, MaxLockNames, units, n) and the node's
+// (Config.MaxSessions, MaxSemaphores); errors.go gives each error a code
+// and, where a code means more than one thing, a google.rpc.ErrorInfo
+// reason (api/allot/v1's Reason constants: an older client keeps reading
+// the code as before); semaphores.go records a semaphore's units in the
+// control log on its first use, so that every node refuses other units;
+// expiry.go ends the sessions whose lease ran out, from one goroutine.
+//
 // Verify and its helpers (verify.go, holders.go) read the nodes' event
 // logs for tests and the chaos harness; the daemon does not use them.
 package service
