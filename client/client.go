@@ -32,6 +32,28 @@
 //
 // A refused certificate is ErrTLS, a missing or unknown token
 // ErrUnauthenticated.
+//
+// # Limits
+//
+// What the cluster does not hide from its clients:
+//
+//   - Lock names are hashed onto the cluster's lock namespace (allot serve
+//     --resources, default 256): two names that collide are locked
+//     together, which is safe but less concurrent. A grant still carries
+//     one token per name.
+//   - A node serves at most --slots requests (default 16) at once per lock
+//     or semaphore; more wait for a slot.
+//   - A session is pinned to the node that opened it: if that node dies or
+//     is cut off, the session ends (Done closes) and its grants with it;
+//     open a new one (Session passes over nodes that are down).
+//   - A semaphore's units are those of its first use in the cluster
+//     (ErrMismatch otherwise); the cluster records at most --max-semaphores
+//     names (default 1024) for its life, and a node holds at most
+//     --max-sessions sessions (default 10000): ErrLimit.
+//   - Names are 1 to MaxNameBytes bytes of UTF-8 without NUL (and without
+//     '/' or '@' for a semaphore); a Lock takes at most MaxLockNames.
+//   - A Take the quota cannot fill keeps the permits it took, which are
+//     consumed: ExhaustedError says how many.
 package client
 
 import (
@@ -39,11 +61,15 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
@@ -57,17 +83,35 @@ import (
 // Errors. Bad input is refused by the client before anything is sent.
 var (
 	ErrNoResources = errors.New("allot: lock of no resources")
-	ErrBadUnits    = errors.New("allot: a semaphore needs units > 0")
+	ErrBadUnits    = errors.New("allot: a semaphore needs units > 0 and below 2^31")
 	ErrBadTTL      = errors.New("allot: a session TTL must be positive and at most 24h (MaxTTL)")
 	ErrBadCount    = errors.New("allot: take needs n > 0")
 	ErrNoAddress   = errors.New("allot: no node address")
+	// ErrBadName: a name that is empty, over MaxNameBytes, holds a NUL
+	// byte or is not UTF-8, or a semaphore name with '/' or '@'. A node
+	// refuses the same names (ErrInvalid).
+	ErrBadName = errors.New("allot: bad name")
+	// ErrTooManyNames: a Lock of more than MaxLockNames names.
+	ErrTooManyNames = errors.New("allot: too many names in one lock")
 	// ErrLocked: TryLock or TryAcquire found the resources taken.
 	ErrLocked = errors.New("allot: taken")
+	// ErrMismatch: Acquire of a semaphore the cluster knows with other
+	// units (the units of a name are those of its first use, anywhere).
+	ErrMismatch = errors.New("allot: semaphore units mismatch")
 	// ErrSessionExpired: the session's lease expired (or the session was
 	// closed); its grants are gone.
 	ErrSessionExpired = errors.New("allot: session expired")
+	// ErrNotHeld: Unlock or Release of a grant its session does not hold
+	// (any more): given back twice, or after a node answered that it was
+	// not. The session is alive and keeps its other grants; a node of an
+	// older version answers ErrSessionExpired instead.
+	ErrNotHeld = errors.New("allot: grant not held")
 	// ErrExhausted: the quota has no permit left.
 	ErrExhausted = errors.New("allot: quota exhausted")
+	// ErrLimit: a limit of the node was reached: its most sessions open
+	// (Session then tries the other nodes), or the cluster's most
+	// semaphore names. A node of an older version has no limits.
+	ErrLimit = errors.New("allot: limit reached")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
 	// request needs.
 	ErrUnavailable = errors.New("allot: unavailable")
@@ -95,13 +139,29 @@ func wrap(err error) error {
 		return err
 	}
 	var base error
+	reason, meta := errorInfo(s)
+	switch reason {
+	case pb.ReasonExhausted:
+		return &ExhaustedError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), msg: s.Message()}
+	case pb.ReasonCutShort:
+		return &CutShortError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), err: wrap(status.Error(s.Code(), s.Message()))}
+	}
 	switch s.Code() {
 	case codes.NotFound:
 		base = ErrSessionExpired
+		if reason == pb.ReasonNotHeld {
+			base = ErrNotHeld
+		}
 	case codes.FailedPrecondition:
-		return ErrLocked
+		if reason != pb.ReasonUnitsMismatch {
+			return ErrLocked
+		}
+		base = ErrMismatch
 	case codes.ResourceExhausted:
 		base = ErrExhausted
+		if reason == pb.ReasonLimit {
+			base = ErrLimit
+		}
 	case codes.Unavailable:
 		base = ErrUnavailable
 		if handshake(s.Message()) {
@@ -119,6 +179,81 @@ func wrap(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s", base, s.Message())
+}
+
+// ExhaustedError is a Take refused because the quota has no permit
+// left, after Taken of its Asked permits: those are consumed (a permit
+// once issued is never given back). errors.Is(err, ErrExhausted) holds.
+// A node of an older version sends no count: Taken and Asked are 0.
+type ExhaustedError struct {
+	Taken, Asked int
+	msg          string
+}
+
+func (e *ExhaustedError) Error() string { return ErrExhausted.Error() + ": " + e.msg }
+
+// Is makes errors.Is(err, ErrExhausted) hold.
+func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
+
+// CutShortError is a Take that ended after Taken of its Asked permits,
+// which are consumed, for another reason than the quota's end: Unwrap
+// says which (ErrUnavailable: the cluster's view changed, or the node
+// stopped serving; context.Canceled, ...).
+type CutShortError struct {
+	Taken, Asked int
+	err          error
+}
+
+func (e *CutShortError) Error() string { return e.err.Error() }
+
+func (e *CutShortError) Unwrap() error { return e.err }
+
+// count is a count of the ErrorInfo's metadata (0 if none).
+func count(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// errorInfo is the reason and metadata of the google.rpc.ErrorInfo of
+// the service's domain in a status' details ("" from a node that gives
+// none: an older version).
+func errorInfo(s *status.Status) (string, map[string]string) {
+	for _, d := range s.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == pb.ErrorDomain {
+			return info.Reason, info.Metadata
+		}
+	}
+	return "", nil
+}
+
+// Limits of a request's input, the node's own (service.MaxNameBytes,
+// service.MaxLockNames).
+const (
+	// MaxNameBytes is the longest resource, semaphore or quota name, in
+	// bytes of UTF-8.
+	MaxNameBytes = 256
+	// MaxLockNames is the most names one Lock takes (names are hashed
+	// onto the cluster's lock namespace, --resources, so a longer set
+	// would lock most of it anyway).
+	MaxLockNames = 128
+)
+
+// checkName is the node's check of a name (ErrBadName); what names it in
+// the error.
+func checkName(what, name string, semaphore bool) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: %s: empty name", ErrBadName, what)
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("%w: %s: a name is at most %d bytes, got %d", ErrBadName, what, MaxNameBytes, len(name))
+	case strings.IndexByte(name, 0) >= 0:
+		return fmt.Errorf("%w: %s: a name may not hold a NUL byte", ErrBadName, what)
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%w: %s: a name must be valid UTF-8", ErrBadName, what)
+	case semaphore && strings.ContainsAny(name, "/@"):
+		return fmt.Errorf("%w: %s %q: '/' and '@' are not allowed in a semaphore name", ErrBadName, what, name)
+	}
+	return nil
 }
 
 // handshake reports whether an UNAVAILABLE status is a failed TLS
@@ -263,8 +398,9 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	if o.ttl <= 0 || o.ttl > MaxTTL {
 		return nil, ErrBadTTL
 	}
-	// Sessions are spread over the nodes; a node that is down or
-	// shutting down (Unavailable) is passed over for the next one.
+	// Sessions are spread over the nodes; a node that is down, shutting
+	// down (Unavailable) or at its most sessions (ErrLimit) is passed over
+	// for the next one.
 	first := int(c.next.Add(1) - 1)
 	var (
 		api  pb.AllotClient
@@ -276,7 +412,7 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 		api = pb.NewAllotClient(c.conns[(first+i)%len(c.conns)])
 		sent = time.Now()
 		r, err = api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: max(1, o.ttl.Milliseconds())})
-		if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+		if status.Code(err) != codes.Unavailable && !errors.Is(wrap(err), ErrLimit) || ctx.Err() != nil {
 			break
 		}
 	}
@@ -404,7 +540,8 @@ func (g *Grant) Done() <-chan struct{} { return g.s.done }
 
 // Lock takes every resource of the set at once and returns when all are
 // held (atomic, deadlock-free: no lock order to keep). It waits until
-// ctx ends.
+// ctx ends. A name given twice is one resource of the set, with one token.
+// At most MaxLockNames names, each a good name (ErrBadName).
 func (s *Session) Lock(ctx context.Context, resources ...string) (*Grant, error) {
 	return s.lock(ctx, resources, false)
 }
@@ -419,6 +556,14 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 	if len(resources) == 0 {
 		return nil, ErrNoResources
 	}
+	if len(resources) > MaxLockNames {
+		return nil, fmt.Errorf("%w: at most %d, got %d", ErrTooManyNames, MaxLockNames, len(resources))
+	}
+	for i, r := range resources {
+		if err := checkName("resource "+strconv.Itoa(i), r, false); err != nil {
+			return nil, err
+		}
+	}
 	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
 	if err != nil {
 		return nil, wrap(err)
@@ -430,7 +575,8 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 	return g, nil
 }
 
-// Unlock gives the grant back.
+// Unlock gives the grant back. ErrNotHeld: it was given back already;
+// the session goes on.
 func (g *Grant) Unlock(ctx context.Context) error {
 	_, err := g.s.api.Unlock(ctx, &pb.UnlockRequest{Session: g.s.id, Grant: g.id})
 	return wrap(err)
@@ -446,7 +592,11 @@ type Semaphore struct {
 }
 
 // Semaphore returns the semaphore name of units units; every user of a
-// semaphore must give the same units. Acquire checks units.
+// semaphore must give the same units: the cluster records a name's units
+// at its first Acquire, and an Acquire with others is ErrMismatch. Acquire checks units (ErrBadUnits:
+// not positive; ErrInvalid: not below the cluster's nodes × slots) and
+// the name (ErrBadName: '/' and '@' are not allowed, besides the
+// limits of every name).
 func (s *Session) Semaphore(name string, units int) *Semaphore {
 	return &Semaphore{s: s, name: name, units: units}
 }
@@ -481,8 +631,11 @@ func (m *Semaphore) Name() string { return m.name }
 func (g *Grant) Unit() int { return g.unit }
 
 func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
-	if m.units <= 0 {
+	if m.units <= 0 || m.units > math.MaxInt32 {
 		return nil, ErrBadUnits
+	}
+	if err := checkName("semaphore", m.name, true); err != nil {
+		return nil, err
 	}
 	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
 	if err != nil {
@@ -518,12 +671,19 @@ type Quota struct {
 // Quota returns the quota name.
 func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
 
-// Take consumes n permits; ErrExhausted when the quota has none left (the
-// permits taken before the one refused are consumed), ErrInvalid for a
-// quota the cluster does not declare.
+// Take consumes n permits, one at a time. When the quota runs out before
+// the n-th it returns an *ExhaustedError (errors.Is(err, ErrExhausted))
+// saying how many it took: those are consumed, as every permit issued is
+// (the quota's controller cannot take one back, so all-or-nothing is not
+// possible). Cut short otherwise after some permits (the cluster's view
+// changed), it returns a *CutShortError with the count. ErrInvalid for a
+// quota the cluster does not declare, or n above its budget.
 func (q *Quota) Take(ctx context.Context, n int) error {
 	if n <= 0 {
 		return ErrBadCount
+	}
+	if err := checkName("quota", q.name, false); err != nil {
+		return err
 	}
 	_, err := q.s.api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
 	return wrap(err)

@@ -3,9 +3,19 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/client"
 )
 
@@ -120,5 +130,184 @@ func TestBadInput(t *testing.T) {
 	}
 	if err := s.Quota("q").Take(ctx, 0); !errors.Is(err, client.ErrBadCount) {
 		t.Errorf("take 0: %v", err)
+	}
+}
+
+// TestUnlockTwice: a second Unlock of a grant is ErrNotHeld, not
+// ErrSessionExpired, and the session goes on.
+func TestUnlockTwice(t *testing.T) {
+	addrs, _ := cluster(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	g, err := s.Lock(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = g.Unlock(ctx)
+	if !errors.Is(err, client.ErrNotHeld) || errors.Is(err, client.ErrSessionExpired) {
+		t.Fatalf("second Unlock: %v, want ErrNotHeld only", err)
+	}
+	select {
+	case <-s.Done():
+		t.Fatal("the session is Done after a second Unlock")
+	default:
+	}
+	g, err = s.Lock(ctx, "a")
+	if err != nil {
+		t.Fatalf("Lock after a second Unlock: %v", err)
+	}
+	g.Unlock(ctx)
+}
+
+// TestBadNames: the client refuses the names and counts the node refuses
+// (service.TestBadInput), before anything is sent, and the node refuses
+// each of them too (checked with the raw API).
+func TestBadNames(t *testing.T) {
+	addrs, _ := cluster(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	cc, err := grpc.NewClient(addrs[0], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	api := pb.NewAllotClient(cc)
+	sid := s.ID()
+	long := strings.Repeat("é", client.MaxNameBytes/2+1)
+	many := make([]string, client.MaxLockNames+1)
+	for i := range many {
+		many[i] = fmt.Sprint("r", i)
+	}
+	for _, names := range [][]string{{""}, {"a", long}, {"a\x00"}, many} {
+		_, err := s.TryLock(ctx, names...)
+		if !errors.Is(err, client.ErrBadName) && !errors.Is(err, client.ErrTooManyNames) {
+			t.Errorf("TryLock of %.20q: %v, want ErrBadName or ErrTooManyNames", names, err)
+		}
+		_, err = api.Lock(ctx, &pb.LockRequest{Session: sid, Resources: names, TryLock: true})
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("the node's Lock of %.20q: %v, want INVALID_ARGUMENT", names, err)
+		}
+	}
+	for _, name := range []string{"", "a/b", "a@1", "x\x00", long} {
+		if err := s.Semaphore(name, 2).TryAcquire(ctx); !errors.Is(err, client.ErrBadName) {
+			t.Errorf("semaphore %.20q: %v, want ErrBadName", name, err)
+		}
+		_, err := api.Acquire(ctx, &pb.AcquireRequest{Session: sid, Name: name, Units: 2, TryAcquire: true})
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("the node's Acquire of %.20q: %v, want INVALID_ARGUMENT", name, err)
+		}
+	}
+	if err := s.Semaphore("s", math.MaxInt32+1).TryAcquire(ctx); !errors.Is(err, client.ErrBadUnits) {
+		t.Errorf("units 2^31: %v, want ErrBadUnits", err)
+	}
+	if err := s.Quota("q").Take(ctx, 21); !errors.Is(err, client.ErrInvalid) {
+		t.Errorf("Take beyond the budget: %v, want ErrInvalid", err)
+	}
+	if err := s.Quota(long).Take(ctx, 1); !errors.Is(err, client.ErrBadName) {
+		t.Errorf("Take of a long name: %v, want ErrBadName", err)
+	}
+}
+
+// TestSemaphoreMismatch: a semaphore's units are those of its first use,
+// on any node: an Acquire with other units is ErrMismatch on the same
+// node and on another one, and one with the same units goes on.
+func TestSemaphoreMismatch(t *testing.T) {
+	addrs, _ := cluster(t, 2, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ss []*client.Session
+	for _, a := range addrs {
+		c, err := client.Dial(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := c.Session(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close(ctx)
+		ss = append(ss, s)
+	}
+	if err := ss[0].Semaphore("workers", 2).Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range ss {
+		err := s.Semaphore("workers", 3).TryAcquire(ctx)
+		if !errors.Is(err, client.ErrMismatch) || !strings.Contains(err.Error(), "has 2 units") {
+			t.Errorf("node %d: workers of 3 units after 2: %v, want ErrMismatch saying 2", i, err)
+		}
+	}
+	if err := ss[1].Semaphore("workers", 2).Acquire(ctx); err != nil {
+		t.Errorf("node 1: workers of 2 units: %v", err)
+	}
+	// First use on both nodes at once, with 2 and 3 units: the log
+	// orders them, and exactly one is refused.
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		wg.Go(func() { errs[i] = s.Semaphore("race", 2+i).TryAcquire(ctx) })
+	}
+	wg.Wait()
+	if errors.Is(errs[0], client.ErrMismatch) == errors.Is(errs[1], client.ErrMismatch) {
+		t.Errorf("race of 2 and 3 units: %v and %v, want one ErrMismatch", errs[0], errs[1])
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, client.ErrMismatch) {
+			t.Error(err)
+		}
+	}
+}
+
+// TestTakeExhausted: a Take the quota cannot fill returns an
+// *ExhaustedError saying how many permits it took (consumed), matched by
+// errors.Is(err, ErrExhausted).
+func TestTakeExhausted(t *testing.T) {
+	addrs, _ := cluster(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if err := s.Quota("q").Take(ctx, 14); err != nil { // q: budget 20, waste 4
+		t.Fatal(err)
+	}
+	err = s.Quota("q").Take(ctx, 7)
+	var ex *client.ExhaustedError
+	if !errors.Is(err, client.ErrExhausted) || !errors.As(err, &ex) || ex.Asked != 7 || ex.Taken < 2 || ex.Taken > 6 {
+		t.Fatalf("Take(7) after 14 of 20: %v (%+v), want an ExhaustedError of 2 to 6 of 7 taken", err, ex)
+	}
+	if err := s.Quota("q").Take(ctx, 1); err != nil && (!errors.As(err, &ex) || ex.Taken != 0 || ex.Asked != 1) {
+		t.Fatalf("Take(1) then: %v (%+v), want nil or an ExhaustedError of 0 of 1 taken", err, ex)
 	}
 }

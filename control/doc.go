@@ -22,10 +22,15 @@
 //
 // # The log
 //
-// Three kinds of entries: a RejoinEntry (a node's new run: after every
-// start, and after its lease ran out in a view that still counts it), a
-// ViewEntry (the leader's choice of members), a ReadyEntry (a member holds
-// again in the view every grant its sessions held). A view's epoch is the
+// The entries: a RejoinEntry (a node's new run: after every start, and
+// after its lease ran out in a view that still counts it), a ViewEntry
+// (the leader's choice of members), a ReadyEntry (a member holds again in
+// the view every grant its sessions held), a ReportEntry (Quotas, below),
+// a LeaveEntry (a run that gave everything back and stops), and a
+// SemaphoreEntry (a semaphore's units,
+// recorded by the first node that serves an Acquire of its name, so that
+// every node refuses other units for it: RecordSemaphore; the first entry
+// of a name wins). A view's epoch is the
 // index of its entry in the log: persisted, only growing, across restarts
 // of any number of nodes; never a wall clock. Every node applying the same
 // entries reaches the same State: the same views, members, generations and

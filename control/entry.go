@@ -57,16 +57,27 @@ type (
 		Seq    uint64
 		Counts []uint64
 	}
+	// SemaphoreEntry records a semaphore's units, proposed by a node
+	// before its first Acquire of a name the log does not have: the first
+	// entry of a name is its units for the cluster's life, and a later
+	// one is ignored (the node that proposed it reads the first and
+	// refuses its Acquire). Consensus once per name, never on a grant's
+	// path.
+	SemaphoreEntry struct {
+		Name  string
+		Units int32
+	}
 )
 
-func (ViewEntry) Kind() string   { return "view" }
-func (ReadyEntry) Kind() string  { return "ready" }
-func (ReportEntry) Kind() string { return "report" }
-func (RejoinEntry) Kind() string { return "rejoin" }
-func (LeaveEntry) Kind() string  { return "leave" }
+func (ViewEntry) Kind() string      { return "view" }
+func (ReadyEntry) Kind() string     { return "ready" }
+func (ReportEntry) Kind() string    { return "report" }
+func (RejoinEntry) Kind() string    { return "rejoin" }
+func (LeaveEntry) Kind() string     { return "leave" }
+func (SemaphoreEntry) Kind() string { return "semaphore" }
 
 // entries is the codec of the log's entries.
-var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, ReportEntry{}, RejoinEntry{}, LeaveEntry{}}})
+var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, ReportEntry{}, RejoinEntry{}, LeaveEntry{}, SemaphoreEntry{}}})
 
 func mustCodec(a algo.Algorithm) *codec.Codec {
 	c, err := codec.New(a)

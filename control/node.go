@@ -478,6 +478,14 @@ func (n *Node) proposeOwn() {
 	}
 }
 
+// RecordSemaphore proposes a SemaphoreEntry: semaphore name has units
+// units. The driver reads State.Semaphore once it is applied (the first
+// entry of a name wins), and proposes it again if it is not applied in a
+// while: a proposal may be lost (no leader, a leader change).
+func (n *Node) RecordSemaphore(name string, units int32) error {
+	return n.rn.Propose(encodeEntry(SemaphoreEntry{Name: name, Units: units}))
+}
+
 // Issued is the driver's word that this node, serving, has issued counts
 // permits in all (on disk). Once it has issued half a chunk of a quota
 // beyond its last committed report, it proposes a report: the next

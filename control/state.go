@@ -101,6 +101,8 @@ type State struct {
 	ledger []*ledgerView
 	closed []uint64 // per quota: permits issued in views every member reported on
 
+	sems map[string]int32 // each semaphore's units, as first recorded
+
 	// broken, for the tests only: NoChunk counts an away member of a
 	// view as having issued what it last reported, not the chunk beyond.
 	broken Broken
@@ -112,6 +114,7 @@ func NewState(quotas []Quota) *State {
 	return &State{
 		quotas: quotas, gen: map[proc.ID]uint64{}, runs: map[proc.ID][2]uint64{}, left: map[proc.ID]bool{},
 		ready: map[proc.ID]bool{}, starts: map[proc.ID][]uint64{}, closed: make([]uint64, len(quotas)),
+		sems: map[string]int32{},
 	}
 }
 
@@ -129,6 +132,16 @@ func (s *State) Gen(id proc.ID, run [2]uint64) (uint64, bool) {
 
 // Left reports whether node id's last run has left.
 func (s *State) Left(id proc.ID) bool { return s.left[id] }
+
+// Semaphore is the units of semaphore name as the log first recorded
+// them, and whether it has.
+func (s *State) Semaphore(name string) (units int32, ok bool) {
+	units, ok = s.sems[name]
+	return units, ok
+}
+
+// Semaphores is how many semaphore names the log has recorded.
+func (s *State) Semaphores() int { return len(s.sems) }
 
 // Applied is the index of the last entry applied.
 func (s *State) Applied() uint64 { return s.applied }
@@ -184,6 +197,10 @@ func (s *State) Apply(index uint64, data []byte) error {
 		}
 		s.left[id] = true
 		s.report(id, e.Counts, ^uint64(0))
+	case SemaphoreEntry:
+		if _, ok := s.sems[e.Name]; !ok && e.Units > 0 {
+			s.sems[e.Name] = e.Units
+		}
 	default:
 		return fmt.Errorf("control: entry %d: unexpected %s", index, m.Kind())
 	}

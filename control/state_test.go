@@ -143,3 +143,26 @@ func TestLedgerNeverOverBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestSemaphoreUnits: the first entry of a semaphore name is its units
+// for good; a later one, with other units, changes nothing, and an entry
+// of units ≤ 0 records nothing.
+func TestSemaphoreUnits(t *testing.T) {
+	l := &ledger{t: t, s: NewState(nil)}
+	if _, ok := l.s.Semaphore("w"); ok {
+		t.Fatal("a semaphore before any entry")
+	}
+	l.apply(SemaphoreEntry{Name: "w", Units: 2})
+	l.apply(SemaphoreEntry{Name: "w", Units: 3})
+	l.apply(SemaphoreEntry{Name: "z", Units: 0})
+	l.apply(SemaphoreEntry{Name: "v", Units: 5})
+	if u, ok := l.s.Semaphore("w"); !ok || u != 2 {
+		t.Errorf("w: %d, %v, want 2 (the first entry)", u, ok)
+	}
+	if _, ok := l.s.Semaphore("z"); ok {
+		t.Error("z recorded with 0 units")
+	}
+	if n := l.s.Semaphores(); n != 2 {
+		t.Errorf("%d semaphores recorded, want 2", n)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/allot-dev/allot/algo"
 	pb "github.com/allot-dev/allot/api/allot/v1"
 
 	"github.com/allot-dev/allot/proc"
@@ -28,8 +29,8 @@ func lockKey(r proc.ResID) string { return "lock/" + strconv.Itoa(int(r)) }
 
 // Lock implements the Allot service.
 func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, error) {
-	if len(r.Resources) == 0 {
-		return nil, status.Error(codes.InvalidArgument, "lock of no resources")
+	if err := checkLock(r.Resources); err != nil {
+		return nil, err
 	}
 	s, err := n.session(r.Session)
 	if err != nil {
@@ -40,10 +41,15 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 		return nil, err
 	}
 	// One counter fences every resource of the grant: it is above the
-	// counter of every earlier holder of each.
-	out := make([]*pb.Token, len(r.Resources))
-	for i, name := range r.Resources {
-		out[i] = &pb.Token{Resource: name, Epoch: g.epoch, Counter: g.counter}
+	// counter of every earlier holder of each. One token per distinct
+	// name, in the order asked.
+	out := make([]*pb.Token, 0, len(r.Resources))
+	seen := make(map[string]bool, len(r.Resources))
+	for _, name := range r.Resources {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, &pb.Token{Resource: name, Epoch: g.epoch, Counter: g.counter})
+		}
 	}
 	return &pb.LockResponse{Grant: g.id, Tokens: out}, nil
 }
@@ -60,7 +66,7 @@ func (n *Node) giveBack(sid, gid uint64) error {
 	}
 	g := s.take(gid)
 	if g == nil {
-		return status.Errorf(codes.NotFound, "no grant %d in the session", gid)
+		return errNotHeld(gid)
 	}
 	g.release()
 	return nil
@@ -68,11 +74,16 @@ func (n *Node) giveBack(sid, gid uint64) error {
 
 // Acquire implements the Allot service.
 func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireResponse, error) {
-	if r.Units <= 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "a semaphore needs units > 0, got %d", r.Units)
+	if err := checkName("name", "semaphore", r.Name, true); err != nil {
+		return nil, err
 	}
-	if r.Name == "" {
-		return nil, status.Error(codes.InvalidArgument, "a semaphore needs a name")
+	// The instance runs on the N·slots user processes of a view, the
+	// paper's n > R.
+	if most := len(n.c.Nodes)*n.c.Slots - 1; r.Units <= 0 || int(r.Units) > most {
+		return nil, badInput("units", "a semaphore of this cluster has 1 to %d units (nodes × slots − 1), got %d", most, r.Units)
+	}
+	if _, ok := n.algs[algo.Pool]; !ok {
+		return nil, status.Error(codes.Unavailable, "no algorithm serves semaphores in this cluster")
 	}
 	s, err := n.session(r.Session)
 	if err != nil {
@@ -80,10 +91,10 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	}
 	key := space.Sem(r.Name, int(r.Units))
 	if err := key.Check(); err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+		return nil, badInput("name", "%v", err)
 	}
-	if _, _, err := n.problem(key, len(n.c.Nodes)*n.c.Slots); err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+	if err := n.checkUnits(ctx, s, r.Name, r.Units); err != nil {
+		return nil, err
 	}
 	g, err := n.acquire(ctx, s, key, proc.Request{}, r.TryAcquire)
 	if err != nil {

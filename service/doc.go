@@ -55,4 +55,13 @@
 // does not link them (internal/layers holds it to that). status.go serves
 // /status; cluster.go is the cluster file, secure.go who may call what
 // on a cluster with mTLS.
+//
+// Beside the handlers: validate.go checks a request's input against the
+// documented limits (MaxNameBytes, MaxLockNames, units, n) and the node's
+// (Config.MaxSessions, MaxSemaphores); errors.go gives each error a code
+// and, where a code means more than one thing, a google.rpc.ErrorInfo
+// reason (api/allot/v1's Reason constants: an older client keeps reading
+// the code as before); semaphores.go records a semaphore's units in the
+// control log on its first use, so that every node refuses other units;
+// expiry.go ends the sessions whose lease ran out, from one goroutine.
 package service

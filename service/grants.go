@@ -52,7 +52,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		case <-s.done:
 			return nil, errExpired
 		case <-trying:
-			return nil, status.Error(codes.FailedPrecondition, "taken")
+			return nil, errTaken
 		}
 		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.Epoch}
 		if !s.add(g) {
@@ -78,7 +78,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		case <-trying:
 			s.drop(g)
 			in.abandon(sl)
-			return nil, status.Error(codes.FailedPrecondition, "taken")
+			return nil, errTaken
 		}
 		g.unit, g.counter = a.ev.Unit, a.counter
 		serving := n.ctl.serving(st.v.Epoch)

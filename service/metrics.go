@@ -17,6 +17,9 @@ type metrics struct {
 	waiting  *prometheus.GaugeVec
 	sessions prometheus.Gauge
 	grpc     *grpcprom.ServerMetrics
+	// limitRejects counts the requests refused at a limit of the node,
+	// by limit: "sessions", "semaphores".
+	limitRejects *prometheus.CounterVec
 }
 
 // messages counts the algorithm messages the node's processes sent, by
@@ -59,9 +62,16 @@ func newMetrics() *metrics {
 			Name: "allot_sessions",
 			Help: "Open client sessions at this node.",
 		}),
+		limitRejects: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_limit_rejects_total",
+			Help: "Requests refused because a limit of this node was reached (RESOURCE_EXHAUSTED), by limit: sessions (--max-sessions), semaphores (--max-semaphores).",
+		}, []string{"limit"}),
 	}
 	m.grpc = newServerMetrics()
-	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc,
+	for _, l := range []string{"sessions", "semaphores"} {
+		m.limitRejects.WithLabelValues(l) // 0 until the first reject: a rate is defined from the start
+	}
+	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc, m.limitRejects,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -37,6 +37,17 @@ type Config struct {
 	// TryWait bounds how long TryLock and TryAcquire wait for a grant
 	// (0: 20ms); see docs/service.md.
 	TryWait time.Duration
+	// MaxSessions bounds the sessions open at this node at once (0:
+	// DefaultMaxSessions); one more is RESOURCE_EXHAUSTED with reason
+	// NODE_LIMIT, and the client opens it on another node.
+	MaxSessions int
+	// MaxSemaphores bounds the semaphore names the cluster's control log
+	// records (0: DefaultMaxSemaphores): a name is recorded for the
+	// cluster's life (its units), and every node builds an instance of
+	// each name used, so the bound is on every node's memory. This node
+	// refuses an Acquire of a new name beyond it (RESOURCE_EXHAUSTED,
+	// NODE_LIMIT); every node should be given the same.
+	MaxSemaphores int
 	// PeerAddrs, when set, are the addresses this node dials the other
 	// nodes at, in Cluster.Nodes order (a proxy in between, in tests);
 	// nil: Cluster.Nodes.
@@ -108,6 +119,12 @@ type Node struct {
 	metrics *metrics
 	health  *health.Server
 	stop    context.CancelFunc
+
+	// semUnits: semaphore name -> its units (int32) as the control log
+	// recorded them (semaphores.go); expiry ends the sessions whose lease
+	// ran out (expiry.go).
+	semUnits sync.Map
+	expiry   *expiry
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -128,11 +145,18 @@ func New(cfg Config) (*Node, error) {
 	if cfg.Suspect <= 0 {
 		cfg.Suspect = time.Second
 	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.MaxSemaphores <= 0 {
+		cfg.MaxSemaphores = DefaultMaxSemaphores
+	}
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
 		algs:     map[algo.Kind]algo.Algorithm{},
 		views:    views{instances: map[space.Space]*instance{}},
 		sessions: sessionTable{byID: map[uint64]*session{}},
+		expiry:   newExpiry(),
 		metrics:  newMetrics(),
 	}
 	n.events = eventlog.New(cfg.Events, cfg.Self)
@@ -224,6 +248,7 @@ func (n *Node) Register(s *grpc.Server) error {
 	go n.ctl.changes(ctx)
 	go n.flushEvents(ctx)
 	go n.watchHealth(ctx)
+	go n.expire(ctx)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -11,26 +12,40 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-var errExpired = status.Error(codes.NotFound, "session expired")
-
 // sessionTable is the node's open sessions, under a lock of its own: a
 // session's lookup waits for nothing else of the node.
 type sessionTable struct {
 	mu   sync.Mutex
 	byID map[uint64]*session
+	peak int // the most sessions byID held since it was last made afresh
 }
 
-func (t *sessionTable) add(s *session) {
+// add adds s unless the table holds most sessions already.
+func (t *sessionTable) add(s *session, most int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if len(t.byID) >= most {
+		return false
+	}
 	t.byID[s.id] = s
+	t.peak = max(t.peak, len(t.byID))
+	return true
 }
 
 func (t *sessionTable) remove(id uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.byID, id)
+	if len(t.byID) < t.peak/4 {
+		// A Go map never shrinks: after a crowd of sessions is gone, a
+		// fresh one gives the memory back (maps.Clone would keep the
+		// old one's size).
+		fresh := make(map[uint64]*session, len(t.byID))
+		maps.Copy(fresh, t.byID)
+		t.byID, t.peak = fresh, len(fresh)
+	}
 }
+
 
 // get is session id, nil if it is not open.
 func (t *sessionTable) get(id uint64) *session {
@@ -52,14 +67,14 @@ func (t *sessionTable) list() []*session {
 
 // session is a client's session: a lease renewed by keep-alives.
 type session struct {
-	id    uint64
-	ttl   time.Duration
-	timer *time.Timer
-	done  chan struct{}
+	id   uint64
+	ttl  time.Duration
+	done chan struct{}
 
-	mu     sync.Mutex
-	grants map[uint64]*grant
-	dead   bool
+	mu       sync.Mutex
+	grants   map[uint64]*grant
+	dead     bool
+	deadline time.Time // the lease runs out (moved on by each keep-alive); expiry ends it then
 }
 
 func (s *session) add(g *grant) bool {
@@ -140,9 +155,12 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 		return nil, err
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
-	n.sessions.add(s)
+	s.deadline = time.Now().Add(s.ttl)
+	if !n.sessions.add(s, n.cfg.MaxSessions) {
+		return nil, n.limitReached("sessions", "this node has its most sessions open, %d (--max-sessions): close some, or open on another node", n.cfg.MaxSessions)
+	}
 	n.metrics.sessions.Inc()
-	s.timer = time.AfterFunc(s.ttl, func() { n.end(s, n.cfg.LockDelay, "lease expired") })
+	n.expiry.add(s, s.deadline)
 	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs, LeaseMs: lease.Milliseconds()}, nil
 }
 
@@ -183,10 +201,12 @@ func (n *Node) KeepAlive(_ context.Context, r *pb.KeepAliveRequest) (*pb.KeepAli
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.dead || !s.timer.Stop() {
+	now := time.Now()
+	if s.dead || !now.Before(s.deadline) {
+		// Run out: expiry ends it, if it has not yet.
 		return nil, errExpired
 	}
-	s.timer.Reset(s.ttl)
+	s.deadline = now.Add(s.ttl)
 	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
 }
 
@@ -196,7 +216,6 @@ func (n *Node) CloseSession(_ context.Context, r *pb.CloseSessionRequest) (*pb.C
 	if err != nil {
 		return nil, err
 	}
-	s.timer.Stop()
 	n.end(s, 0, "closed")
 	return &pb.CloseSessionResponse{}, nil
 }

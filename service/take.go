@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 
@@ -16,12 +18,17 @@ import (
 // turn, on one user slot of this node. A reject ends the Take with
 // RESOURCE_EXHAUSTED; the permits issued before it are consumed.
 func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, error) {
-	if r.N <= 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "take needs n > 0, got %d", r.N)
+	if err := checkName("name", "quota", r.Name, false); err != nil {
+		return nil, err
 	}
-	_, ok := n.c.Quotas[r.Name]
+	q, ok := n.c.Quotas[r.Name]
 	if !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "no quota %q in this cluster", r.Name)
+		return nil, badInput("name", "no quota %q in this cluster", r.Name)
+	}
+	// More than the budget could never be taken: refused before a permit
+	// is consumed.
+	if r.N <= 0 || r.N > int64(q.Budget) {
+		return nil, badInput("n", "take of 1 to the quota's budget, %d permits, got %d", q.Budget, r.N)
 	}
 	s, err := n.session(r.Session)
 	if err != nil {
@@ -58,7 +65,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		if st.guess[r.Name] {
 			return nil, status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
 		}
-		return nil, status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name)
+		return nil, takeShort(status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name), 0, r.N)
 	}
 	sp, ok := st.quotas[r.Name]
 	if !ok {
@@ -167,7 +174,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		if err != nil {
 			// Held as reserved for good: the node may have issued them.
 			n.log.Error("quota: the permit count could not be kept", "quota", r.Name, "err", err)
-			return nil, status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name)
+			return nil, takeShort(status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name), got, r.N)
 		}
 		n.ctl.chunks.settle(qi, reserved, count)
 		reserved = 0
@@ -180,11 +187,29 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 			refused = status.Errorf(codes.Unavailable, "quota %s: this node stopped serving", r.Name)
 		}
 		if errors.Is(refused, errViewChanged) {
-			refused = status.Errorf(codes.Unavailable, "quota %s: the cluster's view changed after %d of %d permits", r.Name, got, r.N)
+			refused = status.Errorf(codes.Unavailable, "quota %s: the cluster's view changed", r.Name)
 		}
 	}
 	if refused != nil {
-		return nil, refused
+		return nil, takeShort(refused, got, r.N)
 	}
 	return &pb.TakeResponse{Permits: r.N}, nil
+}
+
+// takeShort is the error of a Take of asked permits that ended with err
+// after taken of them, which are consumed (the controller cannot take a
+// permit back): the count goes in the ErrorInfo, taken and asked, for
+// the client to return (client.ExhaustedError). RESOURCE_EXHAUSTED has
+// reason QUOTA_EXHAUSTED, another code with permits taken TAKE_CUT_SHORT;
+// other errors, with none taken, go as they are.
+func takeShort(err error, taken, asked int64) error {
+	st := status.Convert(err)
+	meta := []string{"taken", strconv.FormatInt(taken, 10), "asked", strconv.FormatInt(asked, 10)}
+	switch {
+	case st.Code() == codes.ResourceExhausted:
+		return statusError(codes.ResourceExhausted, pb.ReasonExhausted, st.Message(), meta...)
+	case taken > 0:
+		return statusError(st.Code(), pb.ReasonCutShort, fmt.Sprintf("%s (%d of %d permits taken)", st.Message(), taken, asked), meta...)
+	}
+	return err
 }

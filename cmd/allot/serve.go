@@ -31,6 +31,7 @@ type serveOpts struct {
 	self                                   int
 	lock, semaphore                        string
 	slots, resources                       int
+	maxSessions, maxSemaphores             int
 	metrics, events, logLevel, dataDir     string
 	logFormat                              string
 	lockDelay, peerTimeout, drain, suspect time.Duration
@@ -70,6 +71,8 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
+	fs.IntVar(&o.maxSessions, "max-sessions", service.DefaultMaxSessions, "the most sessions open at this node at once; one more is refused (RESOURCE_EXHAUSTED) and the client opens it on another node")
+	fs.IntVar(&o.maxSemaphores, "max-semaphores", service.DefaultMaxSemaphores, "the most semaphore names the cluster records (for its life: a name keeps its units); an Acquire of a new name beyond it is refused (RESOURCE_EXHAUSTED). Give every node the same")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
 	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
 	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself")
@@ -171,6 +174,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.maxSessions < 1 || o.maxSemaphores < 1 {
+		return badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
+	}
 	if err := o.profile.check(o.metrics != ""); err != nil {
 		return err
 	}
@@ -200,7 +206,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.dataDir == "" {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, LockDelay: o.lockDelay, Suspect: o.suspect, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	cfg := service.Config{Cluster: c, Self: o.self, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, LockDelay: o.lockDelay, Suspect: o.suspect, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}

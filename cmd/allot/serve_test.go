@@ -77,6 +77,8 @@ func TestServeBadInput(t *testing.T) {
 		{"cluster", "--mutex-profile-fraction", "5"},
 		{"serve", "--nodes", "127.0.0.1:1", "--log-format", "xml"},
 		{"serve", "--nodes", "127.0.0.1:1", "--log-level", "loud"},
+		{"serve", "--nodes", "127.0.0.1:1", "--max-sessions", "0"},
+		{"serve", "--nodes", "127.0.0.1:1", "--max-semaphores", "-3"},
 		{"cluster", "--log-format", "JSON"},
 	} {
 		out, errs, code := allot(t, args...)

@@ -1,0 +1,40 @@
+package allotv1
+
+// ErrorDomain is the domain of the google.rpc.ErrorInfo an error status of
+// the Allot service carries in its details. The reason tells apart errors
+// that share a code, so that a client keeps a code's old meaning when it
+// does not read the details, and a newer client reads the finer one.
+const ErrorDomain = "allot.dev"
+
+// Reasons of the ErrorInfo details, by code.
+const (
+	// ReasonSessionExpired (NOT_FOUND): the session is unknown: its lease
+	// expired or it was closed; its grants are gone.
+	ReasonSessionExpired = "SESSION_EXPIRED"
+	// ReasonNotHeld (NOT_FOUND): Unlock or Release of a grant the live
+	// session does not hold (given back already, or never its own); the
+	// session is alive.
+	ReasonNotHeld = "NOT_HELD"
+	// ReasonTaken (FAILED_PRECONDITION): TryLock or TryAcquire found the
+	// resources taken.
+	ReasonTaken = "TAKEN"
+	// ReasonUnitsMismatch (FAILED_PRECONDITION): Acquire named a
+	// semaphore the cluster knows with other units; metadata "units" is
+	// the cluster's.
+	ReasonUnitsMismatch = "UNITS_MISMATCH"
+	// ReasonExhausted (RESOURCE_EXHAUSTED): the quota has no permit left;
+	// metadata "taken" and "asked" count the Take's permits: the taken
+	// ones are consumed.
+	ReasonExhausted = "QUOTA_EXHAUSTED"
+	// ReasonCutShort (UNAVAILABLE, or the code of a cancelled call): a
+	// Take ended after some of its permits, for another reason than the
+	// quota's end (the view changed, the node stopped serving); metadata
+	// "taken" and "asked" as for ReasonExhausted.
+	ReasonCutShort = "TAKE_CUT_SHORT"
+	// ReasonLimit (RESOURCE_EXHAUSTED): a limit of the node was reached;
+	// metadata "limit" names it ("sessions", "semaphores").
+	ReasonLimit = "NODE_LIMIT"
+	// ReasonBadInput (INVALID_ARGUMENT): the request was refused as bad
+	// input; metadata "field" names the field.
+	ReasonBadInput = "BAD_INPUT"
+)
