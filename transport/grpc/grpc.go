@@ -37,7 +37,12 @@
 // them to Handlers, in order (Send never calls a Handler itself). A
 // message from another node is handed to its Handler by the reader of its
 // stream, in the link's order. Frames travel in batches: what a session
-// has queued when its writer wakes goes as one gRPC message.
+// has queued when its writer wakes goes as one gRPC message. An ack waits
+// up to Config.AckDelay for data going its way and rides in that batch,
+// since most messages are answered within a millisecond; and the HTTP/2
+// flow-control windows are fixed (Window), so that gRPC does not ping the
+// other end for every message to size them. Either would otherwise cost a
+// write and a read on each side per message.
 //
 // Spaces. A node may host several independent runs of algorithms whose
 // processes are all numbered from 0 (a service's lock and each of its
@@ -103,6 +108,9 @@ type Config struct {
 	Open   func(space string)
 	Codec  Codec
 	Redial time.Duration // wait before redialling a broken stream (0: 10ms)
+	// AckDelay is how long an ack may wait for data to ride with (0:
+	// DefaultAckDelay).
+	AckDelay time.Duration
 	// Incarnation tells this run of the node from earlier ones (0: the
 	// start time in nanoseconds). A neighbour that sees a new incarnation
 	// knows the node restarted with nothing of its sessions, and numbers
@@ -159,14 +167,29 @@ const (
 	KeepaliveTimeout = 2 * time.Second
 )
 
+// Window is the HTTP/2 flow-control window of a link's stream and
+// connection, fixed on both ends. gRPC otherwise sizes windows on its own
+// by estimating the bandwidth-delay product: it answers a DATA frame that
+// arrives while no estimate is under way with a PING, which the other end
+// answers in turn. A link's traffic is small messages, one or a few at a
+// time, so nearly every batch would cost two more writes and two more
+// reads, one each way, for a window that never needed to grow. A fixed
+// window (at least gRPC's 64 KiB, below which it is ignored) turns the
+// estimate off; 1 MiB holds thousands of messages in flight.
+const Window = 1 << 20
+
 // ServerOptions are the options a gRPC server that carries links (Config.
 // Server) needs: it lets the dialling side ping as often as KeepaliveTime
 // (gRPC's default refuses pings more often than every five minutes), and
-// pings the dialler in turn, so that both ends find a silent stream dead.
+// pings the dialler in turn, so that both ends find a silent stream dead;
+// and it fixes the flow-control windows (Window), for the links and for
+// the server's other calls alike.
 func ServerOptions() []ggrpc.ServerOption {
 	return []ggrpc.ServerOption{
 		ggrpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: KeepaliveTime / 2, PermitWithoutStream: true}),
 		ggrpc.KeepaliveParams(keepalive.ServerParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout}),
+		ggrpc.InitialWindowSize(Window),
+		ggrpc.InitialConnWindowSize(Window),
 	}
 }
 
@@ -185,6 +208,9 @@ func New(cfg Config) (*Transport, error) {
 	}
 	if cfg.Redial <= 0 {
 		cfg.Redial = 10 * time.Millisecond
+	}
+	if cfg.AckDelay <= 0 {
+		cfg.AckDelay = DefaultAckDelay
 	}
 	if cfg.Incarnation == 0 {
 		cfg.Incarnation = uint64(time.Now().UnixNano())
@@ -209,10 +235,13 @@ func New(cfg Config) (*Transport, error) {
 			// one-sided drop, a silent middlebox) is never broken by
 			// the kernel: keep-alive pings find it dead, so that it is
 			// redialled instead of swallowing the link for good.
+			//
+			// Fixed windows: see Window.
 			opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
 				Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 				MinConnectTimeout: time.Second,
-			}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true})}, cfg.DialOptions...)
+			}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
+				ggrpc.WithInitialWindowSize(Window), ggrpc.WithInitialConnWindowSize(Window)}, cfg.DialOptions...)
 			conn, err := ggrpc.NewClient(addr, opts...)
 			if err != nil {
 				t.cancel()

@@ -244,14 +244,34 @@ func (p *peer) deliver(f *frame) {
 	p.t.handle(delivery{space: f.Node, from: proc.ID(f.From), to: proc.ID(f.To), m: m})
 }
 
-// write sends what is queued for stream generation gen, and the acks.
+// DefaultAckDelay is how long an acknowledgement may wait for data going the
+// same way to ride on. Most of a link's messages are answered by the
+// receiver within well under a millisecond (a request by its grant, a
+// fork by a fork), so an ack sent at once would mostly be a gRPC message,
+// a write and a read of its own, where waiting puts it in the answer's
+// batch for nothing. An ack only lets the sender forget what arrived (it
+// resends the unacknowledged after a reconnect, and the receiver drops
+// those it has), so a late one costs memory for a few milliseconds, never
+// a message.
+const DefaultAckDelay = 5 * time.Millisecond
+
+// write sends what is queued for stream generation gen, with the ack of
+// what has arrived when there is data to send, or once the ack has waited
+// Config.AckDelay.
 func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, gen uint64, wake <-chan struct{}) {
 	defer p.t.wg.Done()
+	timer := time.NewTimer(p.t.cfg.AckDelay)
+	timer.Stop()
+	defer timer.Stop()
+	var ackTimer <-chan time.Time // set while an ack waits for data
 	for {
+		late := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
+		case <-ackTimer:
+			late, ackTimer = true, nil
 		}
 		p.mu.Lock()
 		if p.gen != gen {
@@ -261,11 +281,20 @@ func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, g
 		out := p.out
 		p.out = nil
 		var ack *frame
-		if p.ackDue {
+		if p.ackDue && (len(out) > 0 || late) {
 			ack = &frame{Kind: frameAck, Ack: p.delivered}
 			p.ackDue = false
 		}
+		waiting := p.ackDue
 		p.mu.Unlock()
+		switch {
+		case waiting && ackTimer == nil:
+			timer.Reset(p.t.cfg.AckDelay)
+			ackTimer = timer.C
+		case !waiting && ackTimer != nil:
+			timer.Stop()
+			ackTimer = nil
+		}
 		if ack != nil {
 			out = append(out, ack)
 		}
