@@ -224,6 +224,7 @@ func (n *Node) newInstance(space string) (*instance, error) {
 	seed.Write([]byte(space))
 	in.h, err = host.New(host.Config{
 		Transport: n.tr.Space(space),
+		Direct:    true, // the node's own processes: straight to the mailbox
 		Tick:      tick,
 		Seed:      seed.Sum64(),
 		Sink:      eventSink{n.events, space},
