@@ -49,14 +49,18 @@ type benchResult struct {
 	P99us        float64 `json:"p99_us"`
 	PerClient    []int   `json:"per_client"`
 	// What the nodes spent per operation, read off their /metrics around
-	// the measured run (only for the bench's own cluster, whose metrics it
-	// knows): CPU (user+system of the node processes, summed), algorithm
-	// messages sent, and API calls answered. Unlike the latencies they
+	// the measured run (the bench's own cluster, or --metrics): CPU
+	// (user+system of the node processes, summed), algorithm messages
+	// sent, those of them (and the control plane's) that crossed to
+	// another node, the gRPC messages (batches) that carried them, and
+	// API calls answered. Unlike the latencies they
 	// hardly move with the load of the machine, so they are the figures
 	// to compare versions by.
-	NodeCPUusPerOp *float64 `json:"node_cpu_us_per_op,omitempty"`
-	MessagesPerOp  *float64 `json:"messages_per_op,omitempty"`
-	CallsPerOp     *float64 `json:"calls_per_op,omitempty"`
+	NodeCPUusPerOp    *float64 `json:"node_cpu_us_per_op,omitempty"`
+	MessagesPerOp     *float64 `json:"messages_per_op,omitempty"`
+	LinkMessagesPerOp *float64 `json:"link_messages_per_op,omitempty"`
+	LinkBatchesPerOp  *float64 `json:"link_batches_per_op,omitempty"`
+	CallsPerOp        *float64 `json:"calls_per_op,omitempty"`
 }
 
 func benchCmd(args []string, stdout, stderr io.Writer) error {
@@ -150,7 +154,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		return e.Encode(map[string]any{"workloads": out})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tops/s\tp50 µs\tp99 µs\tper client min/max\tnode CPU µs/op\tmessages/op\tcalls/op\t")
+	fmt.Fprintln(tw, "workload\tops/s\tp50 µs\tp99 µs\tper client min/max\tnode CPU µs/op\tmessages/op\tacross nodes\tbatches/op\tcalls/op\t")
 	opt := func(v *float64) string {
 		if v == nil {
 			return "-"
@@ -158,8 +162,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Sprintf("%.1f", *v)
 	}
 	for _, r := range out {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d/%d\t%s\t%s\t%s\t\n", r.Name, r.OpsPerSecond, r.P50us, r.P99us, slices.Min(r.PerClient), slices.Max(r.PerClient),
-			opt(r.NodeCPUusPerOp), opt(r.MessagesPerOp), opt(r.CallsPerOp))
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d/%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, r.OpsPerSecond, r.P50us, r.P99us, slices.Min(r.PerClient), slices.Max(r.PerClient),
+			opt(r.NodeCPUusPerOp), opt(r.MessagesPerOp), opt(r.LinkMessagesPerOp), opt(r.LinkBatchesPerOp), opt(r.CallsPerOp))
 	}
 	return tw.Flush()
 }
@@ -260,6 +264,8 @@ type nodeCounts struct {
 	cpu      float64 // process_cpu_seconds_total
 	messages float64 // allot_messages_total
 	calls    float64 // grpc_server_handled_total of the unary API calls
+	link     float64 // allot_link_messages_total
+	batches  float64 // allot_link_batches_total
 }
 
 // scrapeNodes adds up the counters of the nodes whose metrics addresses
@@ -307,6 +313,10 @@ func (c *nodeCounts) scrape(ctx context.Context, url string) error {
 			c.cpu += v
 		case name == "allot_messages_total":
 			c.messages += v
+		case name == "allot_link_messages_total":
+			c.link += v
+		case name == "allot_link_batches_total":
+			c.batches += v
 		case name == "grpc_server_handled_total" && strings.Contains(labels, `grpc_type="unary"`):
 			c.calls += v
 		}
@@ -328,5 +338,7 @@ func (r *benchResult) perOp(before, after nodeCounts) {
 	per := func(a, b float64) *float64 { v := (b - a) / float64(ops); return &v }
 	r.NodeCPUusPerOp = per(before.cpu*1e6, after.cpu*1e6)
 	r.MessagesPerOp = per(before.messages, after.messages)
+	r.LinkMessagesPerOp = per(before.link, after.link)
+	r.LinkBatchesPerOp = per(before.batches, after.batches)
 	r.CallsPerOp = per(before.calls, after.calls)
 }

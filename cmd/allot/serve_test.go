@@ -142,6 +142,8 @@ func TestBenchJSON(t *testing.T) {
 			CPU          *float64 `json:"node_cpu_us_per_op"`
 			Messages     *float64 `json:"messages_per_op"`
 			Calls        *float64 `json:"calls_per_op"`
+			Link         *float64 `json:"link_messages_per_op"`
+			Batches      *float64 `json:"link_batches_per_op"`
 		} `json:"workloads"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -157,7 +159,8 @@ func TestBenchJSON(t *testing.T) {
 		// The nodes share this process, so its CPU is theirs; an
 		// operation is at least its Lock and Unlock, and a lock's
 		// request and release cross at least one message each.
-		if w.CPU == nil || w.Messages == nil || w.Calls == nil || *w.CPU <= 0 || *w.Messages < 2 || *w.Calls < 2 {
+		if w.CPU == nil || w.Messages == nil || w.Calls == nil || w.Link == nil || w.Batches == nil ||
+			*w.CPU <= 0 || *w.Messages < 2 || *w.Calls < 2 || *w.Link <= 0 || *w.Batches <= 0 {
 			t.Errorf("%s: per op: %s", w.Name, out)
 		}
 	}

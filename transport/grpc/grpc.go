@@ -135,6 +135,8 @@ type Transport struct {
 
 	restarted atomic.Bool // a neighbour knew an earlier incarnation
 
+	frames, batches atomic.Int64 // see LinkStats
+
 	dmu  sync.Mutex
 	dq   []delivery
 	dsig chan struct{}
@@ -644,3 +646,14 @@ func (t *Transport) Peer(node string) (PeerState, bool) {
 // Restarted reports whether a neighbour has said it knew an earlier
 // incarnation of this node: this run is a restart.
 func (t *Transport) Restarted() bool { return t.restarted.Load() }
+
+// LinkStats are what a node has written to the other nodes' streams.
+type LinkStats struct {
+	Frames  int64 // messages (data frames), resends included
+	Batches int64 // gRPC messages, each a batch of frames (messages, acks)
+}
+
+// Stats returns the node's link counts so far.
+func (t *Transport) Stats() LinkStats {
+	return LinkStats{Frames: t.frames.Load(), Batches: t.batches.Load()}
+}

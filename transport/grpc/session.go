@@ -300,9 +300,18 @@ func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, g
 		}
 		// One gRPC message carries the whole batch: under load the
 		// per-message cost of the stream is paid once for many frames.
-		if len(out) > 0 && s.Send(out...) != nil {
+		if len(out) == 0 {
+			continue
+		}
+		if s.Send(out...) != nil {
 			cancel()
 			return
 		}
+		data := len(out)
+		if ack != nil {
+			data--
+		}
+		p.t.frames.Add(int64(data))
+		p.t.batches.Add(1)
 	}
 }
