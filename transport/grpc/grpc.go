@@ -533,21 +533,32 @@ func (t *Transport) endpoint(d delivery) (*transport.Endpoint, bool) {
 }
 
 // wire carries frames on a gRPC stream: one message, a BytesValue, holds
-// a batch of frames, each prefixed by its length.
+// a batch of frames, each prefixed by its length. Send is called by one
+// goroutine at a time (the hello, then the stream's writer) and so is Recv
+// (the stream's reader).
 type wire struct {
 	s interface {
 		SendMsg(any) error
 		RecvMsg(any) error
 	} // a client or server stream
+	fb   []byte // Send's scratch for one frame
 	rest []byte // frames received and not read yet
 }
 
 func (w *wire) Send(fs ...*frame) error {
-	var b, fb []byte
+	// The batch is sized once: a batch is mostly small frames, and
+	// growing it frame by frame was most of the link layer's own
+	// allocations. It is not reused: gRPC may read a message after
+	// SendMsg returns (stats handlers).
+	size := 0
 	for _, f := range fs {
-		fb = appendFrame(fb[:0], f)
-		b = binary.AppendUvarint(b, uint64(len(fb)))
-		b = append(b, fb...)
+		size += binary.MaxVarintLen64 + frameBound(f)
+	}
+	b := make([]byte, 0, size)
+	for _, f := range fs {
+		w.fb = appendFrame(w.fb[:0], f)
+		b = binary.AppendUvarint(b, uint64(len(w.fb)))
+		b = append(b, w.fb...)
 	}
 	return w.s.SendMsg(&wrapperspb.BytesValue{Value: b})
 }

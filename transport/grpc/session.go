@@ -71,7 +71,11 @@ func (p *peer) acked(ack uint64) {
 		i++
 	}
 	if i > 0 {
-		p.unacked = append(p.unacked[:0:0], p.unacked[i:]...)
+		// In place: nothing else holds this backing array (the writer's
+		// queue, p.out, is a slice of its own).
+		n := copy(p.unacked, p.unacked[i:])
+		clear(p.unacked[n:])
+		p.unacked = p.unacked[:n]
 	}
 }
 
@@ -196,8 +200,8 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	}
 	p.t.wg.Add(1)
 	go p.write(ctx, cancel, s, gen, p.wake)
+	f := new(frame) // read into again and again: deliver keeps nothing of it
 	for {
-		f := new(frame)
 		if s.Recv(f) != nil || ctx.Err() != nil {
 			// A frame of a batch read before the stream was cut is not
 			// delivered now: unacknowledged, it comes again after.
@@ -264,6 +268,7 @@ func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, g
 	timer.Stop()
 	defer timer.Stop()
 	var ackTimer <-chan time.Time // set while an ack waits for data
+	var ackFrame frame            // Send encodes it before it returns
 	for {
 		late := false
 		select {
@@ -282,7 +287,8 @@ func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, g
 		p.out = nil
 		var ack *frame
 		if p.ackDue && (len(out) > 0 || late) {
-			ack = &frame{Kind: frameAck, Ack: p.delivered}
+			ackFrame = frame{Kind: frameAck, Ack: p.delivered}
+			ack = &ackFrame
 			p.ackDue = false
 		}
 		waiting := p.ackDue
