@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"errors"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/transport"
+	tgrpc "github.com/allot-dev/allot/transport/grpc"
 	"github.com/allot-dev/allot/transport/mem"
 )
 
@@ -98,5 +101,67 @@ func TestDirect(t *testing.T) {
 		a.Close()
 		b.Close()
 		tr.Close()
+	}
+}
+
+// bouncer sends every hop it gets back to its sender, with one hop less;
+// at zero it emits a permit.
+type bouncer struct{}
+
+func (bouncer) Start(proc.Env)            {}
+func (bouncer) Fire(proc.Env, proc.Timer) {}
+func (bouncer) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	if h := m.(hop); h.Left > 0 {
+		env.Send(from, hop{h.Left - 1})
+		return
+	}
+	env.Emit(proc.Event{Kind: proc.EvPermit})
+}
+
+// noCodec is a codec for a node whose messages never leave it.
+type noCodec struct{}
+
+func (noCodec) AppendMessage([]byte, proc.Message) ([]byte, error) {
+	return nil, errors.New("not for the wire")
+}
+func (noCodec) DecodeMessage([]byte) (proc.Message, error) {
+	return nil, errors.New("not for the wire")
+}
+
+// BenchmarkLocalHop bounces a message between two processes of one host:
+// one op is one hop. Through the transport, the in-memory one (no
+// delays) or a service node's (transport/grpc, whose local path is its
+// dispatcher goroutine), and with Direct.
+func BenchmarkLocalHop(b *testing.B) {
+	for _, how := range []string{"mem", "node", "direct"} {
+		b.Run(how, func(b *testing.B) {
+			var tr transport.Transport = mem.New(mem.Config{FIFO: true})
+			if how != "mem" {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if tr, err = tgrpc.New(tgrpc.Config{Node: "a", Listener: ln, Codec: noCodec{},
+					Place: func(string, proc.ID) (string, bool) { return "a", true }}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			defer tr.Close()
+			h, err := host.New(host.Config{Transport: tr, Direct: how == "direct"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			done := make(chan struct{}, 1)
+			follow := func(proc.Env, proc.Event) { done <- struct{}{} }
+			if err := errors.Join(h.Add(0, bouncer{}, follow), h.Add(1, bouncer{}, follow)); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			if err := h.Call(0, func(env proc.Env) { env.Send(1, hop{b.N}) }); err != nil {
+				b.Fatal(err)
+			}
+			<-done
+		})
 	}
 }
