@@ -268,6 +268,10 @@ type Client struct {
 	next  atomic.Uint32
 }
 
+// window is the HTTP/2 flow-control window of a client's connections and
+// calls (1 MiB: far beyond any request or answer).
+const window = 1 << 20
+
 // Dial connects to the nodes at addrs (any of them serves any request;
 // sessions are spread over them), in plaintext; DialWith takes options.
 func Dial(ctx context.Context, addrs ...string) (*Client, error) {
@@ -356,7 +360,13 @@ func DialWith(ctx context.Context, addrs []string, opts ...Option) (*Client, err
 	dopts = append(dopts, grpc.WithConnectParams(grpc.ConnectParams{
 		Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 		MinConnectTimeout: time.Second,
-	}))
+	}),
+		// Fixed flow-control windows turn off gRPC's estimate of the
+		// bandwidth-delay product, which answers nearly every response
+		// of a call with a PING the node must answer: a write and a
+		// read more on each side for every call, for a window that
+		// small calls never fill (the node's side does the same).
+		grpc.WithInitialWindowSize(window), grpc.WithInitialConnWindowSize(window))
 	c := &Client{}
 	for _, a := range addrs {
 		cc, err := grpc.NewClient(a, dopts...)

@@ -29,6 +29,11 @@
 // application lives: in Run it is the cycle of package app, in a service
 // it is a remote client's session.
 //
+// With Config.Direct, a message between two processes of the same host
+// skips the transport and goes straight into the receiver's mailbox (a
+// service's node does this: its transport would only hand the message to
+// a goroutine of its own first).
+//
 // Processes come and go: Add registers a process with the transport and
 // starts it, Remove stops and unregisters it, Crash makes it fail-stop
 // (between two inputs EvCrash goes on the stream; from then on it handles

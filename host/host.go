@@ -35,6 +35,13 @@ type Config struct {
 	TraceMessages bool
 	// Pending, when set, counts the inputs of a closed world (see Pending).
 	Pending *Pending
+	// Direct delivers a message between two processes of this host
+	// straight into the receiver's mailbox instead of through the
+	// transport: one goroutine hand-off and the transport's tables less
+	// per message. Only for a transport that hands such messages over
+	// at once and in order anyway (a node's, whose processes share it);
+	// the in-memory transport's delays and cuts would not apply to them.
+	Direct bool
 	// OnError is told of what goes wrong inside the host: a send the
 	// transport refuses, a panic in a process (which then stops handling
 	// inputs). Nil: the errors are only kept for Err.
@@ -178,6 +185,13 @@ func (h *Host) Add(id proc.ID, p proc.Process, follow Follow) error {
 	h.wg.Add(1)
 	go n.loop()
 	return nil
+}
+
+// hosted is process id's node if this host hosts it, else nil.
+func (h *Host) hosted(id proc.ID) *node {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.nodes[id]
 }
 
 func (h *Host) node(id proc.ID) (*node, error) {

@@ -229,6 +229,14 @@ func (n *node) Send(to proc.ID, m proc.Message) {
 		n.h.Record(proc.Event{Kind: proc.EvSend, P: n.id, Peer: to, Msg: m.Kind()})
 	}
 	n.h.pend()
+	if n.h.cfg.Direct {
+		// A receiver removed meanwhile has shut its mailbox, which
+		// drops the message as the transport would.
+		if r := n.h.hosted(to); r != nil {
+			r.deliver(n.id, m)
+			return
+		}
+	}
 	if err := n.h.cfg.Transport.Send(n.id, to, m); err != nil {
 		n.h.settle()
 		if errors.Is(err, transport.ErrClosed) && n.stopping() {

@@ -150,6 +150,7 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 	seed.Write([]byte(name))
 	in.h, err = host.New(host.Config{
 		Transport: n.tr.Space(name),
+		Direct:    true, // the node's own processes: straight to the mailbox
 		Tick:      tick,
 		Seed:      seed.Sum64(),
 		Sink:      n.events.Sink(name),

@@ -121,10 +121,12 @@ var (
 	membersDesc = prometheus.NewDesc("allot_view_members", "Nodes in the view this node is in.", nil, nil)
 	linkDesc    = prometheus.NewDesc("allot_peer_link_up", "1 while the link to the other node is up, by node index.", []string{"peer"}, nil)
 	heldDesc    = prometheus.NewDesc("allot_held_grants", "Grants (locks, semaphore units, quota permits in flight) held by this node's sessions.", nil, nil)
+	framesDesc  = prometheus.NewDesc("allot_link_messages_total", "Messages this node sent to other nodes over its links (algorithm instances and control plane, resends included).", nil, nil)
+	batchesDesc = prometheus.NewDesc("allot_link_batches_total", "gRPC messages this node sent over its links, each a batch of messages and acks.", nil, nil)
 )
 
 func (s state) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{epochDesc, servingDesc, membersDesc, linkDesc, heldDesc} {
+	for _, d := range []*prometheus.Desc{epochDesc, servingDesc, membersDesc, linkDesc, heldDesc, framesDesc, batchesDesc} {
 		ch <- d
 	}
 }
@@ -146,6 +148,9 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 	if n.tr == nil {
 		return
 	}
+	ls := n.tr.Stats()
+	ch <- prometheus.MustNewConstMetric(framesDesc, prometheus.CounterValue, float64(ls.Frames))
+	ch <- prometheus.MustNewConstMetric(batchesDesc, prometheus.CounterValue, float64(ls.Batches))
 	for k := range n.c.Nodes {
 		if k == n.self {
 			continue

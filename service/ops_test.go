@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -312,6 +313,12 @@ func TestMetricsUnderLoad(t *testing.T) {
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	// Eight sessions locking on three nodes have crossed the links.
+	for _, want := range []string{"allot_link_messages_total", "allot_link_batches_total"} {
+		if !regexp.MustCompile(`(?m)^` + want + ` [1-9]`).MatchString(text) {
+			t.Errorf("/metrics lacks a positive %s", want)
 		}
 	}
 }

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,6 +48,19 @@ type benchResult struct {
 	P50us        float64 `json:"p50_us"`
 	P99us        float64 `json:"p99_us"`
 	PerClient    []int   `json:"per_client"`
+	// What the nodes spent per operation, read off their /metrics around
+	// the measured run (the bench's own cluster, or --metrics): CPU
+	// (user+system of the node processes, summed), algorithm messages
+	// sent, those of them (and the control plane's) that crossed to
+	// another node, the gRPC messages (batches) that carried them, and
+	// API calls answered. Unlike the latencies they
+	// hardly move with the load of the machine, so they are the figures
+	// to compare versions by.
+	NodeCPUusPerOp    *float64 `json:"node_cpu_us_per_op,omitempty"`
+	MessagesPerOp     *float64 `json:"messages_per_op,omitempty"`
+	LinkMessagesPerOp *float64 `json:"link_messages_per_op,omitempty"`
+	LinkBatchesPerOp  *float64 `json:"link_batches_per_op,omitempty"`
+	CallsPerOp        *float64 `json:"calls_per_op,omitempty"`
 }
 
 func benchCmd(args []string, stdout, stderr io.Writer) error {
@@ -53,9 +69,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	dur := fs.Duration("duration", 3*time.Second, "how long each workload runs")
 	maxOps := fs.Int("max-ops", 200000, "stop a workload after this many operations")
 	warmup := fs.Duration("warmup", 0, "run each workload this long, unmeasured, before it is measured (as the peers benchmark does for every system)")
+	metricsAddr := fs.String("metrics", "", "with --addr: the nodes' metrics addresses (allot serve --metrics), comma-separated, to report the nodes' CPU, messages and calls per operation (the bench's own cluster: always)")
 	format := fs.String("format", "table", "output: table or json")
 	only := fs.String("workloads", "W1,W2,W3", "the workloads to run")
-	if err := parseFlags(fs, args, stdout, "usage: allot bench [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls')."); err != nil {
+	if err := parseFlags(fs, args, stdout, "usage: allot bench [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err
 	}
 	if *format != "table" && *format != "json" {
@@ -77,9 +94,15 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var addrs []string
+	var addrs, metrics []string
+	if *metricsAddr != "" && *addr == "" {
+		return badf("--metrics needs --addr (the bench's own cluster reports its metrics anyway)")
+	}
 	if *addr != "" {
 		addrs = strings.Split(*addr, ",")
+		if *metricsAddr != "" {
+			metrics = strings.Split(*metricsAddr, ",")
+		}
 	} else {
 		// The bench's cluster is thrown away with its data.
 		tmp, err := os.MkdirTemp("", "allot-bench-")
@@ -87,13 +110,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		sp := clusterSpec{n: 3, dataDir: tmp}
+		sp := clusterSpec{n: 3, dataDir: tmp, metrics: true}
 		cl, err := startCluster(ctx, sp, stderr)
 		if err != nil {
 			return err
 		}
 		defer cl.stop()
 		addrs = cl.addrs
+		metrics = cl.metrics
 	}
 	c, err := client.Dial(ctx, addrs...)
 	if err != nil {
@@ -107,9 +131,20 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%s warm-up: %w", w.name, err)
 			}
 		}
+		before, err := scrapeNodes(ctx, metrics)
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.name, err)
+		}
 		r, err := runBench(ctx, c, w, *dur, *maxOps)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
+		}
+		if len(metrics) > 0 {
+			after, err := scrapeNodes(ctx, metrics)
+			if err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+			r.perOp(before, after)
 		}
 		out = append(out, r)
 	}
@@ -119,9 +154,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		return e.Encode(map[string]any{"workloads": out})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tops/s\tp50 µs\tp99 µs\tper client min/max\t")
+	fmt.Fprintln(tw, "workload\tops/s\tp50 µs\tp99 µs\tper client min/max\tnode CPU µs/op\tmessages/op\tacross nodes\tbatches/op\tcalls/op\t")
+	opt := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", *v)
+	}
 	for _, r := range out {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d/%d\t\n", r.Name, r.OpsPerSecond, r.P50us, r.P99us, slices.Min(r.PerClient), slices.Max(r.PerClient))
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d/%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, r.OpsPerSecond, r.P50us, r.P99us, slices.Min(r.PerClient), slices.Max(r.PerClient),
+			opt(r.NodeCPUusPerOp), opt(r.MessagesPerOp), opt(r.LinkMessagesPerOp), opt(r.LinkBatchesPerOp), opt(r.CallsPerOp))
 	}
 	return tw.Flush()
 }
@@ -214,4 +256,89 @@ func runBench(ctx context.Context, c *client.Client, w benchWorkload, dur time.D
 		done += n
 	}
 	return benchResult{Name: w.name, OpsPerSecond: float64(done) / elapsed.Seconds(), P50us: q(0.50), P99us: q(0.99), PerClient: per}, nil
+}
+
+// nodeCounts are the counters of a bench's cluster that it divides by the
+// operations, summed over the nodes.
+type nodeCounts struct {
+	cpu      float64 // process_cpu_seconds_total
+	messages float64 // allot_messages_total
+	calls    float64 // grpc_server_handled_total of the unary API calls
+	link     float64 // allot_link_messages_total
+	batches  float64 // allot_link_batches_total
+}
+
+// scrapeNodes adds up the counters of the nodes whose metrics addresses
+// are given (none: zero counts).
+func scrapeNodes(ctx context.Context, metrics []string) (nodeCounts, error) {
+	var c nodeCounts
+	for _, m := range metrics {
+		if err := c.scrape(ctx, "http://"+m+"/metrics"); err != nil {
+			return c, fmt.Errorf("reading the nodes' metrics: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// scrape adds one node's counters, parsed from the Prometheus text format
+// (a sample a line: name{labels} value).
+func (c *nodeCounts) scrape(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if strings.HasPrefix(line, "#") || i < 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		name, labels, _ := strings.Cut(line[:i], "{")
+		switch {
+		case name == "process_cpu_seconds_total":
+			c.cpu += v
+		case name == "allot_messages_total":
+			c.messages += v
+		case name == "allot_link_messages_total":
+			c.link += v
+		case name == "allot_link_batches_total":
+			c.batches += v
+		case name == "grpc_server_handled_total" && strings.Contains(labels, `grpc_type="unary"`):
+			c.calls += v
+		}
+	}
+	return sc.Err()
+}
+
+// perOp sets r's per-operation figures from the counters around its run.
+// The calls include the sessions' keep-alives and the bench's own session
+// opening, a few per workload.
+func (r *benchResult) perOp(before, after nodeCounts) {
+	ops := 0
+	for _, n := range r.PerClient {
+		ops += n
+	}
+	if ops == 0 {
+		return
+	}
+	per := func(a, b float64) *float64 { v := (b - a) / float64(ops); return &v }
+	r.NodeCPUusPerOp = per(before.cpu*1e6, after.cpu*1e6)
+	r.MessagesPerOp = per(before.messages, after.messages)
+	r.LinkMessagesPerOp = per(before.link, after.link)
+	r.LinkBatchesPerOp = per(before.batches, after.batches)
+	r.CallsPerOp = per(before.calls, after.calls)
 }

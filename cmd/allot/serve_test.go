@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/allot-dev/allot/service/store"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"gopkg.in/yaml.v3"
 
 	"github.com/allot-dev/allot/service"
@@ -72,6 +72,7 @@ func TestServeBadInput(t *testing.T) {
 		{"bench", "--workloads", "W9"},
 		{"bench", "--duration", "-1s"},
 		{"bench", "--warmup", "-1s"},
+		{"bench", "--metrics", "127.0.0.1:1"},
 		{"serve", "--nodes", "127.0.0.1:1", "--block-profile-rate", "100"},
 		{"serve", "--nodes", "127.0.0.1:1", "--metrics", "127.0.0.1:0", "--mutex-profile-fraction", "-1"},
 		{"cluster", "--mutex-profile-fraction", "5"},
@@ -99,7 +100,7 @@ func TestServeHelp(t *testing.T) {
 
 // TestBenchJSON runs W1 and W2 briefly on an in-process cluster.
 func TestBenchJSON(t *testing.T) {
-	var addrs []string
+	var addrs, metrics []string
 	var lns []net.Listener
 	for range 3 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -114,29 +115,37 @@ func TestBenchJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := grpc.NewServer()
-		if err := n.Register(s); err != nil {
+		s, err := n.NewServer() // as allot serve does: its calls counted
+		if err != nil {
 			t.Fatal(err)
 		}
 		go s.Serve(lns[i])
+		m := httptest.NewServer(n.Metrics())
+		metrics = append(metrics, strings.TrimPrefix(m.URL, "http://"))
 		t.Cleanup(func() {
+			m.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
 			n.Shutdown(ctx)
 			s.Stop()
 		})
 	}
-	out, errs, code := allot(t, "bench", "--addr", strings.Join(addrs, ","), "--duration", "200ms", "--warmup", "50ms", "--workloads", "W1,W2", "--format", "json")
+	out, errs, code := allot(t, "bench", "--addr", strings.Join(addrs, ","), "--duration", "200ms", "--warmup", "50ms", "--workloads", "W1,W2", "--format", "json", "--metrics", strings.Join(metrics, ","))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var r struct {
 		Workloads []struct {
-			Name         string  `json:"name"`
-			OpsPerSecond float64 `json:"ops_per_second"`
-			P50          float64 `json:"p50_us"`
-			P99          float64 `json:"p99_us"`
-			PerClient    []int   `json:"per_client"`
+			Name         string   `json:"name"`
+			OpsPerSecond float64  `json:"ops_per_second"`
+			P50          float64  `json:"p50_us"`
+			P99          float64  `json:"p99_us"`
+			PerClient    []int    `json:"per_client"`
+			CPU          *float64 `json:"node_cpu_us_per_op"`
+			Messages     *float64 `json:"messages_per_op"`
+			Calls        *float64 `json:"calls_per_op"`
+			Link         *float64 `json:"link_messages_per_op"`
+			Batches      *float64 `json:"link_batches_per_op"`
 		} `json:"workloads"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -148,6 +157,13 @@ func TestBenchJSON(t *testing.T) {
 	for _, w := range r.Workloads {
 		if w.OpsPerSecond <= 0 || w.P50 <= 0 || w.P99 < w.P50 {
 			t.Errorf("%s: %+v", w.Name, w)
+		}
+		// The nodes share this process, so its CPU is theirs; an
+		// operation is at least its Lock and Unlock, and a lock's
+		// request and release cross at least one message each.
+		if w.CPU == nil || w.Messages == nil || w.Calls == nil || w.Link == nil || w.Batches == nil ||
+			*w.CPU <= 0 || *w.Messages < 2 || *w.Calls < 2 || *w.Link <= 0 || *w.Batches <= 0 {
+			t.Errorf("%s: per op: %s", w.Name, out)
 		}
 	}
 }

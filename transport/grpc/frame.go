@@ -44,9 +44,17 @@ func appendFrame(b []byte, f *frame) []byte {
 	return append(b, f.Payload...)
 }
 
+// frameBound is at least the length of f's encoding.
+func frameBound(f *frame) int {
+	return 1 + 4*binary.MaxVarintLen64 + binary.MaxVarintLen64 + len(f.Node) + len(f.Payload)
+}
+
 var errFrame = errors.New("link: malformed frame")
 
-// parseFrame reads a frame appendFrame wrote; f.Payload aliases data.
+// parseFrame reads a frame appendFrame wrote; f.Payload aliases data. A
+// frame read into again keeps its Node string when the name is the same
+// (the reader's frames are mostly of one space), instead of allocating it
+// anew.
 func parseFrame(data []byte, f *frame) error {
 	if len(data) == 0 {
 		return errFrame
@@ -75,7 +83,9 @@ func parseFrame(data []byte, f *frame) error {
 	if n <= 0 || l > uint64(len(data)-n) {
 		return errFrame
 	}
-	f.Node = string(data[n : n+int(l)])
+	if name := data[n : n+int(l)]; string(name) != f.Node {
+		f.Node = string(name)
+	}
 	f.Payload = data[n+int(l):]
 	if f.Kind < frameHello || f.Kind > frameAck {
 		return errFrame

@@ -37,7 +37,12 @@
 // them to Handlers, in order (Send never calls a Handler itself). A
 // message from another node is handed to its Handler by the reader of its
 // stream, in the link's order. Frames travel in batches: what a session
-// has queued when its writer wakes goes as one gRPC message.
+// has queued when its writer wakes goes as one gRPC message. An ack waits
+// up to Config.AckDelay for data going its way and rides in that batch,
+// since most messages are answered within a millisecond; and the HTTP/2
+// flow-control windows are fixed (Window), so that gRPC does not ping the
+// other end for every message to size them. Either would otherwise cost a
+// write and a read on each side per message.
 //
 // Spaces. A node may host several independent runs of algorithms whose
 // processes are all numbered from 0 (a service's lock and each of its
@@ -103,6 +108,9 @@ type Config struct {
 	Open   func(space string)
 	Codec  Codec
 	Redial time.Duration // wait before redialling a broken stream (0: 10ms)
+	// AckDelay is how long an ack may wait for data to ride with (0:
+	// DefaultAckDelay).
+	AckDelay time.Duration
 	// Incarnation tells this run of the node from earlier ones (0: the
 	// start time in nanoseconds). A neighbour that sees a new incarnation
 	// knows the node restarted with nothing of its sessions, and numbers
@@ -126,6 +134,8 @@ type Transport struct {
 	err    error
 
 	restarted atomic.Bool // a neighbour knew an earlier incarnation
+
+	frames, batches atomic.Int64 // see LinkStats
 
 	dmu  sync.Mutex
 	dq   []delivery
@@ -159,14 +169,29 @@ const (
 	KeepaliveTimeout = 2 * time.Second
 )
 
+// Window is the HTTP/2 flow-control window of a link's stream and
+// connection, fixed on both ends. gRPC otherwise sizes windows on its own
+// by estimating the bandwidth-delay product: it answers a DATA frame that
+// arrives while no estimate is under way with a PING, which the other end
+// answers in turn. A link's traffic is small messages, one or a few at a
+// time, so nearly every batch would cost two more writes and two more
+// reads, one each way, for a window that never needed to grow. A fixed
+// window (at least gRPC's 64 KiB, below which it is ignored) turns the
+// estimate off; 1 MiB holds thousands of messages in flight.
+const Window = 1 << 20
+
 // ServerOptions are the options a gRPC server that carries links (Config.
 // Server) needs: it lets the dialling side ping as often as KeepaliveTime
 // (gRPC's default refuses pings more often than every five minutes), and
-// pings the dialler in turn, so that both ends find a silent stream dead.
+// pings the dialler in turn, so that both ends find a silent stream dead;
+// and it fixes the flow-control windows (Window), for the links and for
+// the server's other calls alike.
 func ServerOptions() []ggrpc.ServerOption {
 	return []ggrpc.ServerOption{
 		ggrpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: KeepaliveTime / 2, PermitWithoutStream: true}),
 		ggrpc.KeepaliveParams(keepalive.ServerParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout}),
+		ggrpc.InitialWindowSize(Window),
+		ggrpc.InitialConnWindowSize(Window),
 	}
 }
 
@@ -185,6 +210,9 @@ func New(cfg Config) (*Transport, error) {
 	}
 	if cfg.Redial <= 0 {
 		cfg.Redial = 10 * time.Millisecond
+	}
+	if cfg.AckDelay <= 0 {
+		cfg.AckDelay = DefaultAckDelay
 	}
 	if cfg.Incarnation == 0 {
 		cfg.Incarnation = uint64(time.Now().UnixNano())
@@ -209,10 +237,13 @@ func New(cfg Config) (*Transport, error) {
 			// one-sided drop, a silent middlebox) is never broken by
 			// the kernel: keep-alive pings find it dead, so that it is
 			// redialled instead of swallowing the link for good.
+			//
+			// Fixed windows: see Window.
 			opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
 				Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
 				MinConnectTimeout: time.Second,
-			}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true})}, cfg.DialOptions...)
+			}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
+				ggrpc.WithInitialWindowSize(Window), ggrpc.WithInitialConnWindowSize(Window)}, cfg.DialOptions...)
 			conn, err := ggrpc.NewClient(addr, opts...)
 			if err != nil {
 				t.cancel()
@@ -502,21 +533,32 @@ func (t *Transport) endpoint(d delivery) (*transport.Endpoint, bool) {
 }
 
 // wire carries frames on a gRPC stream: one message, a BytesValue, holds
-// a batch of frames, each prefixed by its length.
+// a batch of frames, each prefixed by its length. Send is called by one
+// goroutine at a time (the hello, then the stream's writer) and so is Recv
+// (the stream's reader).
 type wire struct {
 	s interface {
 		SendMsg(any) error
 		RecvMsg(any) error
 	} // a client or server stream
+	fb   []byte // Send's scratch for one frame
 	rest []byte // frames received and not read yet
 }
 
 func (w *wire) Send(fs ...*frame) error {
-	var b, fb []byte
+	// The batch is sized once: a batch is mostly small frames, and
+	// growing it frame by frame was most of the link layer's own
+	// allocations. It is not reused: gRPC may read a message after
+	// SendMsg returns (stats handlers).
+	size := 0
 	for _, f := range fs {
-		fb = appendFrame(fb[:0], f)
-		b = binary.AppendUvarint(b, uint64(len(fb)))
-		b = append(b, fb...)
+		size += binary.MaxVarintLen64 + frameBound(f)
+	}
+	b := make([]byte, 0, size)
+	for _, f := range fs {
+		w.fb = appendFrame(w.fb[:0], f)
+		b = binary.AppendUvarint(b, uint64(len(w.fb)))
+		b = append(b, w.fb...)
 	}
 	return w.s.SendMsg(&wrapperspb.BytesValue{Value: b})
 }
@@ -615,3 +657,14 @@ func (t *Transport) Peer(node string) (PeerState, bool) {
 // Restarted reports whether a neighbour has said it knew an earlier
 // incarnation of this node: this run is a restart.
 func (t *Transport) Restarted() bool { return t.restarted.Load() }
+
+// LinkStats are what a node has written to the other nodes' streams.
+type LinkStats struct {
+	Frames  int64 // messages (data frames), resends included
+	Batches int64 // gRPC messages, each a batch of frames (messages, acks)
+}
+
+// Stats returns the node's link counts so far.
+func (t *Transport) Stats() LinkStats {
+	return LinkStats{Frames: t.frames.Load(), Batches: t.batches.Load()}
+}

@@ -71,7 +71,11 @@ func (p *peer) acked(ack uint64) {
 		i++
 	}
 	if i > 0 {
-		p.unacked = append(p.unacked[:0:0], p.unacked[i:]...)
+		// In place: nothing else holds this backing array (the writer's
+		// queue, p.out, is a slice of its own).
+		n := copy(p.unacked, p.unacked[i:])
+		clear(p.unacked[n:])
+		p.unacked = p.unacked[:n]
 	}
 }
 
@@ -196,8 +200,8 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	}
 	p.t.wg.Add(1)
 	go p.write(ctx, cancel, s, gen, p.wake)
+	f := new(frame) // read into again and again: deliver keeps nothing of it
 	for {
-		f := new(frame)
 		if s.Recv(f) != nil || ctx.Err() != nil {
 			// A frame of a batch read before the stream was cut is not
 			// delivered now: unacknowledged, it comes again after.
@@ -244,14 +248,35 @@ func (p *peer) deliver(f *frame) {
 	p.t.handle(delivery{space: f.Node, from: proc.ID(f.From), to: proc.ID(f.To), m: m})
 }
 
-// write sends what is queued for stream generation gen, and the acks.
+// DefaultAckDelay is how long an acknowledgement may wait for data going the
+// same way to ride on. Most of a link's messages are answered by the
+// receiver within well under a millisecond (a request by its grant, a
+// fork by a fork), so an ack sent at once would mostly be a gRPC message,
+// a write and a read of its own, where waiting puts it in the answer's
+// batch for nothing. An ack only lets the sender forget what arrived (it
+// resends the unacknowledged after a reconnect, and the receiver drops
+// those it has), so a late one costs memory for a few milliseconds, never
+// a message.
+const DefaultAckDelay = 5 * time.Millisecond
+
+// write sends what is queued for stream generation gen, with the ack of
+// what has arrived when there is data to send, or once the ack has waited
+// Config.AckDelay.
 func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, gen uint64, wake <-chan struct{}) {
 	defer p.t.wg.Done()
+	timer := time.NewTimer(p.t.cfg.AckDelay)
+	timer.Stop()
+	defer timer.Stop()
+	var ackTimer <-chan time.Time // set while an ack waits for data
+	var ackFrame frame            // Send encodes it before it returns
 	for {
+		late := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
+		case <-ackTimer:
+			late, ackTimer = true, nil
 		}
 		p.mu.Lock()
 		if p.gen != gen {
@@ -261,19 +286,38 @@ func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, g
 		out := p.out
 		p.out = nil
 		var ack *frame
-		if p.ackDue {
-			ack = &frame{Kind: frameAck, Ack: p.delivered}
+		if p.ackDue && (len(out) > 0 || late) {
+			ackFrame = frame{Kind: frameAck, Ack: p.delivered}
+			ack = &ackFrame
 			p.ackDue = false
 		}
+		waiting := p.ackDue
 		p.mu.Unlock()
+		switch {
+		case waiting && ackTimer == nil:
+			timer.Reset(p.t.cfg.AckDelay)
+			ackTimer = timer.C
+		case !waiting && ackTimer != nil:
+			timer.Stop()
+			ackTimer = nil
+		}
 		if ack != nil {
 			out = append(out, ack)
 		}
 		// One gRPC message carries the whole batch: under load the
 		// per-message cost of the stream is paid once for many frames.
-		if len(out) > 0 && s.Send(out...) != nil {
+		if len(out) == 0 {
+			continue
+		}
+		if s.Send(out...) != nil {
 			cancel()
 			return
 		}
+		data := len(out)
+		if ack != nil {
+			data--
+		}
+		p.t.frames.Add(int64(data))
+		p.t.batches.Add(1)
 	}
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestScrapeNodes reads the counters the bench divides by operations off
+// two fake nodes: only the named families count (a stream's handled calls
+// and other families are left out), and the nodes are summed.
+func TestScrapeNodes(t *testing.T) {
+	page := func(cpu, msgs float64) string {
+		return fmt.Sprintf(`# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
+# TYPE process_cpu_seconds_total counter
+process_cpu_seconds_total %g
+allot_messages_total{message="central.Req"} %g
+allot_messages_total{message="central.Grant"} 1
+grpc_server_handled_total{grpc_code="OK",grpc_method="Lock",grpc_service="allot.v1.Allot",grpc_type="unary"} 3
+grpc_server_handled_total{grpc_code="OK",grpc_method="Connect",grpc_service="allot.link.Link",grpc_type="bidi_stream"} 100
+allot_link_messages_total %g
+allot_link_batches_total 2
+allot_sessions 7
+`, cpu, msgs, msgs/2)
+	}
+	var addrs []string
+	for _, p := range []string{page(1.5, 10), page(0.25, 2)} {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, p) }))
+		defer s.Close()
+		addrs = append(addrs, strings.TrimPrefix(s.URL, "http://"))
+	}
+	c, err := scrapeNodes(context.Background(), addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (nodeCounts{cpu: 1.75, messages: 14, calls: 6, link: 6, batches: 4}); c != want {
+		t.Errorf("got %+v, want %+v", c, want)
+	}
+
+	r := benchResult{PerClient: []int{2, 2}}
+	r.perOp(nodeCounts{cpu: 1, messages: 10, calls: 2, link: 1, batches: 1}, nodeCounts{cpu: 1.002, messages: 30, calls: 10, link: 9, batches: 5})
+	if r.NodeCPUusPerOp == nil || *r.NodeCPUusPerOp < 499.9 || *r.NodeCPUusPerOp > 500.1 || *r.MessagesPerOp != 5 || *r.CallsPerOp != 2 || *r.LinkMessagesPerOp != 2 || *r.LinkBatchesPerOp != 1 {
+		t.Errorf("per op: %v µs %v messages (%v across, %v batches) %v calls, want 500 µs, 5 messages (2 across, 1 batch), 2 calls",
+			*r.NodeCPUusPerOp, *r.MessagesPerOp, *r.LinkMessagesPerOp, *r.LinkBatchesPerOp, *r.CallsPerOp)
+	}
+	none := benchResult{PerClient: []int{0}}
+	none.perOp(nodeCounts{}, nodeCounts{cpu: 1})
+	if none.NodeCPUusPerOp != nil {
+		t.Error("no operations: a per-op figure was made up")
+	}
+
+	gone := httptest.NewServer(http.NotFoundHandler())
+	defer gone.Close()
+	if _, err := scrapeNodes(context.Background(), append(addrs, strings.TrimPrefix(gone.URL, "http://"))); err == nil {
+		t.Error("a node without /metrics: no error")
+	}
+}
