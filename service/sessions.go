@@ -46,7 +46,6 @@ func (t *sessionTable) remove(id uint64) {
 	}
 }
 
-
 // get is session id, nil if it is not open.
 func (t *sessionTable) get(id uint64) *session {
 	t.mu.Lock()
