@@ -74,12 +74,12 @@ type (
 	}
 )
 
-func (ViewEntry) Kind() string   { return "view" }
-func (ReadyEntry) Kind() string  { return "ready" }
-func (ReportEntry) Kind() string { return "report" }
-func (RejoinEntry) Kind() string { return "rejoin" }
-func (LeaveEntry) Kind() string  { return "leave" }
-func (MemberEntry) Kind() string { return "member" }
+func (ViewEntry) Kind() string    { return "view" }
+func (ReadyEntry) Kind() string   { return "ready" }
+func (ReportEntry) Kind() string  { return "report" }
+func (RejoinEntry) Kind() string  { return "rejoin" }
+func (LeaveEntry) Kind() string   { return "leave" }
+func (MemberEntry) Kind() string  { return "member" }
 func (MembersEntry) Kind() string { return "members" }
 
 // entries is the codec of the log's entries.

@@ -193,7 +193,7 @@ type Node struct {
 	// since the last Next (not in storage yet).
 	removed      bool
 	confProposed bool
-	counts  []uint64
+	counts       []uint64
 	// reported: the counts of the last report proposed in the view
 	// served (nil: none since it began).
 	reported []uint64
