@@ -28,7 +28,9 @@
 // is for the layer above to say (the service's epochs).
 //
 // Connections. Of two nodes, the one with the smaller name dials; the
-// other accepts. A broken stream is redialled after Config.Redial. Cut and
+// other accepts, from its peers only. Peers are Config.Peers, and those
+// AddPeer adds and RemovePeer removes while the node runs (a node that
+// joins or leaves the cluster). A broken stream is redialled after Config.Redial. Cut and
 // Restore (transport.Cutter) break the connection between the nodes of two
 // processes and hold it down, for tests.
 //
@@ -117,6 +119,7 @@ type Transport struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	pmu    sync.RWMutex // peers: AddPeer and RemovePeer change them at run time
 	peers  map[string]*peer
 
 	mu     sync.Mutex
@@ -198,32 +201,15 @@ func New(cfg Config) (*Transport, error) {
 		if name == cfg.Node {
 			continue
 		}
-		p := &peer{t: t, name: name, restored: make(chan struct{})}
-		if cfg.Node < name {
-			// gRPC's default reconnect backoff grows to two minutes: a
-			// link down that long after a partition healed would be
-			// taken for a dead node. A neighbour is worth a redial every
-			// second at most.
-			//
-			// A stream whose far side went away without a reset (a
-			// one-sided drop, a silent middlebox) is never broken by
-			// the kernel: keep-alive pings find it dead, so that it is
-			// redialled instead of swallowing the link for good.
-			opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
-				Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
-				MinConnectTimeout: time.Second,
-			}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true})}, cfg.DialOptions...)
-			conn, err := ggrpc.NewClient(addr, opts...)
-			if err != nil {
-				t.cancel()
-				for _, q := range t.peers {
-					if q.conn != nil {
-						q.conn.Close()
-					}
+		p, err := t.newPeer(name, addr)
+		if err != nil {
+			t.cancel()
+			for _, q := range t.peers {
+				if q.conn != nil {
+					q.conn.Close()
 				}
-				return nil, fmt.Errorf("link: node %s: %w", name, err)
 			}
-			p.conn = conn
+			return nil, err
 		}
 		t.peers[name] = p
 	}
@@ -253,6 +239,95 @@ func New(cfg Config) (*Transport, error) {
 		}
 	}
 	return t, nil
+}
+
+// newPeer is the link to node name at addr, not started: a connection
+// to dial it if this node's name is the smaller.
+func (t *Transport) newPeer(name, addr string) (*peer, error) {
+	p := &peer{t: t, name: name, restored: make(chan struct{})}
+	p.ctx, p.stop = context.WithCancel(t.ctx)
+	if t.cfg.Node < name {
+		// gRPC's default reconnect backoff grows to two minutes: a
+		// link down that long after a partition healed would be
+		// taken for a dead node. A neighbour is worth a redial every
+		// second at most.
+		//
+		// A stream whose far side went away without a reset (a
+		// one-sided drop, a silent middlebox) is never broken by
+		// the kernel: keep-alive pings find it dead, so that it is
+		// redialled instead of swallowing the link for good.
+		opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: time.Second,
+		}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true})}, t.cfg.DialOptions...)
+		conn, err := ggrpc.NewClient(addr, opts...)
+		if err != nil {
+			p.stop()
+			return nil, fmt.Errorf("link: node %s: %w", name, err)
+		}
+		p.conn = conn
+	}
+	return p, nil
+}
+
+// peer is the link to node name (nil: not a peer).
+func (t *Transport) peer(name string) *peer {
+	t.pmu.RLock()
+	defer t.pmu.RUnlock()
+	return t.peers[name]
+}
+
+// AddPeer makes node name at addr a neighbour of this running node: a
+// node that joined the cluster. A name that is a peer already keeps its
+// link (a node under a new address is a new name).
+func (t *Transport) AddPeer(name, addr string) error {
+	if name == t.cfg.Node {
+		return nil
+	}
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return transport.ErrClosed
+	}
+	t.pmu.Lock()
+	defer t.pmu.Unlock()
+	if t.peers[name] != nil {
+		return nil
+	}
+	p, err := t.newPeer(name, addr)
+	if err != nil {
+		return err
+	}
+	t.peers[name] = p
+	if p.conn != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.closed {
+			p.conn.Close()
+			return transport.ErrClosed
+		}
+		t.wg.Add(1)
+		go p.dial()
+	}
+	return nil
+}
+
+// RemovePeer ends the link to node name, a node that left the cluster:
+// its stream is closed, what was not delivered to it is dropped, and it
+// is not dialled or accepted again.
+func (t *Transport) RemovePeer(name string) {
+	t.pmu.Lock()
+	p := t.peers[name]
+	delete(t.peers, name)
+	t.pmu.Unlock()
+	if p == nil {
+		return
+	}
+	p.stop()
+	if p.conn != nil {
+		p.conn.Close()
+	}
 }
 
 // Ordered implements transport.Transport: every link is FIFO.
@@ -371,7 +446,7 @@ func (t *Transport) send(space string, from, to proc.ID, m proc.Message) error {
 		t.dispatch(delivery{space, from, to, m})
 		return nil
 	}
-	p := t.peers[node]
+	p := t.peer(node)
 	if p == nil {
 		return fmt.Errorf("link: process %d is placed on node %s, which is not a peer", to, node)
 	}
@@ -396,11 +471,13 @@ func (t *Transport) Close() error {
 	if t.srv != nil {
 		t.srv.Stop()
 	}
+	t.pmu.RLock()
 	for _, p := range t.peers {
 		if p.conn != nil {
 			p.conn.Close()
 		}
 	}
+	t.pmu.RUnlock()
 	t.wg.Wait()
 	return nil
 }
@@ -438,9 +515,9 @@ func (t *Transport) other(a, b proc.ID) *peer {
 	case na == nb:
 		return nil
 	case na == t.cfg.Node:
-		return t.peers[nb]
+		return t.peer(nb)
 	case nb == t.cfg.Node:
-		return t.peers[na]
+		return t.peer(na)
 	}
 	return nil
 }
@@ -545,7 +622,7 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 	if err := s.Recv(their); err != nil {
 		return err
 	}
-	p := t.peers[their.Node]
+	p := t.peer(their.Node)
 	if their.Kind != frameHello || p == nil || p.conn != nil {
 		return fmt.Errorf("link: node %s: unexpected hello from %q", t.cfg.Node, their.Node)
 	}
@@ -565,7 +642,7 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 	}()
 	select {
 	case <-ctx.Done():
-	case <-t.ctx.Done():
+	case <-p.ctx.Done(): // the peer was removed, or the transport closed
 	}
 	cancel()
 	return nil
@@ -573,7 +650,7 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 
 // WaitUp waits until a stream to node is up (or ctx ends).
 func (t *Transport) WaitUp(ctx context.Context, node string) error {
-	p := t.peers[node]
+	p := t.peer(node)
 	if p == nil {
 		return fmt.Errorf("link: %s is not a peer of node %s", node, t.cfg.Node)
 	}
@@ -603,7 +680,7 @@ type PeerState struct {
 
 // Peer returns the state of the link to node.
 func (t *Transport) Peer(node string) (PeerState, bool) {
-	p := t.peers[node]
+	p := t.peer(node)
 	if p == nil {
 		return PeerState{}, false
 	}
