@@ -30,9 +30,9 @@
 // Connections. Of two nodes, the one with the smaller name dials; the
 // other accepts, from its peers only. Peers are Config.Peers, and those
 // AddPeer adds and RemovePeer removes while the node runs (a node that
-// joins or leaves the cluster). A broken stream is redialled after Config.Redial. Cut and
-// Restore (transport.Cutter) break the connection between the nodes of two
-// processes and hold it down, for tests.
+// joins or leaves the cluster). A broken stream is redialled after
+// Config.Redial. Cut and Restore (transport.Cutter) break the connection
+// between the nodes of two processes and hold it down, for tests.
 //
 // Messages between processes of the same node do not touch the network:
 // they go straight to the node's dispatcher, the one goroutine that hands
