@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,8 +26,19 @@ import (
 
 // Config is one node of a cluster.
 type Config struct {
+	// Cluster is the cluster's description; its Nodes are the nodes it
+	// started with (ids 0..n-1). Members added later have the next ids.
 	Cluster Cluster
-	Self    int // this node's index in Cluster.Nodes
+	Self    int // this node's id: its index in Cluster.Nodes, or a later member's
+	// FromLog: the membership is the log's alone (a node that joined, or
+	// one restarted on its data without a node list). Otherwise
+	// Cluster.Nodes must be the membership the log has
+	// (ErrStaleMembership).
+	FromLog bool
+	// Peers, for a node joining a running cluster, are the members the
+	// cluster told it of (id -> address): it links to them until its
+	// log, which they send it, has its own addition.
+	Peers map[int]string
 	// LockDelay is how long an expired session's resources stay held
 	// before they are released (Chubby's lock-delay): a holder that lost
 	// its session without knowing it gets that long to notice.
@@ -37,8 +47,8 @@ type Config struct {
 	// (0: 20ms); see docs/service.md.
 	TryWait time.Duration
 	// PeerAddrs, when set, are the addresses this node dials the other
-	// nodes at, in Cluster.Nodes order (a proxy in between, in tests);
-	// nil: Cluster.Nodes.
+	// nodes at, by id (a proxy in between, in tests); nil: the members'
+	// addresses.
 	PeerAddrs []string
 	// Suspect is the control plane's lease (0: 1s): a node serves at most
 	// this long after it last confirmed it is in the cluster's view, the
@@ -75,10 +85,12 @@ type Node struct {
 	log      *slog.Logger
 	codec    *codec.Codec
 	algs     map[algo.Kind]algo.Algorithm
-	names    []string // the nodes' names on the link transport
 	tr       *tgrpc.Transport
-	clock    clock    // the node's Lamport clock: fencing counters
-	views    sync.Map // space name -> spaceInfo, parsed once
+	pmu      sync.Mutex     // peers
+	peers    map[int]string // the members linked to, by id: setPeers
+	removed  chan struct{}  // closed once this node applied its own removal
+	clock    clock          // the node's Lamport clock: fencing counters
+	views    sync.Map       // space name -> spaceInfo, parsed once
 	stop     context.CancelFunc
 	events   *eventLog
 	metrics  *metrics
@@ -102,7 +114,7 @@ func New(cfg Config) (*Node, error) {
 	if err := c.Complete(); err != nil {
 		return nil, err
 	}
-	if cfg.Self < 0 || cfg.Self >= len(c.Nodes) {
+	if cfg.Self < 0 || cfg.Self >= MaxNodes || cfg.Self >= len(c.Nodes) && !cfg.FromLog {
 		return nil, fmt.Errorf("%w: node %d of %d", ErrCluster, cfg.Self, len(c.Nodes))
 	}
 	if cfg.Log == nil {
@@ -120,6 +132,8 @@ func New(cfg Config) (*Node, error) {
 		instances: map[string]*instance{},
 		sessions:  map[uint64]*session{},
 		metrics:   newMetrics(),
+		peers:     map[int]string{},
+		removed:   make(chan struct{}),
 	}
 	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
 	n.metrics.reg.MustRegister(messages{n}, state{n})
@@ -139,9 +153,6 @@ func New(cfg Config) (*Node, error) {
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
-	}
-	for k := range c.Nodes {
-		n.names = append(n.names, strconv.Itoa(k))
 	}
 	if n.cfg.Rand == nil {
 		n.cfg.Rand = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(cfg.Self)))
@@ -174,18 +185,20 @@ func New(cfg Config) (*Node, error) {
 // the lock and the declared quotas. Call it before s serves.
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
+	pb.RegisterAdminServer(s, admin{n: n})
 	n.registerOps(s)
+	n.ctl.mu.Lock()
+	ms := n.ctl.node.Members()
+	n.ctl.mu.Unlock()
 	peers := map[string]string{}
-	for k, addr := range n.c.Nodes {
-		if k < len(n.cfg.PeerAddrs) {
-			addr = n.cfg.PeerAddrs[k]
-		}
-		if k != n.self {
-			peers[n.names[k]] = addr
-		}
+	n.pmu.Lock()
+	for k, addr := range n.wantPeers(ms) {
+		peers[nodeName(k)] = addr
+		n.peers[k] = addr
 	}
+	n.pmu.Unlock()
 	tr, err := tgrpc.New(tgrpc.Config{
-		Node:        n.names[n.self],
+		Node:        nodeName(n.self),
 		Server:      s,
 		DialOptions: n.cfg.DialOptions,
 		Peers:       peers,
@@ -200,7 +213,15 @@ func (n *Node) Register(s *grpc.Server) error {
 	if err != nil {
 		return err
 	}
+	n.pmu.Lock()
 	n.tr = tr
+	n.pmu.Unlock()
+	// The membership may have changed since it was read: the links
+	// follow the log from here on (input calls setPeers on a change).
+	n.ctl.mu.Lock()
+	ms = n.ctl.node.Members()
+	n.ctl.mu.Unlock()
+	n.setPeers(ms)
 	n.ctl.space = tr.Space(ctlSpace)
 	if err := n.ctl.space.Register(proc.ID(n.self), n.ctl.deliver); err != nil {
 		tr.Close()
@@ -247,6 +268,8 @@ func (n *Node) WaitReady(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("no view with a majority of the cluster took this node in: %w", ctx.Err())
+		case <-n.removed:
+			return fmt.Errorf("node %d: %w", n.self, ErrRemoved)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
@@ -276,9 +299,14 @@ func (n *Node) Shutdown(ctx context.Context) {
 		}
 	}
 	// Drained: the others may move on at once. (A Shutdown whose time
-	// is up already is a stop, not a leave.)
-	if ctx.Err() == nil {
-		n.ctl.leave(ctx)
+	// is up already is a stop, not a leave; a removed node has nobody to
+	// tell.)
+	select {
+	case <-n.removed:
+	default:
+		if ctx.Err() == nil {
+			n.ctl.leave(ctx)
+		}
 	}
 out:
 	n.stop()

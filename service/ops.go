@@ -150,11 +150,8 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 	if n.tr == nil {
 		return
 	}
-	for k := range n.c.Nodes {
-		if k == n.self {
-			continue
-		}
-		p, ok := n.tr.Peer(n.names[k])
+	for _, k := range n.linked() {
+		p, ok := n.tr.Peer(nodeName(k))
 		if !ok {
 			continue
 		}

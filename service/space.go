@@ -28,8 +28,8 @@ func (n *Node) spaceView(space string) (string, view, bool, error) {
 		i.key, i.v, i.err = splitSpace(space)
 		i.epoched = true
 		for _, k := range i.v.live {
-			if k >= len(n.c.Nodes) {
-				i.err = fmt.Errorf("%w: %q names node %d of %d", errSpace, space, k, len(n.c.Nodes))
+			if k >= MaxNodes {
+				i.err = fmt.Errorf("%w: %q names node %d, ids are below %d", errSpace, space, k, MaxNodes)
 			}
 		}
 	} else {
@@ -49,16 +49,16 @@ func (n *Node) place(space string, id proc.ID) (string, bool) {
 		return "", false
 	}
 	if space == ctlSpace {
-		if int(id) >= len(n.names) {
+		if int(id) >= MaxNodes {
 			return "", false
 		}
-		return n.names[id], true
+		return nodeName(int(id)), true
 	}
 	_, v, _, err := n.spaceView(space)
 	if err != nil {
 		return "", false
 	}
-	return n.names[n.owner(v, len(v.live)*n.c.Slots, id)], true
+	return nodeName(n.owner(v, len(v.live)*n.c.Slots, id)), true
 }
 
 // Errors of instances.
