@@ -254,9 +254,18 @@ func (n *Node) applyConfEntry(e raftpb.Entry) (bool, error) {
 	if err := cc.Unmarshal(e.Data); err != nil {
 		return false, fmt.Errorf("control: entry %d: %w", e.Index, err)
 	}
+	st := n.rn.Status()
 	ok := n.sm.applyConf(cc)
 	if !ok {
 		cc.NodeID = raft.None // Raft skips a change of no node
+	}
+	if pr, tracked := st.Progress[cc.NodeID]; ok && cc.Type == raftpb.ConfChangeRemoveNode && st.RaftState == raft.StateLeader && tracked && procID(cc.NodeID) != n.cfg.Self {
+		// Once the leader applies the removal it sends the node nothing
+		// more, so the node may never learn the entry that removes it
+		// is committed, and would wait on unserved. The leader tells it
+		// for a while, as a heartbeat carries it: up to what the node
+		// has of the log.
+		n.farewells[cc.NodeID] = farewell{commit: min(pr.Match, st.Commit), until: n.ticks + ElectionTicks}
 	}
 	n.rn.ApplyConfChange(cc)
 	n.sm.applied = e.Index
@@ -264,4 +273,25 @@ func (n *Node) applyConfEntry(e raftpb.Entry) (bool, error) {
 		n.removed = true
 	}
 	return ok, nil
+}
+
+// farewell is a removed node the leader tells its removal is committed,
+// until a tick: a heartbeat with commit (at most what the node has of
+// the log, as Raft's own heartbeats).
+type farewell struct {
+	commit uint64
+	until  int64
+}
+
+// sayFarewells queues a heartbeat to each removed node still to be told,
+// on the leader.
+func (n *Node) sayFarewells() {
+	st := n.rn.BasicStatus()
+	for id, f := range n.farewells {
+		if st.RaftState != raft.StateLeader || n.ticks > f.until {
+			delete(n.farewells, id)
+			continue
+		}
+		n.extra = append(n.extra, raftpb.Message{Type: raftpb.MsgHeartbeat, To: id, From: raftID(n.cfg.Self), Term: st.Term, Commit: f.commit})
+	}
 }

@@ -204,3 +204,37 @@ func TestMemberRemoveKeepsMajority(t *testing.T) {
 	}
 	c.verify()
 }
+
+// TestRemovedNodeLearnsIt: the node removed has the entry that removes
+// it but not the word that it is committed, which the leader sends it
+// nothing more to carry once it applied the removal: the leader's
+// farewell heartbeats tell it, and it stops for good. (Without them it
+// never applies its removal: the test fails.)
+func TestRemovedNodeLearnsIt(t *testing.T) {
+	c := newClusterOf(t, BootstrapAt([]string{"a", "b", "c"}), 3, 16, 0)
+	c.settle(20*lease, 3)
+	l := c.leaderOf(lease)
+	gone := (l.cfg.Self + 1) % 3
+	if err := l.ProposeRemove(c.now, gone); err != nil {
+		t.Fatal(err)
+	}
+	c.step()
+	last, _ := l.storage.LastIndex()
+	for c.now < 10*lease {
+		if got, _ := c.nodes[gone].storage.LastIndex(); got >= last {
+			break
+		}
+		c.step()
+	}
+	c.cut[[2]proc.ID{l.cfg.Self, gone}] = true
+	for len(l.Members()) == 3 {
+		c.step()
+	}
+	c.step()
+	c.cut[[2]proc.ID{l.cfg.Self, gone}] = false
+	c.run(5 * lease)
+	if !c.nodes[gone].Removed() {
+		t.Fatalf("node %d never learnt its removal (it has the log to %d, committed %d)", gone, last, c.nodes[gone].rn.Status().Commit)
+	}
+	c.verify()
+}

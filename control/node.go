@@ -193,7 +193,11 @@ type Node struct {
 	// since the last Next (not in storage yet).
 	removed      bool
 	confProposed bool
-	counts       []uint64
+	// farewells: removed nodes the leader tells so (sayFarewells);
+	// extra: those messages, for the next Update.
+	farewells map[uint64]farewell
+	extra     []raftpb.Message
+	counts    []uint64
 	// reported: the counts of the last report proposed in the view
 	// served (nil: none since it began).
 	reported []uint64
@@ -272,7 +276,7 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, rn: rn, storage: ms, sm: &State{}, now: now,
-		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{},
+		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{}, farewells: map[uint64]farewell{},
 		counts: slices.Clone(cfg.Counts), seq: 1,
 	}
 	*n.sm = *NewState(cfg.Quotas)
@@ -364,6 +368,7 @@ func (n *Node) raftTick() {
 	n.observe(raftpb.Message{})
 	n.proposeView()
 	n.handOver()
+	n.sayFarewells()
 	if n.ticks >= n.propDue {
 		n.proposeOwn()
 	}
@@ -732,6 +737,8 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 	}
 	n.renew()
 	n.step(&u)
+	u.Messages = append(u.Messages, n.extra...)
+	n.extra = nil
 	return u, nil
 }
 
