@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/service/store"
@@ -127,10 +128,20 @@ func (n *Node) setPeers(ms []control.Member) {
 		return // Register links to the members then
 	}
 	for id := range n.peers {
-		if _, ok := want[id]; !ok {
-			n.tr.RemovePeer(nodeName(id))
-			delete(n.peers, id)
-			n.log.Info("a member left: no more links to it", "member", id)
+		if _, ok := want[id]; !ok && !n.dropping[id] {
+			// The link goes a lease later: the leader tells the node
+			// meanwhile that its removal is committed (package
+			// control), over it. Ids are never given again: nothing
+			// else will want it.
+			n.dropping[id] = true
+			time.AfterFunc(n.cfg.Suspect, func() {
+				n.pmu.Lock()
+				defer n.pmu.Unlock()
+				n.tr.RemovePeer(nodeName(id))
+				delete(n.peers, id)
+				delete(n.dropping, id)
+			})
+			n.log.Info("a member left: its link goes in a lease", "member", id)
 		}
 	}
 	for id, a := range want {

@@ -88,6 +88,7 @@ type Node struct {
 	tr       *tgrpc.Transport
 	pmu      sync.Mutex     // peers
 	peers    map[int]string // the members linked to, by id: setPeers
+	dropping map[int]bool   // peers no more members, whose link goes soon
 	removed  chan struct{}  // closed once this node applied its own removal
 	clock    clock          // the node's Lamport clock: fencing counters
 	views    sync.Map       // space name -> spaceInfo, parsed once
@@ -133,6 +134,7 @@ func New(cfg Config) (*Node, error) {
 		sessions:  map[uint64]*session{},
 		metrics:   newMetrics(),
 		peers:     map[int]string{},
+		dropping:  map[int]bool{},
 		removed:   make(chan struct{}),
 	}
 	n.events = &eventLog{w: cfg.Events, node: cfg.Self}
@@ -304,19 +306,23 @@ func (n *Node) Shutdown(ctx context.Context) {
 	select {
 	case <-n.removed:
 	default:
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && n.stop != nil { // nil: never registered, nobody knows it
 			n.ctl.leave(ctx)
 		}
 	}
 out:
-	n.stop()
+	if n.stop != nil { // nil: never registered
+		n.stop()
+	}
 	n.mu.Lock()
 	for _, in := range n.instances {
 		in.close()
 		n.events.put(Record{Instance: in.space, Ev: evClosed})
 	}
 	n.mu.Unlock()
-	n.tr.Close()
+	if n.tr != nil {
+		n.tr.Close()
+	}
 	n.ctl.close()
 	if n.tmpDir != "" {
 		os.RemoveAll(n.tmpDir)
