@@ -145,7 +145,7 @@ func printMembers(w io.Writer, format string, r *pb.ListMembersResponse) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Epoch   uint64       `json:"epoch"`
+			Epoch   uint64               `json:"epoch"`
 			Members []service.MemberInfo `json:"members"`
 		}{r.Epoch, ms})
 	}
