@@ -30,6 +30,12 @@
 // so a node away holds back only its last report plus a chunk.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
+// The membership is the control log's (members.go): a node's links
+// follow it as members are added and removed, and the Admin gRPC service
+// (admin.go, allot member) lists it and changes it through the leader. A
+// node started with a node list the log has moved past refuses to run
+// (ErrStaleMembership); a removed one stops (ErrRemoved).
+//
 // node.go builds a node, starts it and shuts it down. Beside the API, on the same server (ops.go): grpc.health.v1, SERVING
 // only while the node serves its view under its lease and is not
 // draining; server reflection; and the Prometheus metrics (metrics.go,
