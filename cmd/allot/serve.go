@@ -500,6 +500,7 @@ type localCluster struct {
 type clusterNode struct {
 	i               int
 	args            []string // without --events
+	again           []string // the same for a restart: on the data dir alone, the membership its log's
 	events, dataDir string
 	mu              sync.Mutex
 	cmd             *exec.Cmd
@@ -511,14 +512,20 @@ type clusterNode struct {
 // nextArgs are the flags of nd's next start: its event log is a new
 // file each time.
 func (nd *clusterNode) nextArgs() []string {
+	args := nd.args
+	if nd.starts > 0 && nd.again != nil {
+		// Members may have been added or removed since (allot
+		// member): the first node list would be stale.
+		args = nd.again
+	}
 	if nd.events == "" {
-		return nd.args
+		return args
 	}
 	name := nd.events + ".jsonl"
 	if nd.starts > 0 {
 		name = fmt.Sprintf("%s.%d.jsonl", nd.events, nd.starts)
 	}
-	return append(slices.Clone(nd.args), "--events", name)
+	return append(slices.Clone(args), "--events", name)
 }
 
 func (nd *clusterNode) pid() int {
@@ -580,21 +587,26 @@ func startCluster(ctx context.Context, sp clusterSpec, stderr io.Writer) (*local
 		}
 	}
 	for i := range sp.n {
-		nd := &clusterNode{i: i, args: []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i), "--log-level", "warn"}}
+		nd := &clusterNode{i: i}
+		own := []string{"--log-level", "warn"} // the flags a restart keeps
 		if sp.events != "" {
 			nd.events = filepath.Join(sp.events, fmt.Sprintf("node-%d", i))
 		}
 		if sp.dataDir != "" {
 			nd.dataDir = filepath.Join(sp.dataDir, fmt.Sprintf("node-%d", i))
-			nd.args = append(nd.args, "--data-dir", nd.dataDir)
+			own = append(own, "--data-dir", nd.dataDir)
 		}
 		if sp.metrics {
-			nd.args = append(nd.args, "--metrics", cl.metrics[i])
+			own = append(own, "--metrics", cl.metrics[i])
 		}
+		own = append(own, sp.serveArgs...)
+		nd.args = append([]string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i)}, own...)
 		for _, q := range sp.quotas {
 			nd.args = append(nd.args, "--quota", q)
 		}
-		nd.args = append(nd.args, sp.serveArgs...)
+		if sp.dataDir != "" {
+			nd.again = append([]string{"serve"}, own...)
+		}
 		cl.nodes = append(cl.nodes, nd)
 	}
 	ready := make(chan error, sp.n)
