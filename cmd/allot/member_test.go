@@ -193,6 +193,10 @@ func TestMembershipAcrossProcesses(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list.Members) != 4 || list.Members[3].Addr != addrs[3] || !list.Members[3].InView {
 		t.Fatalf("member list: exit %d, %q %q", code, out, errs)
 	}
+	out, errs, code = allot(t, "member", "list", "--addr", addrs[0])
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 6 || !strings.HasPrefix(lines[0], "ID  ADDRESS") || !strings.HasPrefix(lines[4], "3   "+addrs[3]) {
+		t.Fatalf("member list as text: exit %d, %q %q", code, out, errs)
+	}
 
 	// Bad changes: one allot: line, exit 2.
 	for _, args := range [][]string{
