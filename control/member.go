@@ -135,9 +135,6 @@ func (s *State) applyConf(cc raftpb.ConfChange) bool {
 // Members is the configuration as applied so far, by id.
 func (s *State) Members() []Member { return s.members.list() }
 
-// NextID is the id the next member added gets.
-func (s *State) NextID() proc.ID { return s.members.next }
-
 // Members is the configuration this node has applied, by id.
 func (n *Node) Members() []Member { return n.sm.Members() }
 
