@@ -140,9 +140,10 @@
 // last): a change that fails is applied by none.
 //
 // The leader refuses (typed errors) an add of a member's address, a
-// remove that would leave the configuration without a live majority (the
-// voters it heard from within a lease, itself included, must be a
-// majority of the members left) or without a member. A view is chosen
+// change after which the live members would not be a majority of the
+// configuration (the voters it heard from within a lease, itself
+// included; a member added is not live before it starts), and a remove
+// of the last member. A view is chosen
 // among the configuration's voters, so the views that follow a remove
 // leave the node out, and wait for its lease as for any run left out
 // (none if it left: Leave). The removed node fences when it applies its

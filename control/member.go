@@ -145,7 +145,10 @@ func (n *Node) Removed() bool { return n.removed }
 // ProposeAdd proposes, on the leader, a new member at addr; it returns
 // the id it will have once the change is applied (Members has it then).
 // The id is the next never given: a node restarted at a new address is a
-// remove and an add, under a new id.
+// remove and an add, under a new id. It is refused if the live members
+// (the voters the leader heard from within a lease) would not be a
+// majority of the configuration with the new one, which is not live
+// before it starts.
 func (n *Node) ProposeAdd(now proc.Time, addr string) (proc.ID, error) {
 	n.Tick(now)
 	if err := n.canChange(); err != nil {
@@ -156,6 +159,12 @@ func (n *Node) ProposeAdd(now proc.Time, addr string) (proc.ID, error) {
 	}
 	if n.sm.members.has(addr) {
 		return 0, fmt.Errorf("%w: %s", ErrMemberExists, addr)
+	}
+	// The new member is not live before it starts: the live members
+	// must be a majority of the configuration with it, or the cluster
+	// would have no view until it starts.
+	if alive := n.liveMembers(-1); 2*alive <= len(n.sm.members.addrs)+1 {
+		return 0, fmt.Errorf("%w: %d of the %d members with the new one would be live", ErrNoMajority, alive, len(n.sm.members.addrs)+1)
 	}
 	id := n.sm.members.next
 	if n.cfg.MaxNodes > 0 && int(id) >= n.cfg.MaxNodes {
@@ -186,12 +195,7 @@ func (n *Node) ProposeRemove(now proc.Time, id proc.ID) error {
 	if len(n.sm.members.addrs) == 1 {
 		return ErrLastMember
 	}
-	alive := 0
-	for m := range n.sm.members.addrs {
-		if m != id && n.alive(m) {
-			alive++
-		}
-	}
+	alive := n.liveMembers(id)
 	if rest := len(n.sm.members.addrs) - 1; 2*alive <= rest {
 		return fmt.Errorf("%w: %d of the %d left are live", ErrNoMajority, alive, rest)
 	}
@@ -200,6 +204,18 @@ func (n *Node) ProposeRemove(now proc.Time, id proc.ID) error {
 	}
 	n.confProposed = true
 	return nil
+}
+
+// liveMembers counts the members but one (but) the leader heard from within a
+// lease, itself included.
+func (n *Node) liveMembers(but proc.ID) int {
+	alive := 0
+	for m := range n.sm.members.addrs {
+		if m != but && n.alive(m) {
+			alive++
+		}
+	}
+	return alive
 }
 
 // alive reports whether the leader heard from member p within a lease

@@ -189,6 +189,10 @@ func TestMemberRemoveKeepsMajority(t *testing.T) {
 	if err := l.ProposeRemove(c.now, other); !errors.Is(err, ErrNoMajority) {
 		t.Fatalf("remove of a live node beside a dead one: %v, want ErrNoMajority", err)
 	}
+	// Nor may a member be added: two live of four.
+	if _, err := l.ProposeAdd(c.now, "d"); !errors.Is(err, ErrNoMajority) {
+		t.Fatalf("add beside a dead node: %v, want ErrNoMajority", err)
+	}
 	if err := l.ProposeRemove(c.now, 7); !errors.Is(err, ErrNotMember) {
 		t.Fatalf("remove of no member: %v, want ErrNotMember", err)
 	}

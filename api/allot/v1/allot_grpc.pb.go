@@ -449,9 +449,9 @@ const (
 //	INVALID_ARGUMENT    AddMember: the address is not host:port
 //	ALREADY_EXISTS      AddMember: the address is a member's
 //	NOT_FOUND           RemoveMember: the id is not a member's
-//	FAILED_PRECONDITION RemoveMember: the last member, or the members left
-//	                    would not be a live majority; AddMember: no node id
-//	                    left (ids are below 64)
+//	FAILED_PRECONDITION the members would not be a live majority of the new
+//	                    configuration; RemoveMember: the last member;
+//	                    AddMember: no node id left (ids are below 64)
 //	UNAVAILABLE         no leader, another change in progress, or the change
 //	                    was not applied in time (list the members: it may
 //	                    have been)
@@ -519,9 +519,9 @@ func (c *adminClient) RemoveMember(ctx context.Context, in *RemoveMemberRequest,
 //	INVALID_ARGUMENT    AddMember: the address is not host:port
 //	ALREADY_EXISTS      AddMember: the address is a member's
 //	NOT_FOUND           RemoveMember: the id is not a member's
-//	FAILED_PRECONDITION RemoveMember: the last member, or the members left
-//	                    would not be a live majority; AddMember: no node id
-//	                    left (ids are below 64)
+//	FAILED_PRECONDITION the members would not be a live majority of the new
+//	                    configuration; RemoveMember: the last member;
+//	                    AddMember: no node id left (ids are below 64)
 //	UNAVAILABLE         no leader, another change in progress, or the change
 //	                    was not applied in time (list the members: it may
 //	                    have been)
