@@ -16,9 +16,11 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/client"
 	"github.com/allot-dev/allot/mtls"
 	"github.com/allot-dev/allot/service"
@@ -304,5 +306,36 @@ func TestNodeAPINeedsNodeCertificate(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "method=/allot.link.Link/Connect") {
 		t.Errorf("the node did not log the refused link:\n%s", log.String())
+	}
+}
+
+// TestAdminNeedsNodeCertificate: the membership (allot member, the Admin
+// service) is the nodes': a client certificate of the cluster's CA with a
+// valid token is refused, a node certificate lists the members.
+func TestAdminNeedsNodeCertificate(t *testing.T) {
+	p := newPKI(t)
+	var log syncBuffer
+	addrs := secureCluster(t, p, 1, &log)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, c := range []struct {
+		name string
+		node bool
+		want codes.Code
+	}{{"admin client", false, codes.PermissionDenied}, {"admin node", true, codes.OK}} {
+		id, err := mtls.Load(p.files(p.ca, c.name, mtls.Spec{Name: c.name, Hosts: []string{"127.0.0.1"}, Node: c.node}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := grpc.NewClient(addrs[0], grpc.WithTransportCredentials(id.DialCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		tctx := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+testToken)
+		r, err := pb.NewAdminClient(cc).ListMembers(tctx, &pb.ListMembersRequest{})
+		if status.Code(err) != c.want || err == nil && len(r.Members) != 1 {
+			t.Errorf("%s: list the members: %v %v, want %v", c.name, r, err, c.want)
+		}
 	}
 }

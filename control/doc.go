@@ -22,12 +22,12 @@
 //
 // # The log
 //
-// The entries: a RejoinEntry (a node's new run: after every start, and
-// after its lease ran out in a view that still counts it), a ViewEntry
-// (the leader's choice of members), a ReadyEntry (a member holds again in
-// the view every grant its sessions held), a ReportEntry (Quotas, below),
-// a LeaveEntry (a run that gave everything back and stops), and a
-// SemaphoreEntry (a semaphore's units,
+// Besides Raft's configuration changes (Membership, below), these
+// entries: a RejoinEntry (a node's new run: after every start, and after
+// its lease ran out in a view that still counts it), a ViewEntry (the
+// leader's choice of members), a ReadyEntry (a member holds again in the
+// view every grant its sessions held), a ReportEntry and a LeaveEntry
+// (Quotas, and Leave), and a SemaphoreEntry (a semaphore's units,
 // recorded by the first node that serves an Acquire of its name, so that
 // every node refuses other units for it: RecordSemaphore; the first entry
 // of a name wins). A view's epoch is the
@@ -123,6 +123,38 @@
 // NoChunk) lets a cut-off member's permits past the budget: the tests
 // show it.
 //
+// # Membership
+//
+// The configuration changes at run time through the log (member.go):
+// ProposeAdd and ProposeRemove, on the leader, propose a Raft
+// configuration change (one at a time: Raft would drop a second one
+// silently, and the next id is known only once the last add is applied).
+// An add's entry carries a MemberEntry, the new member's id and address,
+// so every node learns where it is from the log (Update.Members tells the
+// driver, whose links follow); the first members' addresses are in the
+// bootstrap snapshot (BootstrapAt), the state every node starts from, a
+// node that joins later included: the log is never compacted, so the
+// leader sends it every entry from there, and no snapshot (Raft would
+// refuse one whose configuration does not have the node). A node's id is
+// the next never given, so a removed id never names another node and the
+// views and the data plane keep their small integer ids; Config.MaxNodes
+// bounds them. Every node checks a change as it applies it (an add of the
+// next id at an address no member has, a remove of a member not the
+// last): a change that fails is applied by none.
+//
+// The leader refuses (typed errors) an add of a member's address, a
+// change after which the live members would not be a majority of the
+// configuration (the voters it heard from within a lease, itself
+// included; a member added is not live before it starts), and a remove
+// of the last member. A view is chosen
+// among the configuration's voters, so the views that follow a remove
+// leave the node out, and wait for its lease as for any run left out
+// (none if it left: Leave). The removed node fences when it applies its
+// removal and proposes nothing more; the leader, which sends it nothing
+// once it applied the removal, tells it the removal is committed with
+// heartbeats for an election timeout. A leader that removes itself steps
+// down once the change is applied.
+//
 // # Elections without an unseeded clock
 //
 // Raft draws its randomized election timeout from a source no seed
@@ -134,7 +166,8 @@
 //
 // # What is not here yet
 //
-// The configuration is the bootstrap one: no Raft configuration change is
-// proposed (members cannot be added or removed at run time), and the log
-// is never compacted (a restart replays it from the start).
+// The log is never compacted (a restart replays it from the start, and a
+// joining node receives all of it). Process (the simulator's and the
+// explorer's) drives no configuration change: the tests of this package
+// do, on their model network.
 package control

@@ -67,6 +67,21 @@ type (
 		Name  string
 		Units int32
 	}
+	// MemberEntry is the context of a configuration change that adds
+	// Node at Addr: every node learns the new member's address from the
+	// log, and its transport can dial it.
+	MemberEntry struct {
+		Node int32
+		Addr string
+	}
+	// MembersEntry is the data of the bootstrap snapshot: the first
+	// members' addresses, and the next id to give. A node that joins
+	// later receives it with the snapshot.
+	MembersEntry struct {
+		Nodes []int32
+		Addrs []string
+		Next  int32
+	}
 )
 
 func (ViewEntry) Kind() string      { return "view" }
@@ -74,10 +89,12 @@ func (ReadyEntry) Kind() string     { return "ready" }
 func (ReportEntry) Kind() string    { return "report" }
 func (RejoinEntry) Kind() string    { return "rejoin" }
 func (LeaveEntry) Kind() string     { return "leave" }
+func (MemberEntry) Kind() string    { return "member" }
+func (MembersEntry) Kind() string   { return "members" }
 func (SemaphoreEntry) Kind() string { return "semaphore" }
 
 // entries is the codec of the log's entries.
-var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, ReportEntry{}, RejoinEntry{}, LeaveEntry{}, SemaphoreEntry{}}})
+var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, ReportEntry{}, RejoinEntry{}, LeaveEntry{}, MemberEntry{}, MembersEntry{}, SemaphoreEntry{}}})
 
 func mustCodec(a algo.Algorithm) *codec.Codec {
 	c, err := codec.New(a)

@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -29,11 +30,13 @@ type msg struct {
 	m  raftpb.Message
 }
 
-// span is a node serving a view from start until end (-1: still).
+// span is a node serving a view from start until end (-1: still), in a
+// configuration of voters members.
 type span struct {
 	node       proc.ID
 	view       View
 	start, end proc.Time
+	voters     int
 }
 
 type cluster struct {
@@ -56,31 +59,42 @@ type cluster struct {
 }
 
 func newCluster(t testing.TB, n int, seed uint64, broken Broken, quotas ...Quota) *cluster {
-	c := &cluster{
-		t: t, rng: rand.New(rand.NewPCG(seed, 1)), cut: map[[2]proc.ID]bool{}, broken: broken,
-		quotas: quotas, serving: map[proc.ID]int{},
-	}
 	var ids []proc.ID
 	for i := range n {
 		ids = append(ids, proc.ID(i))
 	}
-	for i := range n {
-		c.disks = append(c.disks, Bootstrap(ids))
-		c.nodes = append(c.nodes, nil)
-		c.up = append(c.up, false)
-		c.paused = append(c.paused, false)
-		c.runs = append(c.runs, 0)
-		c.counts = append(c.counts, make([]uint64, len(quotas)))
-		c.start(proc.ID(i))
+	return newClusterOf(t, Bootstrap(ids), n, seed, broken, quotas...)
+}
+
+// newClusterOf starts n nodes on the bootstrap disk boot.
+func newClusterOf(t testing.TB, boot Disk, n int, seed uint64, broken Broken, quotas ...Quota) *cluster {
+	c := &cluster{
+		t: t, rng: rand.New(rand.NewPCG(seed, 1)), cut: map[[2]proc.ID]bool{}, broken: broken,
+		quotas: quotas, serving: map[proc.ID]int{},
+	}
+	for range n {
+		c.start(c.grow(boot.Clone()))
 	}
 	return c
+}
+
+// grow adds a node, not started, on disk d (empty: a node that joins),
+// and returns its id.
+func (c *cluster) grow(d Disk) proc.ID {
+	c.disks = append(c.disks, d)
+	c.nodes = append(c.nodes, nil)
+	c.up = append(c.up, false)
+	c.paused = append(c.paused, false)
+	c.runs = append(c.runs, 0)
+	c.counts = append(c.counts, make([]uint64, len(c.quotas)))
+	return proc.ID(len(c.nodes) - 1)
 }
 
 // start starts node id on its disk, as a new run.
 func (c *cluster) start(id proc.ID) {
 	c.runs[id]++
 	nd, err := New(Config{
-		Self: id, Run: c.runs[id], Lease: lease, Margin: margin, Quotas: c.quotas,
+		Self: id, Run: c.runs[id], Lease: lease, Margin: margin, Quotas: c.quotas, MaxNodes: 64,
 		Counts: c.counts[id], Rand: rand.New(rand.NewPCG(c.rng.Uint64(), uint64(id))), Broken: c.broken,
 	}, c.disks[id].Clone(), c.now)
 	if err != nil {
@@ -136,6 +150,9 @@ func (c *cluster) step() {
 	var due []msg
 	keep := c.net[:0]
 	for _, m := range c.net {
+		if int(procID(m.m.To)) >= len(c.nodes) {
+			continue // to a node not started yet: lost
+		}
 		if m.at <= c.now && !c.paused[procID(m.m.To)] {
 			due = append(due, m)
 		} else {
@@ -181,7 +198,7 @@ func (c *cluster) change(id proc.ID, ch Change) {
 		c.nodes[id].Ready(c.now, ch.View.Epoch, c.counts[id])
 	case Serve:
 		c.serving[id] = len(c.spans)
-		c.spans = append(c.spans, span{node: id, view: ch.View, start: c.now, end: -1})
+		c.spans = append(c.spans, span{node: id, view: ch.View, start: c.now, end: -1, voters: len(c.nodes[id].Members())})
 	case Fence:
 		if i, ok := c.serving[id]; ok {
 			c.spans[i].end = c.now
@@ -219,8 +236,8 @@ func (c *cluster) servingNow() map[proc.ID]uint64 {
 }
 
 // check judges the spans, and nothing else: no two views serve at the
-// same time, every view serving holds a majority of n, and the epochs
-// served only grow.
+// same time, every view serving holds a majority of its configuration
+// (of n, when the span does not say), and the epochs served only grow.
 func check(spans []span, n int, now proc.Time) error {
 	end := func(s span) proc.Time {
 		if s.end < 0 {
@@ -229,8 +246,8 @@ func check(spans []span, n int, now proc.Time) error {
 		return s.end
 	}
 	for i, a := range spans {
-		if 2*len(a.view.Members) <= n {
-			return fmt.Errorf("node %d serves %v, not a majority of %d", a.node, a.view, n)
+		if v := cmp.Or(a.voters, n); 2*len(a.view.Members) <= v {
+			return fmt.Errorf("node %d serves %v, not a majority of %d", a.node, a.view, v)
 		}
 		if !slices.Contains(a.view.Members, a.node) {
 			return fmt.Errorf("node %d serves %v, not a member", a.node, a.view)

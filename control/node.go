@@ -40,6 +40,9 @@ type Config struct {
 	Rand *rand.Rand
 	// Logger is Raft's logger (nil: discard).
 	Logger raft.Logger
+	// MaxNodes bounds the node ids a member added gets (0: no bound):
+	// the service's ids hold a node in 6 bits.
+	MaxNodes int
 	// Broken, for the checkers' tests only, breaks the protocol on
 	// purpose (0: none).
 	Broken Broken
@@ -122,18 +125,21 @@ func (k ChangeKind) String() string {
 
 // Update is what a Node asks of its driver after an input: persist
 // HardState and Entries (fsync if MustSync) before sending Messages, and
-// act on Changes in order.
+// act on Changes in order. Members, when not nil, is the configuration as
+// it now is (a change was applied): the driver's transport reaches these
+// members before it sends.
 type Update struct {
 	HardState raftpb.HardState
 	Entries   []raftpb.Entry
 	MustSync  bool
 	Messages  []raftpb.Message
 	Changes   []Change
+	Members   []Member
 }
 
 // Empty reports whether u asks for nothing.
 func (u Update) Empty() bool {
-	return raft.IsEmptyHardState(u.HardState) && len(u.Entries) == 0 && len(u.Messages) == 0 && len(u.Changes) == 0
+	return raft.IsEmptyHardState(u.HardState) && len(u.Entries) == 0 && len(u.Messages) == 0 && len(u.Changes) == 0 && u.Members == nil
 }
 
 // phase is where this node is with the newest view.
@@ -182,7 +188,16 @@ type Node struct {
 
 	seq     uint64 // the rejoins of this run
 	leaving bool   // the driver stopped serving for good: no more views
-	counts  []uint64
+	// removed: this node applied its own removal from the
+	// configuration; confProposed: a configuration change was proposed
+	// since the last Next (not in storage yet).
+	removed      bool
+	confProposed bool
+	// farewells: removed nodes the leader tells so (sayFarewells);
+	// extra: those messages, for the next Update.
+	farewells map[uint64]farewell
+	extra     []raftpb.Message
+	counts    []uint64
 	// reported: the counts of the last report proposed in the view
 	// served (nil: none since it began).
 	reported []uint64
@@ -230,6 +245,10 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 	if err := ms.ApplySnapshot(d.Snapshot); err != nil {
 		return nil, fmt.Errorf("control: persisted snapshot: %w", err)
 	}
+	members, err := snapshotMembers(d.Snapshot)
+	if err != nil {
+		return nil, err
+	}
 	if err := ms.Append(d.Entries); err != nil {
 		return nil, fmt.Errorf("control: persisted entries: %w", err)
 	}
@@ -247,19 +266,23 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 		CheckQuorum:     true,
 		PreVote:         true,
 		ReadOnlyOption:  raft.ReadOnlySafe,
-		Logger:          cfg.Logger,
+		// A leader that removes itself steps down once the change is
+		// applied: the others elect one among them.
+		StepDownOnRemoval: true,
+		Logger:            cfg.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	n := &Node{
 		cfg: cfg, rn: rn, storage: ms, sm: &State{}, now: now,
-		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{},
+		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{}, farewells: map[uint64]farewell{},
 		counts: slices.Clone(cfg.Counts), seq: 1,
 	}
 	*n.sm = *NewState(cfg.Quotas)
 	n.sm.broken = cfg.Broken
 	n.sm.applied = d.Snapshot.Metadata.Index
+	n.sm.members = members
 	n.electionTime = n.drawElection()
 	switch {
 	case len(d.Snapshot.Metadata.ConfState.Voters) == 1:
@@ -345,6 +368,7 @@ func (n *Node) raftTick() {
 	n.observe(raftpb.Message{})
 	n.proposeView()
 	n.handOver()
+	n.sayFarewells()
 	if n.ticks >= n.propDue {
 		n.proposeOwn()
 	}
@@ -462,6 +486,9 @@ func (n *Node) handOver() {
 // again every election timeout until applied.
 func (n *Node) proposeOwn() {
 	n.propDue = n.ticks + ElectionTicks/2
+	if n.removed {
+		return
+	}
 	g, joined := n.gen()
 	switch {
 	case n.leaving:
@@ -697,6 +724,7 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 				return u, err
 			}
 		}
+		n.confProposed = false
 		u.MustSync = u.MustSync || rd.MustSync
 		u.Messages = append(u.Messages, rd.Messages...)
 		for _, e := range rd.CommittedEntries {
@@ -717,21 +745,22 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 	}
 	n.renew()
 	n.step(&u)
+	u.Messages = append(u.Messages, n.extra...)
+	n.extra = nil
 	return u, nil
 }
 
 // apply applies one committed entry.
 func (n *Node) apply(e raftpb.Entry, u *Update) error {
 	if e.Type != raftpb.EntryNormal {
-		// Configuration changes (none are proposed yet: the
-		// configuration is the bootstrap one).
-		var cc raftpb.ConfChange
-		if err := cc.Unmarshal(e.Data); err != nil {
-			return fmt.Errorf("control: entry %d: %w", e.Index, err)
+		changed, err := n.applyConfEntry(e)
+		if changed {
+			u.Members = n.sm.Members()
 		}
-		n.rn.ApplyConfChange(cc)
-		n.sm.applied = e.Index
-		return nil
+		if n.removed {
+			n.leave(u)
+		}
+		return err
 	}
 	before := n.sm.View().Epoch
 	if err := n.sm.Apply(e.Index, e.Data); err != nil {
@@ -741,6 +770,17 @@ func (n *Node) apply(e raftpb.Entry, u *Update) error {
 		n.viewChanged(v, u)
 	}
 	return nil
+}
+
+// leave stops a node that applied its own removal: it fences at once if
+// it serves (the views that follow leave it out, and wait for its lease
+// all the same), and proposes nothing more.
+func (n *Node) leave(u *Update) {
+	switch n.ph {
+	case serving, adopting, readied:
+		u.Changes = append(u.Changes, Change{Kind: Fence, View: View{Epoch: n.epoch}, Lost: true})
+		n.ph, n.leased = fenced, false
+	}
 }
 
 // viewChanged moves this node on to the newest view v.

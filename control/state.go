@@ -87,6 +87,7 @@ func (lv *ledgerView) could(i int, chunk uint64) (could, guess uint64) {
 type State struct {
 	quotas  []Quota
 	applied uint64
+	members membership // the configuration, as the log says
 
 	gen  map[proc.ID]uint64    // each node's generation (rejoins applied)
 	runs map[proc.ID][2]uint64 // each node's last run (Run, Seq)
@@ -112,7 +113,7 @@ type State struct {
 // (every node must be given the same, in the same order).
 func NewState(quotas []Quota) *State {
 	return &State{
-		quotas: quotas, gen: map[proc.ID]uint64{}, runs: map[proc.ID][2]uint64{}, left: map[proc.ID]bool{},
+		quotas: quotas, members: membership{addrs: map[proc.ID]string{}}, gen: map[proc.ID]uint64{}, runs: map[proc.ID][2]uint64{}, left: map[proc.ID]bool{},
 		ready: map[proc.ID]bool{}, starts: map[proc.ID][]uint64{}, closed: make([]uint64, len(quotas)),
 		sems: map[string]int32{},
 	}

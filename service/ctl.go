@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
@@ -36,9 +38,10 @@ type ctlHost struct {
 	space   *tgrpc.Space
 	startNo uint64 // this start's number in the store (1: the first)
 
-	mu     sync.Mutex // the control node
-	node   *control.Node
-	broken bool // a write failed: the node is silent from then on
+	mu      sync.Mutex // the control node
+	node    *control.Node
+	broken  bool // a write failed: the node is silent from then on
+	removed bool // the node applied its own removal (Node.removed is closed)
 	// The lease, as of the last input, for answers that must not wait
 	// for the control node (it may be writing to disk).
 	leaseEnd     atomic.Int64
@@ -150,7 +153,11 @@ func lease(d time.Duration) (l, margin proc.Time) {
 
 // newCtl opens the node's store and starts its control node, as a new run.
 func newCtl(n *Node, dir string) (*ctlHost, error) {
-	st, err := store.Open(dir, store.Identity{Nodes: n.c.Nodes, Node: n.self})
+	spec, err := json.Marshal(n.c)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(dir, store.Identity{Nodes: n.c.Nodes, Node: n.self, Spec: spec})
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +191,7 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	l, margin := lease(n.cfg.Suspect)
 	h.node, err = control.New(control.Config{
 		Self: proc.ID(n.self), Run: run, Lease: l, Margin: margin, Quotas: qs, Counts: counts,
-		Rand: n.cfg.Rand,
+		Rand: n.cfg.Rand, MaxNodes: MaxNodes,
 	}, d, h.now())
 	if err != nil {
 		return fail(err)
@@ -197,6 +204,14 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	}
 	if err != nil {
 		return fail(err)
+	}
+	switch {
+	case h.node.Removed():
+		return fail(fmt.Errorf("%w: node %d's log has its removal; a node comes back under a new id (allot member add) on a new data dir", ErrRemoved, n.self))
+	case !n.cfg.FromLog:
+		if err := n.checkMembership(h.node.Members()); err != nil {
+			return fail(err)
+		}
 	}
 	h.newest.Store(h.node.State().View().Epoch)
 	return h, nil
@@ -232,19 +247,20 @@ func (h *ctlHost) deliver(from proc.ID, m proc.Message) {
 		h.n.log.Warn("control: a malformed Raft message", "from", from)
 		return
 	}
-	h.input(func(now proc.Time) error { return h.node.Step(now, rm) })
-}
-
-// input runs f on the control node, then does what the node asks.
-func (h *ctlHost) input(f func(now proc.Time) error) {
-	h.mu.Lock()
-	now := h.now()
-	if err := f(now); err != nil {
+	if err := h.input(func(now proc.Time) error { return h.node.Step(now, rm) }); err != nil {
 		h.n.log.Warn("control", "err", err)
 	}
+}
+
+// input runs f on the control node, then does what the node asks; it
+// returns f's error.
+func (h *ctlHost) input(f func(now proc.Time) error) (ferr error) {
+	h.mu.Lock()
+	now := h.now()
+	ferr = f(now)
 	if h.broken {
 		h.mu.Unlock()
-		return
+		return ferr
 	}
 	u, err := h.node.Next(now)
 	if err == nil {
@@ -257,7 +273,16 @@ func (h *ctlHost) input(f func(now proc.Time) error) {
 		h.broken = true
 		h.mu.Unlock()
 		h.n.log.Error("control: the log could not be kept; this node stops", "err", err)
-		return
+		return ferr
+	}
+	if u.Members != nil {
+		// Before the messages: the first to a new member needs its link.
+		h.n.setPeers(u.Members)
+	}
+	if h.node.Removed() && !h.removed {
+		h.removed = true
+		h.n.log.Warn("this node was removed from the cluster: it serves nothing more")
+		close(h.n.removed)
 	}
 	for _, m := range u.Messages {
 		b, err := m.Marshal()
@@ -283,6 +308,7 @@ func (h *ctlHost) input(f func(now proc.Time) error) {
 		}
 	}
 	h.mu.Unlock()
+	return ferr
 }
 
 // changes hands the control node's changes to the node, in order, until

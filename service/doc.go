@@ -40,6 +40,12 @@
 // so a node away holds back only its last report plus a chunk.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
+// The membership is the control log's (members.go): a node's links
+// follow it as members are added and removed, and the Admin gRPC service
+// (admin.go, allot member) lists it and changes it through the leader. A
+// node started with a node list the log has moved past refuses to run
+// (ErrStaleMembership); a removed one stops (ErrRemoved).
+//
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the
 // session table, the control host. clock.go is the Lamport clock of the

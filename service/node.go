@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,8 +27,19 @@ import (
 
 // Config is one node of a cluster.
 type Config struct {
+	// Cluster is the cluster's description; its Nodes are the nodes it
+	// started with (ids 0..n-1). Members added later have the next ids.
 	Cluster Cluster
-	Self    int // this node's index in Cluster.Nodes
+	Self    int // this node's id: its index in Cluster.Nodes, or a later member's
+	// FromLog: the membership is the log's alone (a node that joined, or
+	// one restarted on its data without a node list). Otherwise
+	// Cluster.Nodes must be the membership the log has
+	// (ErrStaleMembership).
+	FromLog bool
+	// Peers, for a node joining a running cluster, are the members the
+	// cluster told it of (id -> address): it links to them until its
+	// log, which they send it, has its own addition.
+	Peers map[int]string
 	// LockDelay is how long an expired session's resources stay held
 	// before they are released (Chubby's lock-delay): a holder that lost
 	// its session without knowing it gets that long to notice.
@@ -49,8 +59,8 @@ type Config struct {
 	// NODE_LIMIT); every node should be given the same.
 	MaxSemaphores int
 	// PeerAddrs, when set, are the addresses this node dials the other
-	// nodes at, in Cluster.Nodes order (a proxy in between, in tests);
-	// nil: Cluster.Nodes.
+	// nodes at, by id (a proxy in between, in tests); nil: the members'
+	// addresses.
 	PeerAddrs []string
 	// Suspect is the control plane's lease (0: 1s): a node serves at most
 	// this long after it last confirmed it is in the cluster's view, the
@@ -89,13 +99,17 @@ type Node struct {
 	log   *slog.Logger
 	codec *codec.Codec
 	algs  map[algo.Kind]algo.Algorithm
-	names []string   // the nodes' names on the link transport
 	every space.View // every node of the cluster file: placement of a name without a view
 
 	// The link transport (set by Register), and the space names it
-	// hands over, each parsed once (space.go).
-	tr     *tgrpc.Transport
-	parsed sync.Map // space name -> parsed
+	// hands over, each parsed once (space.go); the members it links to,
+	// following the control log's membership (members.go).
+	tr       *tgrpc.Transport
+	parsed   sync.Map       // space name -> parsed
+	pmu      sync.Mutex     // peers, dropping, and tr while Register sets it
+	peers    map[int]string // the members linked to, by id: setPeers
+	dropping map[int]bool   // peers no more members, whose link goes soon
+	removed  chan struct{}  // closed once this node applied its own removal
 
 	// The data plane: the view the node is in and the instances it hosts
 	// (view.go, space.go, instance.go), and the Lamport clock of the
@@ -133,7 +147,7 @@ func New(cfg Config) (*Node, error) {
 	if err := c.Complete(); err != nil {
 		return nil, err
 	}
-	if cfg.Self < 0 || cfg.Self >= len(c.Nodes) {
+	if cfg.Self < 0 || cfg.Self >= MaxNodes || cfg.Self >= len(c.Nodes) && !cfg.FromLog {
 		return nil, fmt.Errorf("%w: node %d of %d", ErrCluster, cfg.Self, len(c.Nodes))
 	}
 	if cfg.Log == nil {
@@ -158,6 +172,9 @@ func New(cfg Config) (*Node, error) {
 		sessions: sessionTable{byID: map[uint64]*session{}},
 		expiry:   newExpiry(),
 		metrics:  newMetrics(),
+		peers:    map[int]string{},
+		dropping: map[int]bool{},
+		removed:  make(chan struct{}),
 	}
 	n.events = eventlog.New(cfg.Events, cfg.Self)
 	n.metrics.reg.MustRegister(messages{n}, state{n})
@@ -180,7 +197,6 @@ func New(cfg Config) (*Node, error) {
 	}
 	n.every.Epoch = c.Epoch
 	for k := range c.Nodes {
-		n.names = append(n.names, strconv.Itoa(k))
 		n.every.Members |= space.SetOf(k)
 	}
 	if n.cfg.Rand == nil {
@@ -214,18 +230,20 @@ func New(cfg Config) (*Node, error) {
 // the lock and the declared quotas. Call it before s serves.
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
+	pb.RegisterAdminServer(s, admin{n: n})
 	n.registerOps(s)
+	n.ctl.mu.Lock()
+	ms := n.ctl.node.Members()
+	n.ctl.mu.Unlock()
 	peers := map[string]string{}
-	for k, addr := range n.c.Nodes {
-		if k < len(n.cfg.PeerAddrs) {
-			addr = n.cfg.PeerAddrs[k]
-		}
-		if k != n.self {
-			peers[n.names[k]] = addr
-		}
+	n.pmu.Lock()
+	for k, addr := range n.wantPeers(ms) {
+		peers[nodeName(k)] = addr
+		n.peers[k] = addr
 	}
+	n.pmu.Unlock()
 	tr, err := tgrpc.New(tgrpc.Config{
-		Node:        n.names[n.self],
+		Node:        nodeName(n.self),
 		Server:      s,
 		DialOptions: n.cfg.DialOptions,
 		Peers:       peers,
@@ -236,7 +254,15 @@ func (n *Node) Register(s *grpc.Server) error {
 	if err != nil {
 		return err
 	}
+	n.pmu.Lock()
 	n.tr = tr
+	n.pmu.Unlock()
+	// The membership may have changed since it was read: the links
+	// follow the log from here on (input calls setPeers on a change).
+	n.ctl.mu.Lock()
+	ms = n.ctl.node.Members()
+	n.ctl.mu.Unlock()
+	n.setPeers(ms)
 	n.ctl.space = tr.Space(ctlSpace)
 	if err := n.ctl.space.Register(proc.ID(n.self), n.ctl.deliver); err != nil {
 		tr.Close()
@@ -281,6 +307,8 @@ func (n *Node) WaitReady(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("no view with a majority of the cluster took this node in: %w", ctx.Err())
+		case <-n.removed:
+			return fmt.Errorf("node %d: %w", n.self, ErrRemoved)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
@@ -308,19 +336,28 @@ func (n *Node) Shutdown(ctx context.Context) {
 		}
 	}
 	// Drained: the others may move on at once. (A Shutdown whose time
-	// is up already is a stop, not a leave.)
-	if ctx.Err() == nil {
-		n.ctl.leave(ctx)
+	// is up already is a stop, not a leave; a removed node has nobody to
+	// tell.)
+	select {
+	case <-n.removed:
+	default:
+		if ctx.Err() == nil && n.stop != nil { // nil: never registered, nobody knows it
+			n.ctl.leave(ctx)
+		}
 	}
 out:
-	n.stop()
+	if n.stop != nil { // nil: never registered
+		n.stop()
+	}
 	n.views.mu.Lock()
 	for _, in := range n.views.instances {
 		in.close()
 		n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Closed})
 	}
 	n.views.mu.Unlock()
-	n.tr.Close()
+	if n.tr != nil {
+		n.tr.Close()
+	}
 	n.ctl.close()
 	if n.tmpDir != "" {
 		os.RemoveAll(n.tmpDir)

@@ -151,11 +151,8 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 	ls := n.tr.Stats()
 	ch <- prometheus.MustNewConstMetric(framesDesc, prometheus.CounterValue, float64(ls.Frames))
 	ch <- prometheus.MustNewConstMetric(batchesDesc, prometheus.CounterValue, float64(ls.Batches))
-	for k := range n.c.Nodes {
-		if k == n.self {
-			continue
-		}
-		p, ok := n.tr.Peer(n.names[k])
+	for _, k := range n.linked() {
+		p, ok := n.tr.Peer(nodeName(k))
 		if !ok {
 			continue
 		}

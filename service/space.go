@@ -31,8 +31,8 @@ func (n *Node) parse(name string) (space.Space, error) {
 	var p parsed
 	p.sp, p.err = space.Parse(name)
 	if p.err == nil {
-		if last := p.sp.View.Members.List(); last[len(last)-1] >= len(n.c.Nodes) {
-			p.err = fmt.Errorf("%w: %q names node %d of %d", errSpace, name, last[len(last)-1], len(n.c.Nodes))
+		if last := p.sp.View.Members.List(); last[len(last)-1] >= MaxNodes {
+			p.err = fmt.Errorf("%w: %q names node %d, ids are below %d", errSpace, name, last[len(last)-1], MaxNodes)
 		}
 	}
 	n.parsed.Store(name, p)
@@ -47,10 +47,10 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 		return "", false
 	}
 	if name == ctlSpace {
-		if int(id) >= len(n.names) {
+		if int(id) >= MaxNodes {
 			return "", false
 		}
-		return n.names[id], true
+		return nodeName(int(id)), true
 	}
 	v := n.every
 	if strings.Contains(name, "@") {
@@ -60,7 +60,7 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 		}
 		v = sp.View
 	}
-	return n.names[n.owner(v, v.Members.Len()*n.c.Slots, id)], true
+	return nodeName(n.owner(v, v.Members.Len()*n.c.Slots, id)), true
 }
 
 // open builds the instance of a space a message came for.

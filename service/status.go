@@ -16,7 +16,7 @@ import (
 // Status is one node's view of the cluster at one moment.
 type Status struct {
 	Node      int              `json:"node"`
-	Nodes     []string         `json:"nodes"`
+	Nodes     []string         `json:"nodes"` // the members' addresses by id ("": a removed id)
 	Lock      string           `json:"lock"`
 	Semaphore string           `json:"semaphore"`
 	Quota     string           `json:"quota,omitempty"`
@@ -69,7 +69,7 @@ type InstanceStatus struct {
 
 // Status returns what the node knows now.
 func (n *Node) Status() Status {
-	st := Status{Node: n.self, Nodes: n.c.Nodes, Lock: n.c.Lock, Semaphore: n.c.Semaphore, Quota: n.c.Quota,
+	st := Status{Node: n.self, Nodes: n.nodesByID(), Lock: n.c.Lock, Semaphore: n.c.Semaphore, Quota: n.c.Quota,
 		Draining: n.draining.Load(), Sessions: []SessionStatus{}, Quotas: []QuotaStatus{}, Instances: []InstanceStatus{}}
 	var counts []uint64
 	if n.ctl != nil {
@@ -113,7 +113,7 @@ func (n *Node) Status() Status {
 	}
 	slices.SortFunc(st.Sessions, func(a, b SessionStatus) int { return cmp.Compare(a.ID, b.ID) })
 	for name, q := range n.c.Quotas {
-		issued := make([]uint64, len(n.c.Nodes))
+		issued := make([]uint64, max(len(st.Nodes), n.self+1))
 		if n.ctl != nil {
 			if i := slices.Index(n.ctl.quotas, name); i >= 0 && i < len(counts) {
 				issued[n.self] = counts[i]

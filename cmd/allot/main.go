@@ -31,6 +31,8 @@ usage:
   allot check [flags] TRACE           check a trace from its events alone (allot check -h)
   allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)
   allot cluster [--nodes N] [--tls]   start an N-node cluster on loopback for trying out
+  allot member list|add|remove --addr A
+                                      the members of a running cluster; add or remove one (allot member -h)
   allot certs --out DIR               write a CA, node and client certificates for mTLS (allot certs -h)
   allot bench [--addr A,B,C]          the peer workloads W1-W3 on a cluster (its own 3 nodes by default)
   allot ui TRACE | [sim flags] | --cluster ADDRS
@@ -100,6 +102,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = serveCmd(args[1:], stdout, stderr)
 	case "cluster":
 		err = clusterCmd(args[1:], stdout, stderr)
+	case "member":
+		err = memberCmd(args[1:], stdout, stderr)
 	case "bench":
 		err = benchCmd(args[1:], stdout, stderr)
 	case "certs":
@@ -113,7 +117,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, bench, certs, ui or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, member, bench, certs, ui or version)", args[0])
 	}
 	var ue usageError
 	switch {

@@ -21,13 +21,19 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/mtls"
 	"github.com/allot-dev/allot/service"
+	"github.com/allot-dev/allot/service/store"
 )
 
 // serveOpts are the flags of allot serve.
 type serveOpts struct {
 	clusterFile, nodes, peerAddrs          string
+	join, listen                           string
 	self                                   int
 	lock, semaphore                        string
 	slots, resources                       int
@@ -62,7 +68,9 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.clusterFile, "cluster", "", "the cluster as a YAML file: "+clusterFields+" (deploy/cluster.yaml documents each)")
 	fs.StringVar(&o.nodes, "nodes", "", "the cluster's node addresses host:port, comma-separated (instead of --cluster)")
 	fs.StringVar(&o.peerAddrs, "peer-addrs", "", "dial the nodes at these addresses instead, in node order, comma-separated (a proxy in between, for tests)")
-	fs.IntVar(&o.self, "node", 0, "this node's index in the node list; it listens on that address")
+	fs.IntVar(&o.self, "node", 0, "this node's id: its index in the node list (it listens on that address), or the id allot member add gave it")
+	fs.StringVar(&o.join, "join", "", "join the running cluster of this node (host:port) as the member --node that allot member add made: the cluster and its members come from it, and the data dir keeps them")
+	fs.StringVar(&o.listen, "listen", "", "the address to listen on: the member's address (default: the node list's, or the membership's)")
 	fs.StringVar(&o.lock, "lock", "", "the algorithm serving Lock (default "+service.DefaultLock+")")
 	fs.StringVar(&o.semaphore, "semaphore", "", "the algorithm serving semaphores (default "+service.DefaultSemaphore+")")
 	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per lock or semaphore (default %d)", service.DefaultSlots))
@@ -75,7 +83,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.IntVar(&o.maxSemaphores, "max-semaphores", service.DefaultMaxSemaphores, "the most semaphore names the cluster records (for its life: a name keeps its units); an Acquire of a new name beyond it is refused (RESOURCE_EXHAUSTED). Give every node the same")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
 	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
-	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself")
+	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself, and needs no --nodes: the membership is its log's")
 	fs.DurationVar(&o.peerTimeout, "peer-timeout", 10*time.Second, "give up when the other nodes are not reachable within this time")
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGINT or SIGTERM, wait this long for granted leases to be given back")
 	fs.Func("quota", "a quota Take serves, NAME=BUDGET[:WASTE] (repeatable; adds to the cluster file's)", func(v string) error {
@@ -92,6 +100,18 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 
 // parseFlags parses args with fs, printing help on stdout for -h.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, use string) error {
+	if err := parseFlagsOnly(fs, args, stdout, use); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return badf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// parseFlagsOnly is parseFlags for a command that takes arguments too:
+// fs.Args() are left to it.
+func parseFlagsOnly(fs *flag.FlagSet, args []string, stdout io.Writer, use string) error {
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	if err == flag.ErrHelp {
@@ -102,9 +122,6 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer, use string) e
 	}
 	if err != nil {
 		return badf("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return badf("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }
@@ -122,7 +139,7 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 	case o.nodes != "":
 		c.Nodes = strings.Split(o.nodes, ",")
 	default:
-		return c, badf("no cluster: give --nodes or --cluster")
+		return c, badf("no cluster: give --nodes or --cluster, --join, or the --data-dir of a node that ran")
 	}
 	for _, s := range []struct {
 		dst *string
@@ -167,18 +184,20 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 
 func serveCmd(args []string, stdout, stderr io.Writer) error {
 	var o serveOpts
-	if err := parseFlags(serveFlags(&o), args, stdout, "usage: allot serve --nodes A,B,C --node I [flags]\n\nruns node I of a cluster: the Allot API for clients and the links to the other nodes, on the node's address"); err != nil {
+	fs := serveFlags(&o)
+	if err := parseFlags(fs, args, stdout, "usage: allot serve --nodes A,B,C --node I [flags]\n       allot serve --join A --node I --listen ADDR [flags]\n       allot serve --data-dir DIR [flags]\n\nruns node I of a cluster: the Allot API for clients and the links to the other nodes, on the node's address"); err != nil {
 		return err
 	}
-	c, err := o.cluster()
-	if err != nil {
-		return err
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.dataDir == "" && set["node"] {
+		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
 	if o.maxSessions < 1 || o.maxSemaphores < 1 {
 		return badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
 	}
-	if err := o.profile.check(o.metrics != ""); err != nil {
-		return err
+	if o.suspect <= 0 {
+		return badf("--suspect must be positive, got %v", o.suspect)
 	}
 	log, err := newLogger(stderr, o.logFormat, o.logLevel)
 	if err != nil {
@@ -188,7 +207,30 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", c.Nodes[o.self])
+	var (
+		c       service.Cluster
+		fromLog bool
+		peers   map[int]string
+		addr    string
+	)
+	if o.join != "" || o.nodes == "" && o.clusterFile == "" && o.dataDir != "" {
+		fromLog = true
+		if c, addr, peers, err = o.joined(set, dialOpts); err != nil {
+			return err
+		}
+	} else {
+		if c, err = o.cluster(); err != nil {
+			return err
+		}
+		addr = c.Nodes[o.self]
+		if o.listen != "" && o.listen != addr {
+			return badf("--listen %s: node %d of the node list is at %s", o.listen, o.self, addr)
+		}
+	}
+	if err := o.profile.check(o.metrics != ""); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return badf("%v", err)
 	}
@@ -200,13 +242,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer mln.Close()
 	}
-	if o.suspect <= 0 {
-		return badf("--suspect must be positive, got %v", o.suspect)
-	}
 	if o.dataDir == "" {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, LockDelay: o.lockDelay, Suspect: o.suspect, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, LockDelay: o.lockDelay, Suspect: o.suspect, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}
@@ -221,6 +260,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	n, err := service.New(cfg)
 	if err != nil {
 		return badf("%v", err)
+	}
+	if a := n.Addr(); a != "" && a != addr {
+		n.Shutdown(context.Background())
+		return badf("node %d is a member at %s, not %s: a node under a new address is a remove and an add (allot member)", o.self, a, addr)
 	}
 	srv, err := n.NewServer()
 	if err != nil {
@@ -254,15 +297,92 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return badf("%v", err)
 	}
-	log.Info("serving", "node", o.self, "addr", c.Nodes[o.self], "lock", c.Lock, "semaphore", c.Semaphore, "quota", c.Quota)
-	fmt.Fprintf(stdout, "node %d ready at %s\n", o.self, c.Nodes[o.self])
-	<-ctx.Done()
+	log.Info("serving", "node", o.self, "addr", addr, "lock", c.Lock, "semaphore", c.Semaphore, "quota", c.Quota)
+	fmt.Fprintf(stdout, "node %d ready at %s\n", o.self, addr)
+	select {
+	case <-ctx.Done():
+	case <-n.Removed():
+		// Removed from the cluster: nothing more to serve. The call
+		// that removed it may be this node's own answer: let it go out.
+		log.Warn("removed from the cluster: stopping")
+		fmt.Fprintf(stdout, "node %d was removed from the cluster\n", o.self)
+		n.Shutdown(context.Background())
+		stopped := make(chan struct{})
+		go func() { srv.GracefulStop(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(2 * time.Second):
+			srv.Stop()
+		}
+		return nil
+	}
 	log.Info("shutting down", "drain", o.drain)
 	dctx, cancel := context.WithTimeout(context.Background(), o.drain)
 	defer cancel()
 	n.Shutdown(dctx)
 	srv.Stop()
 	return nil
+}
+
+// joined is the cluster of a node whose membership is its log's: one
+// restarted on its data dir (the store keeps the cluster), or one that
+// joins (the cluster at --join tells it the cluster and the members). It
+// returns the address to listen on, and for a join the members to link
+// to until the log has this node.
+func (o *serveOpts) joined(set map[string]bool, dial []grpc.DialOption) (service.Cluster, string, map[int]string, error) {
+	for _, f := range []string{"nodes", "cluster", "peer-addrs", "lock", "semaphore", "slots", "resources", "quota"} {
+		if set[f] {
+			return service.Cluster{}, "", nil, badf("--%s: the cluster is the one the node joined (its data dir keeps it), not the flags'", f)
+		}
+	}
+	c, id, err := service.FromDataDir(o.dataDir)
+	switch {
+	case err == nil:
+		if set["node"] && id != o.self {
+			return c, "", nil, badf("--node %d: the data dir %s is node %d's", o.self, o.dataDir, id)
+		}
+		o.self = id
+		addr := o.listen
+		if addr == "" && id < len(c.Nodes) {
+			addr = c.Nodes[id]
+		}
+		if addr == "" {
+			return c, "", nil, badf("--listen: node %d joined the cluster; give the address it was added at", id)
+		}
+		return c, addr, nil, nil
+	case !errors.Is(err, store.ErrNoStore):
+		return c, "", nil, badf("%v", err)
+	case o.join == "":
+		return c, "", nil, badf("no cluster: give --nodes or --cluster, --join, or the --data-dir of a node that ran (%s has no store)", o.dataDir)
+	case !set["node"]:
+		return c, "", nil, badf("--join: give --node, the id allot member add printed")
+	}
+	if dial == nil {
+		dial = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	}
+	conn, err := grpc.NewClient(o.join, dial...)
+	if err != nil {
+		return c, "", nil, badf("--join %s: %v", o.join, err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), o.peerTimeout)
+	defer cancel()
+	r, err := pb.NewAdminClient(conn).ListMembers(ctx, &pb.ListMembersRequest{})
+	if err != nil {
+		return c, "", nil, rpcErr("--join "+o.join, err)
+	}
+	peers := map[int]string{}
+	for _, m := range r.Members {
+		peers[int(m.Id)] = m.Address
+	}
+	addr, ok := peers[o.self]
+	switch {
+	case !ok:
+		return c, "", nil, badf("--join: node %d is not a member of the cluster at %s: add it first (allot member add --addr %s ADDR)", o.self, o.join, o.join)
+	case o.listen != "" && o.listen != addr:
+		return c, "", nil, badf("--listen %s: node %d was added at %s", o.listen, o.self, addr)
+	}
+	return service.ClusterOf(r.Cluster), addr, peers, nil
 }
 
 // clusterCmd starts nodes of one cluster on loopback, each as its own
@@ -386,6 +506,7 @@ type localCluster struct {
 type clusterNode struct {
 	i               int
 	args            []string // without --events
+	again           []string // the same for a restart: on the data dir alone, the membership its log's
 	events, dataDir string
 	mu              sync.Mutex
 	cmd             *exec.Cmd
@@ -397,14 +518,20 @@ type clusterNode struct {
 // nextArgs are the flags of nd's next start: its event log is a new
 // file each time.
 func (nd *clusterNode) nextArgs() []string {
+	args := nd.args
+	if nd.starts > 0 && nd.again != nil {
+		// Members may have been added or removed since (allot
+		// member): the first node list would be stale.
+		args = nd.again
+	}
 	if nd.events == "" {
-		return nd.args
+		return args
 	}
 	name := nd.events + ".jsonl"
 	if nd.starts > 0 {
 		name = fmt.Sprintf("%s.%d.jsonl", nd.events, nd.starts)
 	}
-	return append(slices.Clone(nd.args), "--events", name)
+	return append(slices.Clone(args), "--events", name)
 }
 
 func (nd *clusterNode) pid() int {
@@ -466,21 +593,26 @@ func startCluster(ctx context.Context, sp clusterSpec, stderr io.Writer) (*local
 		}
 	}
 	for i := range sp.n {
-		nd := &clusterNode{i: i, args: []string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i), "--log-level", "warn"}}
+		nd := &clusterNode{i: i}
+		own := []string{"--log-level", "warn"} // the flags a restart keeps
 		if sp.events != "" {
 			nd.events = filepath.Join(sp.events, fmt.Sprintf("node-%d", i))
 		}
 		if sp.dataDir != "" {
 			nd.dataDir = filepath.Join(sp.dataDir, fmt.Sprintf("node-%d", i))
-			nd.args = append(nd.args, "--data-dir", nd.dataDir)
+			own = append(own, "--data-dir", nd.dataDir)
 		}
 		if sp.metrics {
-			nd.args = append(nd.args, "--metrics", cl.metrics[i])
+			own = append(own, "--metrics", cl.metrics[i])
 		}
+		own = append(own, sp.serveArgs...)
+		nd.args = append([]string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i)}, own...)
 		for _, q := range sp.quotas {
 			nd.args = append(nd.args, "--quota", q)
 		}
-		nd.args = append(nd.args, sp.serveArgs...)
+		if sp.dataDir != "" {
+			nd.again = append([]string{"serve"}, own...)
+		}
 		cl.nodes = append(cl.nodes, nd)
 	}
 	ready := make(chan error, sp.n)

@@ -38,6 +38,14 @@ func TestServeBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
+	// Node 1's data dir with the cluster's description, as every store
+	// has it now.
+	described := filepath.Join(dir, "described")
+	st, err = store.Open(described, store.Identity{Nodes: []string{"127.0.0.1:0", "127.0.0.1:1"}, Node: 1, Spec: []byte(`{"Nodes":["127.0.0.1:0","127.0.0.1:1"]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
 	corrupt := filepath.Join(dir, "corrupt")
 	os.MkdirAll(corrupt, 0o755)
 	os.WriteFile(filepath.Join(corrupt, store.FileName), []byte("no store at all"), 0o600)
@@ -81,6 +89,12 @@ func TestServeBadInput(t *testing.T) {
 		{"serve", "--nodes", "127.0.0.1:1", "--max-sessions", "0"},
 		{"serve", "--nodes", "127.0.0.1:1", "--max-semaphores", "-3"},
 		{"cluster", "--log-format", "JSON"},
+		{"serve", "--join", "127.0.0.1:1"},                                         // no --node
+		{"serve", "--join", "127.0.0.1:1", "--node", "3", "--quota", "q=5"},        // the cluster is the joined one's
+		{"serve", "--data-dir", filepath.Join(dir, "empty")},                       // no store
+		{"serve", "--data-dir", other, "--node", "0"},                              // a store without the cluster description
+		{"serve", "--nodes", "127.0.0.1:1", "--listen", "127.0.0.1:2"},             // not the node's address
+		{"serve", "--join", "127.0.0.1:1", "--node", "3", "--data-dir", described}, // node 1's store, not 3's
 	} {
 		out, errs, code := allot(t, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
@@ -90,7 +104,7 @@ func TestServeBadInput(t *testing.T) {
 }
 
 func TestServeHelp(t *testing.T) {
-	for _, cmd := range []string{"serve", "cluster", "bench"} {
+	for _, cmd := range []string{"serve", "cluster", "bench", "member"} {
 		out, _, code := allot(t, cmd, "--help")
 		if code != 0 || !strings.Contains(out, "usage: allot "+cmd) {
 			t.Errorf("allot %s --help: exit %d, %q", cmd, code, out)

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +28,6 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/allot-dev/allot/control"
-	"github.com/allot-dev/allot/proc"
 )
 
 // The errors of Open and of reads: a data directory of another node or
@@ -39,10 +39,14 @@ var (
 )
 
 // Identity is whom a data directory belongs to: node Node of the cluster
-// of these node addresses.
+// bootstrapped with these node addresses (a node that joined later has an
+// id past them; the log has every member since). Spec is the cluster's
+// description as the service keeps it, written when the store is created:
+// a node restarted on its data needs nothing else.
 type Identity struct {
 	Nodes []string
 	Node  int
+	Spec  []byte
 }
 
 func (id Identity) String() string {
@@ -67,6 +71,7 @@ var (
 	kSnap    = []byte("snapshot")
 	kRuns    = []byte("runs")
 	kVersion = []byte("version")
+	kSpec    = []byte("spec")
 	version  = []byte("1")
 )
 
@@ -138,13 +143,14 @@ func (s *Store) init(id Identity) error {
 				was := Identity{Nodes: strings.Split(string(gotNodes), ","), Node: int(binary.BigEndian.Uint64(gotNode))}
 				return fmt.Errorf("%w: it is %v, not %v", ErrMismatch, was, id)
 			}
+			if len(meta.Get(kSpec)) == 0 && len(id.Spec) > 0 {
+				return meta.Put(kSpec, id.Spec) // a store of before the spec was kept
+			}
 			return nil
 		}
-		var members []proc.ID
-		for k := range id.Nodes {
-			members = append(members, proc.ID(k))
-		}
-		boot := control.Bootstrap(members)
+		// A node that joins later starts from the same bootstrap
+		// state: the log replays every change from there.
+		boot := control.BootstrapAt(id.Nodes)
 		snap, err := boot.Snapshot.Marshal()
 		if err != nil {
 			return err
@@ -153,7 +159,10 @@ func (s *Store) init(id Identity) error {
 		if err != nil {
 			return err
 		}
-		for _, kv := range [][2][]byte{{kVersion, version}, {kNodes, nodes}, {kNode, node}, {kSnap, snap}} {
+		for _, kv := range [][2][]byte{{kVersion, version}, {kNodes, nodes}, {kNode, node}, {kSnap, snap}, {kSpec, id.Spec}} {
+			if len(kv[1]) == 0 {
+				continue // no spec
+			}
 			if err := meta.Put(kv[0], kv[1]); err != nil {
 				return err
 			}
@@ -164,6 +173,39 @@ func (s *Store) init(id Identity) error {
 		_, err = tx.CreateBucket(bCounts)
 		return err
 	})
+}
+
+// ErrNoStore is Peek's answer for a directory without a store.
+var ErrNoStore = errors.New("no store in the data directory")
+
+// Peek reads the identity of the store in dir, and closes it: whose
+// data it is, and the cluster's description (Spec, nil if the store is
+// older than it).
+func Peek(dir string) (Identity, error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return Identity{}, fmt.Errorf("%w: %s", ErrNoStore, dir)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return Identity{}, fmt.Errorf("%w: %s", ErrLocked, dir)
+	case err != nil:
+		return Identity{}, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	defer db.Close()
+	var id Identity
+	err = db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bMeta)
+		if meta == nil || len(meta.Get(kNode)) != 8 {
+			return fmt.Errorf("%w: %s: incomplete metadata", ErrCorrupt, path)
+		}
+		id.Nodes = strings.Split(string(meta.Get(kNodes)), ",")
+		id.Node = int(binary.BigEndian.Uint64(meta.Get(kNode)))
+		id.Spec = slices.Clone(meta.Get(kSpec))
+		return nil
+	})
+	return id, err
 }
 
 // Close closes the store.

@@ -109,3 +109,43 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("a truncated file: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestPeek: the identity and the spec of a store come back without the
+// caller knowing them; an older store (no spec) gets the spec on its next
+// open; a directory without a store is ErrNoStore; a node that joined
+// (an id past the bootstrap nodes) keeps its id.
+func TestPeek(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Peek(dir); !errors.Is(err, ErrNoStore) {
+		t.Fatalf("peek of an empty directory: %v, want ErrNoStore", err)
+	}
+	joined := Identity{Nodes: id.Nodes, Node: 5}
+	s, err := Open(dir, joined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	got, err := Peek(dir)
+	if err != nil || got.Node != 5 || len(got.Nodes) != 3 || got.Spec != nil {
+		t.Fatalf("peek: %+v, %v", got, err)
+	}
+	joined.Spec = []byte(`{"lock":"x"}`)
+	if s, err = Open(dir, joined); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if got, err = Peek(dir); err != nil || string(got.Spec) != `{"lock":"x"}` {
+		t.Fatalf("peek after the spec: %+v, %v", got, err)
+	}
+	d, err := func() (control.Disk, error) {
+		s, err := Open(dir, got)
+		if err != nil {
+			return control.Disk{}, err
+		}
+		defer s.Close()
+		return s.Disk()
+	}()
+	if err != nil || len(d.Snapshot.Data) == 0 || len(d.Snapshot.Metadata.ConfState.Voters) != 3 {
+		t.Fatalf("the bootstrap snapshot of a joined node: %+v, %v", d.Snapshot.Metadata, err)
+	}
+}

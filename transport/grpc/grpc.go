@@ -28,9 +28,11 @@
 // is for the layer above to say (the service's epochs).
 //
 // Connections. Of two nodes, the one with the smaller name dials; the
-// other accepts. A broken stream is redialled after Config.Redial. Cut and
-// Restore (transport.Cutter) break the connection between the nodes of two
-// processes and hold it down, for tests.
+// other accepts, from its peers only. Peers are Config.Peers, and those
+// AddPeer adds and RemovePeer removes while the node runs (a node that
+// joins or leaves the cluster). A broken stream is redialled after
+// Config.Redial. Cut and Restore (transport.Cutter) break the connection
+// between the nodes of two processes and hold it down, for tests.
 //
 // Messages between processes of the same node do not touch the network:
 // they go straight to the node's dispatcher, the one goroutine that hands
@@ -125,6 +127,7 @@ type Transport struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	pmu    sync.RWMutex // peers: AddPeer and RemovePeer change them at run time
 	peers  map[string]*peer
 
 	mu     sync.Mutex
@@ -226,35 +229,15 @@ func New(cfg Config) (*Transport, error) {
 		if name == cfg.Node {
 			continue
 		}
-		p := &peer{t: t, name: name, restored: make(chan struct{})}
-		if cfg.Node < name {
-			// gRPC's default reconnect backoff grows to two minutes: a
-			// link down that long after a partition healed would be
-			// taken for a dead node. A neighbour is worth a redial every
-			// second at most.
-			//
-			// A stream whose far side went away without a reset (a
-			// one-sided drop, a silent middlebox) is never broken by
-			// the kernel: keep-alive pings find it dead, so that it is
-			// redialled instead of swallowing the link for good.
-			//
-			// Fixed windows: see Window.
-			opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
-				Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
-				MinConnectTimeout: time.Second,
-			}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
-				ggrpc.WithInitialWindowSize(Window), ggrpc.WithInitialConnWindowSize(Window)}, cfg.DialOptions...)
-			conn, err := ggrpc.NewClient(addr, opts...)
-			if err != nil {
-				t.cancel()
-				for _, q := range t.peers {
-					if q.conn != nil {
-						q.conn.Close()
-					}
+		p, err := t.newPeer(name, addr)
+		if err != nil {
+			t.cancel()
+			for _, q := range t.peers {
+				if q.conn != nil {
+					q.conn.Close()
 				}
-				return nil, fmt.Errorf("link: node %s: %w", name, err)
 			}
-			p.conn = conn
+			return nil, err
 		}
 		t.peers[name] = p
 	}
@@ -284,6 +267,98 @@ func New(cfg Config) (*Transport, error) {
 		}
 	}
 	return t, nil
+}
+
+// newPeer is the link to node name at addr, not started: a connection
+// to dial it if this node's name is the smaller.
+func (t *Transport) newPeer(name, addr string) (*peer, error) {
+	p := &peer{t: t, name: name, restored: make(chan struct{})}
+	p.ctx, p.stop = context.WithCancel(t.ctx)
+	if t.cfg.Node < name {
+		// gRPC's default reconnect backoff grows to two minutes: a
+		// link down that long after a partition healed would be
+		// taken for a dead node. A neighbour is worth a redial every
+		// second at most.
+		//
+		// A stream whose far side went away without a reset (a
+		// one-sided drop, a silent middlebox) is never broken by
+		// the kernel: keep-alive pings find it dead, so that it is
+		// redialled instead of swallowing the link for good.
+		//
+		// Fixed windows: see Window.
+		opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: time.Second,
+		}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
+			ggrpc.WithInitialWindowSize(Window), ggrpc.WithInitialConnWindowSize(Window)}, t.cfg.DialOptions...)
+		conn, err := ggrpc.NewClient(addr, opts...)
+		if err != nil {
+			p.stop()
+			return nil, fmt.Errorf("link: node %s: %w", name, err)
+		}
+		p.conn = conn
+	}
+	return p, nil
+}
+
+// peer is the link to node name (nil: not a peer).
+func (t *Transport) peer(name string) *peer {
+	t.pmu.RLock()
+	defer t.pmu.RUnlock()
+	return t.peers[name]
+}
+
+// AddPeer makes node name at addr a neighbour of this running node: a
+// node that joined the cluster. A name that is a peer already keeps its
+// link (a node under a new address is a new name).
+func (t *Transport) AddPeer(name, addr string) error {
+	if name == t.cfg.Node {
+		return nil
+	}
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return transport.ErrClosed
+	}
+	t.pmu.Lock()
+	defer t.pmu.Unlock()
+	if t.peers[name] != nil {
+		return nil
+	}
+	p, err := t.newPeer(name, addr)
+	if err != nil {
+		return err
+	}
+	t.peers[name] = p
+	if p.conn != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.closed {
+			p.conn.Close()
+			return transport.ErrClosed
+		}
+		t.wg.Add(1)
+		go p.dial()
+	}
+	return nil
+}
+
+// RemovePeer ends the link to node name, a node that left the cluster:
+// its stream is closed, what was not delivered to it is dropped, and it
+// is not dialled or accepted again.
+func (t *Transport) RemovePeer(name string) {
+	t.pmu.Lock()
+	p := t.peers[name]
+	delete(t.peers, name)
+	t.pmu.Unlock()
+	if p == nil {
+		return
+	}
+	p.stop()
+	if p.conn != nil {
+		p.conn.Close()
+	}
 }
 
 // Ordered implements transport.Transport: every link is FIFO.
@@ -402,7 +477,7 @@ func (t *Transport) send(space string, from, to proc.ID, m proc.Message) error {
 		t.dispatch(delivery{space, from, to, m})
 		return nil
 	}
-	p := t.peers[node]
+	p := t.peer(node)
 	if p == nil {
 		return fmt.Errorf("link: process %d is placed on node %s, which is not a peer", to, node)
 	}
@@ -427,11 +502,13 @@ func (t *Transport) Close() error {
 	if t.srv != nil {
 		t.srv.Stop()
 	}
+	t.pmu.RLock()
 	for _, p := range t.peers {
 		if p.conn != nil {
 			p.conn.Close()
 		}
 	}
+	t.pmu.RUnlock()
 	t.wg.Wait()
 	return nil
 }
@@ -469,9 +546,9 @@ func (t *Transport) other(a, b proc.ID) *peer {
 	case na == nb:
 		return nil
 	case na == t.cfg.Node:
-		return t.peers[nb]
+		return t.peer(nb)
 	case nb == t.cfg.Node:
-		return t.peers[na]
+		return t.peer(na)
 	}
 	return nil
 }
@@ -587,7 +664,7 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 	if err := s.Recv(their); err != nil {
 		return err
 	}
-	p := t.peers[their.Node]
+	p := t.peer(their.Node)
 	if their.Kind != frameHello || p == nil || p.conn != nil {
 		return fmt.Errorf("link: node %s: unexpected hello from %q", t.cfg.Node, their.Node)
 	}
@@ -607,7 +684,7 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 	}()
 	select {
 	case <-ctx.Done():
-	case <-t.ctx.Done():
+	case <-p.ctx.Done(): // the peer was removed, or the transport closed
 	}
 	cancel()
 	return nil
@@ -615,7 +692,7 @@ func (t *Transport) accept(_ any, ss ggrpc.ServerStream) error {
 
 // WaitUp waits until a stream to node is up (or ctx ends).
 func (t *Transport) WaitUp(ctx context.Context, node string) error {
-	p := t.peers[node]
+	p := t.peer(node)
 	if p == nil {
 		return fmt.Errorf("link: %s is not a peer of node %s", node, t.cfg.Node)
 	}
@@ -645,7 +722,7 @@ type PeerState struct {
 
 // Peer returns the state of the link to node.
 func (t *Transport) Peer(node string) (PeerState, bool) {
-	p := t.peers[node]
+	p := t.peer(node)
 	if p == nil {
 		return PeerState{}, false
 	}

@@ -25,6 +25,9 @@ type stream interface {
 type peer struct {
 	t    *Transport
 	name string
+	// ctx ends when the transport closes or the peer is removed (stop).
+	ctx  context.Context
+	stop context.CancelFunc
 	conn *ggrpc.ClientConn // set when this node dials the peer
 	inc  uint64            // the peer's incarnation, 0 until a hello
 
@@ -142,13 +145,13 @@ func (p *peer) dial() {
 		p.mu.Unlock()
 		if cut {
 			select {
-			case <-p.t.ctx.Done():
+			case <-p.ctx.Done():
 				return
 			case <-restored:
 				continue
 			}
 		}
-		ctx, cancel := context.WithCancel(p.t.ctx)
+		ctx, cancel := context.WithCancel(p.ctx)
 		if cs, err := p.conn.NewStream(ctx, &streamDesc, method); err == nil {
 			s := &wire{s: cs}
 			their := new(frame)
@@ -158,7 +161,7 @@ func (p *peer) dial() {
 		}
 		cancel()
 		select {
-		case <-p.t.ctx.Done():
+		case <-p.ctx.Done():
 			return
 		case <-time.After(p.t.cfg.Redial):
 		}

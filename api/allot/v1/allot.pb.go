@@ -929,6 +929,516 @@ func (x *TakeResponse) GetPermits() int64 {
 	return 0
 }
 
+type ListMembersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMembersRequest) Reset() {
+	*x = ListMembersRequest{}
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMembersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMembersRequest) ProtoMessage() {}
+
+func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
+func (*ListMembersRequest) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
+}
+
+type Member struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Address       string                 `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	Voter         bool                   `protobuf:"varint,3,opt,name=voter,proto3" json:"voter,omitempty"`                 // every member votes (there are no learners)
+	InView        bool                   `protobuf:"varint,4,opt,name=in_view,json=inView,proto3" json:"in_view,omitempty"` // a member of the newest view
+	Leader        bool                   `protobuf:"varint,5,opt,name=leader,proto3" json:"leader,omitempty"`               // the Raft leader, as the node asked knows
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Member) Reset() {
+	*x = Member{}
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Member) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Member) ProtoMessage() {}
+
+func (x *Member) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Member.ProtoReflect.Descriptor instead.
+func (*Member) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *Member) GetId() uint32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Member) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *Member) GetVoter() bool {
+	if x != nil {
+		return x.Voter
+	}
+	return false
+}
+
+func (x *Member) GetInView() bool {
+	if x != nil {
+		return x.InView
+	}
+	return false
+}
+
+func (x *Member) GetLeader() bool {
+	if x != nil {
+		return x.Leader
+	}
+	return false
+}
+
+type ListMembersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Members       []*Member              `protobuf:"bytes,1,rep,name=members,proto3" json:"members,omitempty"`
+	Epoch         uint64                 `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"` // the newest view the node asked has applied
+	Cluster       *ClusterSpec           `protobuf:"bytes,3,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMembersResponse) Reset() {
+	*x = ListMembersResponse{}
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMembersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMembersResponse) ProtoMessage() {}
+
+func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
+func (*ListMembersResponse) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListMembersResponse) GetMembers() []*Member {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *ListMembersResponse) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *ListMembersResponse) GetCluster() *ClusterSpec {
+	if x != nil {
+		return x.Cluster
+	}
+	return nil
+}
+
+// ClusterSpec is what every node of a cluster is given alike: a joining
+// node is started with it.
+type ClusterSpec struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Bootstrap     []string               `protobuf:"bytes,1,rep,name=bootstrap,proto3" json:"bootstrap,omitempty"` // the nodes the cluster started with, by id
+	Lock          string                 `protobuf:"bytes,2,opt,name=lock,proto3" json:"lock,omitempty"`
+	Semaphore     string                 `protobuf:"bytes,3,opt,name=semaphore,proto3" json:"semaphore,omitempty"`
+	Quota         string                 `protobuf:"bytes,4,opt,name=quota,proto3" json:"quota,omitempty"`
+	Slots         int32                  `protobuf:"varint,5,opt,name=slots,proto3" json:"slots,omitempty"`
+	Resources     int32                  `protobuf:"varint,6,opt,name=resources,proto3" json:"resources,omitempty"`
+	Epoch         uint64                 `protobuf:"varint,7,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Quotas        map[string]*QuotaSpec  `protobuf:"bytes,8,rep,name=quotas,proto3" json:"quotas,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClusterSpec) Reset() {
+	*x = ClusterSpec{}
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClusterSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClusterSpec) ProtoMessage() {}
+
+func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClusterSpec.ProtoReflect.Descriptor instead.
+func (*ClusterSpec) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ClusterSpec) GetBootstrap() []string {
+	if x != nil {
+		return x.Bootstrap
+	}
+	return nil
+}
+
+func (x *ClusterSpec) GetLock() string {
+	if x != nil {
+		return x.Lock
+	}
+	return ""
+}
+
+func (x *ClusterSpec) GetSemaphore() string {
+	if x != nil {
+		return x.Semaphore
+	}
+	return ""
+}
+
+func (x *ClusterSpec) GetQuota() string {
+	if x != nil {
+		return x.Quota
+	}
+	return ""
+}
+
+func (x *ClusterSpec) GetSlots() int32 {
+	if x != nil {
+		return x.Slots
+	}
+	return 0
+}
+
+func (x *ClusterSpec) GetResources() int32 {
+	if x != nil {
+		return x.Resources
+	}
+	return 0
+}
+
+func (x *ClusterSpec) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *ClusterSpec) GetQuotas() map[string]*QuotaSpec {
+	if x != nil {
+		return x.Quotas
+	}
+	return nil
+}
+
+type QuotaSpec struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Budget        int64                  `protobuf:"varint,1,opt,name=budget,proto3" json:"budget,omitempty"`
+	Waste         int64                  `protobuf:"varint,2,opt,name=waste,proto3" json:"waste,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuotaSpec) Reset() {
+	*x = QuotaSpec{}
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuotaSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuotaSpec) ProtoMessage() {}
+
+func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuotaSpec.ProtoReflect.Descriptor instead.
+func (*QuotaSpec) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *QuotaSpec) GetBudget() int64 {
+	if x != nil {
+		return x.Budget
+	}
+	return 0
+}
+
+func (x *QuotaSpec) GetWaste() int64 {
+	if x != nil {
+		return x.Waste
+	}
+	return 0
+}
+
+type AddMemberRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddMemberRequest) Reset() {
+	*x = AddMemberRequest{}
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddMemberRequest) ProtoMessage() {}
+
+func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
+func (*AddMemberRequest) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AddMemberRequest) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+type AddMemberResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Members       []*Member              `protobuf:"bytes,2,rep,name=members,proto3" json:"members,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddMemberResponse) Reset() {
+	*x = AddMemberResponse{}
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddMemberResponse) ProtoMessage() {}
+
+func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
+func (*AddMemberResponse) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *AddMemberResponse) GetId() uint32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *AddMemberResponse) GetMembers() []*Member {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+type RemoveMemberRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveMemberRequest) Reset() {
+	*x = RemoveMemberRequest{}
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveMemberRequest) ProtoMessage() {}
+
+func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveMemberRequest.ProtoReflect.Descriptor instead.
+func (*RemoveMemberRequest) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *RemoveMemberRequest) GetId() uint32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+type RemoveMemberResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Members       []*Member              `protobuf:"bytes,1,rep,name=members,proto3" json:"members,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveMemberResponse) Reset() {
+	*x = RemoveMemberResponse{}
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveMemberResponse) ProtoMessage() {}
+
+func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveMemberResponse.ProtoReflect.Descriptor instead.
+func (*RemoveMemberResponse) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *RemoveMemberResponse) GetMembers() []*Member {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
 var File_allot_v1_allot_proto protoreflect.FileDescriptor
 
 const file_allot_v1_allot_proto_rawDesc = "" +
@@ -982,7 +1492,42 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\f\n" +
 	"\x01n\x18\x03 \x01(\x03R\x01n\"(\n" +
 	"\fTakeResponse\x12\x18\n" +
-	"\apermits\x18\x01 \x01(\x03R\apermits2\x93\x04\n" +
+	"\apermits\x18\x01 \x01(\x03R\apermits\"\x14\n" +
+	"\x12ListMembersRequest\"y\n" +
+	"\x06Member\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\rR\x02id\x12\x18\n" +
+	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x14\n" +
+	"\x05voter\x18\x03 \x01(\bR\x05voter\x12\x17\n" +
+	"\ain_view\x18\x04 \x01(\bR\x06inView\x12\x16\n" +
+	"\x06leader\x18\x05 \x01(\bR\x06leader\"\x88\x01\n" +
+	"\x13ListMembersResponse\x12*\n" +
+	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers\x12\x14\n" +
+	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\x12/\n" +
+	"\acluster\x18\x03 \x01(\v2\x15.allot.v1.ClusterSpecR\acluster\"\xc8\x02\n" +
+	"\vClusterSpec\x12\x1c\n" +
+	"\tbootstrap\x18\x01 \x03(\tR\tbootstrap\x12\x12\n" +
+	"\x04lock\x18\x02 \x01(\tR\x04lock\x12\x1c\n" +
+	"\tsemaphore\x18\x03 \x01(\tR\tsemaphore\x12\x14\n" +
+	"\x05quota\x18\x04 \x01(\tR\x05quota\x12\x14\n" +
+	"\x05slots\x18\x05 \x01(\x05R\x05slots\x12\x1c\n" +
+	"\tresources\x18\x06 \x01(\x05R\tresources\x12\x14\n" +
+	"\x05epoch\x18\a \x01(\x04R\x05epoch\x129\n" +
+	"\x06quotas\x18\b \x03(\v2!.allot.v1.ClusterSpec.QuotasEntryR\x06quotas\x1aN\n" +
+	"\vQuotasEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12)\n" +
+	"\x05value\x18\x02 \x01(\v2\x13.allot.v1.QuotaSpecR\x05value:\x028\x01\"9\n" +
+	"\tQuotaSpec\x12\x16\n" +
+	"\x06budget\x18\x01 \x01(\x03R\x06budget\x12\x14\n" +
+	"\x05waste\x18\x02 \x01(\x03R\x05waste\",\n" +
+	"\x10AddMemberRequest\x12\x18\n" +
+	"\aaddress\x18\x01 \x01(\tR\aaddress\"O\n" +
+	"\x11AddMemberResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\rR\x02id\x12*\n" +
+	"\amembers\x18\x02 \x03(\v2\x10.allot.v1.MemberR\amembers\"%\n" +
+	"\x13RemoveMemberRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\rR\x02id\"B\n" +
+	"\x14RemoveMemberResponse\x12*\n" +
+	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers2\x93\x04\n" +
 	"\x05Allot\x12J\n" +
 	"\vOpenSession\x12\x1c.allot.v1.OpenSessionRequest\x1a\x1d.allot.v1.OpenSessionResponse\x12D\n" +
 	"\tKeepAlive\x12\x1a.allot.v1.KeepAliveRequest\x1a\x1b.allot.v1.KeepAliveResponse\x12M\n" +
@@ -991,7 +1536,11 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x06Unlock\x12\x17.allot.v1.UnlockRequest\x1a\x18.allot.v1.UnlockResponse\x12>\n" +
 	"\aAcquire\x12\x18.allot.v1.AcquireRequest\x1a\x19.allot.v1.AcquireResponse\x12>\n" +
 	"\aRelease\x12\x18.allot.v1.ReleaseRequest\x1a\x19.allot.v1.ReleaseResponse\x125\n" +
-	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponseB1Z/github.com/allot-dev/allot/api/allot/v1;allotv1b\x06proto3"
+	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse2\xe8\x01\n" +
+	"\x05Admin\x12J\n" +
+	"\vListMembers\x12\x1c.allot.v1.ListMembersRequest\x1a\x1d.allot.v1.ListMembersResponse\x12D\n" +
+	"\tAddMember\x12\x1a.allot.v1.AddMemberRequest\x1a\x1b.allot.v1.AddMemberResponse\x12M\n" +
+	"\fRemoveMember\x12\x1d.allot.v1.RemoveMemberRequest\x1a\x1e.allot.v1.RemoveMemberResponseB1Z/github.com/allot-dev/allot/api/allot/v1;allotv1b\x06proto3"
 
 var (
 	file_allot_v1_allot_proto_rawDescOnce sync.Once
@@ -1005,7 +1554,7 @@ func file_allot_v1_allot_proto_rawDescGZIP() []byte {
 	return file_allot_v1_allot_proto_rawDescData
 }
 
-var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_allot_v1_allot_proto_goTypes = []any{
 	(*OpenSessionRequest)(nil),   // 0: allot.v1.OpenSessionRequest
 	(*OpenSessionResponse)(nil),  // 1: allot.v1.OpenSessionResponse
@@ -1024,31 +1573,53 @@ var file_allot_v1_allot_proto_goTypes = []any{
 	(*ReleaseResponse)(nil),      // 14: allot.v1.ReleaseResponse
 	(*TakeRequest)(nil),          // 15: allot.v1.TakeRequest
 	(*TakeResponse)(nil),         // 16: allot.v1.TakeResponse
+	(*ListMembersRequest)(nil),   // 17: allot.v1.ListMembersRequest
+	(*Member)(nil),               // 18: allot.v1.Member
+	(*ListMembersResponse)(nil),  // 19: allot.v1.ListMembersResponse
+	(*ClusterSpec)(nil),          // 20: allot.v1.ClusterSpec
+	(*QuotaSpec)(nil),            // 21: allot.v1.QuotaSpec
+	(*AddMemberRequest)(nil),     // 22: allot.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),    // 23: allot.v1.AddMemberResponse
+	(*RemoveMemberRequest)(nil),  // 24: allot.v1.RemoveMemberRequest
+	(*RemoveMemberResponse)(nil), // 25: allot.v1.RemoveMemberResponse
+	nil,                          // 26: allot.v1.ClusterSpec.QuotasEntry
 }
 var file_allot_v1_allot_proto_depIdxs = []int32{
 	6,  // 0: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
 	6,  // 1: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
-	0,  // 2: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
-	2,  // 3: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
-	4,  // 4: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
-	7,  // 5: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
-	9,  // 6: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
-	11, // 7: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
-	13, // 8: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
-	15, // 9: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
-	1,  // 10: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
-	3,  // 11: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
-	5,  // 12: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
-	8,  // 13: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
-	10, // 14: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
-	12, // 15: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
-	14, // 16: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
-	16, // 17: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
-	10, // [10:18] is the sub-list for method output_type
-	2,  // [2:10] is the sub-list for method input_type
-	2,  // [2:2] is the sub-list for extension type_name
-	2,  // [2:2] is the sub-list for extension extendee
-	0,  // [0:2] is the sub-list for field type_name
+	18, // 2: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
+	20, // 3: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
+	26, // 4: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
+	18, // 5: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
+	18, // 6: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
+	21, // 7: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
+	0,  // 8: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
+	2,  // 9: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
+	4,  // 10: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
+	7,  // 11: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
+	9,  // 12: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
+	11, // 13: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
+	13, // 14: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
+	15, // 15: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
+	17, // 16: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
+	22, // 17: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
+	24, // 18: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
+	1,  // 19: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
+	3,  // 20: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
+	5,  // 21: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
+	8,  // 22: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
+	10, // 23: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
+	12, // 24: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
+	14, // 25: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
+	16, // 26: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
+	19, // 27: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
+	23, // 28: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
+	25, // 29: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
+	19, // [19:30] is the sub-list for method output_type
+	8,  // [8:19] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_allot_v1_allot_proto_init() }
@@ -1062,9 +1633,9 @@ func file_allot_v1_allot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_allot_v1_allot_proto_rawDesc), len(file_allot_v1_allot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   27,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_allot_v1_allot_proto_goTypes,
 		DependencyIndexes: file_allot_v1_allot_proto_depIdxs,
