@@ -2,7 +2,6 @@ package service
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/allot-dev/allot/proc"
@@ -28,13 +27,10 @@ func (n *Node) parse(name string) (space.Space, error) {
 		p := x.(parsed)
 		return p.sp, p.err
 	}
+	// A view may name members added after the cluster file (ids up to
+	// MaxNodes, which space.Parse holds it to): not only the file's.
 	var p parsed
 	p.sp, p.err = space.Parse(name)
-	if p.err == nil {
-		if last := p.sp.View.Members.List(); last[len(last)-1] >= MaxNodes {
-			p.err = fmt.Errorf("%w: %q names node %d, ids are below %d", errSpace, name, last[len(last)-1], MaxNodes)
-		}
-	}
 	n.parsed.Store(name, p)
 	return p.sp, p.err
 }

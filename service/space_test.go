@@ -38,6 +38,13 @@ func TestPeerSpaceNames(t *testing.T) {
 			t.Errorf("process %d placed on %q, %v; want node %s", id, got, ok, node)
 		}
 	}
+	// A member added after the cluster file (id 3 of a file of 3).
+	if got, ok := n.place("sem/s/2@4:0.3", 2); !ok || got != "3" {
+		t.Errorf("process 2 of a view with node 3 placed on %q, %v; want node 3", got, ok)
+	}
+	if MaxNodes != space.MaxNode {
+		t.Errorf("MaxNodes = %d, but space names hold %d nodes", MaxNodes, space.MaxNode)
+	}
 	if got, ok := n.place("", 5); !ok || got != "2" {
 		t.Errorf("process 5 of no view placed on %q, %v; want node 2", got, ok)
 	}
@@ -50,8 +57,8 @@ func TestPeerSpaceNames(t *testing.T) {
 		name string
 		want error
 	}{
-		{"sem/s/2@4:0.3", errSpace},      // node 3 of 3
-		{"sem/s/2@4:2.0", space.ErrName}, // members out of order
+		{"sem/s/2@4:0.64", space.ErrName}, // beyond the largest cluster
+		{"sem/s/2@4:2.0", space.ErrName},  // members out of order
 		{"sem/s/x@4:0", space.ErrName},
 		{"lock@4:0.1.1", space.ErrName},
 		{"lock@", space.ErrName},
