@@ -124,8 +124,9 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("units beyond the cluster: %v", err)
 	}
 	// "@" ends a semaphore's name in the instance's name on the wire:
-	// another node would read another instance.
-	if err := s.Semaphore("a@b", 1).Acquire(ctx); !errors.Is(err, client.ErrInvalid) {
+	// another node would read another instance. The client refuses it
+	// before it is sent (the node would too: service's TestBadInput).
+	if err := s.Semaphore("a@b", 1).Acquire(ctx); !errors.Is(err, client.ErrBadName) {
 		t.Errorf("a name holding @: %v", err)
 	}
 	if err := s.Quota("q").Take(ctx, 0); !errors.Is(err, client.ErrBadCount) {
