@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -152,5 +153,52 @@ func TestClusterSurvivesNodeKill(t *testing.T) {
 		if d, err := untilServed(ctx, c, names, 15*time.Second); err != nil {
 			t.Fatalf("not served after the restart (%v): %v\n%s", d, err, stderr)
 		}
+	}
+}
+
+// TestClusterMemberRemoved: a node of allot cluster removed with allot
+// member remove stops on purpose (exit status 0); allot cluster says so
+// and does not restart it (its data dir would refuse to start it anyway),
+// and the other two serve on.
+func TestClusterMemberRemoved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the allot binary and starts processes")
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var addrs []string
+	stderr := &lockedBuffer{}
+	stop := allotCluster(ctx, t, dir, func(line string) bool {
+		if a, ok := strings.CutPrefix(line, "cluster of 3 nodes: "); ok {
+			addrs = strings.Split(a, ",")
+		}
+		return strings.HasPrefix(line, "try:")
+	}, stderr, "--nodes", "3", "--quota", "calls=1000", "--restart-delay", "200ms")
+	defer stop()
+	if len(addrs) != 3 {
+		t.Fatalf("allot cluster printed addresses %v; want 3\n%s", addrs, stderr)
+	}
+	out, err := exec.CommandContext(ctx, filepath.Join(dir, "allot"), "member", "remove", "--addr", addrs[0], "1").CombinedOutput()
+	if err != nil {
+		t.Fatalf("allot member remove: %v\n%s", err, out)
+	}
+	said := "allot cluster: node 1 (pid "
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !strings.Contains(stderr.String(), "exited on its own"); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	// A restart, had there been one, comes 200ms after the exit.
+	time.Sleep(time.Second)
+	got := stderr.String()
+	if !strings.Contains(got, said) || !strings.Contains(got, "exited on its own") || strings.Contains(got, "restarting") || strings.Contains(got, "did not come back") {
+		t.Fatalf("allot cluster's stderr after node 1's removal; want it to say the node exited on its own and not restart it:\n%s", got)
+	}
+	c, err := client.Dial(ctx, addrs[0], addrs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if d, err := untilServed(ctx, c, []string{"r0", "r1", "r2"}, 10*time.Second); err != nil {
+		t.Fatalf("the other two not served after the removal (%v): %v", d, err)
 	}
 }

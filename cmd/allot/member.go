@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
@@ -129,9 +130,14 @@ func memberCmd(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// rpcErr is a refused or failed call as one line: exit 2.
+// rpcErr is a refused or failed call as one line: exit 2 for a change
+// the cluster refuses (bad input), exit 1 for a node that could not be
+// reached or answer in time (nothing wrong with the command).
 func rpcErr(what string, err error) error {
 	s := status.Convert(err)
+	if c := s.Code(); c == codes.Unavailable || c == codes.DeadlineExceeded {
+		return fmt.Errorf("%s: %s (%s)", what, s.Message(), c)
+	}
 	return badf("%s: %s (%s)", what, s.Message(), s.Code())
 }
 

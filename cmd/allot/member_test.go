@@ -212,6 +212,12 @@ func TestMembershipAcrossProcesses(t *testing.T) {
 		}
 	}
 
+	// A node that cannot be reached: one allot: line, exit 1 (nothing
+	// wrong with the command).
+	if out, errs, code := allot(t, "member", "list", "--addr", "127.0.0.1:1", "--timeout", "2s"); code != 1 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
+		t.Errorf("member list of no node: exit %d, stdout %q, stderr %q; want one allot: line and exit 1", code, out, errs)
+	}
+
 	// Remove node 2 and stop it: the others go on.
 	if out, errs, code := allot(t, "member", "remove", "--addr", addrs[0], "2"); code != 0 {
 		t.Fatalf("member remove: exit %d, %q %q", code, out, errs)

@@ -706,6 +706,13 @@ func (cl *localCluster) watch(nd *clusterNode) {
 		nd.mu.Lock()
 		err := nd.waitErr
 		nd.mu.Unlock()
+		if err == nil {
+			// Exit status 0: the node stopped on purpose (removed from
+			// the cluster with allot member remove, or stopped by
+			// SIGTERM): not a crash to undo.
+			fmt.Fprintf(cl.stderr, "allot cluster: node %d (pid %d) exited on its own (removed from the cluster, or stopped); not restarted\n", nd.i, pid)
+			return
+		}
 		fmt.Fprintf(cl.stderr, "allot cluster: node %d (pid %d) died (%v); the others go on serving; restarting it in %v\n", nd.i, pid, err, cl.restartDelay)
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
