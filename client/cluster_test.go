@@ -42,7 +42,11 @@ func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, ad
 	var servers []*grpc.Server
 	for i := range n {
 		logs[i] = &bytes.Buffer{}
-		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8, Quotas: testQuotas}, Self: i, Events: logs[i], LockDelay: lockDelay}
+		// A lease of 3s, not the default 1s: these nodes never crash, and
+		// under the race detector on a loaded machine a renewal can be
+		// late by a second, which fences a healthy node (as it must) and
+		// ends the sessions of a test that is not about that.
+		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8, Quotas: testQuotas}, Self: i, Events: logs[i], LockDelay: lockDelay, Suspect: 3 * time.Second}
 		if via != nil {
 			cfg.PeerAddrs = via(i, addrs)
 		}
