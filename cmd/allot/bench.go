@@ -65,14 +65,15 @@ type benchResult struct {
 
 func benchCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("allot bench", flag.ContinueOnError)
-	addr := fs.String("addr", "", "the cluster's node addresses, comma-separated (default: start a 3-node cluster on loopback and stop it afterwards)")
+	addr := fs.String("addr", "", "the cluster's node addresses, comma-separated (default: start a cluster of --nodes nodes on loopback and stop it afterwards)")
+	nodes := fs.Int("nodes", 3, "the bench's own cluster: how many nodes, 1 to 64 (with --addr: the addresses given)")
 	dur := fs.Duration("duration", 3*time.Second, "how long each workload runs")
 	maxOps := fs.Int("max-ops", 200000, "stop a workload after this many operations")
 	warmup := fs.Duration("warmup", 0, "run each workload this long, unmeasured, before it is measured (as the peers benchmark does for every system)")
 	metricsAddr := fs.String("metrics", "", "with --addr: the nodes' metrics addresses (allot serve --metrics), comma-separated, to report the nodes' CPU, messages and calls per operation (the bench's own cluster: always)")
 	format := fs.String("format", "table", "output: table or json")
 	only := fs.String("workloads", "W1,W2,W3", "the workloads to run")
-	if err := parseFlags(fs, args, stdout, "usage: allot bench [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
+	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err
 	}
 	if *format != "table" && *format != "json" {
@@ -83,6 +84,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *warmup < 0 {
 		return badf("--warmup must not be negative")
+	}
+	if *nodes < 1 || *nodes > 64 {
+		return badf("--nodes %d: want 1 to 64", *nodes)
+	}
+	nodesSet := false
+	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
+	if *addr != "" && nodesSet {
+		return badf("--nodes is the size of the bench's own cluster; with --addr the cluster is the addresses given")
 	}
 	var ws []benchWorkload
 	for _, n := range strings.Split(*only, ",") {
@@ -110,7 +119,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		sp := clusterSpec{n: 3, dataDir: tmp, metrics: true}
+		sp := clusterSpec{n: *nodes, dataDir: tmp, metrics: true}
 		cl, err := startCluster(ctx, sp, stderr)
 		if err != nil {
 			return err
@@ -151,7 +160,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if *format == "json" {
 		e := json.NewEncoder(stdout)
 		e.SetIndent("", "  ")
-		return e.Encode(map[string]any{"workloads": out})
+		return e.Encode(map[string]any{"nodes": len(addrs), "workloads": out})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tops/s\tp50 µs\tp99 µs\tper client min/max\tnode CPU µs/op\tmessages/op\tacross nodes\tbatches/op\tcalls/op\t")

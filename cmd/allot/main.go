@@ -34,7 +34,8 @@ usage:
   allot member list|add|remove --addr A
                                       the members of a running cluster; add or remove one (allot member -h)
   allot certs --out DIR               write a CA, node and client certificates for mTLS (allot certs -h)
-  allot bench [--addr A,B,C]          the peer workloads W1-W3 on a cluster (its own 3 nodes by default)
+  allot bench [--nodes N | --addr A,B,C]
+                                      the peer workloads W1-W3 on a cluster (its own of N nodes, 3 by default)
   allot ui TRACE | [sim flags] | --cluster ADDRS
                                       a browser view of a run, a counterexample or a live cluster (allot ui -h)
   allot version                       the version of this build (also --version)

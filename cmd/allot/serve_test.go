@@ -81,6 +81,9 @@ func TestServeBadInput(t *testing.T) {
 		{"bench", "--duration", "-1s"},
 		{"bench", "--warmup", "-1s"},
 		{"bench", "--metrics", "127.0.0.1:1"},
+		{"bench", "--nodes", "0"},
+		{"bench", "--nodes", "65"},
+		{"bench", "--addr", "127.0.0.1:1", "--nodes", "3"}, // the cluster is the addresses given
 		{"serve", "--nodes", "127.0.0.1:1", "--block-profile-rate", "100"},
 		{"serve", "--nodes", "127.0.0.1:1", "--metrics", "127.0.0.1:0", "--mutex-profile-fraction", "-1"},
 		{"cluster", "--mutex-profile-fraction", "5"},
@@ -149,6 +152,7 @@ func TestBenchJSON(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var r struct {
+		Nodes     int `json:"nodes"`
 		Workloads []struct {
 			Name         string   `json:"name"`
 			OpsPerSecond float64  `json:"ops_per_second"`
@@ -165,7 +169,7 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if len(r.Workloads) != 2 || r.Workloads[0].Name != "W1" || len(r.Workloads[1].PerClient) != 8 {
+	if r.Nodes != 3 || len(r.Workloads) != 2 || r.Workloads[0].Name != "W1" || len(r.Workloads[1].PerClient) != 8 {
 		t.Fatalf("%s", out)
 	}
 	for _, w := range r.Workloads {
