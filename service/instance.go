@@ -265,8 +265,25 @@ func (in *instance) keys(s *slot, e proc.Event) []string {
 // release gives back what slot s holds and frees the slot. The exit is
 // recorded before Release sends anything, so no other process can enter
 // on what s gives back before the log shows s left.
+//
+// Not while the node's lease has run out: a node frozen (SIGSTOP) or cut
+// off past its lease may find, when it runs again, a release waiting (an
+// Unlock that came in meanwhile, a session closed) before it has noticed
+// the lapse and fenced. Given back then, the exit would be recorded, and
+// the algorithm moved, in a view the cluster may have left long before —
+// and a newer view serves what the grant held once the lease is over. So
+// the release waits: a lapse is either followed by a fence, which retires
+// the instance (the call then fails, and nothing is left to give back),
+// or, if a lease read begun before the lapse is confirmed after it, by
+// the same lease going on (then it is given back). The check is next to
+// the record on the instance's goroutine: only a process stopped between
+// the two statements could stamp an exit past its lease.
 func (in *instance) release(s *slot, unit int32) {
 	in.call(s, func(env proc.Env) {
+		if in.n.ctl.leaseLeft() <= 0 {
+			time.AfterFunc(5*time.Millisecond, func() { in.release(s, unit) })
+			return
+		}
 		switch in.kind {
 		case algo.Quota: // a permit is consumed, never given back
 		case algo.Pool:
