@@ -212,12 +212,14 @@ func (s *State) restore(e StateEntry) error {
 		return errors.New("open, not every member ready (or the reverse)")
 	}
 	if s.open {
-		if len(e.Lefts) != len(s.quotas) {
-			return fmt.Errorf("%d quotas left, %d quotas", len(e.Lefts), len(s.quotas))
-		}
+		// Fitted to the quotas, as counts are (a node given another
+		// quota list: a quota the snapshot has not has nothing left).
 		s.lefts = make([]QuotaLeft, len(s.quotas))
-		for i, l := range e.Lefts {
-			s.lefts[i] = QuotaLeft(l)
+		for i, q := range s.quotas {
+			s.lefts[i] = QuotaLeft{Name: q.Name}
+			if i < len(e.Lefts) {
+				s.lefts[i] = QuotaLeft(e.Lefts[i])
+			}
 		}
 	} else if len(e.Lefts) > 0 {
 		return errors.New("quotas left of a view not open")
