@@ -45,7 +45,8 @@ type Config struct {
 	// snapshots of its State (0: DefaultSnapshotEvery; negative: never,
 	// the log is never compacted). SnapshotKeep is how many entries
 	// before a snapshot its Raft storage keeps, for a follower a little
-	// behind (0: DefaultSnapshotKeep; negative: none).
+	// behind (0: DefaultSnapshotKeep, or SnapshotEvery if that is less;
+	// negative: none).
 	SnapshotEvery, SnapshotKeep int
 	// MaxNodes bounds the node ids a member added gets (0: no bound):
 	// the service's ids hold a node in 6 bits.
@@ -831,7 +832,7 @@ func (n *Node) snapshot(u *Update) error {
 	}
 	n.snapped = at
 	u.Snapshot = snap
-	keep := uint64(max(cmp.Or(n.cfg.SnapshotKeep, DefaultSnapshotKeep), 0))
+	keep := uint64(max(cmp.Or(n.cfg.SnapshotKeep, min(DefaultSnapshotKeep, cmp.Or(n.cfg.SnapshotEvery, DefaultSnapshotEvery))), 0))
 	if at > keep {
 		if err := n.storage.Compact(at - keep); err != nil && !errors.Is(err, raft.ErrCompacted) {
 			return fmt.Errorf("control: compacting to %d: %w", at-keep, err)
