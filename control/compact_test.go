@@ -214,3 +214,33 @@ func TestRandomFaultsCompacting(t *testing.T) {
 		t.Fatalf("seed %d: no snapshot sent in %d runs", seed, runs)
 	}
 }
+
+// TestSnapshotRemoved: a node removed after the logs were compacted
+// snapshots its own removal, and restarted on its disk knows it is
+// removed, and serves nothing.
+func TestSnapshotRemoved(t *testing.T) {
+	c := newCompactingCluster(t, BootstrapAt([]string{"a", "b", "c"}), 3, 24, tinyEvery, tinyKeep, 0)
+	c.settle(20*lease, 3)
+	c.record(0, 2*tinyEvery)
+	l := c.leaderOf(lease)
+	gone := (l.cfg.Self + 1) % 3
+	if err := l.ProposeRemove(c.now, gone); err != nil {
+		t.Fatal(err)
+	}
+	for end := c.now + 5*lease; !c.nodes[gone].Removed(); c.step() {
+		if c.now > end {
+			t.Fatalf("node %d never learnt its removal", gone)
+		}
+	}
+	c.step()
+	if at, applied := c.disks[gone].Snapshot.Metadata.Index, c.nodes[gone].State().Applied(); at != applied {
+		t.Fatalf("node %d's snapshot is at %d, its removal applied at %d", gone, at, applied)
+	}
+	c.crash(gone)
+	c.start(gone)
+	c.run(10 * lease)
+	if _, ok := c.servingNow()[gone]; ok || !c.nodes[gone].Removed() {
+		t.Fatalf("node %d, restarted after its removal, serves (%v) or does not know (removed %v)", gone, c.servingNow(), c.nodes[gone].Removed())
+	}
+	c.verify()
+}

@@ -857,11 +857,9 @@ func (n *Node) restore(snap raftpb.Snapshot, u *Update) error {
 	*n.sm = *sm
 	n.conf, n.snapped = snap.Metadata.ConfState, snap.Metadata.Index
 	u.Snapshot, u.Restored = snap, true
+	// The node is a member: Raft refuses a snapshot whose configuration
+	// has it not.
 	u.Members = n.sm.Members()
-	if n.sm.wasRemoved(n.cfg.Self) && !n.removed {
-		n.removed = true
-		n.leave(u)
-	}
 	if v := n.sm.View(); v.Epoch != before {
 		n.viewChanged(v, u)
 	}
