@@ -3,12 +3,14 @@ package control
 import (
 	"slices"
 
+	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 )
 
-// Disk is what a node persists: the bootstrap snapshot (the first
-// configuration), Raft's hard state and its log. The simulator keeps one
-// across a node's restart; the service keeps it in its store.
+// Disk is what a node persists: its newest snapshot (the bootstrap one,
+// the first configuration, until it takes one), Raft's hard state and the
+// log after the snapshot. The simulator keeps one across a node's
+// restart; the service keeps it in its store.
 type Disk struct {
 	// Runs counts the node's starts: each start is a new run, named by
 	// it (Config.Run).
@@ -19,8 +21,12 @@ type Disk struct {
 }
 
 // Save applies u's writes to d: the entries replace those from their
-// first index on (a new leader's log wins over an unconfirmed tail).
+// first index on (a new leader's log wins over an unconfirmed tail), and
+// a snapshot the entries it covers (all of them, Restored).
 func (d *Disk) Save(u Update) {
+	if u.Restored {
+		d.Entries = nil
+	}
 	if len(u.Entries) > 0 {
 		first := u.Entries[0].Index
 		keep := len(d.Entries)
@@ -28,6 +34,14 @@ func (d *Disk) Save(u Update) {
 			keep--
 		}
 		d.Entries = append(d.Entries[:keep:keep], u.Entries...)
+	}
+	if !raft.IsEmptySnap(u.Snapshot) {
+		d.Snapshot = u.Snapshot
+		covered := 0
+		for covered < len(d.Entries) && d.Entries[covered].Index <= u.Snapshot.Metadata.Index {
+			covered++
+		}
+		d.Entries = slices.Clone(d.Entries[covered:])
 	}
 	if u.HardState.Term != 0 || u.HardState.Commit != 0 || u.HardState.Vote != 0 {
 		d.HardState = u.HardState

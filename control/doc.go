@@ -133,9 +133,9 @@
 // so every node learns where it is from the log (Update.Members tells the
 // driver, whose links follow); the first members' addresses are in the
 // bootstrap snapshot (BootstrapAt), the state every node starts from, a
-// node that joins later included: the log is never compacted, so the
-// leader sends it every entry from there, and no snapshot (Raft would
-// refuse one whose configuration does not have the node). A node's id is
+// node that joins later included: the leader sends it the entries from
+// there, or its newest snapshot once it compacted them (Compaction). A
+// node's id is
 // the next never given, so a removed id never names another node and the
 // views and the data plane keep their small integer ids; Config.MaxNodes
 // bounds them. Every node checks a change as it applies it (an add of the
@@ -164,10 +164,41 @@
 // 2·ElectionTicks ticks without a leader, drawn from Config.Rand: a seed
 // replays a run.
 //
+// # Compaction
+//
+// The log would grow for the cluster's life (views, rejoins, readies, a
+// report every C/2 permits a node, semaphores) and be replayed in full at
+// every start. A node takes a snapshot of its State every
+// Config.SnapshotEvery entries it applies (DefaultSnapshotEvery), as
+// etcd's raftexample does: State.Encode, deterministic bytes (every map a
+// slice sorted by key) of what the applied log determines — the
+// membership with its addresses and next id, each node's generation, last
+// run and leave, the newest view with its readies and what it may issue,
+// the quota ledger, the semaphores. DecodeState is the inverse; a node
+// restored from a snapshot and the entries after it has the State of one
+// that applied the whole log. The Update carries the snapshot: the driver
+// persists it and deletes the entries it covers in the same write. Raft's
+// storage keeps Config.SnapshotKeep entries behind it, for a follower a
+// little behind.
+//
+// A follower behind the leader's first index (down or cut off while the
+// log moved on) is sent the snapshot (MsgSnap): its Update says Restored,
+// the driver replaces its whole log with it, and the node takes its State
+// and configuration, moving on to its view as if it had applied the
+// entries (a view it learns so waits its Wait from then). Nobody tells the
+// leader a snapshot was lost: it reports every MsgSnap it hands out as
+// sent (ReportSnapshot); if the follower never answers, the leader probes,
+// is refused, and sends it again. A node is also snapshotted at every
+// configuration change once its log was compacted: a member just added
+// starts from the bootstrap state, and Raft refuses a snapshot whose
+// configuration does not have it, so the leader's newest must be taken
+// after the add.
+//
 // # What is not here yet
 //
-// The log is never compacted (a restart replays it from the start, and a
-// joining node receives all of it). Process (the simulator's and the
-// explorer's) drives no configuration change: the tests of this package
-// do, on their model network.
+// Process (the simulator's and the explorer's) drives no configuration
+// change: the tests of this package do, on their model network. A State
+// beyond a codec value (codec.MaxSize, a megabyte: some four thousand
+// semaphore names of the service's longest, four times its default
+// bound) is not snapshotted, and its log grows as before.
 package control

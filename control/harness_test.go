@@ -56,6 +56,14 @@ type cluster struct {
 	spans   []span
 	serving map[proc.ID]int // node -> index in spans
 	log     []string
+
+	// every and keep are the nodes' SnapshotEvery and SnapshotKeep;
+	// full is each node's log as it would be uncompacted (the entries
+	// of every Update, snapshots left out); snaps counts the MsgSnap
+	// delivered; lose is how many MsgSnap are still to be lost.
+	every, keep int
+	full        []Disk
+	snaps, lose int
 }
 
 func newCluster(t testing.TB, n int, seed uint64, broken Broken, quotas ...Quota) *cluster {
@@ -68,9 +76,15 @@ func newCluster(t testing.TB, n int, seed uint64, broken Broken, quotas ...Quota
 
 // newClusterOf starts n nodes on the bootstrap disk boot.
 func newClusterOf(t testing.TB, boot Disk, n int, seed uint64, broken Broken, quotas ...Quota) *cluster {
+	return newCompactingCluster(t, boot, n, seed, 0, 0, broken, quotas...)
+}
+
+// newCompactingCluster starts n nodes on the bootstrap disk boot, each
+// taking a snapshot every every entries and keeping keep behind it.
+func newCompactingCluster(t testing.TB, boot Disk, n int, seed uint64, every, keep int, broken Broken, quotas ...Quota) *cluster {
 	c := &cluster{
 		t: t, rng: rand.New(rand.NewPCG(seed, 1)), cut: map[[2]proc.ID]bool{}, broken: broken,
-		quotas: quotas, serving: map[proc.ID]int{},
+		quotas: quotas, serving: map[proc.ID]int{}, every: every, keep: keep,
 	}
 	for range n {
 		c.start(c.grow(boot.Clone()))
@@ -82,6 +96,7 @@ func newClusterOf(t testing.TB, boot Disk, n int, seed uint64, broken Broken, qu
 // and returns its id.
 func (c *cluster) grow(d Disk) proc.ID {
 	c.disks = append(c.disks, d)
+	c.full = append(c.full, d.Clone())
 	c.nodes = append(c.nodes, nil)
 	c.up = append(c.up, false)
 	c.paused = append(c.paused, false)
@@ -96,6 +111,7 @@ func (c *cluster) start(id proc.ID) {
 	nd, err := New(Config{
 		Self: id, Run: c.runs[id], Lease: lease, Margin: margin, Quotas: c.quotas, MaxNodes: 64,
 		Counts: c.counts[id], Rand: rand.New(rand.NewPCG(c.rng.Uint64(), uint64(id))), Broken: c.broken,
+		SnapshotEvery: c.every, SnapshotKeep: c.keep,
 	}, c.disks[id].Clone(), c.now)
 	if err != nil {
 		c.t.Fatal(err)
@@ -165,6 +181,14 @@ func (c *cluster) step() {
 		if !c.up[to] {
 			continue
 		}
+		if m.m.Type == raftpb.MsgSnap {
+			if c.lose > 0 {
+				c.lose--
+				c.logf("lost a snapshot to %d", to)
+				continue
+			}
+			c.snaps++
+		}
 		if err := c.nodes[to].Step(c.now, m.m); err != nil {
 			c.t.Fatal(err)
 		}
@@ -179,6 +203,9 @@ func (c *cluster) step() {
 			c.t.Fatal(err)
 		}
 		c.disks[i].Save(u)
+		whole := u
+		whole.Snapshot, whole.Restored = raftpb.Snapshot{}, false
+		c.full[i].Save(whole)
 		for _, m := range u.Messages {
 			if !c.cut[[2]proc.ID{id, procID(m.To)}] {
 				c.net = append(c.net, msg{at: c.now + 1, m: m})

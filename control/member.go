@@ -42,38 +42,12 @@ type membership struct {
 	next  proc.ID
 }
 
-// snapshotMembers decodes a snapshot's data: the bootstrap members'
-// addresses (none: the voters of its configuration, without addresses).
-func snapshotMembers(s raftpb.Snapshot) (membership, error) {
-	m := membership{addrs: map[proc.ID]string{}}
-	for _, v := range s.Metadata.ConfState.Voters {
-		m.addrs[procID(v)] = ""
-		m.next = max(m.next, procID(v)+1)
-	}
-	if len(s.Data) == 0 {
-		return m, nil
-	}
-	x, err := decodeEntry(s.Data)
-	e, ok := x.(MembersEntry)
-	if err != nil || !ok || len(e.Nodes) != len(e.Addrs) {
-		return m, fmt.Errorf("control: snapshot at %d: malformed members", s.Metadata.Index)
-	}
-	for i, id := range e.Nodes {
-		if _, voter := m.addrs[proc.ID(id)]; !voter {
-			return m, fmt.Errorf("control: snapshot at %d: member %d is not a voter", s.Metadata.Index, id)
-		}
-		m.addrs[proc.ID(id)] = e.Addrs[i]
-	}
-	m.next = max(m.next, proc.ID(e.Next))
-	return m, nil
-}
-
 // BootstrapAt is the persisted state of a new cluster of nodes 0..n-1 at
 // these addresses, the same on every one of them, and the first state of
-// a node that joins it later: the log (never compacted) replays every
-// change from there. A joining node starts from it rather than from
-// nothing because Raft would refuse a snapshot whose configuration does
-// not have the node, and the cluster has no other snapshot than this.
+// a node that joins it later: the leader sends it the entries from there,
+// or, once it compacted them, its newest snapshot, taken when the node's
+// add was applied or later (Raft refuses a snapshot whose configuration
+// does not have the node).
 func BootstrapAt(addrs []string) Disk {
 	var ids []proc.ID
 	e := MembersEntry{Next: int32(len(addrs)), Addrs: slices.Clone(addrs)}
@@ -130,6 +104,13 @@ func (s *State) applyConf(cc raftpb.ConfChange) bool {
 		return false
 	}
 	return true
+}
+
+// wasRemoved reports whether node id was a member and was removed: ids
+// are given in order and never again.
+func (s *State) wasRemoved(id proc.ID) bool {
+	_, in := s.members.addrs[id]
+	return !in && id < s.members.next
 }
 
 // Members is the configuration as applied so far, by id.
@@ -280,7 +261,7 @@ func (n *Node) applyConfEntry(e raftpb.Entry) (bool, error) {
 		// has of the log.
 		n.farewells[cc.NodeID] = farewell{commit: min(pr.Match, st.Commit), until: n.ticks + ElectionTicks}
 	}
-	n.rn.ApplyConfChange(cc)
+	n.conf = *n.rn.ApplyConfChange(cc)
 	n.sm.applied = e.Index
 	if ok && cc.Type == raftpb.ConfChangeRemoveNode && procID(cc.NodeID) == n.cfg.Self {
 		n.removed = true

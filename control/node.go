@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -40,6 +41,13 @@ type Config struct {
 	Rand *rand.Rand
 	// Logger is Raft's logger (nil: discard).
 	Logger raft.Logger
+	// SnapshotEvery is how many entries the node applies between two
+	// snapshots of its State (0: DefaultSnapshotEvery; negative: never,
+	// the log is never compacted). SnapshotKeep is how many entries
+	// before a snapshot its Raft storage keeps, for a follower a little
+	// behind (0: DefaultSnapshotKeep, or SnapshotEvery if that is less;
+	// negative: none).
+	SnapshotEvery, SnapshotKeep int
 	// MaxNodes bounds the node ids a member added gets (0: no bound):
 	// the service's ids hold a node in 6 bits.
 	MaxNodes int
@@ -75,6 +83,15 @@ const (
 	LeaseTicks     = 30
 	ElectionTicks  = 10
 	HeartbeatTicks = 1
+)
+
+// The compaction defaults: a snapshot every 1000 entries applied (a few
+// kilobytes of State, against a thousand entries replayed at a start),
+// and a tail of 100 entries behind it, so that a follower a round trip
+// or two behind gets entries, not a snapshot.
+const (
+	DefaultSnapshotEvery = 1000
+	DefaultSnapshotKeep  = 100
 )
 
 // Rho is ρ, the bound on clock rates this package assumes: no node's
@@ -124,11 +141,20 @@ func (k ChangeKind) String() string {
 }
 
 // Update is what a Node asks of its driver after an input: persist
-// HardState and Entries (fsync if MustSync) before sending Messages, and
-// act on Changes in order. Members, when not nil, is the configuration as
-// it now is (a change was applied): the driver's transport reaches these
-// members before it sends.
+// Snapshot, HardState and Entries (fsync if MustSync) before sending
+// Messages, and act on Changes in order. Members, when not nil, is the
+// configuration as it now is (a change was applied): the driver's
+// transport reaches these members before it sends.
+//
+// Snapshot, when not empty, replaces the log up to its index: the driver
+// persists it and deletes the entries at or below its index, in one
+// write with Entries and HardState. Restored says it came from the
+// leader (this node was behind the leader's first index) and replaced
+// the node's whole log and State: the driver deletes every entry it
+// kept before it writes Entries.
 type Update struct {
+	Snapshot  raftpb.Snapshot
+	Restored  bool
 	HardState raftpb.HardState
 	Entries   []raftpb.Entry
 	MustSync  bool
@@ -139,7 +165,7 @@ type Update struct {
 
 // Empty reports whether u asks for nothing.
 func (u Update) Empty() bool {
-	return raft.IsEmptyHardState(u.HardState) && len(u.Entries) == 0 && len(u.Messages) == 0 && len(u.Changes) == 0 && u.Members == nil
+	return raft.IsEmptySnap(u.Snapshot) && raft.IsEmptyHardState(u.HardState) && len(u.Entries) == 0 && len(u.Messages) == 0 && len(u.Changes) == 0 && u.Members == nil
 }
 
 // phase is where this node is with the newest view.
@@ -168,6 +194,10 @@ type Node struct {
 	rn      *raft.RawNode
 	storage *raft.MemoryStorage
 	sm      *State
+	// conf is Raft's configuration as last applied, for the next
+	// snapshot; snapped is the index of the newest snapshot.
+	conf    raftpb.ConfState
+	snapped uint64
 	now     proc.Time
 	ticks   int64 // Raft ticks so far
 	tickDue proc.Time
@@ -232,8 +262,8 @@ func raftID(id proc.ID) uint64 { return uint64(id) + 1 }
 func procID(id uint64) proc.ID { return proc.ID(id - 1) }
 
 // New starts the control plane of a node from what it persisted (Bootstrap
-// for a new one), at time now. Committed entries are applied again from
-// the log's start: the view state is rebuilt, not stored.
+// for a new one), at time now. The State is the snapshot's, and the
+// committed entries after it are applied again.
 func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 	if cfg.Lease < LeaseTicks || cfg.Rand == nil || cfg.Self < 0 {
 		return nil, fmt.Errorf("%w: lease %d time units (at least %d), a random source, a node id ≥ 0", ErrConfig, cfg.Lease, LeaseTicks)
@@ -245,7 +275,7 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 	if err := ms.ApplySnapshot(d.Snapshot); err != nil {
 		return nil, fmt.Errorf("control: persisted snapshot: %w", err)
 	}
-	members, err := snapshotMembers(d.Snapshot)
+	sm, err := DecodeState(cfg.Quotas, d.Snapshot)
 	if err != nil {
 		return nil, err
 	}
@@ -275,14 +305,12 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	n := &Node{
-		cfg: cfg, rn: rn, storage: ms, sm: &State{}, now: now,
+		cfg: cfg, rn: rn, storage: ms, sm: sm, now: now, conf: d.Snapshot.Metadata.ConfState, snapped: d.Snapshot.Metadata.Index,
 		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{}, farewells: map[uint64]farewell{},
 		counts: slices.Clone(cfg.Counts), seq: 1,
 	}
-	*n.sm = *NewState(cfg.Quotas)
 	n.sm.broken = cfg.Broken
-	n.sm.applied = d.Snapshot.Metadata.Index
-	n.sm.members = members
+	n.removed = n.sm.wasRemoved(cfg.Self)
 	n.electionTime = n.drawElection()
 	switch {
 	case len(d.Snapshot.Metadata.ConfState.Voters) == 1:
@@ -712,6 +740,11 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 	var u Update
 	for n.rn.HasReady() {
 		rd := n.rn.Ready()
+		if !raft.IsEmptySnap(rd.Snapshot) {
+			if err := n.restore(rd.Snapshot, &u); err != nil {
+				return u, err
+			}
+		}
 		if !raft.IsEmptyHardState(rd.HardState) {
 			u.HardState = rd.HardState
 			if err := n.storage.SetHardState(rd.HardState); err != nil {
@@ -727,10 +760,26 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 		n.confProposed = false
 		u.MustSync = u.MustSync || rd.MustSync
 		u.Messages = append(u.Messages, rd.Messages...)
+		for _, m := range rd.Messages {
+			if m.Type == raftpb.MsgSnap {
+				// The driver sends it after this Update, and no word
+				// comes back if it is lost: Raft is told it went. The
+				// follower's answer moves the leader on; if it never
+				// comes, the leader probes, the follower refuses
+				// entries past its log, and the snapshot goes again.
+				n.rn.ReportSnapshot(m.To, raft.SnapshotFinish)
+			}
+		}
+		due := false
 		for _, e := range rd.CommittedEntries {
 			if err := n.apply(e, &u); err != nil {
 				return u, err
 			}
+			// A node added needs a snapshot with it in its
+			// configuration, if the leader has compacted the entries
+			// that would bring it there: one is taken at every
+			// configuration change (they are rare).
+			due = due || e.Type == raftpb.EntryConfChange && n.cfg.SnapshotEvery >= 0 && n.snapped > 1
 		}
 		for _, rs := range rd.ReadStates {
 			if len(rs.RequestCtx) != 12 || binary.BigEndian.Uint32(rs.RequestCtx) != uint32(n.cfg.Self) {
@@ -742,12 +791,79 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 		}
 		n.rn.Advance(rd)
 		n.observe(raftpb.Message{})
+		if due || n.snapshotDue() {
+			if err := n.snapshot(&u); err != nil {
+				return u, err
+			}
+		}
 	}
 	n.renew()
 	n.step(&u)
 	u.Messages = append(u.Messages, n.extra...)
 	n.extra = nil
 	return u, nil
+}
+
+// snapshotDue reports whether SnapshotEvery entries were applied since
+// the newest snapshot.
+func (n *Node) snapshotDue() bool {
+	every := cmp.Or(n.cfg.SnapshotEvery, DefaultSnapshotEvery)
+	return every > 0 && n.sm.Applied() >= n.snapped+uint64(every)
+}
+
+// snapshot takes a snapshot of the State at the last entry applied, for
+// the driver to persist in place of the log up to it, and compacts the
+// Raft storage up to SnapshotKeep entries before it.
+func (n *Node) snapshot(u *Update) error {
+	at := n.sm.Applied()
+	if at <= n.snapped {
+		return nil
+	}
+	data, err := n.sm.Encode()
+	if err != nil {
+		// A State beyond a codec value: the log goes on growing rather
+		// than the node stopping.
+		n.cfg.Logger.Warningf("%v: the log is not compacted", err)
+		return nil
+	}
+	snap, err := n.storage.CreateSnapshot(at, &n.conf, data)
+	if err != nil {
+		return fmt.Errorf("control: snapshot at %d: %w", at, err)
+	}
+	n.snapped = at
+	u.Snapshot = snap
+	keep := uint64(max(cmp.Or(n.cfg.SnapshotKeep, min(DefaultSnapshotKeep, cmp.Or(n.cfg.SnapshotEvery, DefaultSnapshotEvery))), 0))
+	if at > keep {
+		if err := n.storage.Compact(at - keep); err != nil && !errors.Is(err, raft.ErrCompacted) {
+			return fmt.Errorf("control: compacting to %d: %w", at-keep, err)
+		}
+	}
+	return nil
+}
+
+// restore replaces the node's State with the snapshot the leader sent:
+// this node was behind the leader's first index. It moves on to the
+// snapshot's view and configuration as if it had applied the entries.
+func (n *Node) restore(snap raftpb.Snapshot, u *Update) error {
+	sm, err := DecodeState(n.cfg.Quotas, snap)
+	if err != nil {
+		return err
+	}
+	if err := n.storage.ApplySnapshot(snap); err != nil {
+		return fmt.Errorf("control: snapshot at %d: %w", snap.Metadata.Index, err)
+	}
+	before := n.sm.View().Epoch
+	sm.broken = n.cfg.Broken
+	*n.sm = *sm
+	n.conf, n.snapped = snap.Metadata.ConfState, snap.Metadata.Index
+	u.Snapshot, u.Restored = snap, true
+	// The node is a member: Raft refuses a snapshot whose configuration
+	// has it not.
+	u.Members = n.sm.Members()
+	if v := n.sm.View(); v.Epoch != before {
+		n.viewChanged(v, u)
+	}
+	return nil
 }
 
 // apply applies one committed entry.

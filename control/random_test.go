@@ -37,8 +37,18 @@ func TestDeterministic(t *testing.T) {
 // randomRun runs a 3- or 5-node cluster under a random schedule of faults
 // for d, then heals everything and lets it settle.
 func randomRun(t *testing.T, s uint64, d proc.Time) *cluster {
+	return randomRunOf(t, s, d, 0, 0)
+}
+
+// randomRunOf is randomRun of nodes taking a snapshot every every
+// entries, keeping keep behind it.
+func randomRunOf(t *testing.T, s uint64, d proc.Time, every, keep int) *cluster {
 	n := 3 + 2*int(s%2)
-	c := newCluster(t, n, s, 0)
+	var ids []proc.ID
+	for i := range n {
+		ids = append(ids, proc.ID(i))
+	}
+	c := newCompactingCluster(t, Bootstrap(ids), n, s, every, keep, 0)
 	rng := newRand(s)
 	c.settle(30*lease, n)
 	type undo struct {

@@ -18,6 +18,16 @@ const (
 	Margin = 20
 )
 
+// The simulated nodes take a snapshot every 16 entries applied and keep 4
+// behind it: a run's log is a few dozen entries, so a node down or cut
+// off for a while comes back by a snapshot, under every fault the run
+// draws (the service's default, a thousand, would never compact in a
+// run).
+const (
+	SnapshotEvery = 16
+	SnapshotKeep  = 4
+)
+
 // Variants are the deliberately broken control planes, by name (control's
 // Broken hooks), for showing that check.Control catches them.
 var Variants = map[string]control.Broken{
@@ -54,7 +64,7 @@ func Plane(variant string) (Build, error) {
 		ps := make([]proc.Process, n)
 		for i := range ps {
 			disk := control.Bootstrap(ids)
-			cfg := control.Config{Self: proc.ID(i), Lease: Lease, Margin: Margin, Broken: broken}
+			cfg := control.Config{Self: proc.ID(i), Lease: Lease, Margin: Margin, Broken: broken, SnapshotEvery: SnapshotEvery, SnapshotKeep: SnapshotKeep}
 			ps[i] = &durable{Process: control.NewProcess(cfg, &disk), cfg: cfg, disk: &disk}
 		}
 		return ps, nil

@@ -191,7 +191,7 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	l, margin := lease(n.cfg.Suspect)
 	h.node, err = control.New(control.Config{
 		Self: proc.ID(n.self), Run: run, Lease: l, Margin: margin, Quotas: qs, Counts: counts,
-		Rand: n.cfg.Rand, MaxNodes: MaxNodes,
+		Rand: n.cfg.Rand, MaxNodes: MaxNodes, SnapshotEvery: n.cfg.SnapshotEvery,
 	}, d, h.now())
 	if err != nil {
 		return fail(err)

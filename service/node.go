@@ -68,6 +68,12 @@ type Config struct {
 	// it, and elections start after one to two of it without a leader
 	// (package control).
 	Suspect time.Duration
+	// SnapshotEvery is how many control log entries a node applies
+	// between two snapshots of the control plane's state, each of which
+	// replaces the entries before it in its store (0:
+	// control.DefaultSnapshotEvery; negative: never, the log grows for
+	// the cluster's life).
+	SnapshotEvery int
 	// DataDir is where the node keeps what must outlive it (package
 	// store): the control plane's log, its permit counts. "" keeps them
 	// in a temporary directory removed at Shutdown: nothing outlives the

@@ -125,7 +125,9 @@ func TestMembershipAcrossProcesses(t *testing.T) {
 	}
 	nodes := strings.Join(addrs[:3], ",")
 	data := func(i int) string { return filepath.Join(dir, fmt.Sprintf("node-%d", i)) }
-	common := []string{"--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s"}
+	// A snapshot every 4 entries: the fourth node joins a cluster whose
+	// logs are compacted, and is sent a snapshot with it as a member.
+	common := []string{"--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s", "--snapshot-every", "4"}
 	procs := make([]*serveProc, 4)
 	startErrs := make([]error, 3)
 	var wg sync.WaitGroup

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/mtls"
 	"github.com/allot-dev/allot/service"
 	"github.com/allot-dev/allot/service/store"
@@ -38,6 +39,7 @@ type serveOpts struct {
 	lock, semaphore                        string
 	slots, resources                       int
 	maxSessions, maxSemaphores             int
+	snapshotEvery                          int
 	metrics, events, logLevel, dataDir     string
 	logFormat                              string
 	lockDelay, peerTimeout, drain, suspect time.Duration
@@ -81,6 +83,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
 	fs.IntVar(&o.maxSessions, "max-sessions", service.DefaultMaxSessions, "the most sessions open at this node at once; one more is refused (RESOURCE_EXHAUSTED) and the client opens it on another node")
 	fs.IntVar(&o.maxSemaphores, "max-semaphores", service.DefaultMaxSemaphores, "the most semaphore names the cluster records (for its life: a name keeps its units); an Acquire of a new name beyond it is refused (RESOURCE_EXHAUSTED). Give every node the same")
+	fs.IntVar(&o.snapshotEvery, "snapshot-every", control.DefaultSnapshotEvery, "snapshot the control plane's state every N log entries applied, and drop the entries before it from the data dir (-1: never)")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
 	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
 	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself, and needs no --nodes: the membership is its log's")
@@ -196,6 +199,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.maxSessions < 1 || o.maxSemaphores < 1 {
 		return badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
 	}
+	if o.snapshotEvery < 1 && o.snapshotEvery != -1 {
+		return badf("--snapshot-every must be at least 1, or -1 (never), got %d", o.snapshotEvery)
+	}
 	if o.suspect <= 0 {
 		return badf("--suspect must be positive, got %v", o.suspect)
 	}
@@ -245,7 +251,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.dataDir == "" {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, LockDelay: o.lockDelay, Suspect: o.suspect, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}

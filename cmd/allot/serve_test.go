@@ -91,6 +91,8 @@ func TestServeBadInput(t *testing.T) {
 		{"serve", "--nodes", "127.0.0.1:1", "--log-level", "loud"},
 		{"serve", "--nodes", "127.0.0.1:1", "--max-sessions", "0"},
 		{"serve", "--nodes", "127.0.0.1:1", "--max-semaphores", "-3"},
+		{"serve", "--nodes", "127.0.0.1:1", "--snapshot-every", "0"},
+		{"serve", "--nodes", "127.0.0.1:1", "--snapshot-every", "-2"},
 		{"cluster", "--log-format", "JSON"},
 		{"serve", "--join", "127.0.0.1:1"},                                         // no --node
 		{"serve", "--join", "127.0.0.1:1", "--node", "3", "--quota", "q=5"},        // the cluster is the joined one's

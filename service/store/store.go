@@ -1,14 +1,15 @@
 // Package store keeps what a node of the service must not lose in a crash:
-// the control plane's Raft log and hard state, the node's runs, and the
-// permits of each quota it has issued. It is a bbolt file (one B+tree,
+// the control plane's newest snapshot, the Raft log after it and the hard
+// state, the node's runs, and the permits of each quota it has issued. It is a bbolt file (one B+tree,
 // copy-on-write, every commit fsynced) in the node's data directory,
 // marked with the cluster and the node it belongs to, so that a node
 // started on another's data refuses to run instead of voting twice.
 //
 // bbolt and not etcd's WAL: the log here is small (a few entries per view
-// change), the store also holds counters that change on every Take, and
-// one transactional file for both is simpler to keep consistent than a
-// WAL and a second store.
+// change, and compacted: a snapshot replaces the entries it covers in the
+// transaction that writes it), the store also holds counters that change
+// on every Take, and one transactional file for both is simpler to keep
+// consistent than a WAL and a second store.
 package store
 
 import (
@@ -16,6 +17,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -25,6 +27,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/allot-dev/allot/control"
@@ -223,6 +226,11 @@ func (s *Store) Disk() (d control.Disk, err error) {
 		if err := d.Snapshot.Unmarshal(meta.Get(kSnap)); err != nil {
 			return fmt.Errorf("%w: snapshot: %v", ErrCorrupt, err)
 		}
+		// The snapshot's State is checked here, whatever the quotas: a
+		// store whose snapshot a node cannot restore is corrupt.
+		if _, err := control.DecodeState(nil, d.Snapshot); err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
 		if h := meta.Get(kHard); h != nil {
 			if err := d.HardState.Unmarshal(h); err != nil {
 				return fmt.Errorf("%w: hard state: %v", ErrCorrupt, err)
@@ -261,21 +269,25 @@ func (s *Store) NewRun() (run uint64, err error) {
 	return run, err
 }
 
-// Save writes what the control plane asks to persist, fsynced: entries
-// replace the log from their first index on.
+// Save writes what the control plane asks to persist, fsynced, in one
+// transaction: entries replace the log from their first index on, and a
+// snapshot replaces the entries it covers (every entry, if it came from
+// the leader: Restored).
 func (s *Store) Save(u control.Update) error {
-	if len(u.Entries) == 0 && u.HardState.Term == 0 && u.HardState.Commit == 0 && u.HardState.Vote == 0 {
+	snap := !raft.IsEmptySnap(u.Snapshot)
+	if !snap && len(u.Entries) == 0 && u.HardState.Term == 0 && u.HardState.Commit == 0 && u.HardState.Vote == 0 {
 		return nil
 	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		log := tx.Bucket(bLog)
+		if u.Restored {
+			if err := deleteFrom(log, 0, math.MaxUint64); err != nil {
+				return err
+			}
+		}
 		if len(u.Entries) > 0 {
-			c := log.Cursor()
-			first := binary.BigEndian.AppendUint64(nil, u.Entries[0].Index)
-			for k, _ := c.Seek(first); k != nil; k, _ = c.Next() {
-				if err := c.Delete(); err != nil {
-					return err
-				}
+			if err := deleteFrom(log, u.Entries[0].Index, math.MaxUint64); err != nil {
+				return err
 			}
 			for _, e := range u.Entries {
 				b, err := e.Marshal()
@@ -287,6 +299,18 @@ func (s *Store) Save(u control.Update) error {
 				}
 			}
 		}
+		if snap {
+			b, err := u.Snapshot.Marshal()
+			if err != nil {
+				return err
+			}
+			if err := tx.Bucket(bMeta).Put(kSnap, b); err != nil {
+				return err
+			}
+			if err := deleteFrom(log, 0, u.Snapshot.Metadata.Index); err != nil {
+				return err
+			}
+		}
 		if u.HardState.Term != 0 || u.HardState.Commit != 0 || u.HardState.Vote != 0 {
 			b, err := u.HardState.Marshal()
 			if err != nil {
@@ -296,6 +320,24 @@ func (s *Store) Save(u control.Update) error {
 		}
 		return nil
 	})
+}
+
+// deleteFrom deletes the log's entries from index from to index to. The
+// keys are gathered first: a bbolt cursor that deletes as it goes skips
+// the key after a deleted one once the page was written in the
+// transaction (etcd-io/bbolt#146).
+func deleteFrom(log *bolt.Bucket, from, to uint64) error {
+	var keys [][]byte
+	c := log.Cursor()
+	for k, _ := c.Seek(binary.BigEndian.AppendUint64(nil, from)); k != nil && binary.BigEndian.Uint64(k) <= to; k, _ = c.Next() {
+		keys = append(keys, slices.Clone(k))
+	}
+	for _, k := range keys {
+		if err := log.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Counts are the permits issued of each quota, in names' order.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	bolt "go.etcd.io/bbolt"
 	"go.etcd.io/raft/v3/raftpb"
 
 	"github.com/allot-dev/allot/control"
@@ -147,5 +148,104 @@ func TestPeek(t *testing.T) {
 	}()
 	if err != nil || len(d.Snapshot.Data) == 0 || len(d.Snapshot.Metadata.ConfState.Voters) != 3 {
 		t.Fatalf("the bootstrap snapshot of a joined node: %+v, %v", d.Snapshot.Metadata, err)
+	}
+}
+
+// snapshotAt is a snapshot of the State of a cluster of id's nodes at
+// index at, as a node takes it.
+func snapshotAt(t *testing.T, at uint64) raftpb.Snapshot {
+	t.Helper()
+	boot := control.BootstrapAt(id.Nodes)
+	st, err := control.DecodeState(nil, boot.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := st.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := boot.Snapshot
+	snap.Data, snap.Metadata.Index = data, at
+	return snap
+}
+
+func entries(from, to, term uint64) []raftpb.Entry {
+	var out []raftpb.Entry
+	for i := from; i <= to; i++ {
+		out = append(out, raftpb.Entry{Index: i, Term: term, Data: []byte("entry")})
+	}
+	return out
+}
+
+// TestSnapshot: a snapshot replaces the entries it covers, in the write
+// that saves it, and is what a restart reads; one from the leader
+// (Restored) replaces the whole log.
+func TestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Entries past a page of keys, and the snapshot in the write of
+	// entries it covers (a follower applies entries it appends in the
+	// same update): the pages it deletes from were written just before.
+	if err := s.Save(control.Update{Entries: entries(2, 1500, 2), HardState: raftpb.HardState{Term: 2, Commit: 1500}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(control.Update{Snapshot: snapshotAt(t, 1400), Entries: entries(1200, 1510, 2)}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(dir, id); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Disk()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Snapshot.Metadata.Index != 1400 || len(d.Entries) != 110 || d.Entries[0].Index != 1401 {
+		t.Fatalf("after a snapshot at 1400: snapshot at %d, %d entries from %d", d.Snapshot.Metadata.Index, len(d.Entries), d.Entries[0].Index)
+	}
+	// The leader's snapshot: the log after it is the leader's, from it.
+	if err := s.Save(control.Update{Snapshot: snapshotAt(t, 1450), Restored: true, Entries: entries(1451, 1452, 3), HardState: raftpb.HardState{Term: 3, Commit: 1450}}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = s.Disk(); err != nil {
+		t.Fatal(err)
+	}
+	if d.Snapshot.Metadata.Index != 1450 || len(d.Entries) != 2 || d.Entries[1].Term != 3 {
+		t.Fatalf("after the leader's snapshot at 1450: snapshot at %d, entries %+v", d.Snapshot.Metadata.Index, d.Entries)
+	}
+	s.Close()
+}
+
+// TestCorruptSnapshot: a snapshot that does not unmarshal, or whose State
+// a node could not restore, is ErrCorrupt.
+func TestCorruptSnapshot(t *testing.T) {
+	good := snapshotAt(t, 10)
+	bad := good
+	bad.Data = []byte("no State")
+	badBytes, err := bad.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"garbage": []byte("\xff\xff\xff not a snapshot"), "a bad State": badBytes} {
+		s, err := Open(t.TempDir(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Save(control.Update{Snapshot: good}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Disk(); err != nil {
+			t.Fatalf("%s: the good snapshot: %v", name, err)
+		}
+		if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bMeta).Put(kSnap, b) }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Disk(); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+		s.Close()
 	}
 }
