@@ -228,8 +228,25 @@ func (in *instance) follow(env proc.Env, s *slot, e proc.Event) {
 	s.waiting = false
 	in.n.metrics.waiting.WithLabelValues(in.kind.String()).Dec()
 	in.n.metrics.latency.WithLabelValues(in.kind.String()).Observe(time.Since(s.asked).Seconds())
+	in.answer(s, e)
+}
+
+// answer fences slot s's grant e and hands it to the waiting call, or
+// releases it at once if abandoned.
+//
+// Not while the node's lease has run out, for the reason release waits
+// (a node stopped past its lease runs what was queued for it before it
+// notices): a token issued then, in a view the cluster has left, would be
+// below the tokens the newer view issued meanwhile. The grant waits like
+// a release: for the fence (the instance is gone, the request retired
+// with it) or for the lease to go on.
+func (in *instance) answer(s *slot, e proc.Event) {
 	var counter uint64
 	if keys := in.keys(s, e); keys != nil {
+		if in.n.ctl.leaseLeft() <= 0 {
+			time.AfterFunc(5*time.Millisecond, func() { in.call(s, func(proc.Env) { in.answer(s, e) }) })
+			return
+		}
 		// The fencing counter is the node's Lamport time now: the grant
 		// comes after every release of these resources by an earlier
 		// holder (exclusion needs a chain of messages from that release
