@@ -126,7 +126,7 @@ func (w *Worker) Run(ctx context.Context, max int) {
 		default:
 			err = w.take(ctx, ss)
 		}
-		if errors.Is(err, errAbandoned) || errors.Is(err, client.ErrSessionExpired) || errors.Is(err, client.ErrUnavailable) {
+		if errors.Is(err, errAbandoned) || errors.Is(err, errGiveBack) || errors.Is(err, client.ErrSessionExpired) || errors.Is(err, client.ErrUnavailable) {
 			if !errors.Is(err, errAbandoned) {
 				w.close(ss)
 			}
@@ -136,6 +136,28 @@ func (w *Worker) Run(ctx context.Context, max int) {
 }
 
 var errAbandoned = errors.New("abandoned")
+
+// errGiveBack: an Unlock or Release failed (it timed out, say) while the
+// session lives on: the node may still hold the grant for the session,
+// so the worker ends the session, which gives back all it holds, as a
+// careful user of the client would. (Going on with the session instead
+// holds the grant for good, and every client needing it waits: seen as
+// a liveness failure with seed 1795568362535939757.)
+var errGiveBack = errors.New("a grant could not be given back")
+
+// giveBack runs an Unlock or Release on a context of its own (the
+// grant's may be spent by a slow grant), and says errGiveBack if it
+// failed but for the session's loss or the grant being gone already.
+func (w *Worker) giveBack(ctx context.Context, f func(context.Context) error) error {
+	octx, cancel := w.opCtx(ctx)
+	defer cancel()
+	err := f(octx)
+	switch {
+	case err == nil, errors.Is(err, client.ErrSessionExpired), errors.Is(err, client.ErrUnavailable), errors.Is(err, client.ErrNotHeld):
+		return err
+	}
+	return fmt.Errorf("%w: %w", errGiveBack, err)
+}
 
 func (w *Worker) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, w.OpTimeout)
@@ -187,7 +209,7 @@ func (w *Worker) lock(ctx context.Context, ss *session) error {
 	}
 	sleep(ctx, time.Duration(w.Rnd.IntN(2000))*time.Microsecond)
 	w.put(Event{Op: "unlock", Type: "invoke", Keys: set})
-	if err := g.Unlock(octx); err != nil {
+	if err := w.giveBack(ctx, g.Unlock); err != nil {
 		w.put(fail(Event{Op: "unlock", Keys: set}, err))
 		return err
 	}
@@ -245,7 +267,7 @@ func (w *Worker) acquire(ctx context.Context, ss *session) error {
 	w.Ops.Add(1)
 	sleep(ctx, time.Duration(w.Rnd.IntN(2000))*time.Microsecond)
 	w.put(Event{Op: "release", Type: "invoke", Keys: held})
-	if err := sem.Release(octx); err != nil {
+	if err := w.giveBack(ctx, sem.Release); err != nil {
 		w.put(fail(Event{Op: "release", Keys: held}, err))
 		return err
 	}
