@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,36 +35,13 @@ func TestFrozenNodeReleasesNothingLate(t *testing.T) {
 	}
 	nodes := strings.Join(addrs, ",")
 	events := func(i int) string { return filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", i)) }
-	procs := make([]*serveProc, 3)
-	startErrs := make([]error, 3)
-	var wg sync.WaitGroup
-	for i := range 3 {
-		wg.Go(func() {
-			procs[i], startErrs[i] = tryServe(t, "--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
-				"--events", events(i), "--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s")
-		})
-	}
-	wg.Wait()
-	for _, err := range startErrs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	procs := serveTogether(t, 3, func(i int) []string {
+		return []string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
+			"--events", events(i), "--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s"}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	session := func(addr string) *client.Session {
-		t.Helper()
-		c, err := client.Dial(ctx, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		s, err := c.Session(ctx, client.WithTTL(10*time.Second))
-		if err != nil {
-			t.Fatalf("session on %s: %v", addr, err)
-		}
-		return s
-	}
+	session := func(addr string) *client.Session { return sessionOn(ctx, t, addr, 10*time.Second) }
 	// Eight sessions on node 2 hold a lock each; their Unlocks all wait
 	// for it while it is stopped. When it runs again, its Unlock handlers
 	// race its control plane's notice that the lease is over: without the

@@ -96,6 +96,40 @@ func tryServe(t *testing.T, args ...string) (*serveProc, error) {
 	}
 }
 
+// serveTogether starts n allot serve processes at once (none is ready
+// before a majority is up), node i with args(i).
+func serveTogether(t *testing.T, n int, args func(i int) []string) []*serveProc {
+	t.Helper()
+	procs := make([]*serveProc, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { procs[i], errs[i] = tryServe(t, args(i)...) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return procs
+}
+
+// sessionOn opens a session of ttl on the node at addr, closed with t.
+func sessionOn(ctx context.Context, t *testing.T, addr string, ttl time.Duration) *client.Session {
+	t.Helper()
+	c, err := client.Dial(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := c.Session(ctx, client.WithTTL(ttl))
+	if err != nil {
+		t.Fatalf("session on %s: %v", addr, err)
+	}
+	return s
+}
+
 // waitExit waits until p has exited, at most d.
 func (p *serveProc) waitExit(t *testing.T, d time.Duration) {
 	t.Helper()
@@ -129,34 +163,12 @@ func TestMembershipAcrossProcesses(t *testing.T) {
 	// logs are compacted, and is sent a snapshot with it as a member.
 	common := []string{"--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s", "--snapshot-every", "4"}
 	procs := make([]*serveProc, 4)
-	startErrs := make([]error, 3)
-	var wg sync.WaitGroup
-	for i := range 3 { // together: none is ready before a majority is up
-		wg.Go(func() {
-			procs[i], startErrs[i] = tryServe(t, append([]string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", data(i), "--quota", fmt.Sprintf("q=%d:10", budget)}, common...)...)
-		})
-	}
-	wg.Wait()
-	for _, err := range startErrs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	copy(procs, serveTogether(t, 3, func(i int) []string {
+		return append([]string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", data(i), "--quota", fmt.Sprintf("q=%d:10", budget)}, common...)
+	}))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	session := func(addr string) *client.Session {
-		t.Helper()
-		c, err := client.Dial(ctx, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		s, err := c.Session(ctx, client.WithTTL(5*time.Second))
-		if err != nil {
-			t.Fatalf("session on %s: %v", addr, err)
-		}
-		return s
-	}
+	session := func(addr string) *client.Session { return sessionOn(ctx, t, addr, 5*time.Second) }
 	taken := 0
 	take := func(s *client.Session, n int) {
 		t.Helper()
