@@ -137,19 +137,7 @@ func TestBadInput(t *testing.T) {
 // TestUnlockTwice: a second Unlock of a grant is ErrNotHeld, not
 // ErrSessionExpired, and the session goes on.
 func TestUnlockTwice(t *testing.T) {
-	addrs, _ := cluster(t, 1, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	ctx, _, s := oneNode(t)
 	g, err := s.Lock(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
@@ -177,19 +165,7 @@ func TestUnlockTwice(t *testing.T) {
 // (service.TestBadInput), before anything is sent, and the node refuses
 // each of them too (checked with the raw API).
 func TestBadNames(t *testing.T) {
-	addrs, _ := cluster(t, 1, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	ctx, addrs, s := oneNode(t)
 	cc, err := grpc.NewClient(addrs[0], grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -287,23 +263,11 @@ func TestSemaphoreMismatch(t *testing.T) {
 // *ExhaustedError saying how many permits it took (consumed), matched by
 // errors.Is(err, ErrExhausted).
 func TestTakeExhausted(t *testing.T) {
-	addrs, _ := cluster(t, 1, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	ctx, _, s := oneNode(t)
 	if err := s.Quota("q").Take(ctx, 14); err != nil { // q: budget 20, waste 4
 		t.Fatal(err)
 	}
-	err = s.Quota("q").Take(ctx, 7)
+	err := s.Quota("q").Take(ctx, 7)
 	var ex *client.ExhaustedError
 	if !errors.Is(err, client.ErrExhausted) || !errors.As(err, &ex) || ex.Asked != 7 || ex.Taken < 2 || ex.Taken > 6 {
 		t.Fatalf("Take(7) after 14 of 20: %v (%+v), want an ExhaustedError of 2 to 6 of 7 taken", err, ex)
@@ -311,4 +275,24 @@ func TestTakeExhausted(t *testing.T) {
 	if err := s.Quota("q").Take(ctx, 1); err != nil && (!errors.As(err, &ex) || ex.Taken != 0 || ex.Asked != 1) {
 		t.Fatalf("Take(1) then: %v (%+v), want nil or an ExhaustedError of 0 of 1 taken", err, ex)
 	}
+}
+
+// oneNode is a one-node cluster and a session on it, for tests of the
+// API's answers; ctx ends with the test, 10s at most.
+func oneNode(t *testing.T) (context.Context, []string, *client.Session) {
+	t.Helper()
+	addrs, _ := cluster(t, 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := c.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(ctx) })
+	return ctx, addrs, s
 }
