@@ -30,7 +30,11 @@
 // (Quotas, and Leave), and a SemaphoreEntry (a semaphore's units,
 // recorded by the first node that serves an Acquire of its name, so that
 // every node refuses other units for it: RecordSemaphore; the first entry
-// of a name wins). A view's epoch is the
+// of a name wins; applied only while the newest view is open), and a
+// RefreshEntry (ProposeRefresh: any member asks for a view of the same
+// members, which collects what nobody holds; it forgets the semaphores'
+// units, and each member's ready in it, a HoldingEntry, records again
+// those its sessions hold: ReadyHolding). A view's epoch is the
 // index of its entry in the log: persisted, only growing, across restarts
 // of any number of nodes; never a wall clock. Every node applying the same
 // entries reaches the same State: the same views, members, generations and

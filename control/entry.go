@@ -61,11 +61,35 @@ type (
 	// before its first Acquire of a name the log does not have: the first
 	// entry of a name is its units for the cluster's life, and a later
 	// one is ignored (the node that proposed it reads the first and
-	// refuses its Acquire). Consensus once per name, never on a grant's
-	// path.
+	// refuses its Acquire). Consensus once per name and refresh, never
+	// on a grant's path. It is applied only while the newest view is
+	// open: before that, the members' readies are recording the units of
+	// the semaphores they hold (HoldingEntry), and a new name's entry
+	// must not come first; the proposer proposes again.
 	SemaphoreEntry struct {
 		Name  string
 		Units int32
+	}
+	// RefreshEntry asks for a refresh of view Epoch: a view of the same
+	// members and generations, at the entry's index, if Epoch is still
+	// the newest view and open when it is applied (else it is ignored:
+	// the view it would refresh has moved on). Nobody is left out, so the
+	// refresh waits for no lease; like any view change, it retires every
+	// instance of the old view, and each member asks again for the grants
+	// its sessions hold: what nobody holds is collected. It also forgets
+	// the units of the semaphores: each member's ready in the new view
+	// records again those its sessions hold (HoldingEntry).
+	RefreshEntry struct {
+		Epoch uint64
+	}
+	// HoldingEntry is a ReadyEntry with the units of the semaphores the
+	// node's sessions hold again in the view (by name): they are recorded
+	// (as SemaphoreEntry) before the ready counts, so a view opens with
+	// every held semaphore's units in the log. A node holding none
+	// proposes a plain ReadyEntry.
+	HoldingEntry struct {
+		Ready ReadyEntry
+		Sems  []SemaphoreEntry
 	}
 	// MemberEntry is the context of a configuration change that adds
 	// Node at Addr: every node learns the new member's address from the
@@ -92,9 +116,11 @@ func (LeaveEntry) Kind() string     { return "leave" }
 func (MemberEntry) Kind() string    { return "member" }
 func (MembersEntry) Kind() string   { return "members" }
 func (SemaphoreEntry) Kind() string { return "semaphore" }
+func (RefreshEntry) Kind() string   { return "refresh" }
+func (HoldingEntry) Kind() string   { return "holding" }
 
 // entries is the codec of the log's entries.
-var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, ReportEntry{}, RejoinEntry{}, LeaveEntry{}, MemberEntry{}, MembersEntry{}, SemaphoreEntry{}}})
+var entries = mustCodec(algo.Algorithm{Name: "control-log", Messages: []proc.Message{ViewEntry{}, ReadyEntry{}, ReportEntry{}, RejoinEntry{}, LeaveEntry{}, MemberEntry{}, MembersEntry{}, SemaphoreEntry{}, RefreshEntry{}, HoldingEntry{}}})
 
 func mustCodec(a algo.Algorithm) *codec.Codec {
 	c, err := codec.New(a)

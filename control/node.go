@@ -228,6 +228,7 @@ type Node struct {
 	farewells map[uint64]farewell
 	extra     []raftpb.Message
 	counts    []uint64
+	holding   []SemaphoreEntry // the semaphores held again in the view adopted (ReadyHolding)
 	// reported: the counts of the last report proposed in the view
 	// served (nil: none since it began).
 	reported []uint64
@@ -449,8 +450,18 @@ func (n *Node) Step(now proc.Time, m raftpb.Message) error {
 // Ready is the driver's answer to Adopt: the node holds again in epoch
 // every grant its sessions held, and has issued counts permits in all.
 func (n *Node) Ready(now proc.Time, epoch uint64, counts []uint64) {
+	n.ReadyHolding(now, epoch, counts, nil)
+}
+
+// ReadyHolding is Ready from a node whose sessions hold the semaphores
+// sems (name and units, each name once) again in epoch: the ready records
+// their units (HoldingEntry), which a refresh forgot.
+func (n *Node) ReadyHolding(now proc.Time, epoch uint64, counts []uint64, sems []SemaphoreEntry) {
 	n.Tick(now)
 	n.counts = slices.Clone(counts)
+	if n.ph == adopting && n.epoch == epoch {
+		n.holding = slices.Clone(sems)
+	}
 	if n.ph == adopting && n.epoch == epoch {
 		n.ph = readied
 		n.proposeOwn()
@@ -526,7 +537,21 @@ func (n *Node) proposeOwn() {
 	case !joined:
 		_ = n.rn.Propose(encodeEntry(RejoinEntry{Node: int32(n.cfg.Self), Run: n.cfg.Run, Seq: n.seq, Counts: n.counts}))
 	case n.ph == readied:
-		_ = n.rn.Propose(encodeEntry(ReadyEntry{Epoch: n.epoch, Node: int32(n.cfg.Self), Gen: g, Counts: n.counts}))
+		r := ReadyEntry{Epoch: n.epoch, Node: int32(n.cfg.Self), Gen: g, Counts: n.counts}
+		if len(n.holding) == 0 {
+			_ = n.rn.Propose(encodeEntry(r))
+			break
+		}
+		b, err := entries.AppendMessage(nil, HoldingEntry{Ready: r, Sems: n.holding})
+		if err != nil {
+			// More held names than an entry holds (the driver bounds
+			// them: the service's semaphores in use). The view must
+			// open all the same: the ready goes without them, and
+			// their units are recorded again at their next Acquire.
+			n.cfg.Logger.Errorf("control: the ready of view %d without its semaphores: %v", n.epoch, err)
+			b = encodeEntry(r)
+		}
+		_ = n.rn.Propose(b)
 	case n.ph == serving && n.behind():
 		n.reported = slices.Clone(n.counts)
 		_ = n.rn.Propose(encodeEntry(ReportEntry{Epoch: n.epoch, Node: int32(n.cfg.Self), Gen: g, Counts: n.counts}))
@@ -539,6 +564,13 @@ func (n *Node) proposeOwn() {
 // while: a proposal may be lost (no leader, a leader change).
 func (n *Node) RecordSemaphore(name string, units int32) error {
 	return n.rn.Propose(encodeEntry(SemaphoreEntry{Name: name, Units: units}))
+}
+
+// ProposeRefresh proposes a RefreshEntry for view epoch: once applied
+// (if epoch is still the newest view, and open), every member adopts a
+// view of the same members, and what nobody holds is collected.
+func (n *Node) ProposeRefresh(epoch uint64) error {
+	return n.rn.Propose(encodeEntry(RefreshEntry{Epoch: epoch}))
 }
 
 // Issued is the driver's word that this node, serving, has issued counts

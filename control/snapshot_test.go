@@ -76,7 +76,16 @@ func (h *history) next(s *State, index uint64) raftpb.Entry {
 		run := s.runs[proc.ID(n)]
 		m = LeaveEntry{Node: n, Run: run[0], Seq: run[1], Counts: grow(n)}
 	case k < 17:
-		m = SemaphoreEntry{Name: fmt.Sprintf("s%d", h.rng.IntN(5)), Units: int32(h.rng.IntN(3))}
+		sem := SemaphoreEntry{Name: fmt.Sprintf("s%d", h.rng.IntN(5)), Units: int32(h.rng.IntN(3))}
+		switch h.rng.IntN(3) {
+		case 0:
+			m = sem
+		case 1:
+			m = RefreshEntry{Epoch: v.Epoch - uint64(h.rng.IntN(2))}
+		default:
+			n, g := member()
+			m = HoldingEntry{Ready: ReadyEntry{Epoch: v.Epoch, Node: n, Gen: g, Counts: grow(n)}, Sems: []SemaphoreEntry{sem}}
+		}
 	case k < 19:
 		cc := raftpb.ConfChange{Type: raftpb.ConfChangeRemoveNode, NodeID: raftID(proc.ID(id()))}
 		if h.rng.IntN(2) == 0 {

@@ -168,17 +168,18 @@ func (s *State) Apply(index uint64, data []byte) error {
 			v.Members = append(v.Members, proc.ID(m))
 		}
 		s.view, s.ready, s.starts, s.open, s.lefts = v, map[proc.ID]bool{}, map[proc.ID][]uint64{}, false, nil
+	case RefreshEntry:
+		if e.Epoch != s.view.Epoch || !s.open {
+			return nil // the view moved on, or is not serving yet
+		}
+		v := s.view
+		v.Epoch, v.Wait = index, 0
+		s.view, s.ready, s.starts, s.open, s.lefts = v, map[proc.ID]bool{}, map[proc.ID][]uint64{}, false, nil
+		clear(s.sems)
+	case HoldingEntry:
+		s.applyReady(e.Ready, e.Sems)
 	case ReadyEntry:
-		id := proc.ID(e.Node)
-		s.report(id, e.Counts, e.Epoch)
-		if e.Epoch != s.view.Epoch || !s.view.Has(id, e.Gen) || s.ready[id] || s.open {
-			return nil // a late or repeated ready
-		}
-		s.ready[id] = true
-		s.starts[id] = s.counts(e.Counts)
-		if len(s.ready) == len(s.view.Members) {
-			s.openView()
-		}
+		s.applyReady(e, nil)
 	case ReportEntry:
 		s.reportInView(proc.ID(e.Node), e.Epoch, e.Gen, e.Counts)
 	case RejoinEntry:
@@ -199,13 +200,39 @@ func (s *State) Apply(index uint64, data []byte) error {
 		s.left[id] = true
 		s.report(id, e.Counts, ^uint64(0))
 	case SemaphoreEntry:
-		if _, ok := s.sems[e.Name]; !ok && e.Units > 0 {
-			s.sems[e.Name] = e.Units
+		if s.open {
+			s.recordSemaphore(e)
 		}
 	default:
 		return fmt.Errorf("control: entry %d: unexpected %s", index, m.Kind())
 	}
 	return nil
+}
+
+// applyReady applies node e.Node's ready in view e.Epoch, holding the
+// semaphores sems: their units are recorded first, so that the view opens
+// with them.
+func (s *State) applyReady(e ReadyEntry, sems []SemaphoreEntry) {
+	id := proc.ID(e.Node)
+	s.report(id, e.Counts, e.Epoch)
+	if e.Epoch != s.view.Epoch || !s.view.Has(id, e.Gen) || s.ready[id] || s.open {
+		return // a late or repeated ready
+	}
+	for _, h := range sems {
+		s.recordSemaphore(h)
+	}
+	s.ready[id] = true
+	s.starts[id] = s.counts(e.Counts)
+	if len(s.ready) == len(s.view.Members) {
+		s.openView()
+	}
+}
+
+// recordSemaphore records a semaphore's units unless its name has some.
+func (s *State) recordSemaphore(e SemaphoreEntry) {
+	if _, ok := s.sems[e.Name]; !ok && e.Units > 0 {
+		s.sems[e.Name] = e.Units
+	}
 }
 
 // counts is c fitted to the quotas (a node of another quota list sends

@@ -152,6 +152,7 @@ func TestSemaphoreUnits(t *testing.T) {
 	if _, ok := l.s.Semaphore("w"); ok {
 		t.Fatal("a semaphore before any entry")
 	}
+	l.openView()
 	l.apply(SemaphoreEntry{Name: "w", Units: 2})
 	l.apply(SemaphoreEntry{Name: "w", Units: 3})
 	l.apply(SemaphoreEntry{Name: "z", Units: 0})
@@ -164,5 +165,80 @@ func TestSemaphoreUnits(t *testing.T) {
 	}
 	if n := l.s.Semaphores(); n != 2 {
 		t.Errorf("%d semaphores recorded, want 2", n)
+	}
+}
+
+// openView rejoins nodes 0 to 2 (if they have not) and opens a view of
+// them, all ready; it returns its epoch.
+func (l *ledger) openView() uint64 {
+	l.t.Helper()
+	all := map[int32]uint64{}
+	for k := range int32(3) {
+		if g, _ := l.s.Gen(proc.ID(k), [2]uint64{}); g == 0 {
+			l.apply(RejoinEntry{Node: k, Run: 1, Seq: 1})
+		}
+		all[k], _ = l.s.Gen(proc.ID(k), [2]uint64{})
+	}
+	e := l.view(all)
+	for k := range int32(3) {
+		l.apply(ReadyEntry{Epoch: e, Node: k, Gen: all[k]})
+	}
+	if open, _ := l.s.Open(); !open {
+		l.t.Fatalf("view %d not open", e)
+	}
+	return e
+}
+
+// TestRefresh: a refresh of the open view is a view of the same members
+// and generations at the entry's index, with no wait, that opens once all
+// are ready again; it forgets the semaphores' units but those a member's
+// ready says it holds, and a new name is recorded only once the view is
+// open. A refresh of a view that moved on, or is not open, does nothing.
+func TestRefresh(t *testing.T) {
+	l := &ledger{t: t, s: NewState(nil)}
+	e1 := l.openView()
+	l.apply(SemaphoreEntry{Name: "held", Units: 2})
+	l.apply(SemaphoreEntry{Name: "idle", Units: 3})
+	before := l.s.View()
+
+	if l.apply(RefreshEntry{Epoch: e1 - 1}); l.s.View().Epoch != e1 {
+		t.Fatalf("a refresh of an older view made %v", l.s.View())
+	}
+	e2 := l.apply(RefreshEntry{Epoch: e1})
+	v := l.s.View()
+	if v.Epoch != e2 || !slices.Equal(v.Members, before.Members) || !slices.Equal(v.Gens, before.Gens) || v.Wait != 0 {
+		t.Fatalf("refresh: %v (wait %d), want view %d of %v", v, v.Wait, e2, before)
+	}
+	if open, _ := l.s.Open(); open {
+		t.Fatal("the refresh view is open before its readies")
+	}
+	if n := l.s.Semaphores(); n != 0 {
+		t.Fatalf("%d semaphores kept by the refresh, want 0", n)
+	}
+	if l.apply(RefreshEntry{Epoch: e2}); l.s.View().Epoch != e2 {
+		t.Fatalf("a refresh of a view not open made %v", l.s.View())
+	}
+	// A new name before the view opens is not recorded: a member's
+	// ready may still say it holds it with other units.
+	l.apply(SemaphoreEntry{Name: "held", Units: 5})
+	l.apply(HoldingEntry{Ready: ReadyEntry{Epoch: e2, Node: 0, Gen: 1}, Sems: []SemaphoreEntry{{Name: "held", Units: 2}}})
+	l.apply(ReadyEntry{Epoch: e2, Node: 1, Gen: 1})
+	// A late ready (of the old view) records nothing.
+	l.apply(HoldingEntry{Ready: ReadyEntry{Epoch: e1, Node: 2, Gen: 1}, Sems: []SemaphoreEntry{{Name: "late", Units: 2}}})
+	l.apply(ReadyEntry{Epoch: e2, Node: 2, Gen: 1})
+	if open, _ := l.s.Open(); !open {
+		t.Fatal("the refresh view did not open with every member ready")
+	}
+	if u, ok := l.s.Semaphore("held"); !ok || u != 2 {
+		t.Errorf("held: %d, %v after the refresh, want 2 (its holder's ready)", u, ok)
+	}
+	for _, name := range []string{"idle", "late"} {
+		if _, ok := l.s.Semaphore(name); ok {
+			t.Errorf("%s recorded after the refresh", name)
+		}
+	}
+	l.apply(SemaphoreEntry{Name: "idle", Units: 4})
+	if u, ok := l.s.Semaphore("idle"); !ok || u != 4 {
+		t.Errorf("idle: %d, %v in the open view, want 4 (its new first use)", u, ok)
 	}
 }
