@@ -93,9 +93,6 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err := key.Check(); err != nil {
 		return nil, badInput("name", "%v", err)
 	}
-	if err := n.checkUnits(ctx, s, r.Name, r.Units); err != nil {
-		return nil, err
-	}
 	g, err := n.acquire(ctx, s, key, proc.Request{}, r.TryAcquire)
 	if err != nil {
 		return nil, err

@@ -277,12 +277,14 @@ func limitRejects(t *testing.T, nd *service.Node, limit string) string {
 	return metric(t, nd, `allot_limit_rejects_total{limit="`+limit+`"}`)
 }
 
-// TestLimits: past its most sessions, or the cluster's most semaphore
-// names, a node answers RESOURCE_EXHAUSTED with reason NODE_LIMIT naming
-// the limit, and counts it; a session closed, or a name known, is not
-// refused.
+// TestLimits: past its most sessions, or its most semaphores in use, a
+// node answers RESOURCE_EXHAUSTED with reason NODE_LIMIT naming the limit,
+// and counts it; a session closed, or a name in use, is not refused, and a
+// name refused is served once a refresh collected the idle one.
 func TestLimits(t *testing.T) {
-	api, nd := apiNode(t, func(c *service.Config) { c.MaxSessions, c.MaxSemaphores = 2, 1 })
+	api, nd := apiNode(t, func(c *service.Config) {
+		c.MaxSessions, c.MaxSemaphores, c.RefreshEvery = 2, 1, 100*time.Millisecond
+	})
 	ctx := context.Background()
 	a, b := openSession(t, api), openSession(t, api)
 	_, err := api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
@@ -306,15 +308,30 @@ func TestLimits(t *testing.T) {
 	if err := acquire("one"); err != nil {
 		t.Fatal(err)
 	}
+	epoch := metric(t, nd, "allot_view_epoch")
 	err = acquire("two")
-	if status.Code(err) != codes.ResourceExhausted || reason(err) != pb.ReasonLimit || !strings.Contains(err.Error(), "most semaphore names, 1 (--max-semaphores)") {
+	if status.Code(err) != codes.ResourceExhausted || reason(err) != pb.ReasonLimit || !strings.Contains(err.Error(), "most semaphores in use, 1 (--max-semaphores)") {
 		t.Errorf("a second semaphore of 1: %v, want RESOURCE_EXHAUSTED, NODE_LIMIT, naming --max-semaphores", err)
 	}
 	if got := limitRejects(t, nd, "semaphores"); got != "1" {
 		t.Errorf("allot_limit_rejects_total{limit=semaphores} %s, want 1", got)
 	}
-	if err := acquire("one"); err != nil {
-		t.Errorf("the known semaphore at the limit: %v", err)
+	if err := acquire("one"); err != nil && metric(t, nd, "allot_view_epoch") == epoch {
+		t.Errorf("the semaphore in use at the limit: %v", err)
+	}
+	// The refusal asked for a refresh: it collects "one" (idle), and
+	// "two" is served.
+	for give := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		err := acquire("two")
+		if err == nil {
+			break
+		}
+		if status.Code(err) != codes.ResourceExhausted || time.Now().After(give) {
+			t.Fatalf("a second semaphore of 1, with the first idle: %v (epoch %s, was %s)", err, metric(t, nd, "allot_view_epoch"), epoch)
+		}
+	}
+	if got := metric(t, nd, "allot_view_epoch"); got == epoch {
+		t.Errorf("served in epoch %s: no refresh", got)
 	}
 }
 

@@ -350,10 +350,10 @@ func (h *ctlHost) counts() []uint64 {
 }
 
 // ready tells the control node this node holds again in epoch every grant
-// its sessions held.
-func (h *ctlHost) ready(epoch uint64) {
+// its sessions held, among them the semaphores sems.
+func (h *ctlHost) ready(epoch uint64, sems []control.SemaphoreEntry) {
 	c := h.counts()
-	h.input(func(now proc.Time) error { h.node.Ready(now, epoch, c); return nil })
+	h.input(func(now proc.Time) error { h.node.ReadyHolding(now, epoch, c, sems); return nil })
 }
 
 // stopped tells the control node this node serves nothing of its view.
@@ -437,16 +437,23 @@ func (n *Node) adopt(v space.View) {
 	if old != nil {
 		close(old.retired)
 	}
-	for _, in := range stop {
+	names := make([]string, len(stop))
+	for i, in := range stop {
 		in.retire()
+		names[i] = in.name
 	}
+	// What the node kept of older views goes with their instances
+	// (refresh.go), and the ready records the units of the semaphores
+	// held (semaphores.go: a refresh forgets the others).
+	n.forget(v.Epoch, names)
+	sems := heldSemaphores(held)
 	go func() {
 		var wg sync.WaitGroup
 		for _, g := range held {
 			wg.Go(func() { n.regrant(g, st) })
 		}
 		wg.Wait()
-		n.ctl.ready(v.Epoch)
+		n.ctl.ready(v.Epoch, sems)
 	}()
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 	"google.golang.org/grpc/codes"
@@ -34,6 +35,13 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		st, err := n.current(ctx, s.done)
 		if err != nil {
 			return nil, status.FromContextError(err).Err()
+		}
+		if key.Kind == algo.Pool {
+			// A semaphore's units are checked in the view it is asked
+			// in: a refresh forgets those nobody holds (semaphores.go).
+			if err := n.checkUnits(ctx, s, key, st); err != nil {
+				return nil, err
+			}
 		}
 		in, err := n.instance(space.Space{Key: key, View: st.v})
 		if errors.Is(err, errRetiredView) {

@@ -341,6 +341,7 @@ func (in *instance) close() { in.h.Close() }
 // processes stop and the messages still on their way to it are dropped.
 func (in *instance) retire() {
 	in.h.Close()
+	in.n.metrics.keep(in.h.Stats().ByKind)
 	in.n.tr.Space(in.name).Close()
 	in.n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Retired})
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"net/http"
+	"sync"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,12 @@ type metrics struct {
 	// limitRejects counts the requests refused at a limit of the node,
 	// by limit: "sessions", "semaphores".
 	limitRejects *prometheus.CounterVec
+	// refreshes counts the refreshes this node asked for (refresh.go),
+	// and retired the messages of the instances retired: a counter does
+	// not go down when an instance goes.
+	refreshes prometheus.Counter
+	retiredMu sync.Mutex
+	retired   map[string]int64
 }
 
 // messages counts the algorithm messages the node's processes sent, by
@@ -41,6 +48,11 @@ func (m messages) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	m.n.views.mu.Unlock()
+	m.n.metrics.retiredMu.Lock()
+	for k, v := range m.n.metrics.retired {
+		byKind[k] += v
+	}
+	m.n.metrics.retiredMu.Unlock()
 	for k, v := range byKind {
 		ch <- prometheus.MustNewConstMetric(messagesDesc, prometheus.CounterValue, float64(v), k)
 	}
@@ -67,14 +79,24 @@ func newMetrics() *metrics {
 			Help: "Requests refused because a limit of this node was reached (RESOURCE_EXHAUSTED), by limit: sessions (--max-sessions), semaphores (--max-semaphores).",
 		}, []string{"limit"}),
 	}
+	m.refreshes, m.retired = refreshMetrics(), map[string]int64{}
 	m.grpc = newServerMetrics()
 	for _, l := range []string{"sessions", "semaphores"} {
 		m.limitRejects.WithLabelValues(l) // 0 until the first reject: a rate is defined from the start
 	}
-	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc, m.limitRejects,
+	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc, m.limitRejects, m.refreshes,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// keep adds a retired instance's messages to the node's count.
+func (m *metrics) keep(byKind map[string]int64) {
+	m.retiredMu.Lock()
+	defer m.retiredMu.Unlock()
+	for k, v := range byKind {
+		m.retired[k] += v
+	}
 }
 
 // Metrics is the node's /metrics handler.

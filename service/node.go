@@ -51,13 +51,22 @@ type Config struct {
 	// DefaultMaxSessions); one more is RESOURCE_EXHAUSTED with reason
 	// NODE_LIMIT, and the client opens it on another node.
 	MaxSessions int
-	// MaxSemaphores bounds the semaphore names the cluster's control log
-	// records (0: DefaultMaxSemaphores): a name is recorded for the
-	// cluster's life (its units), and every node builds an instance of
-	// each name used, so the bound is on every node's memory. This node
-	// refuses an Acquire of a new name beyond it (RESOURCE_EXHAUSTED,
-	// NODE_LIMIT); every node should be given the same.
+	// MaxSemaphores bounds the semaphores in use on this node in its
+	// view (0: DefaultMaxSemaphores; at most MostSemaphores): the
+	// semaphore instances it hosts, idle ones included until a refresh
+	// collects them (RefreshIdle). This node refuses an Acquire of a name
+	// beyond it (RESOURCE_EXHAUSTED, NODE_LIMIT), and asks for a refresh
+	// if some are idle.
 	MaxSemaphores int
+	// RefreshIdle is how many idle instances of its view (no holder, no
+	// waiter on this node) a node keeps before it asks for a refresh, a
+	// view of the same members that collects them (0:
+	// DefaultRefreshIdle; negative: never, and idle instances live as
+	// long as their view). It asks only once they are at least twice
+	// those in use, and the view has served for RefreshEvery (0:
+	// DefaultRefreshEvery). refresh.go says what a refresh costs.
+	RefreshIdle  int
+	RefreshEvery time.Duration
 	// PeerAddrs, when set, are the addresses this node dials the other
 	// nodes at, by id (a proxy in between, in tests); nil: the members'
 	// addresses.
@@ -140,11 +149,13 @@ type Node struct {
 	health  *health.Server
 	stop    context.CancelFunc
 
-	// semUnits: semaphore name -> its units (int32) as the control log
-	// recorded them (semaphores.go); expiry ends the sessions whose lease
-	// ran out (expiry.go).
-	semUnits sync.Map
-	expiry   *expiry
+	// semUnits: semaphore name -> its units as the control log recorded
+	// them, and when (semaphores.go); expiry ends the sessions whose
+	// lease ran out (expiry.go); refreshWake wakes the refresher
+	// (refresh.go).
+	semUnits    sync.Map
+	expiry      *expiry
+	refreshWake chan struct{}
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -171,6 +182,15 @@ func New(cfg Config) (*Node, error) {
 	if cfg.MaxSemaphores <= 0 {
 		cfg.MaxSemaphores = DefaultMaxSemaphores
 	}
+	if cfg.MaxSemaphores > MostSemaphores {
+		return nil, fmt.Errorf("%w: at most %d semaphores in use on a node, not %d", ErrCluster, MostSemaphores, cfg.MaxSemaphores)
+	}
+	if cfg.RefreshIdle == 0 {
+		cfg.RefreshIdle = DefaultRefreshIdle
+	}
+	if cfg.RefreshEvery <= 0 {
+		cfg.RefreshEvery = DefaultRefreshEvery
+	}
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
 		algs:     map[algo.Kind]algo.Algorithm{},
@@ -181,6 +201,8 @@ func New(cfg Config) (*Node, error) {
 		peers:    map[int]string{},
 		dropping: map[int]bool{},
 		removed:  make(chan struct{}),
+
+		refreshWake: make(chan struct{}, 1),
 	}
 	n.events = eventlog.New(cfg.Events, cfg.Self)
 	n.metrics.reg.MustRegister(messages{n}, state{n})
@@ -281,6 +303,7 @@ func (n *Node) Register(s *grpc.Server) error {
 	go n.flushEvents(ctx)
 	go n.watchHealth(ctx)
 	go n.expire(ctx)
+	go n.refresher(ctx)
 	return nil
 }
 

@@ -37,8 +37,10 @@ type opsNode struct {
 }
 
 // opsCluster starts n nodes in this process on loopback ports, each on
-// the server NewServer builds (with its gRPC metrics); each stops when the test ends or when its stop is called.
-func opsCluster(t *testing.T, n int) []*opsNode {
+// the server NewServer builds (with its gRPC metrics), their configs
+// changed by edits; each stops when the test ends or when its stop is
+// called.
+func opsCluster(t *testing.T, n int, edits ...func(*service.Config)) []*opsNode {
 	t.Helper()
 	var lns []net.Listener
 	var addrs []string
@@ -52,7 +54,11 @@ func opsCluster(t *testing.T, n int) []*opsNode {
 	}
 	var nodes []*opsNode
 	for i := range n {
-		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs}, Self: i})
+		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs}, Self: i}
+		for _, edit := range edits {
+			edit(&cfg)
+		}
+		nd, err := service.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,43 +3,74 @@ package service
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/allot-dev/allot/algo"
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/codec"
+	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
 )
 
-// checkUnits makes sure semaphore name has units units in the cluster.
-// Two clients giving one name different units would otherwise use two
-// semaphores without knowing it. The control log records a name's units
-// on its first use anywhere (control.SemaphoreEntry: the first entry of a
-// name wins); an Acquire with other units is FAILED_PRECONDITION with
-// reason UNITS_MISMATCH. A node keeps the units it has read, so only its
-// first Acquire of a name waits for the log: one Raft round trip per name
-// and node, never on a grant's path.
-func (n *Node) checkUnits(ctx context.Context, s *session, name string, units int32) error {
-	if u, ok := n.semUnits.Load(name); ok {
-		return mismatch(name, u.(int32), units)
+// MostSemaphores is the largest Config.MaxSemaphores: a node's ready
+// records the units of every semaphore its sessions hold in one control
+// log entry (control.HoldingEntry), which must stay well within a codec
+// value (codec.MaxSize) at the longest names.
+const MostSemaphores = codec.MaxSize / 2 / (MaxNameBytes + 16)
+
+// semRecord is a semaphore's units as the control log had them when its
+// newest view was epoch: good for a grant in that view or an earlier one
+// (a refresh after it forgets what nobody holds).
+type semRecord struct {
+	units int32
+	epoch uint64
+}
+
+// checkUnits makes sure semaphore key has its units in the cluster, for a
+// grant in view st. Two clients giving one name different units would
+// otherwise use two semaphores without knowing it. The control log records
+// a name's units on its first use (control.SemaphoreEntry: the first entry
+// of a name wins) and forgets them at a refresh unless a node's sessions
+// hold it (their ready records them again before the refresh view
+// serves); an Acquire with other units is FAILED_PRECONDITION with reason
+// UNITS_MISMATCH. A node keeps the units it has read until its view moves
+// past the log's view it read them in, so only its first Acquire of a name
+// in a view reads the log, and only its first since the last refresh
+// waits for it: one Raft round trip, never on a grant's path.
+//
+// It is also where a node holds its semaphores in use to
+// Config.MaxSemaphores: a name with no instance in st is refused past it,
+// and the refresher is woken to collect the idle ones.
+func (n *Node) checkUnits(ctx context.Context, s *session, key space.Key, st *epochState) error {
+	name, units := key.Name, int32(key.Units)
+	if r, ok := n.semUnits.Load(name); ok && r.(semRecord).epoch >= st.v.Epoch {
+		if err := mismatch(name, r.(semRecord).units, units); err != nil {
+			return err
+		}
+		return n.roomFor(key, st)
 	}
-	var again time.Time // when to propose (again: a proposal may be lost)
+	if err := n.roomFor(key, st); err != nil {
+		return err
+	}
+	var again time.Time // when to propose (again: a proposal may be lost, or come before the view opens)
 	for {
 		if n.draining.Load() {
 			return errDraining
 		}
 		n.ctl.mu.Lock()
 		u, ok := n.ctl.node.State().Semaphore(name)
-		known := n.ctl.node.State().Semaphores()
+		at := n.ctl.node.State().View().Epoch
 		n.ctl.mu.Unlock()
 		if ok {
-			n.semUnits.Store(name, u)
+			n.semUnits.Store(name, semRecord{u, at})
 			return mismatch(name, u, units)
-		}
-		if known >= n.cfg.MaxSemaphores {
-			return n.limitReached("semaphores", "the cluster has its most semaphore names, %d (--max-semaphores): use one of them", n.cfg.MaxSemaphores)
 		}
 		if now := time.Now(); now.After(again) {
 			n.ctl.input(func(proc.Time) error { return n.ctl.node.RecordSemaphore(name, units) })
@@ -55,6 +86,20 @@ func (n *Node) checkUnits(ctx context.Context, s *session, name string, units in
 	}
 }
 
+// roomFor refuses semaphore key in view st if it has no instance there and
+// the node has its most semaphores in use.
+func (n *Node) roomFor(key space.Key, st *epochState) error {
+	vs := &n.views
+	vs.mu.Lock()
+	_, built := vs.instances[space.Space{Key: key, View: st.v}]
+	vs.mu.Unlock()
+	if built || vs.semaphores(st.v) < n.cfg.MaxSemaphores {
+		return nil
+	}
+	n.wantRefresh()
+	return n.limitReached("semaphores", "this node has its most semaphores in use, %d (--max-semaphores): release some, or try again once the idle ones are collected", n.cfg.MaxSemaphores)
+}
+
 // mismatch is the error of an Acquire of units of a semaphore of has
 // units (nil if they agree).
 func mismatch(name string, has, units int32) error {
@@ -64,4 +109,20 @@ func mismatch(name string, has, units int32) error {
 	return statusError(codes.FailedPrecondition, pb.ReasonUnitsMismatch,
 		fmt.Sprintf("semaphore %q has %d units in this cluster (its first use said so), not %d", name, has, units),
 		"units", strconv.Itoa(int(has)))
+}
+
+// heldSemaphores is the semaphores of held grants, by name: what a node's
+// ready records again (control.HoldingEntry).
+func heldSemaphores(held []*grant) []control.SemaphoreEntry {
+	units := map[string]int32{}
+	for _, g := range held {
+		if g.key.Kind == algo.Pool {
+			units[g.key.Name] = int32(g.key.Units)
+		}
+	}
+	var sems []control.SemaphoreEntry
+	for _, name := range slices.Sorted(maps.Keys(units)) {
+		sems = append(sems, control.SemaphoreEntry{Name: name, Units: units[name]})
+	}
+	return sems
 }

@@ -18,6 +18,7 @@ type views struct {
 	cur       *epochState // the view this node is in (nil: none)
 	adopted   uint64      // the largest epoch this node has adopted (never built again below)
 	instances map[space.Space]*instance
+	retired   []string // the spaces of the instances retired at the last adopt (refresh.go: forget)
 }
 
 // current is the view this node is in (nil: none).

@@ -39,6 +39,8 @@ type serveOpts struct {
 	lock, semaphore                        string
 	slots, resources                       int
 	maxSessions, maxSemaphores             int
+	refreshIdle                            int
+	refreshEvery                           time.Duration
 	snapshotEvery                          int
 	metrics, events, logLevel, dataDir     string
 	logFormat                              string
@@ -82,7 +84,9 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
 	fs.IntVar(&o.maxSessions, "max-sessions", service.DefaultMaxSessions, "the most sessions open at this node at once; one more is refused (RESOURCE_EXHAUSTED) and the client opens it on another node")
-	fs.IntVar(&o.maxSemaphores, "max-semaphores", service.DefaultMaxSemaphores, "the most semaphore names the cluster records (for its life: a name keeps its units); an Acquire of a new name beyond it is refused (RESOURCE_EXHAUSTED). Give every node the same")
+	fs.IntVar(&o.maxSemaphores, "max-semaphores", service.DefaultMaxSemaphores, fmt.Sprintf("the most semaphores in use on this node, idle ones included until a refresh collects them (at most %d); an Acquire of another name beyond it is refused (RESOURCE_EXHAUSTED) and the node asks for a refresh", service.MostSemaphores))
+	fs.IntVar(&o.refreshIdle, "refresh-idle", service.DefaultRefreshIdle, "ask for a refresh (a view of the same members, which collects every idle instance: a short pause of new requests) once this node has this many idle instances and twice as many as in use (-1: never; idle instances then live as long as their view)")
+	fs.DurationVar(&o.refreshEvery, "refresh-every", service.DefaultRefreshEvery, "refresh a view at most once per this long: a view serves this long before a node asks to refresh it")
 	fs.IntVar(&o.snapshotEvery, "snapshot-every", control.DefaultSnapshotEvery, "snapshot the control plane's state every N log entries applied, and drop the entries before it from the data dir (-1: never)")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
 	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
@@ -199,6 +203,12 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.maxSessions < 1 || o.maxSemaphores < 1 {
 		return badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
 	}
+	if o.maxSemaphores > service.MostSemaphores {
+		return badf("--max-semaphores is at most %d, got %d", service.MostSemaphores, o.maxSemaphores)
+	}
+	if o.refreshIdle == 0 || o.refreshIdle < -1 || o.refreshEvery <= 0 {
+		return badf("--refresh-idle must be at least 1 (or -1: never) and --refresh-every positive, got %d and %v", o.refreshIdle, o.refreshEvery)
+	}
 	if o.snapshotEvery < 1 && o.snapshotEvery != -1 {
 		return badf("--snapshot-every must be at least 1, or -1 (never), got %d", o.snapshotEvery)
 	}
@@ -251,7 +261,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.dataDir == "" {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, RefreshIdle: o.refreshIdle, RefreshEvery: o.refreshEvery, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}

@@ -423,6 +423,20 @@ func (s *Space) Close() error {
 	return nil
 }
 
+// Forget drops the marks of closed spaces: a space forgotten is as one
+// never opened (a message for it calls Config.Open again, and its
+// processes may be registered). A node that closes a space for good (an
+// instance of a view it left) forgets it once nothing will register in it
+// again, so that the marks follow the spaces in use, not every space
+// ever closed.
+func (t *Transport) Forget(spaces ...string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range spaces {
+		delete(t.gone, s)
+	}
+}
+
 // register registers a process placed on this node.
 func (t *Transport) register(space string, id proc.ID, h transport.Handler) error {
 	t.mu.Lock()

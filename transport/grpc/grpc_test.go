@@ -247,6 +247,23 @@ func TestSpaces(t *testing.T) {
 		t.Errorf("a closed space got message %v", g.m)
 	case <-time.After(50 * time.Millisecond):
 	}
+	// Forgotten, it is as one never opened: it takes a registration,
+	// and its messages again.
+	c.nodes[1].Forget("a")
+	if err := a1.Register(1, handler("a", 1)); err != nil {
+		t.Fatalf("a forgotten space: %v", err)
+	}
+	if err := a0.Send(0, 1, transporttest.Msg{Seq: 7}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case g := <-ch:
+		if g.space != "a" || g.m.(transporttest.Msg).Seq != 7 {
+			t.Errorf("the forgotten space got %v in %q", g.m, g.space)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("a forgotten space registered again got nothing")
+	}
 }
 
 // TestRestartedNode restarts a node (a new transport on the same address,

@@ -1,0 +1,188 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
+)
+
+// This file is how a node gives back the memory of what nobody uses.
+//
+// An instance (a semaphore's (name, units), ...) is built on first use in a
+// view, on every node of the view (its processes are spread over them),
+// and lives as long as the view: one node cannot drop its share alone, the
+// others' processes may still send to it. A view change retires every
+// instance of the old view, and each node asks again, in the new view, for
+// the grants its sessions hold (adopt, regrant): what nobody holds is not
+// built again. So a view of the same members, a refresh, collects every
+// idle instance of the cluster: the node whose idle objects pass a
+// threshold asks for one (control.RefreshEntry), and the leader's log
+// makes it a view like any other — no run is left out, so it waits for no
+// lease.
+//
+// What a refresh costs: new requests pause from the moment a node adopts
+// the refresh view until every member is ready in it (each has asked again
+// for its sessions' held grants, keeping their tokens, and its ready is
+// committed: a Raft round trip after the regrants); requests waiting then
+// start over in the new view. Held grants are not lost, nor their tokens
+// changed. The quota ledger sees a view change like any other.
+//
+// The refresh also forgets the units of the semaphores nobody holds
+// (control.RefreshEntry): each node's ready records those its sessions
+// hold (semaphores.go), so the control log's record is bounded by the
+// semaphores in use, not by the names ever used.
+
+// Defaults of the refresh (Config.RefreshIdle, RefreshEvery).
+const (
+	// DefaultRefreshIdle is the idle objects of a view on a node past
+	// which it asks for a refresh (and at least twice those in use).
+	DefaultRefreshIdle = 256
+	// DefaultRefreshEvery is the least time a view serves before a node
+	// asks to refresh it: a busy cluster is not refreshed in a loop.
+	DefaultRefreshEvery = 2 * time.Second
+)
+
+// objects counts this node's collectable objects of its view: in use (an
+// instance with a holder or a waiter of this node's sessions) and idle
+// (every other one). A quota's instances are not counted: each view
+// builds them whatever is used. The lock's names (when they have per-view
+// state of their own) are to be added here: this count alone drives the
+// refresh.
+func (n *Node) objects() (idle, inUse int) {
+	vs := &n.views
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if vs.cur == nil {
+		return 0, 0
+	}
+	for sp, in := range vs.instances {
+		if sp.View != vs.cur.v || sp.Key.Kind == algo.Quota {
+			continue
+		}
+		if len(in.free) == cap(in.free) {
+			idle++
+		} else {
+			inUse++
+		}
+	}
+	return idle, inUse
+}
+
+// semaphores counts the semaphore instances of view v on this node: its
+// semaphores in use (Config.MaxSemaphores), idle ones included until a
+// refresh collects them.
+func (vs *views) semaphores(v space.View) int {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	k := 0
+	for sp := range vs.instances {
+		if sp.View == v && sp.Key.Kind == algo.Pool {
+			k++
+		}
+	}
+	return k
+}
+
+// refreshDue reports whether a node with these idle and in-use objects
+// asks for a refresh: idle ≥ max(threshold, 2 × in use), so that a
+// refresh collects at least two thirds of what the view built.
+func refreshDue(idle, inUse, threshold int) bool {
+	return threshold > 0 && idle >= max(threshold, 2*inUse)
+}
+
+// refresher asks for a refresh of the node's view when its idle objects
+// are due (refreshDue), the view has served for RefreshEvery, and the
+// node's last ask of it was RefreshEvery ago; until ctx ends. wake makes
+// it look at once (a semaphore refused at the node's limit).
+func (n *Node) refresher(ctx context.Context) {
+	t := time.NewTicker(max(n.cfg.RefreshEvery/8, 10*time.Millisecond))
+	defer t.Stop()
+	var (
+		seen   *epochState // the view last looked at
+		since  time.Time   // when it was first seen serving
+		asked  time.Time   // the last ask of it
+		needed bool        // a refresh was wanted for it: at the limit
+	)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-n.refreshWake:
+			needed = true
+		}
+		st := n.views.current()
+		if st == nil || !n.ctl.serving(st.v.Epoch) {
+			continue
+		}
+		if st != seen {
+			// A new view: what the old one built is gone, and a need
+			// of room is looked at again when a request is refused.
+			seen, since, asked, needed = st, time.Now(), time.Time{}, false
+		}
+		idle, inUse := n.objects()
+		due := refreshDue(idle, inUse, n.cfg.RefreshIdle) || needed && idle > 0 && n.cfg.RefreshIdle > 0
+		if !due || time.Since(since) < n.cfg.RefreshEvery || time.Since(asked) < n.cfg.RefreshEvery {
+			continue
+		}
+		asked, needed = time.Now(), false
+		n.log.Info("asking for a refresh", "epoch", st.v.Epoch, "idle", idle, "in use", inUse)
+		n.metrics.refreshes.Inc()
+		n.ctl.input(func(proc.Time) error { return n.ctl.node.ProposeRefresh(st.v.Epoch) })
+	}
+}
+
+// wantRefresh wakes the refresher: a request was refused at a limit that
+// a refresh may lift.
+func (n *Node) wantRefresh() {
+	select {
+	case n.refreshWake <- struct{}{}:
+	default:
+	}
+}
+
+// forget drops what the node kept of the instances it retired at the view
+// change to epoch: the parsed names of older views, the semaphores' units
+// read in them (good for those views only: semaphores.go), and the transport's
+// marks of the spaces retired at the change before (a message that comes
+// for one later finds no instance, and instance refuses to build one of an
+// older view: it is dropped all the same). Called at each adopt, so that
+// these tables follow the instances, not every name ever used.
+func (n *Node) forget(epoch uint64, retired []string) {
+	n.parsed.Range(func(k, v any) bool {
+		if p := v.(parsed); p.err == nil && p.sp.View.Epoch < epoch {
+			n.parsed.Delete(k)
+		}
+		return true
+	})
+	n.semUnits.Range(func(k, v any) bool {
+		if v.(semRecord).epoch < epoch {
+			n.semUnits.Delete(k)
+		}
+		return true
+	})
+	vs := &n.views
+	vs.mu.Lock()
+	old := vs.retired
+	vs.retired = retired
+	vs.mu.Unlock()
+	n.pmu.Lock()
+	tr := n.tr
+	n.pmu.Unlock()
+	if tr != nil {
+		tr.Forget(old...)
+	}
+}
+
+// refreshMetrics are the refresh's and the instances' series.
+func refreshMetrics() prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "allot_refreshes_asked_total",
+		Help: "Refreshes of its view this node asked for (its idle instances passed --refresh-idle, or a semaphore was refused at --max-semaphores).",
+	})
+}
