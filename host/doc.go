@@ -19,7 +19,10 @@
 //	   └─ Emit(e) ─────> stream lock ─> proc.Sink (check, metrics, trace) ─> Follow
 //
 // A process's state is only ever touched by its own goroutine, so the
-// algorithm needs no locks. Whatever the world does to a process arrives
+// algorithm needs no locks. The goroutine runs only while the mailbox has
+// inputs (one at a time: the next starts when an input comes to an empty
+// mailbox), so a process waiting for nothing costs no goroutine: a service
+// hosts thousands of idle processes at the cost of their state. Whatever the world does to a process arrives
 // as an input in its mailbox: messages the transport delivers, timers it
 // armed with Env.After, and the application's calls (Host.Call and
 // Host.CallAfter run a function with the process's Env on its goroutine,

@@ -3,7 +3,9 @@ package host
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,7 +72,6 @@ type Host struct {
 	epoch  time.Time
 	timers *timers.Set
 	done   chan struct{} // closed by Close
-	wg     sync.WaitGroup
 
 	mu      sync.Mutex
 	nodes   map[proc.ID]*node
@@ -171,7 +172,6 @@ func (h *Host) Add(id proc.ID, p proc.Process, follow Follow) error {
 	n := &node{
 		h: h, id: id, p: p, follow: follow,
 		rnd:     rand.New(rand.NewPCG(h.cfg.Seed, uint64(id)<<1)),
-		signal:  make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		ended:   make(chan struct{}),
 		crashed: make(chan struct{}),
@@ -182,8 +182,6 @@ func (h *Host) Add(id proc.ID, p proc.Process, follow Follow) error {
 	h.nodes[id] = n
 	h.pend()
 	n.put(input{kind: inStart})
-	h.wg.Add(1)
-	go n.loop()
 	return nil
 }
 
@@ -285,7 +283,7 @@ func (h *Host) Remove(id proc.ID) error {
 	h.mu.Unlock()
 	err := h.cfg.Transport.Unregister(id)
 	close(n.stop)
-	<-n.ended
+	n.finish()
 	h.mu.Lock()
 	h.retired.add(n.stats())
 	h.mu.Unlock()
@@ -307,9 +305,12 @@ func (h *Host) Close() error {
 	}
 	h.closed = true
 	close(h.done)
+	nodes := slices.Collect(maps.Values(h.nodes))
 	h.mu.Unlock()
 	h.timers.Close()
-	h.wg.Wait()
+	for _, n := range nodes {
+		n.finish()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id := range h.nodes {

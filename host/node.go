@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,13 @@ type input struct {
 // node hosts one process: its mailbox, the goroutine that empties it, and
 // the proc.Env the process sees. Everything below the mailbox is touched by
 // that goroutine only, so the algorithm needs no locks.
+//
+// The goroutine runs only while the mailbox has inputs: put starts it,
+// and it ends once it finds the mailbox empty. A process that waits (an
+// idle semaphore of a service, a user thinking) costs its state and its
+// mailbox, not a goroutine and its stack; at most one goroutine runs a
+// process at a time (running, under mu), so its inputs are still handled
+// one at a time and in order.
 type node struct {
 	h      *Host
 	id     proc.ID
@@ -40,14 +48,14 @@ type node struct {
 	follow Follow
 	rnd    *rand.Rand
 
-	mu     sync.Mutex
-	q      []input // guarded by mu
-	shut   bool    // guarded by mu: the goroutine has ended, inputs are dropped
-	signal chan struct{}
-	spare  []input
+	mu      sync.Mutex
+	q       []input // guarded by mu
+	running bool    // guarded by mu: a goroutine handles the mailbox
+	shut    bool    // guarded by mu: the node is finished, inputs are dropped
+	spare   []input
 
 	stop     chan struct{} // closed by Remove
-	ended    chan struct{} // closed when the goroutine ends
+	ended    chan struct{} // closed once the node is finished (shut, no goroutine)
 	crashReq atomic.Bool
 	crashed  chan struct{} // closed once EvCrash is on the stream
 
@@ -63,8 +71,9 @@ type node struct {
 
 var _ proc.Env = (*node)(nil)
 
-// put appends to the mailbox. It never blocks on the process, so a sender
-// cannot wait on a receiver that waits on it.
+// put appends to the mailbox, and starts the goroutine if none runs. It
+// never blocks on the process, so a sender cannot wait on a receiver that
+// waits on it.
 func (n *node) put(in input) {
 	n.mu.Lock()
 	if n.shut {
@@ -73,15 +82,44 @@ func (n *node) put(in input) {
 		return
 	}
 	n.q = append(n.q, in)
+	start := !n.running
+	n.running = true
 	n.mu.Unlock()
-	n.wake()
+	if start {
+		go n.loop()
+	}
 }
 
+// wake starts the goroutine, if none runs, with no input: it looks at a
+// crash asked for.
 func (n *node) wake() {
-	select {
-	case n.signal <- struct{}{}:
-	default:
+	n.mu.Lock()
+	start := !n.running && !n.shut
+	n.running = true
+	n.mu.Unlock()
+	if start {
+		go n.loop()
 	}
+}
+
+// finish ends a node whose process was removed or whose host closed, and
+// waits until its goroutine (if one runs) has ended: that goroutine
+// finishes it itself, between two inputs.
+func (n *node) finish() {
+	n.mu.Lock()
+	if !n.running && !n.shut {
+		n.shut = true
+		left := len(n.q)
+		n.q = nil
+		n.mu.Unlock()
+		for range left {
+			n.h.settle()
+		}
+		close(n.ended)
+		return
+	}
+	n.mu.Unlock()
+	<-n.ended
 }
 
 // deliver is the node's transport.Handler.
@@ -110,39 +148,61 @@ func (n *node) stopping() bool {
 	}
 }
 
-// loop handles the mailbox's inputs one at a time until the process is
-// removed or the host closed.
+// lingers is how many times a process's goroutine yields, finding its
+// mailbox empty, before it ends.
+const lingers = 2
+
+// loop handles the mailbox's inputs one at a time until it is empty (the
+// goroutine ends, and put starts another for the next input), the process
+// is removed or the host closed (it finishes the node).
 func (n *node) loop() {
-	defer n.h.wg.Done()
-	defer close(n.ended)
 	var batch []input
-	i := 0 // batch[i:] is still to handle
-	defer func() {
+	i := 0    // batch[i:] is still to handle
+	idle := 0 // times the mailbox was found empty in a row
+	stopped := func() {
 		// Count off what will never be handled; from now on put drops.
 		n.mu.Lock()
-		n.shut = true
+		n.shut, n.running = true, false
 		left := len(batch) - i + len(n.q)
 		n.q = nil
 		n.mu.Unlock()
 		for range left {
 			n.h.settle()
 		}
-	}()
+		close(n.ended)
+	}
 	for {
 		n.crashIfAsked()
-		select {
-		case <-n.h.done:
-			return
-		case <-n.stop:
-			return
-		case <-n.signal:
-		}
 		n.mu.Lock()
+		// Under mu: finish, called once the stop is closed, sees either
+		// this goroutine gone (and finishes the node itself) or running
+		// still (and waits for this check to see the stop).
+		if n.stopping() {
+			n.mu.Unlock()
+			stopped()
+			return
+		}
+		if len(n.q) == 0 {
+			if idle < lingers {
+				// An answer is often on its way: a goroutine kept
+				// a moment costs less than a new one (and its
+				// stack grown again).
+				n.mu.Unlock()
+				idle++
+				runtime.Gosched()
+				continue
+			}
+			n.running = false
+			n.mu.Unlock()
+			return
+		}
+		idle = 0
 		batch, i = n.q, 0
 		n.q = n.spare[:0]
 		n.mu.Unlock()
 		for i < len(batch) {
 			if n.stopping() {
+				stopped()
 				return
 			}
 			n.crashIfAsked()
