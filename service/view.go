@@ -36,12 +36,17 @@ func (vs *views) adopt(st *epochState) (old *epochState, stop []*instance) {
 	old = vs.cur
 	vs.adopted = max(vs.adopted, st.v.Epoch)
 	vs.cur = st
+	kept := make(map[space.Space]*instance, len(vs.instances))
 	for sp, in := range vs.instances {
 		if in.view.Epoch < st.v.Epoch {
 			stop = append(stop, in)
-			delete(vs.instances, sp)
+		} else {
+			kept[sp] = in
 		}
 	}
+	// Afresh, not deleted from: a Go map never shrinks, and a refresh
+	// is to give the memory of the instances it retires back.
+	vs.instances = kept
 	return old, stop
 }
 

@@ -64,6 +64,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -428,13 +429,19 @@ func (s *Space) Close() error {
 // processes may be registered). A node that closes a space for good (an
 // instance of a view it left) forgets it once nothing will register in it
 // again, so that the marks follow the spaces in use, not every space
-// ever closed.
+// ever closed. A Go map never shrinks: the tables are made afresh here,
+// so that their memory follows too.
 func (t *Transport) Forget(spaces ...string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, s := range spaces {
 		delete(t.gone, s)
 	}
+	gone := make(map[string]bool, len(t.gone))
+	maps.Copy(gone, t.gone)
+	eps := make(map[addr]*transport.Endpoint, len(t.eps))
+	maps.Copy(eps, t.eps)
+	t.gone, t.eps = gone, eps
 }
 
 // register registers a process placed on this node.
