@@ -47,9 +47,10 @@
 //     is cut off, the session ends (Done closes) and its grants with it;
 //     open a new one (Session passes over nodes that are down).
 //   - A semaphore's units are those of its first use in the cluster
-//     (ErrMismatch otherwise); the cluster records at most --max-semaphores
-//     names (default 1024) for its life, and a node holds at most
-//     --max-sessions sessions (default 10000): ErrLimit.
+//     (ErrMismatch otherwise), until nobody holds it at a refresh; a node
+//     keeps at most --max-semaphores semaphores in use (default 1024; the
+//     idle ones are collected by a refresh) and at most --max-sessions
+//     sessions (default 10000): ErrLimit.
 //   - Names are 1 to MaxNameBytes bytes of UTF-8 without NUL (and without
 //     '/' or '@' for a semaphore); a Lock takes at most MaxLockNames.
 //   - A Take the quota cannot fill keeps the permits it took, which are
@@ -109,8 +110,9 @@ var (
 	// ErrExhausted: the quota has no permit left.
 	ErrExhausted = errors.New("allot: quota exhausted")
 	// ErrLimit: a limit of the node was reached: its most sessions open
-	// (Session then tries the other nodes), or the cluster's most
-	// semaphore names. A node of an older version has no limits.
+	// (Session then tries the other nodes), or its most semaphores in use
+	// (the node asks for a refresh that collects the idle ones: ask
+	// again). A node of an older version has no limits.
 	ErrLimit = errors.New("allot: limit reached")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
 	// request needs.

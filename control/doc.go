@@ -203,6 +203,7 @@
 // Process (the simulator's and the explorer's) drives no configuration
 // change: the tests of this package do, on their model network. A State
 // beyond a codec value (codec.MaxSize, a megabyte: some four thousand
-// semaphore names of the service's longest, four times its default
-// bound) is not snapshotted, and its log grows as before.
+// semaphore names of the service's longest, more than twice the most a
+// node may hold, and a refresh forgets those nobody holds) is not
+// snapshotted, and its log grows as before.
 package control

@@ -387,6 +387,7 @@ func (h *ctlHost) serving(epoch uint64) bool {
 // epochState is a node's current view and how far it is.
 type epochState struct {
 	v       space.View
+	adopted time.Time              // when this node adopted it
 	ready   chan struct{}          // closed once the view serves on this node
 	retired chan struct{}          // closed when the node stops serving v
 	quotas  map[string]space.Space // quota name -> its instance in v (set when ready)
@@ -418,7 +419,7 @@ func (n *Node) change(c control.Change) {
 // the grants its sessions hold are asked for again in v, and once they
 // all are, the node tells the control plane it is ready.
 func (n *Node) adopt(v space.View) {
-	st := &epochState{v: v, ready: make(chan struct{}), retired: make(chan struct{})}
+	st := &epochState{v: v, adopted: time.Now(), ready: make(chan struct{}), retired: make(chan struct{})}
 	old, stop := n.views.adopt(st)
 	// The grants are read after st is the node's view: a grant answered
 	// in old is either held by now, or its request sees the view moved
@@ -499,6 +500,7 @@ func (n *Node) serve(v space.View, left []control.QuotaLeft) {
 		}
 	}
 	n.log.Info("serving a view", "epoch", v.Epoch, "members", v.Members.List(), "quotas", left)
+	n.metrics.pause.Observe(time.Since(st.adopted).Seconds())
 	close(st.ready)
 }
 

@@ -64,10 +64,14 @@
 //
 // Beside the handlers: validate.go checks a request's input against the
 // documented limits (MaxNameBytes, MaxLockNames, units, n) and the node's
-// (Config.MaxSessions, MaxSemaphores); errors.go gives each error a code
+// (Config.MaxSessions); errors.go gives each error a code
 // and, where a code means more than one thing, a google.rpc.ErrorInfo
 // reason (api/allot/v1's Reason constants: an older client keeps reading
 // the code as before); semaphores.go records a semaphore's units in the
-// control log on its first use, so that every node refuses other units;
-// expiry.go ends the sessions whose lease ran out, from one goroutine.
+// control log on its first use, so that every node refuses other units,
+// and holds the node to its most semaphores in use;
+// expiry.go ends the sessions whose lease ran out, from one goroutine;
+// refresh.go asks for a refresh, a view of the same members, once the
+// node's idle instances pass a threshold: the view change collects what
+// nobody holds, and forgets the units of the semaphores nobody holds.
 package service

@@ -25,6 +25,7 @@ type metrics struct {
 	// and retired the messages of the instances retired: a counter does
 	// not go down when an instance goes.
 	refreshes prometheus.Counter
+	pause     prometheus.Histogram
 	retiredMu sync.Mutex
 	retired   map[string]int64
 }
@@ -79,12 +80,12 @@ func newMetrics() *metrics {
 			Help: "Requests refused because a limit of this node was reached (RESOURCE_EXHAUSTED), by limit: sessions (--max-sessions), semaphores (--max-semaphores).",
 		}, []string{"limit"}),
 	}
-	m.refreshes, m.retired = refreshMetrics(), map[string]int64{}
+	m.refreshes, m.pause, m.retired = refreshMetrics(), pauseMetric(), map[string]int64{}
 	m.grpc = newServerMetrics()
 	for _, l := range []string{"sessions", "semaphores"} {
 		m.limitRejects.WithLabelValues(l) // 0 until the first reject: a rate is defined from the start
 	}
-	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc, m.limitRejects, m.refreshes,
+	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc, m.limitRejects, m.refreshes, m.pause,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

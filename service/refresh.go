@@ -50,9 +50,10 @@ const (
 // objects counts this node's collectable objects of its view: in use (an
 // instance with a holder or a waiter of this node's sessions) and idle
 // (every other one). A quota's instances are not counted: each view
-// builds them whatever is used. The lock's names (when they have per-view
-// state of their own) are to be added here: this count alone drives the
-// refresh.
+// builds them whatever is used; nor the lock's one instance, which a
+// cluster using locks now and then would otherwise refresh for nothing.
+// The lock's names (when they have per-view state of their own) are to be
+// added here: this count alone drives the refresh.
 func (n *Node) objects() (idle, inUse int) {
 	vs := &n.views
 	vs.mu.Lock()
@@ -61,7 +62,7 @@ func (n *Node) objects() (idle, inUse int) {
 		return 0, 0
 	}
 	for sp, in := range vs.instances {
-		if sp.View != vs.cur.v || sp.Key.Kind == algo.Quota {
+		if sp.View != vs.cur.v || sp.Key.Kind == algo.Quota || sp.Key == space.Lock {
 			continue
 		}
 		if len(in.free) == cap(in.free) {
@@ -88,12 +89,26 @@ func (vs *views) semaphores(v space.View) int {
 	return k
 }
 
-// refreshDue reports whether a node with these idle and in-use objects
-// asks for a refresh: idle ≥ max(threshold, 2 × in use), so that a
-// refresh collects at least two thirds of what the view built.
-func refreshDue(idle, inUse, threshold int) bool {
-	return threshold > 0 && idle >= max(threshold, 2*inUse)
+// refreshDue reports whether a node with these idle and in-use objects,
+// in a view that has served for age, asks for a refresh: idle ≥
+// max(threshold, 2 × in use) once the view has served for every, so that
+// a refresh collects at least two thirds of what the view built and a
+// busy cluster is not refreshed in a loop; or, so that a quiet node gives
+// back the last of its memory, any idle object (still at least twice
+// those in use) once the view has served for QuietRefreshes × every.
+func refreshDue(idle, inUse, threshold int, age, every time.Duration) bool {
+	switch {
+	case threshold <= 0 || idle == 0 || idle < 2*inUse || age < every:
+		return false
+	case idle >= threshold:
+		return true
+	}
+	return age >= QuietRefreshes*every
 }
+
+// QuietRefreshes × Config.RefreshEvery is how long a view serves before
+// a node asks to refresh it for any idle object (refreshDue).
+const QuietRefreshes = 10
 
 // refresher asks for a refresh of the node's view when its idle objects
 // are due (refreshDue), the view has served for RefreshEvery, and the
@@ -109,12 +124,13 @@ func (n *Node) refresher(ctx context.Context) {
 		needed bool        // a refresh was wanted for it: at the limit
 	)
 	for {
+		woke := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-n.refreshWake:
-			needed = true
+			woke = true
 		}
 		st := n.views.current()
 		if st == nil || !n.ctl.serving(st.v.Epoch) {
@@ -125,9 +141,12 @@ func (n *Node) refresher(ctx context.Context) {
 			// of room is looked at again when a request is refused.
 			seen, since, asked, needed = st, time.Now(), time.Time{}, false
 		}
+		needed = needed || woke
 		idle, inUse := n.objects()
-		due := refreshDue(idle, inUse, n.cfg.RefreshIdle) || needed && idle > 0 && n.cfg.RefreshIdle > 0
-		if !due || time.Since(since) < n.cfg.RefreshEvery || time.Since(asked) < n.cfg.RefreshEvery {
+		age := time.Since(since)
+		due := refreshDue(idle, inUse, n.cfg.RefreshIdle, age, n.cfg.RefreshEvery) ||
+			needed && idle > 0 && n.cfg.RefreshIdle > 0 && age >= n.cfg.RefreshEvery
+		if !due || time.Since(asked) < n.cfg.RefreshEvery {
 			continue
 		}
 		asked, needed = time.Now(), false
@@ -179,10 +198,34 @@ func (n *Node) forget(epoch uint64, retired []string) {
 	}
 }
 
-// refreshMetrics are the refresh's and the instances' series.
+// refreshMetrics is the count of the refreshes a node asked for.
 func refreshMetrics() prometheus.Counter {
 	return prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "allot_refreshes_asked_total",
 		Help: "Refreshes of its view this node asked for (its idle instances passed --refresh-idle, or a semaphore was refused at --max-semaphores).",
 	})
+}
+
+// pauseMetric is the time from adopting a view to serving it: what a
+// refresh (or any view change) costs new requests on the node.
+func pauseMetric() prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "allot_view_pause_seconds",
+		Help:    "Time from adopting a view to serving it on this node (its held grants asked again, every member ready): new requests wait meanwhile. A refresh costs one.",
+		Buckets: prometheus.ExponentialBuckets(1e-3, 2, 14),
+	})
+}
+
+// objectsGauge is what objects counts, when scraped: the node's
+// instances of its view, idle or in use.
+type objectsGauge struct{ n *Node }
+
+var objectsDesc = prometheus.NewDesc("allot_instances", "Instances (semaphores) of its view this node hosts, by state: in_use (a holder or a waiter of this node's sessions) or idle (collected at the next refresh).", []string{"state"}, nil)
+
+func (o objectsGauge) Describe(ch chan<- *prometheus.Desc) { ch <- objectsDesc }
+
+func (o objectsGauge) Collect(ch chan<- prometheus.Metric) {
+	idle, inUse := o.n.objects()
+	ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(idle), "idle")
+	ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(inUse), "in_use")
 }
