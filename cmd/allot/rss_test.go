@@ -82,7 +82,7 @@ func TestRSSAfterLoad(t *testing.T) {
 	// One short session: a Lock and Unlock of one of 1,000 names, or an
 	// Acquire and Release of semaphore sem (if not "").
 	short := func(k int, sem string) error {
-		s, err := clients[k%3].Session(ctx, client.WithTTL(2*time.Second))
+		s, err := clients[k%3].Session(ctx, client.WithTTL(5*time.Second))
 		if err != nil {
 			return fmt.Errorf("session: %w", err)
 		}
@@ -131,6 +131,10 @@ func TestRSSAfterLoad(t *testing.T) {
 		wg.Wait()
 		close(errs)
 		for err := range errs {
+			for i, p := range procs {
+				out := p.output()
+				t.Logf("node %d's log (its last 2000 bytes):\n%s", i, out[max(0, len(out)-2000):])
+			}
 			t.Fatal(err)
 		}
 	}
@@ -183,7 +187,7 @@ func TestRSSAfterLoad(t *testing.T) {
 	wait := time.Now()
 	// A closed session stays in its node's expiry queue until its TTL
 	// has run out (the queue is lazy): the sessions are gone once it has.
-	time.Sleep(2 * time.Second)
+	time.Sleep(5 * time.Second)
 	collected()
 	if *rssRefresh >= 0 {
 		t.Logf("every idle instance collected %v after the load", time.Since(wait).Round(time.Millisecond))
