@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/grpc/status"
 
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
@@ -523,14 +524,17 @@ func (n *Node) fence(epoch uint64) {
 	go n.ctl.stopped()
 }
 
-// current waits until this node's view serves and returns it.
+// current waits until this node's view serves and returns it. Its error
+// is the call's: errExpired once the session ended (done), else ctx's as a
+// status (a session ending while a refresh pauses the view is
+// NOT_FOUND, not UNKNOWN).
 func (n *Node) current(ctx context.Context, done <-chan struct{}) (*epochState, error) {
 	for {
 		st := n.views.current()
 		if st == nil {
 			select {
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, status.FromContextError(ctx.Err()).Err()
 			case <-done:
 				return nil, errExpired
 			case <-time.After(5 * time.Millisecond):
@@ -542,7 +546,7 @@ func (n *Node) current(ctx context.Context, done <-chan struct{}) (*epochState, 
 			return st, nil
 		case <-st.retired:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, status.FromContextError(ctx.Err()).Err()
 		case <-done:
 			return nil, errExpired
 		}

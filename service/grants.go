@@ -34,7 +34,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		}
 		st, err := n.current(ctx, s.done)
 		if err != nil {
-			return nil, status.FromContextError(err).Err()
+			return nil, err
 		}
 		if key.Kind == algo.Pool {
 			// A semaphore's units are checked in the view it is asked

@@ -21,9 +21,10 @@ import (
 // the grants its sessions hold (adopt, regrant): what nobody holds is not
 // built again. So a view of the same members, a refresh, collects every
 // idle instance of the cluster: the node whose idle objects pass a
-// threshold asks for one (control.RefreshEntry), and the leader's log
-// makes it a view like any other — no run is left out, so it waits for no
-// lease.
+// threshold (refreshDue: or that has had some for long, or that refused a
+// semaphore at its limit) asks for one (control.RefreshEntry), and the
+// control log makes it a view like any other — no run is left out, so it
+// waits for no lease.
 //
 // What a refresh costs: new requests pause from the moment a node adopts
 // the refresh view until every member is ready in it (each has asked again

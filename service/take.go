@@ -37,7 +37,7 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	for {
 		st, err := n.current(ctx, s.done)
 		if err != nil {
-			return nil, status.FromContextError(err).Err()
+			return nil, err
 		}
 		resp, err := n.take(ctx, s, st, r)
 		if errors.Is(err, errViewChanged) {

@@ -102,8 +102,11 @@ func TestRSSAfterLoad(t *testing.T) {
 	}
 	// run runs n short sessions, 64 at a time; sem(k) names the
 	// semaphore of the k-th ("": a lock). A semaphore refused at the
-	// node's limit (the idle ones not collected yet) is asked again.
-	var limited atomic.Int64
+	// node's limit (the idle ones not collected yet) is asked again; so
+	// is a session a node ended because it stopped serving (a lease run
+	// out on a loaded machine: the node comes back as a new run), at
+	// most n/10 times: this test is of memory, not of leases.
+	var limited, lost atomic.Int64
 	run := func(n int, sem func(k int) string) {
 		t.Helper()
 		var next atomic.Int64
@@ -116,6 +119,10 @@ func TestRSSAfterLoad(t *testing.T) {
 						err := short(k, sem(k))
 						if errors.Is(err, client.ErrLimit) {
 							limited.Add(1)
+							time.Sleep(50 * time.Millisecond)
+							continue
+						}
+						if (errors.Is(err, client.ErrSessionExpired) || errors.Is(err, client.ErrUnavailable)) && lost.Add(1) <= int64(n/10) {
 							time.Sleep(50 * time.Millisecond)
 							continue
 						}
@@ -181,9 +188,9 @@ func TestRSSAfterLoad(t *testing.T) {
 	start = time.Now()
 	run(names, func(k int) string { return fmt.Sprintf("s%d", k) })
 	semTime := time.Since(start)
-	t.Logf("%d lock sessions in %v (%.0f/s), %d sessions of as many semaphore names in %v (%.0f/s), %d refused at --max-semaphores and asked again",
+	t.Logf("%d lock sessions in %v (%.0f/s), %d sessions of as many semaphore names in %v (%.0f/s), %d refused at --max-semaphores and asked again, %d ended by a node that stopped serving and run again",
 		sessions-names, lockTime.Round(time.Millisecond), float64(sessions-names)/lockTime.Seconds(),
-		names, semTime.Round(time.Millisecond), float64(names)/semTime.Seconds(), limited.Load())
+		names, semTime.Round(time.Millisecond), float64(names)/semTime.Seconds(), limited.Load(), lost.Load())
 	wait := time.Now()
 	// A closed session stays in its node's expiry queue until its TTL
 	// has run out (the queue is lazy): the sessions are gone once it has.
