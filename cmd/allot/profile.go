@@ -2,9 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/pprof"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 )
 
@@ -60,8 +62,19 @@ func (p profileOpts) start() {
 // profileHandlers serves the Go profiles under /debug/pprof/: the index
 // and the named profiles (heap, goroutine, block, mutex, ...), a CPU
 // profile (/debug/pprof/profile?seconds=N), an execution trace
-// (/debug/pprof/trace?seconds=N) and symbol lookup for go tool pprof.
+// (/debug/pprof/trace?seconds=N) and symbol lookup for go tool pprof; and
+// POST /debug/free-os-memory, which collects the heap and gives every
+// freed page back to the kernel at once (debug.FreeOSMemory): the
+// runtime's scavenger would keep up to about the next GC's heap goal for
+// a while, so a resident set read after it says what the node holds, not
+// what the runtime kept for its next allocations.
 func profileHandlers(mux *http.ServeMux) {
+	mux.HandleFunc("POST /debug/free-os-memory", func(w http.ResponseWriter, _ *http.Request) {
+		debug.FreeOSMemory()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		fmt.Fprintf(w, "heap in use %d KiB, returned to the kernel %d KiB\n", m.HeapInuse>>10, m.HeapReleased>>10)
+	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

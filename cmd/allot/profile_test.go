@@ -45,6 +45,20 @@ func TestProfileHandlers(t *testing.T) {
 		}
 		return string(b)
 	}
+	// The memory given back on a POST only: a GET (a crawler, a
+	// browser) changes nothing.
+	resp, err := http.Post(srv.URL+"/debug/free-os-memory", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "returned to the kernel") {
+		t.Errorf("POST /debug/free-os-memory: %d %q", resp.StatusCode, b)
+	}
+	if resp, err := http.Get(srv.URL + "/debug/free-os-memory"); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /debug/free-os-memory: %v %v, want 405", resp.StatusCode, err)
+	}
 	if b := get("/debug/pprof/block?debug=1"); !strings.Contains(b, "blockedOnChannel") {
 		t.Errorf("block profile without the test's wait:\n%.2000s", b)
 	}

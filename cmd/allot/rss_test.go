@@ -32,11 +32,12 @@ var (
 // semaphore names (each acquired once and released); once they are all
 // gone, each node's resident set is within 20% of its idle measure.
 //
-// The measure is VmRSS of /proc/PID/status after the node's heap is
-// collected (GET /debug/pprof/heap?gc=1 runs a GC) and the runtime's
-// scavenger has given the freed pages back to the kernel: the test takes
-// the least of the measures over a few seconds after the GC, once two in a
-// row agree within 1%.
+// The measure is VmRSS of /proc/PID/status once the node's heap is
+// collected and every freed page given back to the kernel (POST
+// /debug/free-os-memory on its --metrics address: debug.FreeOSMemory; the
+// runtime's scavenger alone keeps up to about the next GC's heap goal for
+// a while): the least of the readings a second apart, until two in a row
+// agree within 1%.
 //
 // By default a tenth of the acceptance's size (10k sessions, 1k names: a
 // CI's minute); -rss.full runs 100k and 10k, and -rss.refresh-idle -1
@@ -215,14 +216,13 @@ func TestRSSAfterLoad(t *testing.T) {
 }
 
 // settledRSS is node pid's VmRSS in KiB once its heap is collected and the
-// freed pages given back: a GC through the node's pprof endpoint at
-// metrics, then the least of the measures until two in a row agree within
-// 1% (at most 20s).
+// freed pages given back (POST /debug/free-os-memory at metrics), the
+// least of the readings until two in a row agree within 1% (at most 20s).
 func settledRSS(t *testing.T, pid int, metrics string) int64 {
 	t.Helper()
 	least, last := int64(-1), int64(-1)
 	for give := time.Now().Add(20 * time.Second); time.Now().Before(give); {
-		resp, err := http.Get("http://" + metrics + "/debug/pprof/heap?gc=1")
+		resp, err := http.Post("http://"+metrics+"/debug/free-os-memory", "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
