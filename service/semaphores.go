@@ -59,22 +59,30 @@ func (n *Node) checkUnits(ctx context.Context, s *session, key space.Key, st *ep
 	if err := n.roomFor(key, st); err != nil {
 		return err
 	}
-	var again time.Time // when to propose (again: a proposal may be lost, or come before the view opens)
+	var (
+		again    time.Time // when to propose again: a proposal may be lost
+		proposed uint64    // the log's view when it was proposed
+	)
 	for {
 		if n.draining.Load() {
 			return errDraining
 		}
 		n.ctl.mu.Lock()
-		u, ok := n.ctl.node.State().Semaphore(name)
-		at := n.ctl.node.State().View().Epoch
+		state := n.ctl.node.State()
+		u, ok := state.Semaphore(name)
+		at := state.View().Epoch
+		open, _ := state.Open()
 		n.ctl.mu.Unlock()
 		if ok {
 			n.semUnits.Store(name, semRecord{u, at})
 			return mismatch(name, u, units)
 		}
-		if now := time.Now(); now.After(again) {
+		// Proposed only while the log's view is open (an entry applied
+		// before would be dropped: control.SemaphoreEntry), and at once
+		// again in a newer view, whose change may have dropped it.
+		if now := time.Now(); open && (now.After(again) || at != proposed) {
 			n.ctl.input(func(proc.Time) error { return n.ctl.node.RecordSemaphore(name, units) })
-			again = now.Add(n.cfg.Suspect / 2)
+			again, proposed = now.Add(n.cfg.Suspect/2), at
 		}
 		select {
 		case <-ctx.Done():
