@@ -439,11 +439,7 @@ func (n *Node) adopt(v space.View) {
 	if old != nil {
 		close(old.retired)
 	}
-	names := make([]string, len(stop))
-	for i, in := range stop {
-		in.retire()
-		names[i] = in.name
-	}
+	names := n.retire(stop)
 	// What the node kept of older views goes with their instances
 	// (refresh.go), and the ready records the units of the semaphores
 	// held (semaphores.go: a refresh forgets the others).
@@ -515,9 +511,7 @@ func (n *Node) fence(epoch uint64) {
 	if cur != nil {
 		close(cur.retired)
 	}
-	for _, in := range stop {
-		in.retire()
-	}
+	n.retire(stop)
 	for _, s := range sessions {
 		n.end(s, 0, "this node stopped serving")
 	}

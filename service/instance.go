@@ -337,11 +337,20 @@ func (in *instance) call(s *slot, f func(proc.Env)) {
 
 func (in *instance) close() { in.h.Close() }
 
-// retire stops an instance of a view that has been replaced: its
-// processes stop and the messages still on their way to it are dropped.
-func (in *instance) retire() {
-	in.h.Close()
-	in.n.metrics.keep(in.h.Stats().ByKind)
-	in.n.tr.Space(in.name).Close()
-	in.n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Retired})
+// retire stops instances of a view that has been replaced: their
+// processes stop and the messages still on their way to them are dropped
+// (their transport spaces closed in one pass: a refresh retires them by
+// the hundred). It returns their names.
+func (n *Node) retire(ins []*instance) []string {
+	names := make([]string, len(ins))
+	for i, in := range ins {
+		in.h.Close()
+		n.metrics.keep(in.h.Stats().ByKind)
+		names[i] = in.name
+	}
+	n.tr.CloseSpaces(names...)
+	for _, name := range names {
+		n.events.Put(eventlog.Record{Instance: name, Ev: eventlog.Retired})
+	}
+	return names
 }

@@ -403,25 +403,36 @@ func (s *Space) Ordered() bool { return true }
 // unregistered and it takes no more; the node and its other spaces go on.
 // Messages that arrive for it later are dropped.
 func (s *Space) Close() error {
-	t := s.t
+	s.t.CloseSpaces(s.name)
+	return nil
+}
+
+// CloseSpaces closes these spaces (Space.Close) in one pass over the
+// endpoints, under one hold of the lock every message takes: a node that
+// retires its instances by the hundred (a view change) would otherwise
+// hold it once per space, each time over every endpoint.
+func (t *Transport) CloseSpaces(names ...string) {
 	t.mu.Lock()
-	if t.gone[s.name] {
-		t.mu.Unlock()
-		return nil
+	closing := map[string]bool{}
+	for _, name := range names {
+		if !t.gone[name] {
+			t.gone[name] = true
+			closing[name] = true
+		}
 	}
-	t.gone[s.name] = true
 	var eps []*transport.Endpoint
-	for a, ep := range t.eps {
-		if a.space == s.name {
-			eps = append(eps, ep)
-			delete(t.eps, a)
+	if len(closing) > 0 {
+		for a, ep := range t.eps {
+			if closing[a.space] {
+				eps = append(eps, ep)
+				delete(t.eps, a)
+			}
 		}
 	}
 	t.mu.Unlock()
 	for _, ep := range eps {
 		ep.Retire()
 	}
-	return nil
 }
 
 // Forget drops the marks of closed spaces: a space forgotten is as one
