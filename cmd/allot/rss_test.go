@@ -186,12 +186,13 @@ func TestRSSAfterLoad(t *testing.T) {
 	start := time.Now()
 	run(sessions-names, none)
 	lockTime := time.Since(start)
+	lockLost := lost.Load()
 	start = time.Now()
 	run(names, func(k int) string { return fmt.Sprintf("s%d", k) })
 	semTime := time.Since(start)
-	t.Logf("%d lock sessions in %v (%.0f/s), %d sessions of as many semaphore names in %v (%.0f/s), %d refused at --max-semaphores and asked again, %d ended by a node that stopped serving and run again",
+	t.Logf("%d lock sessions in %v (%.0f/s), %d sessions of as many semaphore names in %v (%.0f/s), %d refused at --max-semaphores and asked again, %d and %d ended by a node that stopped serving and run again",
 		sessions-names, lockTime.Round(time.Millisecond), float64(sessions-names)/lockTime.Seconds(),
-		names, semTime.Round(time.Millisecond), float64(names)/semTime.Seconds(), limited.Load(), lost.Load())
+		names, semTime.Round(time.Millisecond), float64(names)/semTime.Seconds(), limited.Load(), lockLost, lost.Load()-lockLost)
 	wait := time.Now()
 	// A closed session stays in its node's expiry queue until its TTL
 	// has run out (the queue is lazy): the sessions are gone once it has.
