@@ -79,7 +79,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.semaphore, "semaphore", "", "the algorithm serving semaphores (default "+service.DefaultSemaphore+")")
 	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per lock or semaphore (default %d)", service.DefaultSlots))
 	fs.IntVar(&o.resources, "resources", 0, fmt.Sprintf("size of the lock namespace names are hashed onto (default %d)", service.DefaultResources))
-	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics, the node's /status (read by allot ui --cluster) and Go profiles under /debug/pprof/ on this address (default: none)")
+	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics, the node's /status (read by allot ui --cluster) Go profiles under /debug/pprof/ and POST /debug/free-os-memory (every freed page back to the kernel) on this address (default: none)")
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
