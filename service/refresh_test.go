@@ -16,10 +16,13 @@ import (
 // semaphore held across the refresh keeps its grant, its token and its
 // units (other units are refused on another node), while a semaphore
 // nobody held is forgotten (other units are its units from then on); a
-// lock held across it is still held.
+// lock held across it is still held; a quota's permits taken across it
+// stay within its budget, and all but its waste are taken.
 func TestRefresh(t *testing.T) {
+	const budget, waste = 20, 4
 	nodes := opsCluster(t, 3, func(c *service.Config) {
 		c.RefreshIdle, c.RefreshEvery = 2, 200*time.Millisecond
+		c.Cluster.Quotas = map[string]service.QuotaSpec{"q": {Budget: budget, Waste: waste}}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -32,6 +35,20 @@ func TestRefresh(t *testing.T) {
 	lock, err := a.Lock(ctx, &pb.LockRequest{Session: sa, Resources: []string{"l"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	take := func(api pb.AllotClient, sid uint64) bool {
+		t.Helper()
+		_, err := api.Take(ctx, &pb.TakeRequest{Session: sid, Name: "q", N: 1})
+		if err != nil && status.Code(err) != codes.ResourceExhausted {
+			t.Fatalf("take: %v", err)
+		}
+		return err == nil
+	}
+	taken := 0
+	for range budget / 2 {
+		if take(a, sa) {
+			taken++
+		}
 	}
 	epoch := metric(t, nodes[1].n, "allot_view_epoch")
 	for _, name := range []string{"idle", "idle2", "idle3"} {
@@ -77,6 +94,12 @@ func TestRefresh(t *testing.T) {
 	// session's TryLock fails, and their holder gives them back.
 	if _, err := b.Lock(ctx, &pb.LockRequest{Session: sb, Resources: []string{"l"}, TryLock: true}); reason(err) != pb.ReasonTaken {
 		t.Errorf("TryLock of a lock held across the refresh: %v, want it taken", err)
+	}
+	for take(b, sb) {
+		taken++
+	}
+	if taken > budget || taken < budget-waste {
+		t.Errorf("%d permits taken across the refresh, want %d to %d", taken, budget-waste, budget)
 	}
 	if _, err := a.Release(ctx, &pb.ReleaseRequest{Session: sa, Grant: held.Grant}); err != nil {
 		t.Errorf("the semaphore held across the refresh: %v", err)
