@@ -68,6 +68,14 @@ func (n *Node) giveBack(sid, gid uint64) error {
 	if g == nil {
 		return errNotHeld(gid)
 	}
+	// Recorded at the backup first: it must not adopt a grant given back
+	// (someone else may hold it by then). Past a lease the backup is lost,
+	// and the view moving on records the session again where it must be.
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Suspect)
+	defer cancel()
+	if err := n.recordSession(ctx, s); err != nil {
+		n.log.Warn("a give-back not recorded at the backup in time", "session", s.id, "err", err)
+	}
 	g.release()
 	return nil
 }

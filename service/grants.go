@@ -105,6 +105,12 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			g.release()
 			return nil, errExpired
 		}
+		// Never answered before the session's backup has it (backup.go).
+		if err := n.recordSession(ctx, s); err != nil {
+			s.drop(g)
+			g.release()
+			return nil, err
+		}
 		return g, nil
 	}
 }
@@ -181,7 +187,9 @@ func (g *grant) release() {
 	g.released = true
 	in, sl, unit := g.in, g.sl, g.unit
 	g.mu.Unlock()
-	if !done {
+	// in is nil for a grant adopted from a lost node and not asked again
+	// yet: regrant gives it back once it is.
+	if !done && in != nil {
 		in.release(sl, unit)
 	}
 }
