@@ -39,9 +39,9 @@ type replicator struct {
 
 // backupQueue is the records on their way to one backup.
 type backupQueue struct {
-	node  int
-	api   backuppb.BackupClient
-	gone  chan struct{} // closed when the node is this node's backup no more
+	node   int
+	api    backuppb.BackupClient
+	gone   chan struct{} // closed when the node is this node's backup no more
 	mu     sync.Mutex
 	items  []*record
 	closed bool // the sender stopped: no record is queued any more
