@@ -43,9 +43,15 @@
 //     one token per name.
 //   - A node serves at most --slots requests (default 16) at once per lock
 //     or semaphore; more wait for a slot.
-//   - A session is pinned to the node that opened it: if that node dies or
-//     is cut off, the session ends (Done closes) and its grants with it;
-//     open a new one (Session passes over nodes that are down).
+//   - A session is served by one node at a time, and recorded at another
+//     (its backup), which adopts it if the first dies or is cut off: the
+//     session then moves there by itself, with its grants and their tokens
+//     (give Dial every node's address, or it cannot). The node and its
+//     backup lost at once lose the session (Done closes): open a new one
+//     (Session passes over nodes that are down). A Lock or Acquire cut off
+//     by its node's loss returns ErrUnavailable and may still be held by
+//     the session until it ends; Unlock and Release wait for the move and
+//     are sent again. A one-node cluster has no backup.
 //   - A semaphore's units are those of its first use in the cluster
 //     (ErrMismatch otherwise); the cluster records at most --max-semaphores
 //     names (default 1024) for its life, and a node holds at most
