@@ -658,7 +658,16 @@ func (s *Session) moveNow() {
 func (s *Session) call(ctx context.Context, again bool, f func(pb.AllotClient) error) error {
 	api, _, moved := s.node()
 	err := f(api)
-	if err == nil || !unavailable(err) || len(s.c.conns) == 1 {
+	if err == nil || len(s.c.conns) == 1 {
+		return err
+	}
+	if status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld) {
+		// The node does not know the session: it expired, or it moved
+		// while this node was away. The keep-alive finds out.
+		s.moveNow()
+		return err
+	}
+	if !unavailable(err) {
 		return err
 	}
 	s.moveNow()

@@ -107,9 +107,16 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		}
 		// Never answered before the session's backup has it (backup.go).
 		if err := n.recordSession(ctx, s); err != nil {
+			// Its record may reach the backup yet: it goes back after
+			// one without it.
 			s.drop(g)
-			g.release()
+			n.recordLater(s, g.release)
 			return nil, err
+		}
+		select {
+		case <-s.done:
+			return nil, errExpired // ended meanwhile: end gives g back
+		default:
 		}
 		return g, nil
 	}

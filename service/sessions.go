@@ -180,7 +180,7 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 	rctx, cancel := context.WithTimeout(ctx, 3*n.cfg.Suspect)
 	defer cancel()
 	if err := n.recordSession(rctx, s); err != nil {
-		n.end(s, 0, "its backup did not answer", false)
+		n.end(s, 0, "its backup did not answer", true) // its record may reach the backup yet
 		return nil, err
 	}
 	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs, LeaseMs: lease.Milliseconds()}, nil
