@@ -690,7 +690,9 @@ func (s *Session) Close(ctx context.Context) error {
 	s.stopOnce.Do(func() { close(s.stop) })
 	s.deadline.Stop()
 	defer s.lost()
-	return wrap(s.call(ctx, true, func(api pb.AllotClient) error {
+	// Not sent again elsewhere: the keep-alives have stopped, so the
+	// session will not move; unreachable, it expires after its TTL.
+	return wrap(s.call(ctx, false, func(api pb.AllotClient) error {
 		_, err := api.CloseSession(ctx, &pb.CloseSessionRequest{Session: s.id})
 		return err
 	}))

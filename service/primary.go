@@ -109,43 +109,41 @@ func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
 func (n *Node) moveBackup(v control.View, adopted []*session) {
 	r := n.rep
 	to := n.backupOf(v)
+	// The new queue is ready before the old one goes: a record is never
+	// pushed into a gap and taken for "no backup".
+	var q *backupQueue
+	if to >= 0 {
+		c, err := n.backupConn(to)
+		if err != nil {
+			n.log.Error("backup", "node", to, "err", err)
+		} else {
+			q = &backupQueue{node: to, api: backuppb.NewBackupClient(c), gone: make(chan struct{}), wake: make(chan struct{}, 1)}
+		}
+	}
 	r.mu.Lock()
-	old := r.to
-	oldGen := r.gen
-	r.view, r.gen = v, genOf(n.self, v)
-	moved := old == nil || old.node != to || oldGen != r.gen
+	if v.Epoch < r.view.Epoch {
+		r.mu.Unlock()
+		return // an older view's adopt, late: the newer one decided
+	}
+	old, oldGen, gen := r.to, r.gen, genOf(n.self, v)
+	r.view, r.gen = v, gen
+	moved := old == nil || old.node != to || oldGen != gen
 	if moved {
 		if old != nil {
 			close(old.gone)
 		}
-		r.to = nil
+		r.to = q
 	}
 	r.mu.Unlock()
-	if to < 0 {
+	if q == nil {
 		return
 	}
-	sessions := adopted
-	if moved {
-		sessions = n.sessions.list()
-	}
-	defer n.recordAll(sessions, to)
 	if !moved {
+		n.recordAll(adopted, to)
 		return
 	}
-	c, err := n.backupConn(to)
-	if err != nil {
-		n.log.Error("backup", "node", to, "err", err)
-		return
-	}
-	q := &backupQueue{node: to, api: backuppb.NewBackupClient(c), gone: make(chan struct{}), wake: make(chan struct{}, 1)}
-	r.mu.Lock()
-	if r.view.Epoch != v.Epoch {
-		r.mu.Unlock()
-		return // a newer view moved it again
-	}
-	r.to = q
-	r.mu.Unlock()
 	go n.send(q)
+	n.recordAll(n.sessions.list(), to)
 	if old != nil && old.node != to && v.Has(proc.ID(old.node), genOf(old.node, v)) {
 		// The old backup would adopt sessions that are not its to keep
 		// any more, as they were when it last heard of them.
