@@ -96,16 +96,17 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 	}
 }
 
-// keeps reports whether this node keeps session id for another node.
-func (k *keeper) keeps(id uint64) bool {
+// keeps reports whether this node keeps session id for another node,
+// and for which.
+func (k *keeper) keeps(id uint64) (primary int, ok bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for _, kp := range k.of {
+	for pr, kp := range k.of {
 		if _, ok := kp.sessions[id]; ok {
-			return true
+			return pr.node, true
 		}
 	}
-	return false
+	return -1, false
 }
 
 // successor is the first member of v after node p in the ring of v's
@@ -195,19 +196,29 @@ func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
 	return s, nil
 }
 
-// moving is the answer of a node that keeps a session as its backup to a
-// call of it: UNAVAILABLE with reason SESSION_MOVING, the session is
-// alive; metadata "lease_ms" is how long this node serves at least (the
-// client may count the session alive that much longer than its last
-// keep-alive, within its TTL: the session cannot be lost before this
-// node's lease runs out, as this node adopts it if its node is lost).
-func (n *Node) moving() error {
+// moving is the answer of a node that keeps a session of primary as its
+// backup to a call of it: UNAVAILABLE with reason SESSION_MOVING, the
+// session is alive; metadata "lease_ms" is how long this node serves at
+// least (the client may count the session alive that much longer than
+// its last keep-alive, within its TTL: the session cannot be lost before
+// this node's lease runs out, as this node adopts it if its node is
+// lost), "node_addr" the address of the node serving it as far as this
+// node knows.
+func (n *Node) moving(primary int) error {
 	lease := n.ctl.leaseLeft()
 	if lease <= 0 {
 		return status.Error(codes.Unavailable, "this node is not serving")
 	}
+	addr := ""
+	n.ctl.mu.Lock()
+	for _, m := range n.ctl.node.Members() {
+		if int(m.ID) == primary {
+			addr = n.addrOf(m)
+		}
+	}
+	n.ctl.mu.Unlock()
 	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes",
-		"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10))
+		"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", addr)
 }
 
 // backupServer is the Backup service of the node: the records of other

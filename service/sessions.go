@@ -150,8 +150,8 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 func (n *Node) session(id uint64) (*session, error) {
 	s := n.sessions.get(id)
 	if s == nil {
-		if n.keeper.keeps(id) {
-			return nil, n.moving()
+		if primary, ok := n.keeper.keeps(id); ok {
+			return nil, n.moving(primary)
 		}
 		return nil, errExpired
 	}

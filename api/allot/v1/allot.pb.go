@@ -30,7 +30,8 @@
 //	                    algorithm serves the kind; a Take cut short after some
 //	                    permits says how many (TAKE_CUT_SHORT); or the node
 //	                    keeps the session as its backup and another node
-//	                    serves it (SESSION_MOVING, metadata "lease_ms")
+//	                    serves it (SESSION_MOVING, metadata "lease_ms",
+//	                    "node_addr": the node serving it, as far as known)
 //
 // Which node serves a session. A session is served by one node at a time:
 // the node that opened it, until that node is lost (killed, or cut off past
