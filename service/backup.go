@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"sync"
@@ -228,8 +227,17 @@ type backupServer struct {
 	n *Node
 }
 
-// Keep implements backuppb.BackupServer.
-func (b backupServer) Keep(_ context.Context, r *backuppb.KeepRequest) (*backuppb.KeepResponse, error) {
-	b.n.keeper.keep(r)
-	return &backuppb.KeepResponse{}, nil
+// Keep implements backuppb.BackupServer: each request is answered once
+// kept.
+func (b backupServer) Keep(stream backuppb.Backup_KeepServer) error {
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			return nil // the primary closed it, or it broke: it opens another
+		}
+		b.n.keeper.keep(r)
+		if err := stream.Send(&backuppb.KeepResponse{Batch: r.Batch}); err != nil {
+			return err
+		}
+	}
 }

@@ -14,15 +14,17 @@ import (
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/backuppb"
+	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
 // The primary's side of sessions that outlive their node (backup.go says
 // the design): the records of this node's sessions go to its backup in
 // the view it is in, in order, over the node's gRPC server (the Backup
-// service; a call with a deadline and an answer, which the link
-// transport's one-way messages would need to rebuild). One queue per
-// backup keeps the records of a session in the order they were made, and
-// sends what has piled up in one call.
+// service's stream: a record and its answer are two messages on a stream
+// that lives as long as the backup does; the link transport's one-way
+// messages would need the answers rebuilt). One queue per backup keeps
+// the records of a session in the order they were made, and sends what
+// has piled up in one message.
 
 // errNoBackup: a record could not reach the backup within the caller's
 // time; the grant is not answered.
@@ -39,17 +41,20 @@ type replicator struct {
 
 // backupQueue is the records on their way to one backup.
 type backupQueue struct {
-	node   int
-	api    backuppb.BackupClient
-	gone   chan struct{} // closed when the node is this node's backup no more
+	node int
+	api  backuppb.BackupClient
+	gone chan struct{} // closed when the node is this node's backup no more
+
 	mu     sync.Mutex
-	items  []*record
-	closed bool // the sender stopped: no record is queued any more
+	items  []*record // not answered yet, in order
+	next   uint64    // the id of the next record
+	closed bool      // the sender stopped: no record is queued any more
 	wake   chan struct{}
 }
 
-// record is one request of the queue, and its acknowledgement.
+// record is one request of the queue, and its answer.
 type record struct {
+	id   uint64
 	req  *backuppb.KeepRequest
 	done chan struct{} // closed once the backup has it
 	// then, if set, runs once the backup has it, or once the queue is
@@ -89,10 +94,11 @@ func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
 	if !ok {
 		return nil, status.Errorf(codes.Unavailable, "no address of node %d", k)
 	}
-	opts := n.cfg.DialOptions
-	if len(opts) == 0 {
-		opts = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
-	}
+	// Fixed flow-control windows, as the links' (transport/grpc): gRPC's
+	// bandwidth estimate would answer nearly every record with a PING.
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(tgrpc.Window), grpc.WithInitialConnWindowSize(tgrpc.Window)}
+	opts = append(opts, n.cfg.DialOptions...) // a secure cluster's credentials replace the first
 	c, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		return nil, err
@@ -148,13 +154,26 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 		// The old backup would adopt sessions that are not its to keep
 		// any more, as they were when it last heard of them.
 		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Suspect)
-			defer cancel()
-			if _, err := old.api.Keep(ctx, &backuppb.KeepRequest{Primary: int32(n.self), Gen: oldGen, Forget: true}); err != nil {
+			if err := forget(old.api, n.self, oldGen, n.cfg.Suspect); err != nil {
 				n.log.Warn("telling the old backup to forget", "node", old.node, "err", err)
 			}
 		}()
 	}
+}
+
+// forget tells a backup to drop the sessions of this node's run gen,
+// waiting d at most for its answer.
+func forget(api backuppb.BackupClient, self int, gen uint64, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	stream, err := api.Keep(ctx)
+	if err == nil {
+		err = stream.Send(&backuppb.KeepRequest{Primary: int32(self), Gen: gen, Forget: true, Batch: 1})
+	}
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	return err
 }
 
 // recordAll records sessions at the backup (node to), waiting a lease at
@@ -211,6 +230,8 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 	q.mu.Lock()
 	closed := q.closed
 	if !closed {
+		q.next++
+		rec.id = q.next
 		q.items = append(q.items, rec)
 	}
 	q.mu.Unlock()
@@ -256,9 +277,9 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 // sessions may end at once).
 func (n *Node) recordLater(s *session, then func()) { n.push(s, then) }
 
-// send sends q's records, in order, until q is gone; a failed call is
-// tried again (the backup may be slow, or briefly cut off). Once gone,
-// what is left runs its then.
+// send sends q's records, in order, on a stream to the backup until q is
+// gone; on a new stream after a broken one, it sends again what was not
+// answered. Once gone, what is left runs its then.
 func (n *Node) send(q *backupQueue) {
 	defer func() {
 		q.mu.Lock()
@@ -272,22 +293,53 @@ func (n *Node) send(q *backupQueue) {
 			}
 		}
 	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	wait := 10 * time.Millisecond
 	for {
+		sctx, scancel := context.WithCancel(ctx)
+		stream, err := q.api.Keep(sctx)
+		if err == nil {
+			broken := make(chan struct{})
+			go answers(q, stream, broken)
+			err = pump(q, stream, broken)
+			scancel()
+			<-broken
+			if err == nil {
+				return // gone
+			}
+		}
+		scancel()
+		n.log.Debug("backup stream", "node", q.node, "err", err)
 		select {
 		case <-q.gone:
 			return
-		case <-q.wake:
+		case <-time.After(wait):
 		}
-		for {
-			q.mu.Lock()
-			batch := q.items
-			q.mu.Unlock()
-			if len(batch) == 0 {
-				break
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// errBroken: the stream's answers stopped.
+var errBroken = status.Error(codes.Unavailable, "the backup's stream broke")
+
+// pump sends q's records on stream, from the first not answered, until q
+// is gone (nil) or the stream breaks.
+func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struct{}) error {
+	var sent uint64 // the last record sent on this stream
+	for {
+		q.mu.Lock()
+		var batch []*record
+		for _, rec := range q.items {
+			if rec.id > sent {
+				batch = append(batch, rec)
 			}
-			// One call for the records of one view.
-			req := &backuppb.KeepRequest{Primary: batch[0].req.Primary, Gen: batch[0].req.Gen, Epoch: batch[0].req.Epoch}
+		}
+		q.mu.Unlock()
+		for len(batch) > 0 {
+			// One message for the records of one view.
+			first := batch[0].req
+			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch}
 			k := 0
 			for _, rec := range batch {
 				if rec.req.Gen != req.Gen || rec.req.Epoch != req.Epoch {
@@ -296,27 +348,44 @@ func (n *Node) send(q *backupQueue) {
 				req.Sessions = append(req.Sessions, rec.req.Sessions...)
 				k++
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Suspect)
-			_, err := q.api.Keep(ctx, req)
-			cancel()
-			if err != nil {
-				select {
-				case <-q.gone:
-					return
-				case <-time.After(wait):
-				}
-				wait = min(2*wait, 200*time.Millisecond)
-				continue
+			req.Batch = batch[k-1].id
+			if err := stream.Send(req); err != nil {
+				return err
 			}
-			wait = 10 * time.Millisecond
-			q.mu.Lock()
-			q.items = q.items[k:]
-			q.mu.Unlock()
-			for _, rec := range batch[:k] {
-				close(rec.done)
-				if rec.then != nil {
-					rec.then()
-				}
+			sent = req.Batch
+			batch = batch[k:]
+		}
+		select {
+		case <-q.gone:
+			return nil
+		case <-broken:
+			return errBroken
+		case <-q.wake:
+		}
+	}
+}
+
+// answers takes the backup's answers on stream until it breaks (then it
+// closes broken): each answers the records up to its batch.
+func answers(q *backupQueue, stream backuppb.Backup_KeepClient, broken chan<- struct{}) {
+	defer close(broken)
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			return
+		}
+		q.mu.Lock()
+		k := 0
+		for k < len(q.items) && q.items[k].id <= r.Batch {
+			k++
+		}
+		answered := slices.Clone(q.items[:k])
+		q.items = q.items[k:]
+		q.mu.Unlock()
+		for _, rec := range answered {
+			close(rec.done)
+			if rec.then != nil {
+				rec.then()
 			}
 		}
 	}

@@ -41,7 +41,9 @@ type KeepRequest struct {
 	Sessions []*Session `protobuf:"bytes,4,rep,name=sessions,proto3" json:"sessions,omitempty"`
 	// The epoch of the view the primary recorded these in: only a newer
 	// view that leaves its run out hands them to the backup.
-	Epoch         uint64 `protobuf:"varint,5,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Epoch uint64 `protobuf:"varint,5,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	// The primary's number of this request on its queue, answered back.
+	Batch         uint64 `protobuf:"varint,6,opt,name=batch,proto3" json:"batch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -111,8 +113,17 @@ func (x *KeepRequest) GetEpoch() uint64 {
 	return 0
 }
 
+func (x *KeepRequest) GetBatch() uint64 {
+	if x != nil {
+		return x.Batch
+	}
+	return 0
+}
+
+// KeepResponse: the backup keeps every request up to batch.
 type KeepResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
+	Batch         uint64                 `protobuf:"varint,1,opt,name=batch,proto3" json:"batch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -145,6 +156,13 @@ func (x *KeepResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use KeepResponse.ProtoReflect.Descriptor instead.
 func (*KeepResponse) Descriptor() ([]byte, []int) {
 	return file_backup_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *KeepResponse) GetBatch() uint64 {
+	if x != nil {
+		return x.Batch
+	}
+	return 0
 }
 
 // Session is a session as its primary holds it now.
@@ -316,14 +334,16 @@ var File_backup_proto protoreflect.FileDescriptor
 
 const file_backup_proto_rawDesc = "" +
 	"\n" +
-	"\fbackup.proto\x12\x18allot.internal.backup.v1\"\xa6\x01\n" +
+	"\fbackup.proto\x12\x18allot.internal.backup.v1\"\xbc\x01\n" +
 	"\vKeepRequest\x12\x18\n" +
 	"\aprimary\x18\x01 \x01(\x05R\aprimary\x12\x10\n" +
 	"\x03gen\x18\x02 \x01(\x04R\x03gen\x12\x16\n" +
 	"\x06forget\x18\x03 \x01(\bR\x06forget\x12=\n" +
 	"\bsessions\x18\x04 \x03(\v2!.allot.internal.backup.v1.SessionR\bsessions\x12\x14\n" +
-	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\"\x0e\n" +
-	"\fKeepResponse\"\x91\x01\n" +
+	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\x12\x14\n" +
+	"\x05batch\x18\x06 \x01(\x04R\x05batch\"$\n" +
+	"\fKeepResponse\x12\x14\n" +
+	"\x05batch\x18\x01 \x01(\x04R\x05batch\"\x91\x01\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x15\n" +
 	"\x06ttl_ms\x18\x02 \x01(\x03R\x05ttlMs\x12\x10\n" +
@@ -336,9 +356,9 @@ const file_backup_proto_rawDesc = "" +
 	"\x03res\x18\x03 \x03(\x05R\x03res\x12\x14\n" +
 	"\x05epoch\x18\x04 \x01(\x04R\x05epoch\x12\x18\n" +
 	"\acounter\x18\x05 \x01(\x04R\acounter\x12\x12\n" +
-	"\x04unit\x18\x06 \x01(\x05R\x04unit2_\n" +
-	"\x06Backup\x12U\n" +
-	"\x04Keep\x12%.allot.internal.backup.v1.KeepRequest\x1a&.allot.internal.backup.v1.KeepResponseB6Z4github.com/allot-dev/allot/service/internal/backuppbb\x06proto3"
+	"\x04unit\x18\x06 \x01(\x05R\x04unit2c\n" +
+	"\x06Backup\x12Y\n" +
+	"\x04Keep\x12%.allot.internal.backup.v1.KeepRequest\x1a&.allot.internal.backup.v1.KeepResponse(\x010\x01B6Z4github.com/allot-dev/allot/service/internal/backuppbb\x06proto3"
 
 var (
 	file_backup_proto_rawDescOnce sync.Once

@@ -34,8 +34,12 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type BackupClient interface {
 	// Keep records sessions of the primary at this node, replacing what it
-	// keeps of each (a record of a smaller seq is dropped).
-	Keep(ctx context.Context, in *KeepRequest, opts ...grpc.CallOption) (*KeepResponse, error)
+	// keeps of each (a record of a smaller seq is dropped), and answers each
+	// request once it is kept. One stream per primary and backup, for as
+	// long as the node is the primary's backup: a record costs a message,
+	// not a call. A primary whose stream broke sends again on a new one
+	// what was not answered (a record sent twice is kept once: its seq).
+	Keep(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[KeepRequest, KeepResponse], error)
 }
 
 type backupClient struct {
@@ -46,23 +50,30 @@ func NewBackupClient(cc grpc.ClientConnInterface) BackupClient {
 	return &backupClient{cc}
 }
 
-func (c *backupClient) Keep(ctx context.Context, in *KeepRequest, opts ...grpc.CallOption) (*KeepResponse, error) {
+func (c *backupClient) Keep(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[KeepRequest, KeepResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(KeepResponse)
-	err := c.cc.Invoke(ctx, Backup_Keep_FullMethodName, in, out, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &Backup_ServiceDesc.Streams[0], Backup_Keep_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	x := &grpc.GenericClientStream[KeepRequest, KeepResponse]{ClientStream: stream}
+	return x, nil
 }
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Backup_KeepClient = grpc.BidiStreamingClient[KeepRequest, KeepResponse]
 
 // BackupServer is the server API for Backup service.
 // All implementations must embed UnimplementedBackupServer
 // for forward compatibility.
 type BackupServer interface {
 	// Keep records sessions of the primary at this node, replacing what it
-	// keeps of each (a record of a smaller seq is dropped).
-	Keep(context.Context, *KeepRequest) (*KeepResponse, error)
+	// keeps of each (a record of a smaller seq is dropped), and answers each
+	// request once it is kept. One stream per primary and backup, for as
+	// long as the node is the primary's backup: a record costs a message,
+	// not a call. A primary whose stream broke sends again on a new one
+	// what was not answered (a record sent twice is kept once: its seq).
+	Keep(grpc.BidiStreamingServer[KeepRequest, KeepResponse]) error
 	mustEmbedUnimplementedBackupServer()
 }
 
@@ -73,8 +84,8 @@ type BackupServer interface {
 // pointer dereference when methods are called.
 type UnimplementedBackupServer struct{}
 
-func (UnimplementedBackupServer) Keep(context.Context, *KeepRequest) (*KeepResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method Keep not implemented")
+func (UnimplementedBackupServer) Keep(grpc.BidiStreamingServer[KeepRequest, KeepResponse]) error {
+	return status.Error(codes.Unimplemented, "method Keep not implemented")
 }
 func (UnimplementedBackupServer) mustEmbedUnimplementedBackupServer() {}
 func (UnimplementedBackupServer) testEmbeddedByValue()                {}
@@ -97,23 +108,12 @@ func RegisterBackupServer(s grpc.ServiceRegistrar, srv BackupServer) {
 	s.RegisterService(&Backup_ServiceDesc, srv)
 }
 
-func _Backup_Keep_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(KeepRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(BackupServer).Keep(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: Backup_Keep_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(BackupServer).Keep(ctx, req.(*KeepRequest))
-	}
-	return interceptor(ctx, in, info, handler)
+func _Backup_Keep_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(BackupServer).Keep(&grpc.GenericServerStream[KeepRequest, KeepResponse]{ServerStream: stream})
 }
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Backup_KeepServer = grpc.BidiStreamingServer[KeepRequest, KeepResponse]
 
 // Backup_ServiceDesc is the grpc.ServiceDesc for Backup service.
 // It's only intended for direct use with grpc.RegisterService,
@@ -121,12 +121,14 @@ func _Backup_Keep_Handler(srv interface{}, ctx context.Context, dec func(interfa
 var Backup_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "allot.internal.backup.v1.Backup",
 	HandlerType: (*BackupServer)(nil),
-	Methods: []grpc.MethodDesc{
+	Methods:     []grpc.MethodDesc{},
+	Streams: []grpc.StreamDesc{
 		{
-			MethodName: "Keep",
-			Handler:    _Backup_Keep_Handler,
+			StreamName:    "Keep",
+			Handler:       _Backup_Keep_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
 	Metadata: "backup.proto",
 }
