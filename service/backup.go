@@ -28,9 +28,10 @@ import (
 // keeps for it (takeOver): they enter its session table with a fresh TTL,
 // and their grants are asked again in the new view with their tokens, as
 // the node's own held grants are, before the node reports ready. The view
-// serves no request before every member is ready (control/state.go, the
-// ReadyEntry that opens a view only once every member's is committed), so
-// nobody else is granted those names meanwhile. Two nodes lost at once,
+// serves no request before every member is ready (control/state.go: the
+// ReadyEntry that opens a view only once every member's is applied;
+// control.Node.step: Serve, on each node, only once its log has the view
+// open), so nobody else is granted those names meanwhile. Two nodes lost at once,
 // the primary and its backup, lose the primary's sessions, as before.
 
 // primaryRun is a primary's run: its node and its generation in the views.
