@@ -200,10 +200,14 @@ func snapshot(s *session) *backuppb.Session {
 	s.seq++
 	out := &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead}
 	for _, g := range s.grants {
-		if !g.held() {
+		g.mu.Lock()
+		held, unit := g.answered && !g.released, g.unit // regrant moves the unit
+		g.mu.Unlock()
+		if !held {
 			continue
 		}
-		rg := &backuppb.Grant{Id: g.id, Key: g.key.String(), Epoch: g.epoch, Counter: g.counter, Unit: g.unit}
+		// The rest is fixed once answered.
+		rg := &backuppb.Grant{Id: g.id, Key: g.key.String(), Epoch: g.epoch, Counter: g.counter, Unit: unit}
 		for _, x := range g.req.Res {
 			rg.Res = append(rg.Res, int32(x))
 		}
