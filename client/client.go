@@ -559,6 +559,11 @@ func (s *Session) keepAlive(every time.Duration) {
 		if end.Before(sent.Add(every)) {
 			end = sent.Add(every)
 		}
+		if wait := max(every, moveTry); len(s.c.conns) > 1 && end.After(sent.Add(wait)) {
+			// A node that does not answer (frozen, or cut off silently)
+			// is left in time to find the session's backup.
+			end = sent.Add(wait)
+		}
 		ctx, cancel := context.WithDeadline(context.Background(), end)
 		r, err := api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
 		cancel()
