@@ -657,37 +657,58 @@ func (s *Session) moveNow() {
 	}
 }
 
-// call runs f on the session's node; if that node is unavailable and
-// again is set (f is safe to repeat), it waits for the session to move
-// and runs f once more there.
-func (s *Session) call(ctx context.Context, again bool, f func(pb.AllotClient) error) error {
+// call runs f on the session's node, with ctx; if that node is
+// unavailable and again is set (f is safe to repeat), it waits for the
+// session to move and runs f once more there. With again, a call the
+// node has not answered when the session moves (a frozen node answers
+// nothing) is given up and sent to the new node.
+func (s *Session) call(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) error {
 	api, _, moved := s.node()
-	err := f(api)
-	if err == nil || len(s.c.conns) == 1 {
+	lost := func(err error) bool {
+		// Unavailable: the node may be lost. Not found: the node does
+		// not know the session (it expired, or it moved while the node
+		// was away). The keep-alive finds out.
+		return len(s.c.conns) > 1 && (unavailable(err) || status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld))
+	}
+	if !again || len(s.c.conns) == 1 {
+		err := f(ctx, api)
+		if err != nil && lost(err) {
+			s.moveNow()
+		}
 		return err
 	}
-	if status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld) {
-		// The node does not know the session: it expired, or it moved
-		// while this node was away. The keep-alive finds out.
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-moved:
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	err := f(cctx, api)
+	cancel()
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return err
+	case unavailable(err):
 		s.moveNow()
-		return err
-	}
-	if !unavailable(err) {
-		return err
-	}
-	s.moveNow()
-	if !again {
-		return err
-	}
-	select {
-	case <-moved:
-	case <-s.done:
-		return err
-	case <-ctx.Done():
+		select {
+		case <-moved:
+		case <-s.done:
+			return err
+		case <-ctx.Done():
+			return err
+		}
+	case status.Code(err) == codes.Canceled:
+		// Given up: the session moved meanwhile.
+	default:
+		if lost(err) {
+			s.moveNow()
+		}
 		return err
 	}
 	api, _, _ = s.node()
-	return f(api)
+	return f(ctx, api)
 }
 
 // Close ends the session and gives back everything it holds.
@@ -697,7 +718,7 @@ func (s *Session) Close(ctx context.Context) error {
 	defer s.lost()
 	// Not sent again elsewhere: the keep-alives have stopped, so the
 	// session will not move; unreachable, it expires after its TTL.
-	return wrap(s.call(ctx, false, func(api pb.AllotClient) error {
+	return wrap(s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
 		_, err := api.CloseSession(ctx, &pb.CloseSessionRequest{Session: s.id})
 		return err
 	}))
@@ -764,7 +785,7 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 		}
 	}
 	var r *pb.LockResponse
-	err := s.call(ctx, false, func(api pb.AllotClient) (err error) {
+	err := s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
 		r, err = api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
 		return err
 	})
@@ -781,7 +802,7 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 // Unlock gives the grant back. ErrNotHeld: it was given back already;
 // the session goes on.
 func (g *Grant) Unlock(ctx context.Context) error {
-	return wrap(g.s.call(ctx, true, func(api pb.AllotClient) error {
+	return wrap(g.s.call(ctx, true, func(ctx context.Context, api pb.AllotClient) error {
 		_, err := api.Unlock(ctx, &pb.UnlockRequest{Session: g.s.id, Grant: g.id})
 		return err
 	}))
@@ -843,7 +864,7 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 		return nil, err
 	}
 	var r *pb.AcquireResponse
-	err := m.s.call(ctx, false, func(api pb.AllotClient) (err error) {
+	err := m.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
 		r, err = api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
 		return err
 	})
@@ -867,7 +888,7 @@ func (m *Semaphore) Release(ctx context.Context) error {
 	g := m.held[len(m.held)-1]
 	m.held = m.held[:len(m.held)-1]
 	m.mu.Unlock()
-	return wrap(m.s.call(ctx, true, func(api pb.AllotClient) error {
+	return wrap(m.s.call(ctx, true, func(ctx context.Context, api pb.AllotClient) error {
 		_, err := api.Release(ctx, &pb.ReleaseRequest{Session: m.s.id, Grant: g.id})
 		return err
 	}))
@@ -896,7 +917,7 @@ func (q *Quota) Take(ctx context.Context, n int) error {
 	if err := checkName("quota", q.name, false); err != nil {
 		return err
 	}
-	return wrap(q.s.call(ctx, false, func(api pb.AllotClient) error {
+	return wrap(q.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
 		_, err := api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
 		return err
 	}))

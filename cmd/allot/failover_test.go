@@ -56,6 +56,24 @@ func onNode(ctx context.Context, t *testing.T, addrs []string, k int, ttl time.D
 	return s
 }
 
+// waitStopped waits until process pid is stopped (state T in
+// /proc/PID/stat), at most 5s.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Skipf("cannot tell whether the node is stopped: %v", err)
+		}
+		// pid (comm) STATE ...: comm may hold spaces, the state follows
+		// its last ')'.
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && strings.HasPrefix(string(b[i+1:]), " T") {
+			return
+		}
+	}
+	t.Fatalf("process %d not stopped 5s after SIGSTOP", pid)
+}
+
 // readLogs reads the nodes' event logs.
 func readLogs(t *testing.T, paths []string) [][]eventlog.Record {
 	t.Helper()
@@ -185,6 +203,9 @@ func outlive(t *testing.T, sig syscall.Signal) {
 		<-procs[victim].exited
 	} else {
 		defer syscall.Kill(procs[victim].cmd.Process.Pid, syscall.SIGCONT)
+		// Stopped for sure before the probes below: a Lock the node
+		// answered before would not show the session moved.
+		waitStopped(t, procs[victim].cmd.Process.Pid)
 	}
 
 	// Each holder's session moves: a Lock of a name of its own through
