@@ -51,7 +51,7 @@
 //     (Session passes over nodes that are down). A Lock or Acquire cut off
 //     by its node's loss returns ErrUnavailable and may still be held by
 //     the session until it ends; Unlock and Release wait for the move and
-//     are sent again. A one-node cluster has no backup.
+//     are sent again (one the old node did not answer is given up then). A one-node cluster has no backup.
 //   - A semaphore's units are those of its first use in the cluster
 //     (ErrMismatch otherwise); the cluster records at most --max-semaphores
 //     names (default 1024) for its life, and a node holds at most
