@@ -43,9 +43,15 @@
 //     one token per name.
 //   - A node serves at most --slots requests (default 16) at once per lock
 //     or semaphore; more wait for a slot.
-//   - A session is pinned to the node that opened it: if that node dies or
-//     is cut off, the session ends (Done closes) and its grants with it;
-//     open a new one (Session passes over nodes that are down).
+//   - A session is served by one node at a time, and recorded at another
+//     (its backup), which adopts it if the first dies or is cut off: the
+//     session then moves there by itself, with its grants and their tokens
+//     (give Dial every node's address, or it cannot). The node and its
+//     backup lost at once lose the session (Done closes): open a new one
+//     (Session passes over nodes that are down). A Lock or Acquire cut off
+//     by its node's loss returns ErrUnavailable and may still be held by
+//     the session until it ends; Unlock and Release wait for the move and
+//     are sent again (one the old node did not answer is given up then). A one-node cluster has no backup.
 //   - A semaphore's units are those of its first use in the cluster
 //     (ErrMismatch otherwise), until nobody holds it at a refresh; a node
 //     keeps at most --max-semaphores semaphores in use (default 1024; the
@@ -415,13 +421,14 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	// for the next one.
 	first := int(c.next.Add(1) - 1)
 	var (
-		api  pb.AllotClient
+		at   int
 		r    *pb.OpenSessionResponse
 		err  error
 		sent time.Time
 	)
 	for i := range c.conns {
-		api = pb.NewAllotClient(c.conns[(first+i)%len(c.conns)])
+		at = (first + i) % len(c.conns)
+		api := pb.NewAllotClient(c.conns[at])
 		sent = time.Now()
 		r, err = api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: max(1, o.ttl.Milliseconds())})
 		if status.Code(err) != codes.Unavailable && !errors.Is(wrap(err), ErrLimit) || ctx.Err() != nil {
@@ -431,23 +438,33 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	if err != nil {
 		return nil, wrap(err)
 	}
-	s := &Session{api: api, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{})}
+	s := &Session{c: c, at: at, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{}), kick: make(chan struct{}, 1), moved: make(chan struct{})}
 	b := s.bound(r.LeaseMs)
-	s.deadline = time.AfterFunc(time.Until(sent.Add(b)), s.lost)
-	go s.keepAlive(sent.Add(b), b/3)
+	s.lastOK, s.until = sent, sent.Add(b)
+	s.deadline = time.AfterFunc(time.Until(s.until), s.lost)
+	go s.keepAlive(b / 3)
 	return s, nil
 }
 
-// Session is a lease on one node.
+// Session is a lease in the cluster, served by one node at a time: the
+// one that opened it, or, once that node is lost, the one that adopted it
+// (Session moves to it by itself).
 type Session struct {
-	api      pb.AllotClient
+	c        *Client
 	id       uint64
 	ttl      time.Duration
 	done     chan struct{}
 	stop     chan struct{}
+	kick     chan struct{} // a call found the session's node unavailable
 	once     sync.Once
 	stopOnce sync.Once
 	deadline *time.Timer
+
+	mu     sync.Mutex
+	at     int           // the node serving the session (an index of c.conns)
+	moved  chan struct{} // closed when at changes (and replaced)
+	lastOK time.Time     // when the last keep-alive that succeeded was sent
+	until  time.Time     // when Done closes, unless a keep-alive moves it
 }
 
 // Done closes when the session's lease may have expired or the session was
@@ -459,11 +476,20 @@ func (s *Session) ID() uint64 { return s.id }
 
 func (s *Session) lost() { s.once.Do(func() { close(s.done) }) }
 
+// node is the session's node now, and the channel that closes when it
+// changes.
+func (s *Session) node() (pb.AllotClient, int, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return pb.NewAllotClient(s.c.conns[s.at]), s.at, s.moved
+}
+
 // bound is how long the session may be believed alive after a request
 // was sent, given the answer's lease: the session's TTL, and no longer
 // than its node may serve (the node's lease in the control plane: a node
 // cut off from the cluster stops serving when it runs out, and the
-// others may then hand out what this session holds).
+// others may then hand out what this session holds, unless its backup
+// adopts it).
 func (s *Session) bound(leaseMs int64) time.Duration {
 	if leaseMs > 0 {
 		return min(s.ttl, time.Duration(leaseMs)*time.Millisecond)
@@ -471,10 +497,48 @@ func (s *Session) bound(leaseMs int64) time.Duration {
 	return s.ttl
 }
 
+// renewed moves the deadline after a keep-alive sent at sent succeeded at
+// node k with the answer's lease.
+func (s *Session) renewed(k int, sent time.Time, leaseMs int64) time.Duration {
+	b := s.bound(leaseMs)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k != s.at {
+		s.at = k
+		close(s.moved)
+		s.moved = make(chan struct{})
+	}
+	s.lastOK, s.until = sent, sent.Add(b)
+	s.deadline.Reset(time.Until(s.until))
+	return b
+}
+
+// keep moves the deadline after a node that keeps the session as its
+// backup answered (SESSION_MOVING) a keep-alive sent at sent, with its
+// lease: the session cannot be lost before that node's lease runs out
+// (it adopts the session if its node is lost), nor end at its node
+// before the TTL from the last keep-alive that reached it.
+func (s *Session) keep(sent time.Time, leaseMs int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u := minTime(s.lastOK.Add(s.ttl), sent.Add(time.Duration(leaseMs)*time.Millisecond)); u.After(s.until) {
+		s.until = u
+		s.deadline.Reset(time.Until(u))
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
 // keepAlive renews the lease three times per bound (the TTL, or the
 // node's lease if shorter); the local deadline moves only when a renewal
-// succeeded, counted from when it was sent.
-func (s *Session) keepAlive(until time.Time, every time.Duration) {
+// succeeded, counted from when it was sent. When the session's node does
+// not answer, the session moves (move).
+func (s *Session) keepAlive(every time.Duration) {
 	for {
 		t := time.NewTimer(max(every, time.Millisecond))
 		select {
@@ -485,26 +549,168 @@ func (s *Session) keepAlive(until time.Time, every time.Duration) {
 			t.Stop()
 			return
 		case <-t.C:
+		case <-s.kick:
+			t.Stop()
 		}
+		api, at, _ := s.node()
 		sent := time.Now()
 		// A keep-alive is worth waiting for until the session is lost.
-		end := until
+		s.mu.Lock()
+		end := s.until
+		s.mu.Unlock()
 		if end.Before(sent.Add(every)) {
 			end = sent.Add(every)
 		}
+		if wait := max(every, moveTry); len(s.c.conns) > 1 && end.After(sent.Add(wait)) {
+			// A node that does not answer (frozen, or cut off silently)
+			// is left in time to find the session's backup.
+			end = sent.Add(wait)
+		}
 		ctx, cancel := context.WithDeadline(context.Background(), end)
-		r, err := s.api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
+		r, err := api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
 		cancel()
-		if status.Code(err) == codes.NotFound || status.Code(err) == codes.Unavailable {
-			s.lost()
+		if err == nil {
+			every = s.renewed(at, sent, r.LeaseMs) / 3
+			continue
+		}
+		if len(s.c.conns) == 1 {
+			// Nowhere to move: the session is lost with its node, as it
+			// is with any client of an older version.
+			if status.Code(err) == codes.NotFound || status.Code(err) == codes.Unavailable {
+				s.lost()
+				return
+			}
+			continue
+		}
+		if status.Code(err) == codes.Canceled {
+			continue
+		}
+		every = s.move(at)
+		if every == 0 {
 			return
 		}
+	}
+}
+
+// move looks for the node that serves the session, starting after node
+// from, until one answers a keep-alive (it returns the next renewal's
+// interval) or the session is lost or stopped (0). A node that keeps the
+// session as its backup (SESSION_MOVING) moves the deadline on; any other
+// answer sends it to the next node. The node that served the session is
+// tried too: it may have been away for a moment only.
+func (s *Session) move(from int) time.Duration {
+	n := len(s.c.conns)
+	for i := 1; ; i++ {
+		k := (from + i) % n
+		select {
+		case <-s.stop:
+			return 0
+		case <-s.done:
+			return 0
+		default:
+		}
+		sent := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry))
+		r, err := pb.NewAllotClient(s.c.conns[k]).KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
+		cancel()
 		if err == nil {
-			b := s.bound(r.LeaseMs)
-			until, every = sent.Add(b), b/3
-			s.deadline.Reset(time.Until(until))
+			return s.renewed(k, sent, r.LeaseMs) / 3
+		}
+		if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
+			if reason, meta := errorInfo(st); reason == pb.ReasonSessionMoving {
+				s.keep(sent, int64(count(meta["lease_ms"])))
+			}
+		}
+		if i%n == 0 {
+			// Every node tried: the session's new node is adopting it
+			// (a view change takes the lease of the lost node, and an
+			// election).
+			select {
+			case <-s.stop:
+				return 0
+			case <-s.done:
+				return 0
+			case <-time.After(movePause):
+			}
 		}
 	}
+}
+
+// moveTry bounds one keep-alive while the session moves, and movePause
+// is the wait after every node was tried.
+const (
+	moveTry   = 500 * time.Millisecond
+	movePause = 20 * time.Millisecond
+)
+
+// unavailable reports whether err says the session's node cannot serve
+// it now: it is down or unreachable (not a refused TLS handshake), or it
+// keeps the session as a backup. The session then moves.
+func unavailable(err error) bool {
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.Unavailable && !handshake(st.Message())
+}
+
+// moveNow asks the keep-alive loop to look for the session's node now.
+func (s *Session) moveNow() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// call runs f on the session's node, with ctx; if that node is
+// unavailable and again is set (f is safe to repeat), it waits for the
+// session to move and runs f once more there. With again, a call the
+// node has not answered when the session moves (a frozen node answers
+// nothing) is given up and sent to the new node.
+func (s *Session) call(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) error {
+	api, _, moved := s.node()
+	lost := func(err error) bool {
+		// Unavailable: the node may be lost. Not found: the node does
+		// not know the session (it expired, or it moved while the node
+		// was away). The keep-alive finds out.
+		return len(s.c.conns) > 1 && (unavailable(err) || status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld))
+	}
+	if !again || len(s.c.conns) == 1 {
+		err := f(ctx, api)
+		if err != nil && lost(err) {
+			s.moveNow()
+		}
+		return err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-moved:
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	err := f(cctx, api)
+	cancel()
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return err
+	case unavailable(err):
+		s.moveNow()
+		select {
+		case <-moved:
+		case <-s.done:
+			return err
+		case <-ctx.Done():
+			return err
+		}
+	case status.Code(err) == codes.Canceled:
+		// Given up: the session moved meanwhile.
+	default:
+		if lost(err) {
+			s.moveNow()
+		}
+		return err
+	}
+	api, _, _ = s.node()
+	return f(ctx, api)
 }
 
 // Close ends the session and gives back everything it holds.
@@ -512,8 +718,12 @@ func (s *Session) Close(ctx context.Context) error {
 	s.stopOnce.Do(func() { close(s.stop) })
 	s.deadline.Stop()
 	defer s.lost()
-	_, err := s.api.CloseSession(ctx, &pb.CloseSessionRequest{Session: s.id})
-	return wrap(err)
+	// Not sent again elsewhere: the keep-alives have stopped, so the
+	// session will not move; unreachable, it expires after its TTL.
+	return wrap(s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
+		_, err := api.CloseSession(ctx, &pb.CloseSessionRequest{Session: s.id})
+		return err
+	}))
 }
 
 // Orphan stops keeping the session alive without closing it, as a client
@@ -576,7 +786,11 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 			return nil, err
 		}
 	}
-	r, err := s.api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
+	var r *pb.LockResponse
+	err := s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
+		r, err = api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
+		return err
+	})
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -590,8 +804,10 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 // Unlock gives the grant back. ErrNotHeld: it was given back already;
 // the session goes on.
 func (g *Grant) Unlock(ctx context.Context) error {
-	_, err := g.s.api.Unlock(ctx, &pb.UnlockRequest{Session: g.s.id, Grant: g.id})
-	return wrap(err)
+	return wrap(g.s.call(ctx, true, func(ctx context.Context, api pb.AllotClient) error {
+		_, err := api.Unlock(ctx, &pb.UnlockRequest{Session: g.s.id, Grant: g.id})
+		return err
+	}))
 }
 
 // Semaphore is a semaphore of units units, named name in the cluster.
@@ -649,7 +865,11 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 	if err := checkName("semaphore", m.name, true); err != nil {
 		return nil, err
 	}
-	r, err := m.s.api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
+	var r *pb.AcquireResponse
+	err := m.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
+		r, err = api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
+		return err
+	})
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -670,8 +890,10 @@ func (m *Semaphore) Release(ctx context.Context) error {
 	g := m.held[len(m.held)-1]
 	m.held = m.held[:len(m.held)-1]
 	m.mu.Unlock()
-	_, err := m.s.api.Release(ctx, &pb.ReleaseRequest{Session: m.s.id, Grant: g.id})
-	return wrap(err)
+	return wrap(m.s.call(ctx, true, func(ctx context.Context, api pb.AllotClient) error {
+		_, err := api.Release(ctx, &pb.ReleaseRequest{Session: m.s.id, Grant: g.id})
+		return err
+	}))
 }
 
 // Quota is a quota named name in the cluster.
@@ -697,6 +919,8 @@ func (q *Quota) Take(ctx context.Context, n int) error {
 	if err := checkName("quota", q.name, false); err != nil {
 		return err
 	}
-	_, err := q.s.api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
-	return wrap(err)
+	return wrap(q.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
+		_, err := api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
+		return err
+	}))
 }

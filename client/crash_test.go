@@ -126,7 +126,9 @@ func session(t *testing.T, ctx context.Context, addr string) *client.Session {
 
 // TestNodeCrashAndRejoin crashes a node while sessions on the others hold
 // locks and a semaphore unit: after the suspicion timeout the cluster
-// moves to a view without it, what the dead node held is free again, what
+// moves to a view without it, what the dead node held is free again once
+// its sessions, adopted by its backup, expire (their client cannot
+// follow them: it knows that node alone), what
 // the live sessions hold stays theirs (nobody else gets it until they give
 // it back), and their next holders get tokens of the new, larger epoch.
 // The quota is held while the node is away (its count is on its disk);
@@ -166,7 +168,10 @@ func TestNodeCrashAndRejoin(t *testing.T) {
 	crashed := time.Now()
 	c.crash(2)
 
-	// What the dead node held is free once the cluster moved on.
+	// What the dead node held is free once the cluster moved on and the
+	// dead node's sessions ran out: node 0, its backup, adopts them, but
+	// their client knows node 2 alone and cannot follow (their Done
+	// closes), so they expire after their TTL at node 0.
 	g, err := s1.Lock(ctx, "dies")
 	if err != nil {
 		t.Fatal(err)

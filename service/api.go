@@ -55,11 +55,11 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 }
 
 // Unlock implements the Allot service.
-func (n *Node) Unlock(_ context.Context, r *pb.UnlockRequest) (*pb.UnlockResponse, error) {
-	return &pb.UnlockResponse{}, n.giveBack(r.Session, r.Grant)
+func (n *Node) Unlock(ctx context.Context, r *pb.UnlockRequest) (*pb.UnlockResponse, error) {
+	return &pb.UnlockResponse{}, n.giveBack(ctx, r.Session, r.Grant)
 }
 
-func (n *Node) giveBack(sid, gid uint64) error {
+func (n *Node) giveBack(ctx context.Context, sid, gid uint64) error {
 	s, err := n.session(sid)
 	if err != nil {
 		return err
@@ -68,8 +68,22 @@ func (n *Node) giveBack(sid, gid uint64) error {
 	if g == nil {
 		return errNotHeld(gid)
 	}
-	g.release()
-	return nil
+	// Recorded at the backup before it goes back: the backup must never
+	// adopt a grant someone else may hold by then (the view adopting it
+	// would wait for both). The give-back is decided here: it happens once
+	// the backup has it, or once the backup moved (the view that moves it
+	// records the session again), even if the caller stops waiting.
+	given := make(chan struct{})
+	n.recordLater(s, func() {
+		g.release()
+		close(given)
+	})
+	select {
+	case <-given:
+		return nil
+	case <-ctx.Done():
+		return status.FromContextError(ctx.Err()).Err()
+	}
 }
 
 // Acquire implements the Allot service.
@@ -102,6 +116,6 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 }
 
 // Release implements the Allot service.
-func (n *Node) Release(_ context.Context, r *pb.ReleaseRequest) (*pb.ReleaseResponse, error) {
-	return &pb.ReleaseResponse{}, n.giveBack(r.Session, r.Grant)
+func (n *Node) Release(ctx context.Context, r *pb.ReleaseRequest) (*pb.ReleaseResponse, error) {
+	return &pb.ReleaseResponse{}, n.giveBack(ctx, r.Session, r.Grant)
 }

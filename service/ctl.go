@@ -404,7 +404,7 @@ func (n *Node) change(c control.Change) {
 	}
 	switch c.Kind {
 	case control.Adopt:
-		n.adopt(v)
+		n.adopt(v, c.View)
 	case control.Serve:
 		n.events.Put(eventlog.Record{Ev: proc.EvView.String(), Epoch: v.Epoch, Members: c.View.Members})
 		n.serve(v, c.Left)
@@ -416,12 +416,16 @@ func (n *Node) change(c control.Change) {
 	}
 }
 
-// adopt moves this node to view v: the instances of older views stop,
-// the grants its sessions hold are asked for again in v, and once they
-// all are, the node tells the control plane it is ready.
-func (n *Node) adopt(v space.View) {
+// adopt moves this node to view v (cv as the control plane has it): the
+// instances of older views stop, the sessions this node keeps for a node
+// v leaves out are adopted (backup.go), the grants its sessions hold are
+// asked for again in v, its sessions are recorded at its backup in v if
+// that moved, and once all that is done the node tells the control plane
+// it is ready.
+func (n *Node) adopt(v space.View, cv control.View) {
 	st := &epochState{v: v, adopted: time.Now(), ready: make(chan struct{}), retired: make(chan struct{})}
 	old, stop := n.views.adopt(st)
+	adopted := n.takeOver(cv)
 	// The grants are read after st is the node's view: a grant answered
 	// in old is either held by now, or its request sees the view moved
 	// and gives it back (acquire).
@@ -450,6 +454,7 @@ func (n *Node) adopt(v space.View) {
 		for _, g := range held {
 			wg.Go(func() { n.regrant(g, st) })
 		}
+		wg.Go(func() { n.moveBackup(cv, adopted) })
 		wg.Wait()
 		n.ctl.ready(v.Epoch, sems)
 	}()
@@ -513,7 +518,7 @@ func (n *Node) fence(epoch uint64) {
 	}
 	n.retire(stop)
 	for _, s := range sessions {
-		n.end(s, 0, "this node stopped serving")
+		n.end(s, 0, "this node stopped serving", false)
 	}
 	go n.ctl.stopped()
 }

@@ -46,6 +46,15 @@
 // node started with a node list the log has moved past refuses to run
 // (ErrStaleMembership); a removed one stops (ErrRemoved).
 //
+// Sessions outlive their node (backup.go says how, and what it does not
+// cover): a session's node records it, and each grant before answering
+// it, at its backup, the next member in the view (primary.go: an ordered
+// queue per backup, over the node's own Backup gRPC service,
+// internal/backuppb); when a view leaves the node's run out, the backup
+// adopts the sessions in adopt (ctl.go), before it reports ready, and
+// asks their grants again with their tokens. A call of a session at its
+// backup is UNAVAILABLE with reason SESSION_MOVING: the client moves.
+//
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the
 // session table, the control host. clock.go is the Lamport clock of the

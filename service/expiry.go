@@ -91,7 +91,7 @@ func (n *Node) expire(ctx context.Context) {
 			case time.Now().Before(at):
 				n.expiry.add(s, at) // kept alive meanwhile
 			default:
-				n.end(s, n.cfg.LockDelay, "lease expired")
+				n.end(s, n.cfg.LockDelay, "lease expired", true)
 			}
 			continue
 		}

@@ -113,6 +113,19 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			g.release()
 			return nil, errExpired
 		}
+		// Never answered before the session's backup has it (backup.go).
+		if err := n.recordSession(ctx, s); err != nil {
+			// Its record may reach the backup yet: it goes back after
+			// one without it.
+			s.drop(g)
+			n.recordLater(s, g.release)
+			return nil, err
+		}
+		select {
+		case <-s.done:
+			return nil, errExpired // ended meanwhile: end gives g back
+		default:
+		}
 		return g, nil
 	}
 }
@@ -189,7 +202,9 @@ func (g *grant) release() {
 	g.released = true
 	in, sl, unit := g.in, g.sl, g.unit
 	g.mu.Unlock()
-	if !done {
+	// in is nil for a grant adopted from a lost node and not asked again
+	// yet: regrant gives it back once it is.
+	if !done && in != nil {
 		in.release(sl, unit)
 	}
 }

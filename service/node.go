@@ -21,6 +21,7 @@ import (
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/eventlog"
+	"github.com/allot-dev/allot/service/internal/backuppb"
 	"github.com/allot-dev/allot/service/internal/space"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
@@ -156,6 +157,12 @@ type Node struct {
 	semUnits    sync.Map
 	expiry      *expiry
 	refreshWake chan struct{}
+
+	// Sessions that outlive their node: what this node keeps as the
+	// backup of other nodes' sessions (backup.go), and the records of
+	// its own going to its backup (primary.go).
+	keeper *keeper
+	rep    *replicator
 }
 
 // New returns the node cfg.Self of cfg.Cluster; Start connects it.
@@ -201,6 +208,8 @@ func New(cfg Config) (*Node, error) {
 		peers:    map[int]string{},
 		dropping: map[int]bool{},
 		removed:  make(chan struct{}),
+		keeper:   newKeeper(),
+		rep:      &replicator{conns: map[int]*grpc.ClientConn{}},
 
 		refreshWake: make(chan struct{}, 1),
 	}
@@ -259,6 +268,7 @@ func New(cfg Config) (*Node, error) {
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
 	pb.RegisterAdminServer(s, admin{n: n})
+	backuppb.RegisterBackupServer(s, backupServer{n: n})
 	n.registerOps(s)
 	n.ctl.mu.Lock()
 	ms := n.ctl.node.Members()
@@ -387,6 +397,7 @@ out:
 	if n.tr != nil {
 		n.tr.Close()
 	}
+	n.closeBackups()
 	n.ctl.close()
 	if n.tmpDir != "" {
 		os.RemoveAll(n.tmpDir)

@@ -74,6 +74,7 @@ type session struct {
 	grants   map[uint64]*grant
 	dead     bool
 	deadline time.Time // the lease runs out (moved on by each keep-alive); expiry ends it then
+	seq      uint64    // the last record of the session sent to its backup (primary.go)
 }
 
 func (s *session) add(g *grant) bool {
@@ -102,8 +103,11 @@ func (s *session) take(id uint64) *grant {
 
 // end ends the session: every grant goes back, after delay for an expired
 // lease. A grant still waiting is marked lost and goes back when its
-// request finds out (acquire).
-func (n *Node) end(s *session, delay time.Duration, why string) {
+// request finds out (acquire). With record, the end is recorded at the
+// session's backup before anything goes back (so that the backup never
+// adopts grants someone else may hold by then); without (the node
+// stopped serving), the backup keeps the session and adopts it.
+func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	s.mu.Lock()
 	if s.dead {
 		s.mu.Unlock()
@@ -117,25 +121,38 @@ func (n *Node) end(s *session, delay time.Duration, why string) {
 	n.sessions.remove(s.id)
 	n.metrics.sessions.Dec()
 	n.log.Info("session ended", "session", s.id, "why", why, "grants", len(gs))
+	var held []*grant
 	for _, g := range gs {
 		g.mu.Lock()
 		g.lost = true
 		answered := g.answered
 		g.mu.Unlock()
-		if !answered {
-			continue // still waiting: acquire gives it back
-		}
-		if delay > 0 {
-			time.AfterFunc(delay, g.release)
-		} else {
-			g.release()
+		if answered {
+			held = append(held, g) // the rest still wait: acquire gives them back
 		}
 	}
+	give := func() {
+		for _, g := range held {
+			if delay > 0 {
+				time.AfterFunc(delay, g.release)
+			} else {
+				g.release()
+			}
+		}
+	}
+	if record {
+		n.recordLater(s, give)
+		return
+	}
+	give()
 }
 
 func (n *Node) session(id uint64) (*session, error) {
 	s := n.sessions.get(id)
 	if s == nil {
+		if primary, ok := n.keeper.keeps(id); ok {
+			return nil, n.moving(primary)
+		}
 		return nil, errExpired
 	}
 	return s, nil
@@ -160,6 +177,12 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 	}
 	n.metrics.sessions.Inc()
 	n.expiry.add(s, s.deadline)
+	rctx, cancel := context.WithTimeout(ctx, 3*n.cfg.Suspect)
+	defer cancel()
+	if err := n.recordSession(rctx, s); err != nil {
+		n.end(s, 0, "its backup did not answer", true) // its record may reach the backup yet
+		return nil, err
+	}
 	return &pb.OpenSessionResponse{Session: s.id, TtlMs: r.TtlMs, LeaseMs: lease.Milliseconds()}, nil
 }
 
@@ -215,6 +238,6 @@ func (n *Node) CloseSession(_ context.Context, r *pb.CloseSessionRequest) (*pb.C
 	if err != nil {
 		return nil, err
 	}
-	n.end(s, 0, "closed")
+	n.end(s, 0, "closed", true)
 	return &pb.CloseSessionResponse{}, nil
 }

@@ -34,6 +34,15 @@ const (
 	// ReasonLimit (RESOURCE_EXHAUSTED): a limit of the node was reached;
 	// metadata "limit" names it ("sessions", "semaphores").
 	ReasonLimit = "NODE_LIMIT"
+	// ReasonSessionMoving (UNAVAILABLE): the node called keeps the
+	// session as its backup but does not serve it: the session is alive,
+	// served by another node, and this node adopts it if that node is
+	// lost. Metadata "lease_ms": this node serves at least that much
+	// longer; "node_addr": the address of the node serving the session,
+	// as far as this node knows (it may be the one the client lost). The
+	// client tries KeepAlive at every node until one answers (allot.proto
+	// says how).
+	ReasonSessionMoving = "SESSION_MOVING"
 	// ReasonBadInput (INVALID_ARGUMENT): the request was refused as bad
 	// input; metadata "field" names the field.
 	ReasonBadInput = "BAD_INPUT"

@@ -1,0 +1,244 @@
+package service
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
+
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/backuppb"
+	"github.com/allot-dev/allot/service/internal/space"
+)
+
+// Sessions that outlive their node. A session lives on the node that
+// opened it, its primary, which serves its calls; the primary's backup is
+// the next member after it in the view's ring of members (successor). The
+// primary records at its backup (primary.go) the session when it opens,
+// each grant before the grant is answered, and a give-back or the
+// session's end before the resources go back; the backup keeps the
+// records here (keeper). When a view leaves the primary's run out (it
+// died, or was cut off past its lease), the backup adopts the sessions it
+// keeps for it (takeOver): they enter its session table with a fresh TTL,
+// and their grants are asked again in the new view with their tokens, as
+// the node's own held grants are, before the node reports ready. The view
+// serves no request before every member is ready (control/state.go: the
+// ReadyEntry that opens a view only once every member's is applied;
+// control.Node.step: Serve, on each node, only once its log has the view
+// open), so nobody else is granted those names meanwhile. Two nodes lost at once,
+// the primary and its backup, lose the primary's sessions, as before.
+
+// primaryRun is a primary's run: its node and its generation in the views.
+type primaryRun struct {
+	node int
+	gen  uint64
+}
+
+// keeper is what this node keeps as the backup of other nodes' sessions.
+type keeper struct {
+	mu sync.Mutex
+	of map[primaryRun]*kept
+	// gone: runs whose sessions were taken over or dropped; a record of
+	// theirs still on its way is refused, not kept again.
+	gone map[primaryRun]bool
+}
+
+// kept is one primary run's sessions, as of the newest view it recorded
+// them in.
+type kept struct {
+	epoch    uint64
+	sessions map[uint64]*backuppb.Session
+}
+
+func newKeeper() *keeper {
+	return &keeper{of: map[primaryRun]*kept{}, gone: map[primaryRun]bool{}}
+}
+
+// keep takes the records of r.
+func (k *keeper) keep(r *backuppb.KeepRequest) {
+	pr := primaryRun{int(r.Primary), r.Gen}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.gone[pr] {
+		return
+	}
+	kp := k.of[pr]
+	if r.Forget {
+		delete(k.of, pr)
+		kp = nil
+	}
+	if len(r.Sessions) == 0 {
+		return
+	}
+	if kp == nil {
+		kp = &kept{sessions: map[uint64]*backuppb.Session{}}
+		k.of[pr] = kp
+	}
+	kp.epoch = max(kp.epoch, r.Epoch)
+	for _, s := range r.Sessions {
+		if old := kp.sessions[s.Id]; old != nil && old.Seq >= s.Seq {
+			continue // a record sent before one kept already
+		}
+		if s.Ended {
+			delete(kp.sessions, s.Id)
+		} else {
+			kp.sessions[s.Id] = s
+		}
+	}
+	if len(kp.sessions) == 0 {
+		delete(k.of, pr)
+	}
+}
+
+// keeps reports whether this node keeps session id for another node,
+// and for which.
+func (k *keeper) keeps(id uint64) (primary int, ok bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for pr, kp := range k.of {
+		if _, ok := kp.sessions[id]; ok {
+			return pr.node, true
+		}
+	}
+	return -1, false
+}
+
+// successor is the first member of v after node p in the ring of v's
+// members by id (-1 if v has no member but p): p's backup while p is a
+// member, and the node that adopts p's sessions once v leaves p out.
+func successor(p int, v control.View) int {
+	for _, m := range v.Members {
+		if int(m) > p {
+			return int(m)
+		}
+	}
+	if len(v.Members) > 0 && int(v.Members[0]) != p {
+		return int(v.Members[0])
+	}
+	return -1
+}
+
+// takeOver moves into the session table the sessions this node keeps for
+// primaries that view v leaves out, when this node is the one to adopt
+// them (the primary's successor in v), and returns them; it drops those
+// another node adopts. Called by adopt before it reads the held grants,
+// which are then asked again in v with the node's own.
+func (n *Node) takeOver(v control.View) []*session {
+	k := n.keeper
+	var adopt []*backuppb.Session
+	k.mu.Lock()
+	for pr, kp := range k.of {
+		// A view newer than the primary's last record that does not have
+		// its run: that run serves no more (a run once out never comes
+		// back: it rejoins as a new generation).
+		if v.Epoch <= kp.epoch || v.Has(proc.ID(pr.node), pr.gen) {
+			continue
+		}
+		delete(k.of, pr)
+		k.gone[pr] = true
+		if successor(pr.node, v) != n.self {
+			n.log.Warn("dropping the sessions of a lost node: another member adopts them", "primary", pr.node, "sessions", len(kp.sessions))
+			continue
+		}
+		for _, s := range kp.sessions {
+			adopt = append(adopt, s)
+		}
+		n.log.Info("adopting the sessions of a lost node", "primary", pr.node, "gen", pr.gen, "epoch", v.Epoch, "sessions", len(kp.sessions))
+	}
+	k.mu.Unlock()
+	var out []*session
+	for _, r := range adopt {
+		s, err := n.adoptSession(r)
+		if err != nil {
+			n.log.Error("adopting a session", "session", r.Id, "err", err)
+			continue
+		}
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// adoptSession enters the kept session r in the session table, with a
+// fresh TTL, its grants held (to be asked again in the new view); nil if
+// the table has it already.
+func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
+	if n.sessions.get(r.Id) != nil {
+		return nil, nil
+	}
+	s := &session{id: r.Id, ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
+	for _, rg := range r.Grants {
+		key, err := space.ParseKey(rg.Key)
+		if err != nil {
+			return nil, fmt.Errorf("grant %d: %w", rg.Id, err)
+		}
+		req := proc.Request{}
+		for _, x := range rg.Res {
+			req.Res = append(req.Res, proc.ResID(x))
+		}
+		// Not in an instance of this node yet (in is nil): regrant puts
+		// it in one; a give-back before that is done there.
+		s.grants[rg.Id] = &grant{id: rg.Id, key: key, req: req, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, answered: true}
+	}
+	// Past the node's session limit if need be: the session is one the
+	// cluster has promised to keep.
+	s.deadline = time.Now().Add(s.ttl)
+	n.sessions.add(s, int(^uint(0)>>1))
+	n.metrics.sessions.Inc()
+	n.expiry.add(s, s.deadline)
+	return s, nil
+}
+
+// moving is the answer of a node that keeps a session of primary as its
+// backup to a call of it: UNAVAILABLE with reason SESSION_MOVING, the
+// session is alive; metadata "lease_ms" is how long this node serves at
+// least (the client may count the session alive that much longer than
+// its last keep-alive, within its TTL: the session cannot be lost before
+// this node's lease runs out, as this node adopts it if its node is
+// lost), "node_addr" the address of the node serving it as far as this
+// node knows.
+func (n *Node) moving(primary int) error {
+	lease := n.ctl.leaseLeft()
+	if lease <= 0 {
+		return status.Error(codes.Unavailable, "this node is not serving")
+	}
+	addr := ""
+	n.ctl.mu.Lock()
+	for _, m := range n.ctl.node.Members() {
+		if int(m.ID) == primary {
+			addr = n.addrOf(m)
+		}
+	}
+	n.ctl.mu.Unlock()
+	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes",
+		"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", addr)
+}
+
+// backupServer is the Backup service of the node: the records of other
+// nodes' sessions. Nodes only (secure.go: every service but Allot).
+type backupServer struct {
+	backuppb.UnimplementedBackupServer
+	n *Node
+}
+
+// Keep implements backuppb.BackupServer: each request is answered once
+// kept.
+func (b backupServer) Keep(stream backuppb.Backup_KeepServer) error {
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			return nil // the primary closed it, or it broke: it opens another
+		}
+		b.n.keeper.keep(r)
+		if err := stream.Send(&backuppb.KeepResponse{Batch: r.Batch}); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package service
+
+import (
+	"log/slog"
+	"slices"
+	"testing"
+
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/backuppb"
+)
+
+func keeping(k *keeper, id uint64) bool {
+	_, ok := k.keeps(id)
+	return ok
+}
+
+func view(epoch uint64, members map[int]uint64) control.View {
+	v := control.View{Epoch: epoch}
+	for m := range members {
+		v.Members = append(v.Members, proc.ID(m))
+	}
+	slices.Sort(v.Members)
+	for _, m := range v.Members {
+		v.Gens = append(v.Gens, members[int(m)])
+	}
+	return v
+}
+
+// TestSuccessor: a node's backup is the next member by id, round the
+// ring; none when it is alone.
+func TestSuccessor(t *testing.T) {
+	v := view(1, map[int]uint64{0: 1, 2: 1, 5: 1})
+	for p, want := range map[int]int{0: 2, 2: 5, 5: 0, 1: 2, 3: 5, 7: 0} {
+		if got := successor(p, v); got != want {
+			t.Errorf("successor(%d) in %v: %d, want %d", p, v.Members, got, want)
+		}
+	}
+	if got := successor(4, view(1, map[int]uint64{4: 1})); got != -1 {
+		t.Errorf("the successor of the only member: %d, want none", got)
+	}
+}
+
+// TestKeeperKeepsTheNewest: a session's record replaces one of a smaller
+// seq only; an ended one removes it; a forget drops the primary's; a
+// record of a run already adopted is refused.
+func TestKeeperKeepsTheNewest(t *testing.T) {
+	k := newKeeper()
+	rec := func(seq uint64, ended bool, grants ...uint64) *backuppb.Session {
+		s := &backuppb.Session{Id: 7, TtlMs: 1000, Seq: seq, Ended: ended}
+		for _, g := range grants {
+			s.Grants = append(s.Grants, &backuppb.Grant{Id: g, Key: "lock"})
+		}
+		return s
+	}
+	grants := func() []uint64 {
+		var out []uint64
+		for _, kp := range k.of {
+			if s := kp.sessions[7]; s != nil {
+				for _, g := range s.Grants {
+					out = append(out, g.Id)
+				}
+			}
+		}
+		return out
+	}
+	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(2, false, 10, 11)}})
+	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(1, false, 10)}})
+	if got := grants(); !slices.Equal(got, []uint64{10, 11}) || !keeping(k, 7) {
+		t.Fatalf("after a record and an older one: grants %v, want [10 11]", got)
+	}
+	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(3, false, 11)}})
+	if got := grants(); !slices.Equal(got, []uint64{11}) {
+		t.Fatalf("after a give-back: grants %v, want [11]", got)
+	}
+	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(4, true)}})
+	if keeping(k, 7) {
+		t.Fatal("an ended session is still kept")
+	}
+	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(5, false, 12)}})
+	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Forget: true})
+	if keeping(k, 7) {
+		t.Fatal("a forgotten session is still kept")
+	}
+	k.gone[primaryRun{1, 3}] = true
+	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(6, false, 12)}})
+	if keeping(k, 7) {
+		t.Fatal("a record of a run whose sessions were adopted was kept")
+	}
+}
+
+// TestTakeOver: a node adopts the sessions it keeps for a primary run only
+// in a view newer than the run's records that leaves the run out, and
+// only as the run's successor in it; the grants come with their tokens.
+func TestTakeOver(t *testing.T) {
+	n := &Node{self: 2, log: slog.New(slog.DiscardHandler), keeper: newKeeper(), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics()}
+	keep := func(primary int, gen, epoch, id uint64) {
+		n.keeper.keep(&backuppb.KeepRequest{Primary: int32(primary), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{{
+			Id: id, TtlMs: 1000, Seq: 1, Grants: []*backuppb.Grant{{Id: id + 100, Key: "lock", Res: []int32{4}, Epoch: epoch, Counter: 9}},
+		}}})
+	}
+	keep(1, 3, 5, 71) // node 1, run 3, recorded in view 5
+	keep(0, 2, 5, 72) // node 0, run 2: node 2 is not its successor once node 1 is back
+
+	// A view no newer than the records, without the run: they may
+	// predate the run's first view.
+	if got := n.takeOver(view(5, map[int]uint64{0: 2, 2: 1})); len(got) != 0 {
+		t.Fatalf("adopted %d sessions in the records' own view", len(got))
+	}
+	// A newer view with the run: nothing to adopt.
+	if got := n.takeOver(view(6, map[int]uint64{0: 2, 1: 3, 2: 1})); len(got) != 0 {
+		t.Fatalf("adopted %d sessions of runs still in the view", len(got))
+	}
+	// Node 1 back as a new run, node 0's run gone: node 2 adopts node 1's
+	// (its successor) and drops node 0's (node 1 is its successor).
+	got := n.takeOver(view(7, map[int]uint64{0: 4, 1: 4, 2: 1}))
+	if len(got) != 1 || got[0].id != 71 {
+		t.Fatalf("adopted %v, want session 71 alone", got)
+	}
+	g := got[0].grants[171]
+	if g == nil || !g.held() || g.epoch != 5 || g.counter != 9 || g.key.String() != "lock" || !slices.Equal(g.req.Res, []proc.ResID{4}) {
+		t.Fatalf("the adopted grant: %+v, want held, token 5.9, lock of resource 4", g)
+	}
+	if n.sessions.get(71) == nil || n.sessions.get(72) != nil {
+		t.Fatal("the session table does not hold session 71 alone")
+	}
+	if keeping(n.keeper, 71) || keeping(n.keeper, 72) {
+		t.Fatal("sessions still kept after the view that left their runs out")
+	}
+	// Taken over once: a late record of the run is refused.
+	keep(1, 3, 5, 73)
+	if keeping(n.keeper, 73) {
+		t.Fatal("a late record of an adopted run was kept")
+	}
+}

@@ -1,0 +1,410 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/backuppb"
+	tgrpc "github.com/allot-dev/allot/transport/grpc"
+)
+
+// The primary's side of sessions that outlive their node (backup.go says
+// the design): the records of this node's sessions go to its backup in
+// the view it is in, in order, over the node's gRPC server (the Backup
+// service's stream: a record and its answer are two messages on a stream
+// that lives as long as the backup does; the link transport's one-way
+// messages would need the answers rebuilt). One queue per backup keeps
+// the records of a session in the order they were made, and sends what
+// has piled up in one message.
+
+// errNoBackup: a record could not reach the backup within the caller's
+// time; the grant is not answered.
+var errNoBackup = status.Error(codes.Unavailable, "the session's backup node did not answer: the grant is not answered unrecorded")
+
+// replicator sends this node's session records to its backup.
+type replicator struct {
+	mu    sync.Mutex
+	view  control.View // the view the node is in (Epoch 0: none yet)
+	gen   uint64       // this node's generation in it
+	to    *backupQueue // the queue to the backup (nil: the view has no other member)
+	conns map[int]*grpc.ClientConn
+}
+
+// backupQueue is the records on their way to one backup.
+type backupQueue struct {
+	node int
+	api  backuppb.BackupClient
+	gone chan struct{} // closed when the node is this node's backup no more
+
+	mu     sync.Mutex
+	items  []*record // not answered yet, in order
+	next   uint64    // the id of the next record
+	closed bool      // the sender stopped: no record is queued any more
+	wake   chan struct{}
+}
+
+// record is one request of the queue, and its answer.
+type record struct {
+	id   uint64
+	req  *backuppb.KeepRequest
+	done chan struct{} // closed once the backup has it
+	// then, if set, runs once the backup has it, or once the queue is
+	// gone (the backup moved: the view that moved it records the
+	// sessions again where they must be).
+	then func()
+}
+
+// backupOf is the backup of this node in view v (-1: none).
+func (n *Node) backupOf(v control.View) int {
+	if !v.Has(proc.ID(n.self), genOf(n.self, v)) {
+		return -1
+	}
+	return successor(n.self, v)
+}
+
+// genOf is node k's generation in v (0 if it is no member).
+func genOf(k int, v control.View) uint64 {
+	i, ok := slices.BinarySearch(v.Members, proc.ID(k))
+	if !ok {
+		return 0
+	}
+	return v.Gens[i]
+}
+
+// conn is the connection to node k, dialled once.
+func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
+	r := n.rep
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.conns[k]; c != nil {
+		return c, nil
+	}
+	n.pmu.Lock()
+	addr, ok := n.peers[k]
+	n.pmu.Unlock()
+	if !ok {
+		return nil, status.Errorf(codes.Unavailable, "no address of node %d", k)
+	}
+	// Fixed flow-control windows, as the links' (transport/grpc): gRPC's
+	// bandwidth estimate would answer nearly every record with a PING.
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(tgrpc.Window), grpc.WithInitialConnWindowSize(tgrpc.Window)}
+	opts = append(opts, n.cfg.DialOptions...) // a secure cluster's credentials replace the first
+	c, err := grpc.NewClient(addr, opts...)
+	if err != nil {
+		return nil, err
+	}
+	r.conns[k] = c
+	return c, nil
+}
+
+// moveBackup makes the node's backup the one of view v, and, if it moved,
+// records every session at the new one (waiting, at most a lease) and
+// tells the old one to forget them; if it did not, records the sessions
+// adopted in v. Called by adopt before the node reports ready: the view
+// serves once its sessions are recorded again.
+func (n *Node) moveBackup(v control.View, adopted []*session) {
+	r := n.rep
+	to := n.backupOf(v)
+	// The new queue is ready before the old one goes: a record is never
+	// pushed into a gap and taken for "no backup".
+	var q *backupQueue
+	if to >= 0 {
+		c, err := n.backupConn(to)
+		if err != nil {
+			n.log.Error("backup", "node", to, "err", err)
+		} else {
+			q = &backupQueue{node: to, api: backuppb.NewBackupClient(c), gone: make(chan struct{}), wake: make(chan struct{}, 1)}
+		}
+	}
+	r.mu.Lock()
+	if v.Epoch < r.view.Epoch {
+		r.mu.Unlock()
+		return // an older view's adopt, late: the newer one decided
+	}
+	old, oldGen, gen := r.to, r.gen, genOf(n.self, v)
+	r.view, r.gen = v, gen
+	moved := old == nil || old.node != to || oldGen != gen
+	if moved {
+		if old != nil {
+			close(old.gone)
+		}
+		r.to = q
+	}
+	r.mu.Unlock()
+	if q == nil {
+		return
+	}
+	if !moved {
+		n.recordAll(adopted, to)
+		return
+	}
+	go n.send(q)
+	n.recordAll(n.sessions.list(), to)
+	if old != nil && old.node != to && v.Has(proc.ID(old.node), genOf(old.node, v)) {
+		// The old backup would adopt sessions that are not its to keep
+		// any more, as they were when it last heard of them.
+		go func() {
+			if err := forget(old.api, n.self, oldGen, n.cfg.Suspect); err != nil {
+				n.log.Warn("telling the old backup to forget", "node", old.node, "err", err)
+			}
+		}()
+	}
+}
+
+// forget tells a backup to drop the sessions of this node's run gen,
+// waiting d at most for its answer.
+func forget(api backuppb.BackupClient, self int, gen uint64, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	stream, err := api.Keep(ctx)
+	if err == nil {
+		err = stream.Send(&backuppb.KeepRequest{Primary: int32(self), Gen: gen, Forget: true, Batch: 1})
+	}
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	return err
+}
+
+// recordAll records sessions at the backup (node to), waiting a lease at
+// most.
+func (n *Node) recordAll(sessions []*session, to int) {
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Suspect)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range sessions {
+		wg.Go(func() {
+			if err := n.recordSession(ctx, s); err != nil {
+				n.log.Warn("recording a session at the backup", "session", s.id, "backup", to, "err", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// snapshot is session s as it is now, under a new seq: its held grants,
+// or its end.
+func snapshot(s *session) *backuppb.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	out := &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead}
+	for _, g := range s.grants {
+		g.mu.Lock()
+		held, unit := g.answered && !g.released, g.unit // regrant moves the unit
+		g.mu.Unlock()
+		if !held {
+			continue
+		}
+		// The rest is fixed once answered.
+		rg := &backuppb.Grant{Id: g.id, Key: g.key.String(), Epoch: g.epoch, Counter: g.counter, Unit: unit}
+		for _, x := range g.req.Res {
+			rg.Res = append(rg.Res, int32(x))
+		}
+		out.Grants = append(out.Grants, rg)
+	}
+	return out
+}
+
+// push queues the record of s at the backup now, to run then (if set)
+// once it is there; q is nil when the view has no other member (nothing
+// to record: then has run).
+func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
+	r := n.rep
+	r.mu.Lock()
+	q, epoch, gen := r.to, r.view.Epoch, r.gen
+	r.mu.Unlock()
+	if q == nil {
+		if then != nil {
+			then()
+		}
+		return nil, nil
+	}
+	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{snapshot(s)}}, done: make(chan struct{}), then: then}
+	q.mu.Lock()
+	closed := q.closed
+	if !closed {
+		q.next++
+		rec.id = q.next
+		q.items = append(q.items, rec)
+	}
+	q.mu.Unlock()
+	if closed {
+		if then != nil {
+			then()
+		}
+		return q, rec // gone: the caller records again
+	}
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return q, rec
+}
+
+// recordSession records s at the backup and waits until the backup has
+// it, or ctx ends (errNoBackup). The backup may move meanwhile: then it
+// is recorded at the new one.
+func (n *Node) recordSession(ctx context.Context, s *session) error {
+	for {
+		q, rec := n.push(s, nil)
+		if q == nil {
+			return nil // no other member: no backup (a one-node cluster)
+		}
+		select {
+		case <-rec.done:
+			n.rep.mu.Lock()
+			same := n.rep.to == q
+			n.rep.mu.Unlock()
+			if same {
+				return nil
+			}
+		case <-q.gone:
+		case <-ctx.Done():
+			return errNoBackup
+		}
+	}
+}
+
+// recordLater records s at the backup and calls then once the backup has
+// it, or once the backup has moved; no goroutine waits meanwhile (many
+// sessions may end at once).
+func (n *Node) recordLater(s *session, then func()) { n.push(s, then) }
+
+// send sends q's records, in order, on a stream to the backup until q is
+// gone; on a new stream after a broken one, it sends again what was not
+// answered. Once gone, what is left runs its then.
+func (n *Node) send(q *backupQueue) {
+	defer func() {
+		q.mu.Lock()
+		q.closed = true
+		left := q.items
+		q.items = nil
+		q.mu.Unlock()
+		for _, rec := range left {
+			if rec.then != nil {
+				rec.then()
+			}
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wait := 10 * time.Millisecond
+	for {
+		sctx, scancel := context.WithCancel(ctx)
+		stream, err := q.api.Keep(sctx)
+		if err == nil {
+			broken := make(chan struct{})
+			go answers(q, stream, broken)
+			err = pump(q, stream, broken)
+			scancel()
+			<-broken
+			if err == nil {
+				return // gone
+			}
+		}
+		scancel()
+		n.log.Debug("backup stream", "node", q.node, "err", err)
+		select {
+		case <-q.gone:
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// errBroken: the stream's answers stopped.
+var errBroken = status.Error(codes.Unavailable, "the backup's stream broke")
+
+// pump sends q's records on stream, from the first not answered, until q
+// is gone (nil) or the stream breaks.
+func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struct{}) error {
+	var sent uint64 // the last record sent on this stream
+	for {
+		q.mu.Lock()
+		var batch []*record
+		for _, rec := range q.items {
+			if rec.id > sent {
+				batch = append(batch, rec)
+			}
+		}
+		q.mu.Unlock()
+		for len(batch) > 0 {
+			// One message for the records of one view.
+			first := batch[0].req
+			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch}
+			k := 0
+			for _, rec := range batch {
+				if rec.req.Gen != req.Gen || rec.req.Epoch != req.Epoch {
+					break
+				}
+				req.Sessions = append(req.Sessions, rec.req.Sessions...)
+				k++
+			}
+			req.Batch = batch[k-1].id
+			if err := stream.Send(req); err != nil {
+				return err
+			}
+			sent = req.Batch
+			batch = batch[k:]
+		}
+		select {
+		case <-q.gone:
+			return nil
+		case <-broken:
+			return errBroken
+		case <-q.wake:
+		}
+	}
+}
+
+// answers takes the backup's answers on stream until it breaks (then it
+// closes broken): each answers the records up to its batch.
+func answers(q *backupQueue, stream backuppb.Backup_KeepClient, broken chan<- struct{}) {
+	defer close(broken)
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			return
+		}
+		q.mu.Lock()
+		k := 0
+		for k < len(q.items) && q.items[k].id <= r.Batch {
+			k++
+		}
+		answered := slices.Clone(q.items[:k])
+		q.items = q.items[k:]
+		q.mu.Unlock()
+		for _, rec := range answered {
+			close(rec.done)
+			if rec.then != nil {
+				rec.then()
+			}
+		}
+	}
+}
+
+// closeBackups closes the connections to the backups.
+func (n *Node) closeBackups() {
+	r := n.rep
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.to != nil {
+		close(r.to.gone)
+		r.to = nil
+	}
+	for _, c := range r.conns {
+		c.Close()
+	}
+}
