@@ -420,6 +420,7 @@ func (n *Node) change(c control.Change) {
 func (n *Node) adopt(v space.View) {
 	st := &epochState{v: v, ready: make(chan struct{}), retired: make(chan struct{})}
 	old, stop := n.views.adopt(st)
+	n.names.forget(v.Epoch) // the names' ids of older views are not asked again
 	// The grants are read after st is the node's view: a grant answered
 	// in old is either held by now, or its request sees the view moved
 	// and gives it back (acquire).

@@ -3,9 +3,11 @@ package service
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 	"google.golang.org/grpc/codes"
@@ -15,12 +17,14 @@ import (
 var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
 
 // acquire runs one request of a session on the instance of key in this
-// node's view: waits for the view to be ready and for a free slot, asks,
-// waits for the answer (fenced by the instance). The grant is registered
-// with the session before the request is made, so an expiring session
-// finds it. A request still waiting when the view changes starts over in
-// the next one.
-func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, try bool) (*grant, error) {
+// node's view: waits for the view to be ready and for a free slot (the
+// lock makes one: locks.go), asks, waits for the answer (fenced by the
+// instance). A lock's names are its request: they are resolved to their
+// resource ids in each view (names.go). The grant is registered with the
+// session before the request is made, so an expiring session finds it. A
+// request still waiting when the view changes starts over in the next
+// one.
+func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, lockNames []string, try bool) (*grant, error) {
 	var trying <-chan time.Time
 	if try {
 		t := time.NewTimer(n.cfg.TryWait)
@@ -42,24 +46,38 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		if err != nil {
 			return nil, status.Error(codes.InvalidArgument, err.Error())
 		}
-		var sl *slot
-		select {
-		case sl = <-in.free:
-		case <-st.retired:
-			continue
-		case <-ctx.Done():
-			return nil, status.FromContextError(ctx.Err()).Err()
-		case <-s.done:
-			return nil, errExpired
-		case <-trying:
-			return nil, errTaken
+		if key.Kind == algo.Exclusive {
+			req.Res, err = n.resolve(ctx, st, s.done, lockNames)
+			if errors.Is(err, errRetiredView) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.Epoch}
+		sl, got := in.grab()
+		if !got && in.lazy {
+			return nil, n.limitReached("locks", "this node has its most lock requests open at once, %d (--max-locks): unlock some, or lock on another node", n.cfg.MaxLocks)
+		}
+		if !got {
+			select {
+			case sl = <-in.free:
+			case <-st.retired:
+				continue
+			case <-ctx.Done():
+				return nil, status.FromContextError(ctx.Err()).Err()
+			case <-s.done:
+				return nil, errExpired
+			case <-trying:
+				return nil, errTaken
+			}
+		}
+		g := &grant{id: n.id(), key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
 		if !s.add(g) {
 			in.free <- sl
 			return nil, errExpired
 		}
-		in.request(sl, req, g.id)
+		in.request(sl, req, g.id, g.keys())
 		var a answer
 		select {
 		case a = <-sl.answer:
@@ -118,13 +136,27 @@ func (n *Node) regrant(g *grant, st *epochState) {
 		n.log.Error("regrant", "key", g.key.String(), "err", err)
 		return
 	}
-	var sl *slot
-	select {
-	case sl = <-in.free:
-	case <-st.retired:
-		return
+	req := g.req
+	if g.key.Kind == algo.Exclusive {
+		// The names have other ids in this view.
+		if req.Res, err = n.resolve(context.Background(), st, nil, g.names); err != nil {
+			if !errors.Is(err, errRetiredView) {
+				n.log.Error("regrant", "key", g.key.String(), "err", err)
+			}
+			return
+		}
 	}
-	in.request(sl, g.req, g.id)
+	sl, ok := in.grab()
+	if !ok {
+		// Every slot is taken: a held grant waits for one (a lock's
+		// holders were within the limit in the view before).
+		select {
+		case sl = <-in.free:
+		case <-st.retired:
+			return
+		}
+	}
+	in.request(sl, req, g.id, g.keys())
 	var a answer
 	select {
 	case a = <-sl.answer:
@@ -145,7 +177,8 @@ func (n *Node) regrant(g *grant, st *epochState) {
 type grant struct {
 	id      uint64
 	key     space.Key    // the lock or a semaphore
-	req     proc.Request // what was asked
+	req     proc.Request // what was asked (a lock: in the view it was asked in)
+	names   []string     // a lock's names, as asked
 	epoch   uint64       // the view the token was issued in
 	counter uint64       // the fencing counter
 
@@ -156,6 +189,20 @@ type grant struct {
 	lost     bool // the session ended
 	answered bool // the grant may be handed out
 	released bool
+}
+
+// keys are the fenced keys of a lock's grant: "lock/" + each distinct
+// name, sorted (nil for a semaphore).
+func (g *grant) keys() []string {
+	if g.key.Kind != algo.Exclusive {
+		return nil
+	}
+	ks := make([]string, 0, len(g.names))
+	for _, name := range g.names {
+		ks = append(ks, lockKey(name))
+	}
+	slices.Sort(ks)
+	return slices.Compact(ks)
 }
 
 // answer marks g answered, unless its session has ended: then the caller

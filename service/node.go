@@ -21,6 +21,7 @@ import (
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/eventlog"
+	"github.com/allot-dev/allot/service/internal/names"
 	"github.com/allot-dev/allot/service/internal/space"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
@@ -58,6 +59,11 @@ type Config struct {
 	// refuses an Acquire of a new name beyond it (RESOURCE_EXHAUSTED,
 	// NODE_LIMIT); every node should be given the same.
 	MaxSemaphores int
+	// MaxLocks bounds the lock requests open at this node at once,
+	// waiting or held (0: DefaultMaxLocks; at most MaxMaxLocks): each is
+	// a user process of the view's lock instance while it is open. One
+	// more is RESOURCE_EXHAUSTED with reason NODE_LIMIT (limit "locks").
+	MaxLocks int
 	// PeerAddrs, when set, are the addresses this node dials the other
 	// nodes at, by id (a proxy in between, in tests); nil: the members'
 	// addresses.
@@ -122,6 +128,7 @@ type Node struct {
 	// fencing counters.
 	views views
 	clock clock
+	names nameTables // the lock names' ids, per view (names.go)
 
 	// The API's state: the clients' sessions (sessions.go), the ids of
 	// sessions and grants (ids.go), and whether the node is shutting down.
@@ -171,6 +178,10 @@ func New(cfg Config) (*Node, error) {
 	if cfg.MaxSemaphores <= 0 {
 		cfg.MaxSemaphores = DefaultMaxSemaphores
 	}
+	if cfg.MaxLocks <= 0 {
+		cfg.MaxLocks = DefaultMaxLocks
+	}
+	cfg.MaxLocks = min(cfg.MaxLocks, MaxMaxLocks)
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
 		algs:     map[algo.Kind]algo.Algorithm{},
@@ -196,7 +207,7 @@ func New(cfg Config) (*Node, error) {
 		n.algs[kind] = a
 		algs = append(algs, a)
 	}
-	algs = append(algs, control.Algorithm())
+	algs = append(algs, control.Algorithm(), algo.Algorithm{Name: "names", Messages: names.Messages})
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
@@ -271,6 +282,13 @@ func (n *Node) Register(s *grpc.Server) error {
 	n.setPeers(ms)
 	n.ctl.space = tr.Space(ctlSpace)
 	if err := n.ctl.space.Register(proc.ID(n.self), n.ctl.deliver); err != nil {
+		tr.Close()
+		return err
+	}
+	n.names.mu.Lock()
+	n.names.space = tr.Space(namesSpace)
+	n.names.mu.Unlock()
+	if err := n.names.space.Register(proc.ID(n.self), n.deliverNames); err != nil {
 		tr.Close()
 		return err
 	}
