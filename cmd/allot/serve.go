@@ -39,6 +39,8 @@ type serveOpts struct {
 	lock, semaphore                        string
 	slots, resources                       int
 	maxSessions, maxSemaphores             int
+	maxLocks                               int
+	resourcesGiven                         bool // --resources or the file's resources: (deprecated)
 	snapshotEvery                          int
 	metrics, events, logLevel, dataDir     string
 	logFormat                              string
@@ -75,13 +77,14 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.listen, "listen", "", "the address to listen on: the member's address (default: the node list's, or the membership's)")
 	fs.StringVar(&o.lock, "lock", "", "the algorithm serving Lock (default "+service.DefaultLock+")")
 	fs.StringVar(&o.semaphore, "semaphore", "", "the algorithm serving semaphores (default "+service.DefaultSemaphore+")")
-	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per lock or semaphore (default %d)", service.DefaultSlots))
-	fs.IntVar(&o.resources, "resources", 0, fmt.Sprintf("size of the lock namespace names are hashed onto (default %d)", service.DefaultResources))
+	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per semaphore or quota (default %d; locks have no slots: see --max-locks)", service.DefaultSlots))
+	fs.IntVar(&o.resources, "resources", 0, "deprecated and ignored: a lock's resources are its names, exactly (accepted so that scripts that pass it keep working)")
 	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics, the node's /status (read by allot ui --cluster) and Go profiles under /debug/pprof/ on this address (default: none)")
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
 	fs.IntVar(&o.maxSessions, "max-sessions", service.DefaultMaxSessions, "the most sessions open at this node at once; one more is refused (RESOURCE_EXHAUSTED) and the client opens it on another node")
+	fs.IntVar(&o.maxLocks, "max-locks", service.DefaultMaxLocks, fmt.Sprintf("the most lock requests open at this node at once, waiting or held (at most %d); one more is refused (RESOURCE_EXHAUSTED)", service.MaxMaxLocks))
 	fs.IntVar(&o.maxSemaphores, "max-semaphores", service.DefaultMaxSemaphores, "the most semaphore names the cluster records (for its life: a name keeps its units); an Acquire of a new name beyond it is refused (RESOURCE_EXHAUSTED). Give every node the same")
 	fs.IntVar(&o.snapshotEvery, "snapshot-every", control.DefaultSnapshotEvery, "snapshot the control plane's state every N log entries applied, and drop the entries before it from the data dir (-1: never)")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
@@ -165,6 +168,7 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 	if o.resources != 0 {
 		c.Resources = o.resources
 	}
+	o.resourcesGiven = c.Resources != 0
 	if err := c.Complete(); err != nil {
 		return c, badf("%v", err)
 	}
@@ -199,6 +203,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.maxSessions < 1 || o.maxSemaphores < 1 {
 		return badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
 	}
+	if o.maxLocks < 1 || o.maxLocks > service.MaxMaxLocks {
+		return badf("--max-locks must be 1 to %d, got %d", service.MaxMaxLocks, o.maxLocks)
+	}
 	if o.snapshotEvery < 1 && o.snapshotEvery != -1 {
 		return badf("--snapshot-every must be at least 1, or -1 (never), got %d", o.snapshotEvery)
 	}
@@ -228,6 +235,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		if c, err = o.cluster(); err != nil {
 			return err
 		}
+		if o.resourcesGiven {
+			fmt.Fprintln(stderr, "allot: note: --resources and the cluster file's resources: are deprecated and ignored: a lock's resources are its names")
+		}
 		addr = c.Nodes[o.self]
 		if o.listen != "" && o.listen != addr {
 			return badf("--listen %s: node %d of the node list is at %s", o.listen, o.self, addr)
@@ -251,7 +261,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.dataDir == "" {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, MaxLocks: o.maxLocks, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}
