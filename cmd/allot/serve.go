@@ -165,10 +165,8 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 		}
 		c.Quotas[name] = q
 	}
-	if o.resources != 0 {
-		c.Resources = o.resources
-	}
-	o.resourcesGiven = c.Resources != 0
+	//lint:ignore SA1019 the deprecated field is read to say it is ignored
+	o.resourcesGiven = o.resources != 0 || c.Resources != 0
 	if err := c.Complete(); err != nil {
 		return c, badf("%v", err)
 	}
