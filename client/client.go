@@ -37,12 +37,12 @@
 //
 // What the cluster does not hide from its clients:
 //
-//   - Lock names are hashed onto the cluster's lock namespace (allot serve
-//     --resources, default 256): two names that collide are locked
-//     together, which is safe but less concurrent. A grant still carries
-//     one token per name.
-//   - A node serves at most --slots requests (default 16) at once per lock
-//     or semaphore; more wait for a slot.
+//   - Lock names are exact: two different names never contend, and each
+//     has its own tokens. A Lock waits only for the holders of its names;
+//     a node takes at most --max-locks lock requests open at once
+//     (default 50000; one more is ErrLimit).
+//   - A node serves at most --slots requests (default 16) at once per
+//     semaphore; more wait for a slot (they contend for its units anyway).
 //   - A session is pinned to the node that opened it: if that node dies or
 //     is cut off, the session ends (Done closes) and its grants with it;
 //     open a new one (Session passes over nodes that are down).
@@ -232,9 +232,8 @@ const (
 	// MaxNameBytes is the longest resource, semaphore or quota name, in
 	// bytes of UTF-8.
 	MaxNameBytes = 256
-	// MaxLockNames is the most names one Lock takes (names are hashed
-	// onto the cluster's lock namespace, --resources, so a longer set
-	// would lock most of it anyway).
+	// MaxLockNames is the most names one Lock takes (a request's names
+	// are resolved and held together, and its messages carry them all).
 	MaxLockNames = 128
 )
 
