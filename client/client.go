@@ -109,8 +109,9 @@ var (
 	// ErrExhausted: the quota has no permit left.
 	ErrExhausted = errors.New("allot: quota exhausted")
 	// ErrLimit: a limit of the node was reached: its most sessions open
-	// (Session then tries the other nodes), or the cluster's most
-	// semaphore names. A node of an older version has no limits.
+	// (Session then tries the other nodes), its most lock requests open
+	// at once, or the cluster's most semaphore names. A node of an older
+	// version has no limits.
 	ErrLimit = errors.New("allot: limit reached")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
 	// request needs.
