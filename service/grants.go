@@ -55,11 +55,16 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 				return nil, err
 			}
 		}
-		sl, got := in.grab()
-		if !got && in.lazy {
+		sl, err := in.grab()
+		switch {
+		case errors.Is(err, errRetiredView):
+			continue
+		case errors.Is(err, errFull):
 			return nil, n.limitReached("locks", "this node has its most lock requests open at once, %d (--max-locks): unlock some, or lock on another node", n.cfg.MaxLocks)
+		case err != nil:
+			return nil, status.Error(codes.Internal, err.Error())
 		}
-		if !got {
+		if sl == nil {
 			select {
 			case sl = <-in.free:
 			case <-st.retired:
@@ -146,8 +151,14 @@ func (n *Node) regrant(g *grant, st *epochState) {
 			return
 		}
 	}
-	sl, ok := in.grab()
-	if !ok {
+	sl, err := in.grab()
+	if err != nil && !errors.Is(err, errFull) {
+		if !errors.Is(err, errRetiredView) {
+			n.log.Error("regrant", "key", g.key.String(), "err", err)
+		}
+		return
+	}
+	if sl == nil {
 		// Every slot is taken: a held grant waits for one (a lock's
 		// holders were within the limit in the view before).
 		select {

@@ -1,9 +1,11 @@
 package service
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 )
@@ -55,42 +57,48 @@ func (n *Node) newLockInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 	return in, nil
 }
 
+// errFull: the lock instance has Config.MaxLocks users, all busy.
+var errFull = errors.New("every lock user of the node is busy")
+
 // grab returns an idle user slot of this node, or for the lock a new
-// one; false when there is none: a semaphore's or a quota's caller waits
-// for one on in.free, the lock's is at Config.MaxLocks.
-func (in *instance) grab() (*slot, bool) {
+// one. Nil and no error when a semaphore or a quota has none idle: the
+// caller waits for one on in.free. For the lock, errFull at
+// Config.MaxLocks, errRetiredView once the instance is closed (its view
+// retired meanwhile).
+func (in *instance) grab() (*slot, error) {
 	select {
 	case s := <-in.free:
-		return s, true
+		return s, nil
 	default:
 	}
 	if !in.lazy {
-		return nil, false
+		return nil, nil
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.lockUsers >= in.n.cfg.MaxLocks {
-		return nil, false
+		return nil, errFull
 	}
 	v := in.view
 	id := proc.ID(v.Members.Rank(in.n.self) + v.Members.Len()*in.lockUsers)
 	p, err := in.alg.Process(in.pb, id)
 	if err != nil {
-		in.n.log.Error("instance", "instance", in.name, "process", id, "err", err)
-		return nil, false
+		return nil, err
 	}
 	a, ok := p.(proc.Allocator)
 	if !ok {
-		in.n.log.Error("instance", "instance", in.name, "process", id, "err", "a user that is not an allocator")
-		return nil, false
+		return nil, fmt.Errorf("%s: user %d is not an allocator", in.alg.Name, id)
 	}
 	s := &slot{id: id, p: a, answer: make(chan answer, 1)}
 	if err := in.h.Add(id, p, func(env proc.Env, e proc.Event) { in.follow(env, s, e) }); err != nil {
-		return nil, false // closed: the view is retired, the caller sees it
+		if errors.Is(err, host.ErrClosed) {
+			return nil, errRetiredView
+		}
+		return nil, err
 	}
 	in.lockUsers++
 	in.made[id] = true
-	return s, true
+	return s, nil
 }
 
 // ensure makes the lock's helper process id (a resource manager, the
