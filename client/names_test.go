@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -232,5 +233,77 @@ func TestSameNameWaits(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestTryLockFree: TryLock fails only behind a holder. 300 sessions each
+// TryLock a different free name at once, on three nodes: every one is
+// granted, however long its names take to resolve and its grant to come
+// (a timer's guess would give up on some under this load). A TryLock of a
+// held name is ErrLocked, and after its Unlock it is granted.
+func TestTryLockFree(t *testing.T) {
+	const n = 300
+	addrs, stop := cluster(t, 3, 0)
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ss := sessions(t, ctx, c, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			g, err := ss[i].TryLock(ctx, fmt.Sprintf("free/%d", i))
+			if err != nil {
+				errs <- fmt.Errorf("TryLock of free/%d: %w", i, err)
+				return
+			}
+			if err := g.Unlock(ctx); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if failed == 0 {
+			t.Error(err)
+		}
+		failed++
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d TryLocks of free names failed", failed, n)
+	}
+	held, err := ss[0].Lock(ctx, "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 4; i++ { // sessions on every node
+		if _, err := ss[i].TryLock(ctx, "held"); !errors.Is(err, client.ErrLocked) {
+			t.Fatalf("TryLock of a held name from session %d: %v, want ErrLocked", i, err)
+		}
+	}
+	if err := held.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The Unlock's release may still be on its way to the name's
+	// manager: a TryLock that reaches it first is behind the holder.
+	for try := 0; ; try++ {
+		g, err := ss[1].TryLock(ctx, "held")
+		if err == nil {
+			if err := g.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		if !errors.Is(err, client.ErrLocked) || try == 100 {
+			t.Fatalf("TryLock after the Unlock, try %d: %v", try, err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

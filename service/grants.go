@@ -83,26 +83,45 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			return nil, errExpired
 		}
 		in.request(sl, req, g.id, g.keys())
+		var behind <-chan struct{}
+		stop := make(chan struct{})
+		if q, ok := sl.p.(proc.Queued); ok && try {
+			// No guess with a timer: the algorithm tells when the
+			// request waits behind another user, and until then it is
+			// on its way to a grant.
+			trying = nil
+			behind = in.watch(sl, q, stop)
+		}
 		var a answer
 		select {
 		case a = <-sl.answer:
+		case <-behind:
+			close(stop)
+			s.drop(g)
+			in.abandon(sl)
+			return nil, errTaken
 		case <-st.retired:
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			continue
 		case <-ctx.Done():
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			return nil, status.FromContextError(ctx.Err()).Err()
 		case <-s.done:
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			return nil, errExpired
 		case <-trying:
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			return nil, errTaken
 		}
+		close(stop)
 		g.unit, g.counter = a.ev.Unit, a.counter
 		serving := n.ctl.serving(st.v.Epoch)
 		// Under the views' lock: adopt reads the held grants after it
@@ -130,6 +149,34 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		}
 		return g, nil
 	}
+}
+
+// watch asks slot s's process every 2ms, between its inputs, whether its
+// open request waits behind another user's (proc.Queued: an observation,
+// the algorithm does nothing else), until stop is closed; the channel it
+// returns gets a value once it does.
+func (in *instance) watch(s *slot, q proc.Queued, stop <-chan struct{}) <-chan struct{} {
+	behind := make(chan struct{}, 1)
+	go func() {
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			in.call(s, func(proc.Env) {
+				if known, b := q.Behind(); known && b {
+					select {
+					case behind <- struct{}{}:
+					default:
+					}
+				}
+			})
+		}
+	}()
+	return behind
 }
 
 // regrant asks in view st for grant g again, for a holder whose grant was

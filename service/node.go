@@ -45,8 +45,10 @@ type Config struct {
 	// before they are released (Chubby's lock-delay): a holder that lost
 	// its session without knowing it gets that long to notice.
 	LockDelay time.Duration
-	// TryWait bounds how long TryLock and TryAcquire wait for a grant
-	// (0: 20ms); see docs/service.md.
+	// TryWait bounds how long TryAcquire waits for a grant, and TryLock
+	// under a lock algorithm whose users cannot tell whether they wait
+	// behind another (proc.Queued: modular-central's can, central's
+	// cannot) (0: 20ms); see docs/service.md.
 	TryWait time.Duration
 	// MaxSessions bounds the sessions open at this node at once (0:
 	// DefaultMaxSessions); one more is RESOURCE_EXHAUSTED with reason
