@@ -27,7 +27,9 @@ type Cluster struct {
 	Semaphore string `yaml:"semaphore"`
 	Quota     string `yaml:"quota"`
 	// Slots is how many sessions' requests a node serves at once per
-	// algorithm instance: each is one user process of the algorithm.
+	// semaphore or quota instance: each is one user process of the
+	// algorithm. Locks have no slots: each open Lock has a user process of
+	// its own (locks.go; Config.MaxLocks bounds them).
 	Slots int `yaml:"slots"`
 	// Resources is ignored: a lock's resources are its names, exactly.
 	// It was the size of the namespace names were hashed onto, and is
