@@ -26,14 +26,12 @@ const tick = time.Millisecond
 // to it. The host gives each process its goroutine and mailbox, so a
 // process takes its inputs one at a time and the algorithm needs no locks.
 type instance struct {
-	n     *Node
-	key   space.Key  // what it runs: the lock, a semaphore, a quota's view
-	view  space.View // the nodes it runs on
-	kind  algo.Kind  // key.Kind
-	name  string     // its transport space and event log instance: key@VIEW
-	users int        // every live node's user slots
-	h     *host.Host
-	procs []proc.Process // every process of the run (nil for the lock: made as needed)
+	n    *Node
+	key  space.Key  // what it runs: the lock, a semaphore, a quota's view
+	view space.View // the nodes it runs on
+	kind algo.Kind  // key.Kind
+	name string     // its transport space and event log instance: key@VIEW
+	h    *host.Host
 
 	free chan *slot // this node's idle user slots
 
@@ -167,7 +165,7 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	in := &instance{
-		n: n, key: sp.Key, view: v, kind: sp.Key.Kind, name: name, users: pb.Users, procs: procs,
+		n: n, key: sp.Key, view: v, kind: sp.Key.Kind, name: name,
 		free: make(chan *slot, n.c.Slots),
 	}
 	if in.h, err = n.newHost(name); err != nil {

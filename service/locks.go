@@ -46,7 +46,7 @@ func (n *Node) newLockInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 		return nil, fmt.Errorf("%s cannot make its processes one at a time", a.Name)
 	}
 	in := &instance{
-		n: n, key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(), users: pb.Users,
+		n: n, key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
 		free: make(chan *slot, n.cfg.MaxLocks),
 		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{},
 	}
