@@ -139,6 +139,17 @@ type Algorithm struct {
 	// Build returns all processes of a run, users first. It returns an
 	// error for a problem the algorithm cannot solve.
 	Build func(p *Problem) ([]proc.Process, error)
+	// Process, when set, builds process id of the run Build would return
+	// for p, alone: the same process as Build(p)[id] (id ≥ 0 and below
+	// Build's count), made without building the others or knowing the
+	// users' sets. Only an algorithm whose processes do not depend on the
+	// whole user and resource set has one (central; modular over such a
+	// subroutine: Rhee's dynamic problem, §3, where users appear at any
+	// time with any set). A host then builds a process when it is first
+	// used, on a problem far larger than the processes it ever makes (the
+	// service's locks). It returns an error for a problem Build refuses
+	// or an id outside the run.
+	Process func(p *Problem, id proc.ID) (proc.Process, error)
 	// Messages holds a value of every message type the processes of a run
 	// send, and Timers a value of every timer type they arm, the
 	// subroutine's included for an algorithm that hosts one (they travel

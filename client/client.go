@@ -37,12 +37,12 @@
 //
 // What the cluster does not hide from its clients:
 //
-//   - Lock names are hashed onto the cluster's lock namespace (allot serve
-//     --resources, default 256): two names that collide are locked
-//     together, which is safe but less concurrent. A grant still carries
-//     one token per name.
-//   - A node serves at most --slots requests (default 16) at once per lock
-//     or semaphore; more wait for a slot.
+//   - Lock names are exact: two different names never contend, and each
+//     has its own tokens. A Lock waits only for the holders of its names;
+//     a node takes at most --max-locks lock requests open at once
+//     (default 50000; one more is ErrLimit).
+//   - A node serves at most --slots requests (default 16) at once per
+//     semaphore; more wait for a slot (they contend for its units anyway).
 //   - A session is served by one node at a time, and recorded at another
 //     (its backup), which adopts it if the first dies or is cut off: the
 //     session then moves there by itself, with its grants and their tokens
@@ -116,9 +116,10 @@ var (
 	// ErrExhausted: the quota has no permit left.
 	ErrExhausted = errors.New("allot: quota exhausted")
 	// ErrLimit: a limit of the node was reached: its most sessions open
-	// (Session then tries the other nodes), or its most semaphores in use
-	// (the node asks for a refresh that collects the idle ones: ask
-	// again). A node of an older version has no limits.
+	// (Session then tries the other nodes), its most lock requests open
+	// at once, or its most semaphores in use (the node asks for a refresh
+	// that collects the idle ones: ask again). A node of an older version
+	// has no limits.
 	ErrLimit = errors.New("allot: limit reached")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
 	// request needs.
@@ -240,9 +241,8 @@ const (
 	// MaxNameBytes is the longest resource, semaphore or quota name, in
 	// bytes of UTF-8.
 	MaxNameBytes = 256
-	// MaxLockNames is the most names one Lock takes (names are hashed
-	// onto the cluster's lock namespace, --resources, so a longer set
-	// would lock most of it anyway).
+	// MaxLockNames is the most names one Lock takes (a request's names
+	// are resolved and held together, and its messages carry them all).
 	MaxLockNames = 128
 )
 
@@ -768,8 +768,11 @@ func (s *Session) Lock(ctx context.Context, resources ...string) (*Grant, error)
 	return s.lock(ctx, resources, false)
 }
 
-// TryLock is Lock that returns ErrLocked rather than wait (it waits a few
-// milliseconds, the time a free set takes to be granted).
+// TryLock is Lock that returns ErrLocked rather than wait behind another
+// holder: it fails only once the lock algorithm has placed the request
+// behind another session's (under modular-central, the default), and is
+// granted otherwise, however long the grant takes to come. (Under central
+// it waits a few milliseconds, the time a free set takes to be granted.)
 func (s *Session) TryLock(ctx context.Context, resources ...string) (*Grant, error) {
 	return s.lock(ctx, resources, true)
 }

@@ -132,3 +132,16 @@ type Allocator interface {
 	Request(env Env, r Request)
 	Release(env Env)
 }
+
+// Queued is an Allocator that can tell, of its open request, whether it
+// waits behind another user: known once the algorithm has placed the
+// request (false until then, and between requests), behind when another
+// user is ahead of it for some of its resources, so that it is granted
+// only after that user moves on. It is an observation of the process's
+// state, called on the process's goroutine between inputs, and changes
+// nothing: a try that must not wait behind a holder asks it instead of
+// guessing with a timer.
+type Queued interface {
+	Allocator
+	Behind() (known, behind bool)
+}

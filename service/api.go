@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"slices"
-	"strconv"
 
 	"github.com/allot-dev/allot/algo"
 	pb "github.com/allot-dev/allot/api/allot/v1"
@@ -14,18 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// resources maps names onto the lock namespace, sorted and without
-// repeats.
-func (n *Node) resources(names []string) []proc.ResID {
-	rs := make([]proc.ResID, 0, len(names))
-	for _, s := range names {
-		rs = append(rs, n.c.resource(s))
-	}
-	slices.Sort(rs)
-	return slices.Compact(rs)
-}
-
-func lockKey(r proc.ResID) string { return "lock/" + strconv.Itoa(int(r)) }
+// lockKey is the key of lock name's fencing tokens in the event log.
+func lockKey(name string) string { return "lock/" + name }
 
 // Lock implements the Allot service.
 func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, error) {
@@ -36,7 +24,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	if err != nil {
 		return nil, err
 	}
-	g, err := n.acquire(ctx, s, space.Lock, proc.Request{Res: n.resources(r.Resources)}, r.TryLock)
+	g, err := n.acquire(ctx, s, space.Lock, proc.Request{}, r.Resources, r.TryLock)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +95,7 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err := key.Check(); err != nil {
 		return nil, badInput("name", "%v", err)
 	}
-	g, err := n.acquire(ctx, s, key, proc.Request{}, r.TryAcquire)
+	g, err := n.acquire(ctx, s, key, proc.Request{}, nil, r.TryAcquire)
 	if err != nil {
 		return nil, err
 	}

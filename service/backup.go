@@ -179,13 +179,10 @@ func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("grant %d: %w", rg.Id, err)
 		}
-		req := proc.Request{}
-		for _, x := range rg.Res {
-			req.Res = append(req.Res, proc.ResID(x))
-		}
 		// Not in an instance of this node yet (in is nil): regrant puts
-		// it in one; a give-back before that is done there.
-		s.grants[rg.Id] = &grant{id: rg.Id, key: key, req: req, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, answered: true}
+		// it in one (a lock's names get their ids of the view there); a
+		// give-back before that is done there.
+		s.grants[rg.Id] = &grant{id: rg.Id, key: key, names: rg.Names, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, answered: true}
 	}
 	// Past the node's session limit if need be: the session is one the
 	// cluster has promised to keep.

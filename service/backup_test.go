@@ -96,7 +96,7 @@ func TestTakeOver(t *testing.T) {
 	n := &Node{self: 2, log: slog.New(slog.DiscardHandler), keeper: newKeeper(), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics()}
 	keep := func(primary int, gen, epoch, id uint64) {
 		n.keeper.keep(&backuppb.KeepRequest{Primary: int32(primary), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{{
-			Id: id, TtlMs: 1000, Seq: 1, Grants: []*backuppb.Grant{{Id: id + 100, Key: "lock", Res: []int32{4}, Epoch: epoch, Counter: 9}},
+			Id: id, TtlMs: 1000, Seq: 1, Grants: []*backuppb.Grant{{Id: id + 100, Key: "lock", Names: []string{"a/b"}, Epoch: epoch, Counter: 9}},
 		}}})
 	}
 	keep(1, 3, 5, 71) // node 1, run 3, recorded in view 5
@@ -118,8 +118,8 @@ func TestTakeOver(t *testing.T) {
 		t.Fatalf("adopted %v, want session 71 alone", got)
 	}
 	g := got[0].grants[171]
-	if g == nil || !g.held() || g.epoch != 5 || g.counter != 9 || g.key.String() != "lock" || !slices.Equal(g.req.Res, []proc.ResID{4}) {
-		t.Fatalf("the adopted grant: %+v, want held, token 5.9, lock of resource 4", g)
+	if g == nil || !g.held() || g.epoch != 5 || g.counter != 9 || g.key.String() != "lock" || !slices.Equal(g.names, []string{"a/b"}) {
+		t.Fatalf("the adopted grant: %+v, want held, token 5.9, lock of name a/b", g)
 	}
 	if n.sessions.get(71) == nil || n.sessions.get(72) != nil {
 		t.Fatal("the session table does not hold session 71 alone")

@@ -3,7 +3,6 @@ package service
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"net"
 	"os"
 	"slices"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/algo/all"
-	"github.com/allot-dev/allot/proc"
 )
 
 // Cluster is the static membership of a cluster and which algorithm serves
@@ -29,11 +27,16 @@ type Cluster struct {
 	Semaphore string `yaml:"semaphore"`
 	Quota     string `yaml:"quota"`
 	// Slots is how many sessions' requests a node serves at once per
-	// algorithm instance: each is one user process of the algorithm.
+	// semaphore or quota instance: each is one user process of the
+	// algorithm. Locks have no slots: each open Lock has a user process of
+	// its own (locks.go; Config.MaxLocks bounds them).
 	Slots int `yaml:"slots"`
-	// Resources is the size of the lock namespace: resource names are
-	// hashed onto 0..Resources-1 (names that collide are locked together:
-	// safe, less concurrent).
+	// Resources is ignored: a lock's resources are its names, exactly.
+	// It was the size of the namespace names were hashed onto, and is
+	// still accepted (and recorded in the control log's cluster spec, as
+	// before) so that files and scripts that set it keep working.
+	//
+	// Deprecated: names are exact; the value means nothing.
 	Resources int `yaml:"resources"`
 	// Epoch is the fencing epoch of this cluster configuration.
 	Epoch uint64 `yaml:"epoch"`
@@ -136,21 +139,27 @@ func (c *Cluster) Complete() error {
 		if a.Kind != k.kind {
 			return fmt.Errorf("%w: %s solves %s problems, not %s", ErrCluster, a.Name, a.Kind, k.kind)
 		}
+		if k.kind == algo.Exclusive && a.Process == nil {
+			return fmt.Errorf("%w: %s cannot serve locks: its processes need every user and resource known beforehand (a dining subroutine's conflict graph), and the service's locks make a user per request and a resource per name; locks are served by %s", ErrCluster, a.Name, strings.Join(LockAlgorithms(), ", "))
+		}
 	}
 	return nil
 }
 
-// resource is the resource of the lock namespace a name is locked as.
-func (c *Cluster) resource(name string) proc.ResID {
-	m := c.Resources
-	if m == 0 {
-		m = DefaultResources
+// LockAlgorithms are the algorithms of the catalogue that can serve the
+// service's locks: those that make a process alone (algo.Algorithm's
+// Process).
+func LockAlgorithms() []string {
+	var out []string
+	for _, a := range all.OfKind(algo.Exclusive) {
+		if a.Process != nil {
+			out = append(out, a.Name)
+		}
 	}
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return proc.ResID(h.Sum32() % uint32(m))
+	return out
 }
 
 // LockKey is the key under which the event log records the fencing tokens
-// of lock resource name ("lock/RES").
-func (c *Cluster) LockKey(name string) string { return lockKey(c.resource(name)) }
+// of lock name: "lock/" + name (a name is its own resource; before names
+// were exact it was the resource the name was hashed onto).
+func (c *Cluster) LockKey(name string) string { return lockKey(name) }

@@ -426,6 +426,7 @@ func (n *Node) adopt(v space.View, cv control.View) {
 	st := &epochState{v: v, adopted: time.Now(), ready: make(chan struct{}), retired: make(chan struct{})}
 	old, stop := n.views.adopt(st)
 	adopted := n.takeOver(cv)
+	n.names.forget(v.Epoch) // the names' ids of older views are not asked again
 	// The grants are read after st is the node's view: a grant answered
 	// in old is either held by now, or its request sees the view moved
 	// and gives it back (acquire).

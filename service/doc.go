@@ -7,7 +7,10 @@
 //	                  sessions.go: the session table, keep-alives carrying
 //	                  the node's lease; errors as codes)
 //	                    │ grants.go: a grant of a session, asked on a user
-//	                    │ slot of this node, asked again in the next view
+//	                    │ slot of this node, asked again in the next view;
+//	                    │ names.go: a lock name's resource id in a view,
+//	                    │ given by the name's home node; locks.go: the
+//	                    │ lock's processes, made as first used
 //	                    v
 //	                  views (view.go: the view the node is in and its
 //	                  instances, under one lock; space.go: a name from the
@@ -31,6 +34,9 @@
 // where one is required — the link transport's space on the wire and the
 // event log's instance field, whose formats are contracts — and is parsed
 // once where it comes in; a malformed name from a peer is a typed error.
+// service/internal/names is a lock name's home in a view (rendezvous
+// hashing over the members) and the question a node asks the home for
+// the name's resource id, on the link space "names".
 //
 // A view's epoch is its position in the control log; a token is (epoch,
 // Lamport counter of the grant). A node serves a view only under a lease;
@@ -73,7 +79,7 @@
 //
 // Beside the handlers: validate.go checks a request's input against the
 // documented limits (MaxNameBytes, MaxLockNames, units, n) and the node's
-// (Config.MaxSessions); errors.go gives each error a code
+// (Config.MaxSessions, MaxSemaphores; MaxLocks in grants.go); errors.go gives each error a code
 // and, where a code means more than one thing, a google.rpc.ErrorInfo
 // reason (api/allot/v1's Reason constants: an older client keeps reading
 // the code as before); semaphores.go records a semaphore's units in the

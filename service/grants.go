@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,12 +17,14 @@ import (
 var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
 
 // acquire runs one request of a session on the instance of key in this
-// node's view: waits for the view to be ready and for a free slot, asks,
-// waits for the answer (fenced by the instance). The grant is registered
-// with the session before the request is made, so an expiring session
-// finds it. A request still waiting when the view changes starts over in
-// the next one.
-func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, try bool) (*grant, error) {
+// node's view: waits for the view to be ready and for a free slot (the
+// lock makes one: locks.go), asks, waits for the answer (fenced by the
+// instance). A lock's names are its request: they are resolved to their
+// resource ids in each view (names.go). The grant is registered with the
+// session before the request is made, so an expiring session finds it. A
+// request still waiting when the view changes starts over in the next
+// one.
+func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, lockNames []string, try bool) (*grant, error) {
 	var trying <-chan time.Time
 	if try {
 		t := time.NewTimer(n.cfg.TryWait)
@@ -50,44 +53,82 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		if err != nil {
 			return nil, status.Error(codes.InvalidArgument, err.Error())
 		}
-		var sl *slot
-		select {
-		case sl = <-in.free:
-		case <-st.retired:
-			continue
-		case <-ctx.Done():
-			return nil, status.FromContextError(ctx.Err()).Err()
-		case <-s.done:
-			return nil, errExpired
-		case <-trying:
-			return nil, errTaken
+		if key.Kind == algo.Exclusive {
+			req.Res, err = n.resolve(ctx, st, s.done, lockNames)
+			if errors.Is(err, errRetiredView) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		g := &grant{id: n.id(), key: key, req: req, in: in, sl: sl, epoch: st.v.Epoch}
+		sl, err := in.grab()
+		switch {
+		case errors.Is(err, errRetiredView):
+			continue
+		case errors.Is(err, errFull):
+			return nil, n.limitReached("locks", "this node has its most lock requests open at once, %d (--max-locks): unlock some, or lock on another node", n.cfg.MaxLocks)
+		case err != nil:
+			return nil, status.Error(codes.Internal, err.Error())
+		}
+		if sl == nil {
+			select {
+			case sl = <-in.free:
+			case <-st.retired:
+				continue
+			case <-ctx.Done():
+				return nil, status.FromContextError(ctx.Err()).Err()
+			case <-s.done:
+				return nil, errExpired
+			case <-trying:
+				return nil, errTaken
+			}
+		}
+		g := &grant{id: n.id(), key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
 		if !s.add(g) {
 			in.free <- sl
 			return nil, errExpired
 		}
-		in.request(sl, req, g.id)
+		in.request(sl, req, g.id, g.keys())
+		var behind <-chan struct{}
+		stop := make(chan struct{})
+		if q, ok := sl.p.(proc.Queued); ok && try {
+			// No guess with a timer: the algorithm tells when the
+			// request waits behind another user, and until then it is
+			// on its way to a grant.
+			trying = nil
+			behind = in.watch(sl, q, stop)
+		}
 		var a answer
 		select {
 		case a = <-sl.answer:
+		case <-behind:
+			close(stop)
+			s.drop(g)
+			in.abandon(sl)
+			return nil, errTaken
 		case <-st.retired:
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			continue
 		case <-ctx.Done():
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			return nil, status.FromContextError(ctx.Err()).Err()
 		case <-s.done:
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			return nil, errExpired
 		case <-trying:
+			close(stop)
 			s.drop(g)
 			in.abandon(sl)
 			return nil, errTaken
 		}
+		close(stop)
 		g.unit, g.counter = a.ev.Unit, a.counter
 		serving := n.ctl.serving(st.v.Epoch)
 		// Under the views' lock: adopt reads the held grants after it
@@ -130,6 +171,34 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 	}
 }
 
+// watch asks slot s's process every 2ms, between its inputs, whether its
+// open request waits behind another user's (proc.Queued: an observation,
+// the algorithm does nothing else), until stop is closed; the channel it
+// returns gets a value once it does.
+func (in *instance) watch(s *slot, q proc.Queued, stop <-chan struct{}) <-chan struct{} {
+	behind := make(chan struct{}, 1)
+	go func() {
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			in.call(s, func(proc.Env) {
+				if known, b := q.Behind(); known && b {
+					select {
+					case behind <- struct{}{}:
+					default:
+					}
+				}
+			})
+		}
+	}()
+	return behind
+}
+
 // regrant asks in view st for grant g again, for a holder whose grant was
 // made in an earlier view. g keeps its token (of the earlier, smaller
 // epoch). Given back meanwhile, it is released as soon as it is granted.
@@ -139,13 +208,33 @@ func (n *Node) regrant(g *grant, st *epochState) {
 		n.log.Error("regrant", "key", g.key.String(), "err", err)
 		return
 	}
-	var sl *slot
-	select {
-	case sl = <-in.free:
-	case <-st.retired:
+	req := g.req
+	if g.key.Kind == algo.Exclusive {
+		// The names have other ids in this view.
+		if req.Res, err = n.resolve(context.Background(), st, nil, g.names); err != nil {
+			if !errors.Is(err, errRetiredView) {
+				n.log.Error("regrant", "key", g.key.String(), "err", err)
+			}
+			return
+		}
+	}
+	sl, err := in.grab()
+	if err != nil && !errors.Is(err, errFull) {
+		if !errors.Is(err, errRetiredView) {
+			n.log.Error("regrant", "key", g.key.String(), "err", err)
+		}
 		return
 	}
-	in.request(sl, g.req, g.id)
+	if sl == nil {
+		// Every slot is taken: a held grant waits for one (a lock's
+		// holders were within the limit in the view before).
+		select {
+		case sl = <-in.free:
+		case <-st.retired:
+			return
+		}
+	}
+	in.request(sl, req, g.id, g.keys())
 	var a answer
 	select {
 	case a = <-sl.answer:
@@ -166,7 +255,8 @@ func (n *Node) regrant(g *grant, st *epochState) {
 type grant struct {
 	id      uint64
 	key     space.Key    // the lock or a semaphore
-	req     proc.Request // what was asked
+	req     proc.Request // what was asked (a lock: in the view it was asked in)
+	names   []string     // a lock's names, as asked
 	epoch   uint64       // the view the token was issued in
 	counter uint64       // the fencing counter
 
@@ -177,6 +267,20 @@ type grant struct {
 	lost     bool // the session ended
 	answered bool // the grant may be handed out
 	released bool
+}
+
+// keys are the fenced keys of a lock's grant: "lock/" + each distinct
+// name, sorted (nil for a semaphore).
+func (g *grant) keys() []string {
+	if g.key.Kind != algo.Exclusive {
+		return nil
+	}
+	ks := make([]string, 0, len(g.names))
+	for _, name := range g.names {
+		ks = append(ks, lockKey(name))
+	}
+	slices.Sort(ks)
+	return slices.Compact(ks)
 }
 
 // answer marks g answered, unless its session has ended: then the caller

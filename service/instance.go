@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"sync"
 	"time"
 
 	"github.com/allot-dev/allot/algo"
@@ -25,17 +26,25 @@ const tick = time.Millisecond
 // to it. The host gives each process its goroutine and mailbox, so a
 // process takes its inputs one at a time and the algorithm needs no locks.
 type instance struct {
-	n     *Node
-	key   space.Key  // what it runs: the lock, a semaphore, a quota's view
-	view  space.View // the nodes it runs on
-	kind  algo.Kind  // key.Kind
-	name  string     // its transport space and event log instance: key@VIEW
-	users int        // every live node's user slots
-	h     *host.Host
-	procs []proc.Process
+	n    *Node
+	key  space.Key  // what it runs: the lock, a semaphore, a quota's view
+	view space.View // the nodes it runs on
+	kind algo.Kind  // key.Kind
+	name string     // its transport space and event log instance: key@VIEW
+	h    *host.Host
 
-	free  chan *slot        // this node's idle user slots
-	slots map[proc.ID]*slot // this node's user slots (fixed once built)
+	free chan *slot // this node's idle user slots
+
+	// The lock's processes are made as they are first needed (locks.go),
+	// on a problem of lockRange users and resources: lazy is set, alg and
+	// pb make them, and made says which this node made, users included
+	// (slots: lockUsers of them so far).
+	lazy      bool
+	alg       algo.Algorithm
+	pb        *algo.Problem
+	mu        sync.Mutex
+	made      map[proc.ID]bool
+	lockUsers int
 }
 
 // slot is one user process of this node, serving one request at a time.
@@ -43,6 +52,7 @@ type instance struct {
 // its Follow), except answer.
 type slot struct {
 	id     proc.ID
+	p      proc.Allocator
 	answer chan answer // the algorithm's enter or grant (capacity 1)
 	// waiting: asked and not answered; abandoned: nobody wants the answer
 	// any more (the session expired, the caller gave up), so it is
@@ -50,6 +60,7 @@ type slot struct {
 	waiting, abandoned bool
 	asked              time.Time
 	res                []proc.ResID // the open request's resources
+	keys               []string     // the open lock request's fenced keys ("lock/" + name)
 }
 
 // answer is the algorithm's answer to a slot's request, with the fencing
@@ -57,6 +68,15 @@ type slot struct {
 type answer struct {
 	ev      proc.Event
 	counter uint64
+}
+
+// ownerOf is the node hosting process id of instance sp: the lock's
+// (lockOwner) or, for a semaphore or a quota, owner's.
+func (n *Node) ownerOf(sp space.Space, id proc.ID) int {
+	if sp.Key.Kind == algo.Exclusive {
+		return lockOwner(sp.View, id)
+	}
+	return n.owner(sp.View, sp.View.Members.Len()*n.c.Slots, id)
 }
 
 // owner is the node hosting process id of an instance of v with users
@@ -86,7 +106,7 @@ func (n *Node) problem(k space.Key, users int) (*algo.Problem, algo.Algorithm, e
 	}
 	switch kind {
 	case algo.Exclusive:
-		return &algo.Problem{Kind: algo.Exclusive, Users: users, Resources: n.c.Resources}, n.algs[algo.Exclusive], nil
+		return &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}, n.algs[algo.Exclusive], nil
 	case algo.Pool:
 		if units < 1 || units >= users {
 			return nil, algo.Algorithm{}, fmt.Errorf("a semaphore of this cluster has 1 to %d units, not %d", users-1, units)
@@ -137,31 +157,25 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sp.Key.Kind == algo.Exclusive {
+		return n.newLockInstance(sp, pb, a)
+	}
 	procs, err := a.Build(pb)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	in := &instance{
-		n: n, key: sp.Key, view: v, kind: sp.Key.Kind, name: name, users: pb.Users, procs: procs,
-		free:  make(chan *slot, n.c.Slots),
-		slots: map[proc.ID]*slot{},
+		n: n, key: sp.Key, view: v, kind: sp.Key.Kind, name: name,
+		free: make(chan *slot, n.c.Slots),
 	}
-	seed := fnv.New64a()
-	seed.Write([]byte(name))
-	in.h, err = host.New(host.Config{
-		Transport: n.tr.Space(name),
-		Direct:    true, // the node's own processes: straight to the mailbox
-		Tick:      tick,
-		Seed:      seed.Sum64(),
-		Sink:      n.events.Sink(name),
-		OnError:   func(err error) { n.log.Error("instance", "instance", name, "err", err) },
-	})
-	if err != nil {
+	if in.h, err = n.newHost(name); err != nil {
 		return nil, err
 	}
+	slots := map[proc.ID]*slot{}
 	for k := range n.c.Slots {
-		s := &slot{id: proc.ID(v.Members.Rank(n.self)*n.c.Slots + k), answer: make(chan answer, 1)}
-		in.slots[s.id] = s
+		id := proc.ID(v.Members.Rank(n.self)*n.c.Slots + k)
+		s := &slot{id: id, p: procs[id].(proc.Allocator), answer: make(chan answer, 1)}
+		slots[s.id] = s
 		in.free <- s
 	}
 	// Every process of the node is registered before any starts: a
@@ -174,7 +188,7 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 			continue
 		}
 		var follow host.Follow
-		if s := in.slots[pid]; s != nil {
+		if s := slots[pid]; s != nil {
 			follow = func(env proc.Env, e proc.Event) { in.follow(env, s, e) }
 		}
 		if err := in.h.Add(pid, gated{procs[id], open}, follow); err != nil {
@@ -185,6 +199,20 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 	}
 	close(open)
 	return in, nil
+}
+
+// newHost is the host of an instance's processes on this node.
+func (n *Node) newHost(name string) (*host.Host, error) {
+	seed := fnv.New64a()
+	seed.Write([]byte(name))
+	return host.New(host.Config{
+		Transport: n.tr.Space(name),
+		Direct:    true, // the node's own processes: straight to the mailbox
+		Tick:      tick,
+		Seed:      seed.Sum64(),
+		Sink:      n.events.Sink(name),
+		OnError:   func(err error) { n.log.Error("instance", "instance", name, "err", err) },
+	})
 }
 
 // gated is a process whose Start waits until open is closed.
@@ -200,11 +228,12 @@ func (g gated) Start(env proc.Env) {
 
 // request asks slot s's process for req.
 // grant is the id of the session's grant the request is for (0: none, a
-// quota's permit); the log names it, so that a grant asked again in a
-// later view is seen as one holder.
-func (in *instance) request(s *slot, req proc.Request, grant uint64) {
+// quota's permit); the log names it, with a lock's keys (its names), so
+// that a grant asked again in a later view, where its names have other
+// ids, is seen as one holder of the same names.
+func (in *instance) request(s *slot, req proc.Request, grant uint64, keys []string) {
 	in.call(s, func(env proc.Env) {
-		s.waiting, s.abandoned, s.asked, s.res = true, false, time.Now(), req.Res
+		s.waiting, s.abandoned, s.asked, s.res, s.keys = true, false, time.Now(), req.Res, keys
 		in.n.metrics.waiting.WithLabelValues(in.kind.String()).Inc()
 		switch in.kind {
 		case algo.Pool:
@@ -213,9 +242,9 @@ func (in *instance) request(s *slot, req proc.Request, grant uint64) {
 			in.h.Record(proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
 		}
 		if grant != 0 {
-			in.n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Owner, P: s.id, Res: req.Res, Grant: grant})
+			in.n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Owner, P: s.id, Res: req.Res, Keys: keys, Grant: grant})
 		}
-		in.procs[s.id].(proc.Allocator).Request(env, req)
+		s.p.Request(env, req)
 	})
 }
 
@@ -268,11 +297,7 @@ func (in *instance) answer(s *slot, e proc.Event) {
 func (in *instance) keys(s *slot, e proc.Event) []string {
 	switch in.kind {
 	case algo.Exclusive:
-		ks := make([]string, len(s.res))
-		for i, r := range s.res {
-			ks[i] = lockKey(r)
-		}
-		return ks
+		return s.keys
 	case algo.Pool:
 		return []string{unitKey(in.key, e.Unit, in.view.Epoch)}
 	}
@@ -305,10 +330,10 @@ func (in *instance) release(s *slot, unit int32) {
 		case algo.Quota: // a permit is consumed, never given back
 		case algo.Pool:
 			in.h.Record(proc.Event{Kind: proc.EvRelease, P: s.id, Unit: unit})
-			in.procs[s.id].(proc.Allocator).Release(env)
+			s.p.Release(env)
 		default:
 			in.h.Record(proc.Event{Kind: proc.EvExit, P: s.id})
-			in.procs[s.id].(proc.Allocator).Release(env)
+			s.p.Release(env)
 		}
 		in.free <- s
 	})

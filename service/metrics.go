@@ -19,7 +19,7 @@ type metrics struct {
 	sessions prometheus.Gauge
 	grpc     *grpcprom.ServerMetrics
 	// limitRejects counts the requests refused at a limit of the node,
-	// by limit: "sessions", "semaphores".
+	// by limit: "sessions", "semaphores", "locks", "names".
 	limitRejects *prometheus.CounterVec
 	// refreshes counts the refreshes this node asked for (refresh.go),
 	// and retired the messages of the instances retired: a counter does
@@ -77,12 +77,12 @@ func newMetrics() *metrics {
 		}),
 		limitRejects: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "allot_limit_rejects_total",
-			Help: "Requests refused because a limit of this node was reached (RESOURCE_EXHAUSTED), by limit: sessions (--max-sessions), semaphores (--max-semaphores).",
+			Help: "Requests refused because a limit of this node was reached (RESOURCE_EXHAUSTED), by limit: sessions (--max-sessions), semaphores (--max-semaphores), locks (--max-locks: lock requests open at once), names (lock names of one view at one home, 2^24/N).",
 		}, []string{"limit"}),
 	}
 	m.refreshes, m.pause, m.retired = refreshMetrics(), pauseMetric(), map[string]int64{}
 	m.grpc = newServerMetrics()
-	for _, l := range []string{"sessions", "semaphores"} {
+	for _, l := range []string{"sessions", "semaphores", "locks", "names"} {
 		m.limitRejects.WithLabelValues(l) // 0 until the first reject: a rate is defined from the start
 	}
 	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc, m.limitRejects, m.refreshes, m.pause,

@@ -22,6 +22,7 @@ import (
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/backuppb"
+	"github.com/allot-dev/allot/service/internal/names"
 	"github.com/allot-dev/allot/service/internal/space"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
@@ -45,8 +46,10 @@ type Config struct {
 	// before they are released (Chubby's lock-delay): a holder that lost
 	// its session without knowing it gets that long to notice.
 	LockDelay time.Duration
-	// TryWait bounds how long TryLock and TryAcquire wait for a grant
-	// (0: 20ms); see docs/service.md.
+	// TryWait bounds how long TryAcquire waits for a grant, and TryLock
+	// under a lock algorithm whose users cannot tell whether they wait
+	// behind another (proc.Queued: modular-central's can, central's
+	// cannot) (0: 20ms); see docs/service.md.
 	TryWait time.Duration
 	// MaxSessions bounds the sessions open at this node at once (0:
 	// DefaultMaxSessions); one more is RESOURCE_EXHAUSTED with reason
@@ -68,6 +71,11 @@ type Config struct {
 	// DefaultRefreshEvery). refresh.go says what a refresh costs.
 	RefreshIdle  int
 	RefreshEvery time.Duration
+	// MaxLocks bounds the lock requests open at this node at once,
+	// waiting or held (0: DefaultMaxLocks; at most MaxMaxLocks): each is
+	// a user process of the view's lock instance while it is open. One
+	// more is RESOURCE_EXHAUSTED with reason NODE_LIMIT (limit "locks").
+	MaxLocks int
 	// PeerAddrs, when set, are the addresses this node dials the other
 	// nodes at, by id (a proxy in between, in tests); nil: the members'
 	// addresses.
@@ -132,6 +140,7 @@ type Node struct {
 	// fencing counters.
 	views views
 	clock clock
+	names nameTables // the lock names' ids, per view (names.go)
 
 	// The API's state: the clients' sessions (sessions.go), the ids of
 	// sessions and grants (ids.go), and whether the node is shutting down.
@@ -198,6 +207,10 @@ func New(cfg Config) (*Node, error) {
 	if cfg.RefreshEvery <= 0 {
 		cfg.RefreshEvery = DefaultRefreshEvery
 	}
+	if cfg.MaxLocks <= 0 {
+		cfg.MaxLocks = DefaultMaxLocks
+	}
+	cfg.MaxLocks = min(cfg.MaxLocks, MaxMaxLocks)
 	n := &Node{
 		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
 		algs:     map[algo.Kind]algo.Algorithm{},
@@ -227,7 +240,7 @@ func New(cfg Config) (*Node, error) {
 		n.algs[kind] = a
 		algs = append(algs, a)
 	}
-	algs = append(algs, control.Algorithm())
+	algs = append(algs, control.Algorithm(), algo.Algorithm{Name: "names", Messages: names.Messages})
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err
@@ -303,6 +316,13 @@ func (n *Node) Register(s *grpc.Server) error {
 	n.setPeers(ms)
 	n.ctl.space = tr.Space(ctlSpace)
 	if err := n.ctl.space.Register(proc.ID(n.self), n.ctl.deliver); err != nil {
+		tr.Close()
+		return err
+	}
+	n.names.mu.Lock()
+	n.names.space = tr.Space(namesSpace)
+	n.names.mu.Unlock()
+	if err := n.names.space.Register(proc.ID(n.self), n.deliverNames); err != nil {
 		tr.Close()
 		return err
 	}

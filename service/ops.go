@@ -123,10 +123,11 @@ var (
 	heldDesc    = prometheus.NewDesc("allot_held_grants", "Grants (locks, semaphore units, quota permits in flight) held by this node's sessions.", nil, nil)
 	framesDesc  = prometheus.NewDesc("allot_link_messages_total", "Messages this node sent to other nodes over its links (algorithm instances and control plane, resends included).", nil, nil)
 	batchesDesc = prometheus.NewDesc("allot_link_batches_total", "gRPC messages this node sent over its links, each a batch of messages and acks.", nil, nil)
+	namesDesc   = prometheus.NewDesc("allot_lock_names", "Lock names in this node's tables for its view (homed here, or answers of their homes); given back at the next view change.", nil, nil)
 )
 
 func (s state) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{epochDesc, servingDesc, membersDesc, linkDesc, heldDesc, framesDesc, batchesDesc} {
+	for _, d := range []*prometheus.Desc{epochDesc, servingDesc, membersDesc, linkDesc, heldDesc, framesDesc, batchesDesc, namesDesc} {
 		ch <- d
 	}
 }
@@ -145,6 +146,7 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(servingDesc, prometheus.GaugeValue, serving)
 	ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(n.held()))
+	ch <- prometheus.MustNewConstMetric(namesDesc, prometheus.GaugeValue, float64(n.nameCount()))
 	if n.tr == nil {
 		return
 	}

@@ -313,7 +313,7 @@ func TestMetricsUnderLoad(t *testing.T) {
 	for _, want := range []string{
 		"allot_serving 1", "allot_view_epoch ", "allot_view_members 3",
 		"allot_peer_link_up{peer=\"1\"} 1", "allot_peer_link_up{peer=\"2\"} 1",
-		"allot_sessions 8", "allot_held_grants ", "allot_messages_total{message=",
+		"allot_sessions 8", "allot_held_grants ", "allot_lock_names ", "allot_messages_total{message=",
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Lock",grpc_service="allot.v1.Allot",grpc_type="unary"}`,
 		"go_goroutines ", "process_resident_memory_bytes ",
 	} {

@@ -207,11 +207,7 @@ func snapshot(s *session) *backuppb.Session {
 			continue
 		}
 		// The rest is fixed once answered.
-		rg := &backuppb.Grant{Id: g.id, Key: g.key.String(), Epoch: g.epoch, Counter: g.counter, Unit: unit}
-		for _, x := range g.req.Res {
-			rg.Res = append(rg.Res, int32(x))
-		}
-		out.Grants = append(out.Grants, rg)
+		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: unit})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 )
@@ -42,7 +43,7 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 	if id < 0 {
 		return "", false
 	}
-	if name == ctlSpace {
+	if name == ctlSpace || name == namesSpace {
 		if int(id) >= MaxNodes {
 			return "", false
 		}
@@ -54,16 +55,24 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		v = sp.View
+		if sp.Key.Kind == algo.Exclusive && int64(id) > 2*lockRange+int64(MaxNodes) {
+			return "", false // past the lock's users, managers and helpers
+		}
+		return nodeName(n.ownerOf(sp, id)), true
 	}
 	return nodeName(n.owner(v, v.Members.Len()*n.c.Slots, id)), true
 }
 
-// open builds the instance of a space a message came for.
-func (n *Node) open(name string) {
+// open builds the instance of a space a message came for, and in the
+// lock's the process it is for, if not made yet.
+func (n *Node) open(name string, id proc.ID) {
 	sp, err := n.parse(name)
+	var in *instance
 	if err == nil {
-		_, err = n.instance(sp)
+		in, err = n.instance(sp)
+	}
+	if err == nil {
+		in.ensure(id)
 	}
 	if err != nil && !errors.Is(err, errRetiredView) {
 		n.log.Warn("link: message for an instance this node does not build", "instance", name, "err", err)

@@ -69,7 +69,7 @@ func TestPeerSpaceNames(t *testing.T) {
 		if got, ok := n.place(c.name, 0); ok {
 			t.Errorf("place(%q) = %q, want refused", c.name, got)
 		}
-		n.open(c.name)
+		n.open(c.name, 0)
 		if !strings.Contains(log.String(), c.name) {
 			t.Errorf("open(%q) logged nothing", c.name)
 		}

@@ -41,8 +41,8 @@ type SessionStatus struct {
 type GrantStatus struct {
 	ID  uint64 `json:"id,string"`
 	Key string `json:"key"` // "lock" or "sem/NAME/R"
-	// Resources are the lock's resources, as lock keys ("lock/RES": a
-	// name is hashed onto the namespace, Cluster.LockKey).
+	// Resources are the lock's names, as lock keys ("lock/" + name,
+	// Cluster.LockKey), sorted.
 	Resources []string `json:"resources,omitempty"`
 	Held      bool     `json:"held"`
 	// The token and unit of a held grant.
@@ -91,9 +91,7 @@ func (n *Node) Status() Status {
 		s.mu.Lock()
 		for _, g := range s.grants {
 			gs := GrantStatus{ID: g.id, Key: g.key.String()}
-			for _, r := range g.req.Res {
-				gs.Resources = append(gs.Resources, lockKey(r))
-			}
+			gs.Resources = g.keys()
 			g.mu.Lock()
 			if g.answered && !g.released {
 				// counter and unit are written before answered is set

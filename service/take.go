@@ -138,7 +138,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 			break
 		}
 		reserved++
-		in.request(sl, proc.Request{}, 0)
+		in.request(sl, proc.Request{}, 0, nil)
 		select {
 		case a := <-sl.answer:
 			in.free <- sl

@@ -18,9 +18,8 @@ const (
 	// MaxNameBytes is the longest resource, semaphore or quota name, in
 	// bytes of UTF-8.
 	MaxNameBytes = 256
-	// MaxLockNames is the most names one Lock takes. Names are hashed
-	// onto the cluster's lock namespace (Cluster.Resources), so a longer
-	// set would lock most of it anyway.
+	// MaxLockNames is the most names one Lock takes: a request's names
+	// are resolved and held together, and its messages carry them all.
 	MaxLockNames = 128
 )
 
@@ -28,6 +27,11 @@ const (
 const (
 	DefaultMaxSessions   = 10000
 	DefaultMaxSemaphores = 1024
+	DefaultMaxLocks      = 50000
+	// MaxMaxLocks is the most Config.MaxLocks may be: every node's users
+	// of a view, rank + N·k, stay within the lock's range of ids with
+	// MaxNodes nodes.
+	MaxMaxLocks = lockRange / MaxNodes
 )
 
 // limitReached is RESOURCE_EXHAUSTED with reason NODE_LIMIT naming the

@@ -28,6 +28,14 @@ func (vs *views) current() *epochState {
 	return vs.cur
 }
 
+// behind reports whether epoch is before a view this node has adopted:
+// one it never serves again.
+func (vs *views) behind(epoch uint64) bool {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	return epoch < vs.adopted
+}
+
 // adopt makes st the node's view and takes out the instances of older
 // views, for the caller to retire; old is the view st replaces.
 func (vs *views) adopt(st *epochState) (old *epochState, stop []*instance) {

@@ -39,6 +39,7 @@ var Algorithm = algo.Algorithm{
 	Kind:    algo.Exclusive,
 	Summary: "one coordinator owns every resource, grants in arrival order",
 	Build:   Build,
+	Process: Process,
 	// The coordinator's owner and queue tables (4 + 24 bytes a resource)
 	// double as ids appear: at the last growth the old table and the new
 	// one, twice as large, are both live.
@@ -74,6 +75,22 @@ func Build(pb *algo.Problem) ([]proc.Process, error) {
 	}
 	ps[coord] = NewCoordinator()
 	return ps, nil
+}
+
+// Process returns process id of Build(pb) alone: a user below Users, the
+// coordinator at Users. A user needs only the coordinator's id, and the
+// coordinator knows nothing of users or resources beforehand.
+func Process(pb *algo.Problem, id proc.ID) (proc.Process, error) {
+	if pb.Kind != algo.Exclusive {
+		return nil, fmt.Errorf("central: solves exclusive problems, not %s", pb.Kind)
+	}
+	switch {
+	case id >= 0 && int(id) < pb.Users:
+		return &User{coord: proc.ID(pb.Users)}, nil
+	case int(id) == pb.Users:
+		return NewCoordinator(), nil
+	}
+	return nil, fmt.Errorf("central: no process %d in a run of %d users", id, pb.Users)
 }
 
 // User is an application process.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/central"
 	"github.com/allot-dev/allot/proc"
 )
 
@@ -249,4 +250,67 @@ func TestSubroutineExclusionNeeded(t *testing.T) {
 	if failed == 0 {
 		t.Fatal("modular over a subroutine without exclusion passed every run")
 	}
+}
+
+// TestBehind: at the step a user chooses its position, Behind says
+// known, and behind exactly when another user occupies an earlier
+// position of one of its queues (seen in the managers' state, which the
+// user's choice has not changed yet). Both answers occur.
+func TestBehind(t *testing.T) {
+	got, err := behindRuns(t, (*user).Behind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[true] == 0 || got[false] == 0 {
+		t.Fatalf("placements behind and not: %v, want both", got)
+	}
+	t.Logf("placements: %d behind another user, %d first", got[true], got[false])
+}
+
+// TestBehindCatches: the check above fails for an observation that
+// never says behind, and for one that always does.
+func TestBehindCatches(t *testing.T) {
+	for _, wrong := range []func(*user) (bool, bool){
+		func(u *user) (bool, bool) { k, _ := u.Behind(); return k, false },
+		func(u *user) (bool, bool) { k, _ := u.Behind(); return k, true },
+	} {
+		if _, err := behindRuns(t, wrong); err == nil || !strings.Contains(err.Error(), "another user ahead") {
+			t.Fatalf("a wrong Behind: %v, want the check to fail", err)
+		}
+	}
+}
+
+// behindRuns checks behind (a user's Behind) at every placement of random
+// runs of modular-central and counts its answers.
+func behindRuns(t *testing.T, behindOf func(*user) (bool, bool)) (map[bool]int, error) {
+	got := map[bool]int{}
+	type req struct {
+		u  int
+		at proc.Time
+	}
+	seen := map[req]bool{}
+	_, err := checkRuns(t, For(central.Algorithm), 20, func(n *tnet) error {
+		for id := range n.pb.Users {
+			u := n.procs[id].(*user)
+			known, behind := behindOf(u)
+			r := req{id, n.reqAt[id]}
+			if !known || u.region != trying || seen[r] {
+				continue
+			}
+			seen[r] = true
+			ahead := false
+			for _, k := range u.res {
+				m := n.procs[n.ids().rm(k)].(*manager)
+				for q := 1; q < len(m.occ) && q < int(u.selected); q++ {
+					ahead = ahead || m.occ[q] != proc.None && m.occ[q] != u.id
+				}
+			}
+			if behind != ahead {
+				return fmt.Errorf("t=%d: user %d placed at %d: Behind says %v, another user ahead: %v", n.now, id, u.selected, behind, ahead)
+			}
+			got[behind]++
+		}
+		return nil
+	})
+	return got, err
 }

@@ -125,7 +125,7 @@ type variant struct {
 }
 
 func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
-	return algo.Algorithm{
+	a := algo.Algorithm{
 		Name:      "modular-" + sub.Name,
 		Kind:      algo.Exclusive,
 		Summary:   "Rhee's modular algorithm: resource managers and a distributed queue, positions chosen inside " + sub.Name,
@@ -139,18 +139,68 @@ func forVariant(sub algo.Algorithm, v variant) algo.Algorithm {
 		Messages: slices.Concat(messages, sub.Messages),
 		Timers:   sub.Timers,
 	}
+	if sub.Process != nil {
+		a.Process = func(pb *algo.Problem, id proc.ID) (proc.Process, error) {
+			return process(sub, pb, id, v)
+		}
+	}
+	return a
+}
+
+// process is process id of build(sub, pb, v), made alone: a user hosting
+// the subroutine's process of the same id, a manager, or a host of one of
+// the subroutine's helpers. The subroutine is asked for its process on pb
+// itself, not on pb.Completed(): a subroutine with a per-process
+// constructor needs no maximum sets or conflict graph (that is what has
+// one), and completing a problem of millions of users would build the
+// very tables this path exists to avoid.
+func process(sub algo.Algorithm, pb *algo.Problem, id proc.ID, v variant) (proc.Process, error) {
+	name := "modular-" + sub.Name
+	if err := checkProblem(name, sub, pb); err != nil {
+		return nil, err
+	}
+	ids := idMap{users: int32(pb.Users), resources: int32(pb.Resources)}
+	switch {
+	case id < 0:
+		return nil, fmt.Errorf("%s: no process %d", name, id)
+	case int(id) < pb.Users:
+		p, err := sub.Process(pb, id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: subroutine: %w", name, err)
+		}
+		a, ok := p.(proc.Allocator)
+		if !ok {
+			return nil, fmt.Errorf("%s: subroutine %s: user %d is not an allocator", name, sub.Name, id)
+		}
+		return &user{id: id, ids: ids, sub: a, nres: int32(pb.Resources), v: v}, nil
+	case int64(id) < int64(pb.Users)+int64(pb.Resources):
+		return newManager(ids.res(id), v), nil
+	}
+	h, err := sub.Process(pb, id-proc.ID(pb.Resources))
+	if err != nil {
+		return nil, fmt.Errorf("%s: subroutine: %w", name, err)
+	}
+	return &proc.Host{Inner: h, Shift: ids.shift()}, nil
+}
+
+// checkProblem refuses what neither build nor process can run.
+func checkProblem(name string, sub algo.Algorithm, pb *algo.Problem) error {
+	if sub.Kind != algo.Exclusive {
+		return fmt.Errorf("%s: subroutine %s solves %s, not exclusive", name, sub.Name, sub.Kind)
+	}
+	if pb.Kind != algo.Exclusive {
+		return fmt.Errorf("%s: solves exclusive problems, not %s", name, pb.Kind)
+	}
+	if pb.Users < 1 || pb.Resources < 1 {
+		return fmt.Errorf("%s: need at least one user and one resource (have %d users, %d resources)", name, pb.Users, pb.Resources)
+	}
+	return nil
 }
 
 func build(sub algo.Algorithm, pb *algo.Problem, v variant) ([]proc.Process, error) {
 	name := "modular-" + sub.Name
-	if sub.Kind != algo.Exclusive {
-		return nil, fmt.Errorf("%s: subroutine %s solves %s, not exclusive", name, sub.Name, sub.Kind)
-	}
-	if pb.Kind != algo.Exclusive {
-		return nil, fmt.Errorf("%s: solves exclusive problems, not %s", name, pb.Kind)
-	}
-	if pb.Users < 1 || pb.Resources < 1 {
-		return nil, fmt.Errorf("%s: need at least one user and one resource (have %d users, %d resources)", name, pb.Users, pb.Resources)
+	if err := checkProblem(name, sub, pb); err != nil {
+		return nil, err
 	}
 	subPb, err := pb.Completed() // same users, resources, maximum sets, conflict graph
 	if err != nil {

@@ -38,9 +38,28 @@ type user struct {
 }
 
 var (
-	_ proc.Allocator = (*user)(nil)
-	_ proc.Parent    = (*user)(nil)
+	_ proc.Queued = (*user)(nil)
+	_ proc.Parent = (*user)(nil)
 )
+
+// Behind implements proc.Queued. The open request is placed once the user
+// has chosen its position (Fig. 4 line 8) and left the subroutine; it is
+// behind another user when that position is not the first: the position
+// is the smallest no manager marked, and a manager marks its occupied
+// positions and their predecessors, so position 1 was marked, and some
+// queue of the request had another user at position 1 or 2, ahead of it.
+// (Its own earlier request, whose release a report overtook, marks too;
+// on FIFO links a release cannot be overtaken.) A granted request is
+// placed and not behind.
+func (u *user) Behind() (known, behind bool) {
+	switch {
+	case u.region == critical:
+		return true, false
+	case u.region == trying && u.subRegion == remainder:
+		return true, u.selected > 1
+	}
+	return false, false
+}
 
 // subEnv is the Env the hosted subroutine process runs with: ids translated,
 // messages and timers wrapped, events to this user.

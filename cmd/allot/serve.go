@@ -41,6 +41,8 @@ type serveOpts struct {
 	maxSessions, maxSemaphores             int
 	refreshIdle                            int
 	refreshEvery                           time.Duration
+	maxLocks                               int
+	resourcesGiven                         bool // --resources or the file's resources: (deprecated)
 	snapshotEvery                          int
 	metrics, events, logLevel, dataDir     string
 	logFormat                              string
@@ -77,13 +79,14 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.StringVar(&o.listen, "listen", "", "the address to listen on: the member's address (default: the node list's, or the membership's)")
 	fs.StringVar(&o.lock, "lock", "", "the algorithm serving Lock (default "+service.DefaultLock+")")
 	fs.StringVar(&o.semaphore, "semaphore", "", "the algorithm serving semaphores (default "+service.DefaultSemaphore+")")
-	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per lock or semaphore (default %d)", service.DefaultSlots))
-	fs.IntVar(&o.resources, "resources", 0, fmt.Sprintf("size of the lock namespace names are hashed onto (default %d)", service.DefaultResources))
+	fs.IntVar(&o.slots, "slots", 0, fmt.Sprintf("requests a node serves at once per semaphore or quota (default %d; locks have no slots: see --max-locks)", service.DefaultSlots))
+	fs.IntVar(&o.resources, "resources", 0, "deprecated and ignored: a lock's resources are its names, exactly (accepted so that scripts that pass it keep working)")
 	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus /metrics, the node's /status (read by allot ui --cluster) Go profiles under /debug/pprof/ and POST /debug/free-os-memory (every freed page back to the kernel) on this address (default: none)")
 	fs.StringVar(&o.events, "events", "", "write the node event log (JSONL) to FILE")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
 	fs.IntVar(&o.maxSessions, "max-sessions", service.DefaultMaxSessions, "the most sessions open at this node at once; one more is refused (RESOURCE_EXHAUSTED) and the client opens it on another node")
+	fs.IntVar(&o.maxLocks, "max-locks", service.DefaultMaxLocks, fmt.Sprintf("the most lock requests open at this node at once, waiting or held (at most %d); one more is refused (RESOURCE_EXHAUSTED)", service.MaxMaxLocks))
 	fs.IntVar(&o.maxSemaphores, "max-semaphores", service.DefaultMaxSemaphores, fmt.Sprintf("the most semaphores in use on this node, idle ones included until a refresh collects them (at most %d); an Acquire of another name beyond it is refused (RESOURCE_EXHAUSTED) and the node asks for a refresh", service.MostSemaphores))
 	fs.IntVar(&o.refreshIdle, "refresh-idle", service.DefaultRefreshIdle, "ask for a refresh (a view of the same members, which collects every idle instance: a short pause of new requests) once this node has this many idle instances and twice as many as in use (-1: never; idle instances then live as long as their view)")
 	fs.DurationVar(&o.refreshEvery, "refresh-every", service.DefaultRefreshEvery, "refresh a view at most once per this long: a view serves this long before a node asks to refresh it")
@@ -166,9 +169,8 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 		}
 		c.Quotas[name] = q
 	}
-	if o.resources != 0 {
-		c.Resources = o.resources
-	}
+	//lint:ignore SA1019 the deprecated field is read to say it is ignored
+	o.resourcesGiven = o.resources != 0 || c.Resources != 0
 	if err := c.Complete(); err != nil {
 		return c, badf("%v", err)
 	}
@@ -202,6 +204,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.maxSessions < 1 || o.maxSemaphores < 1 {
 		return badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
+	}
+	if o.maxLocks < 1 || o.maxLocks > service.MaxMaxLocks {
+		return badf("--max-locks must be 1 to %d, got %d", service.MaxMaxLocks, o.maxLocks)
 	}
 	if o.maxSemaphores > service.MostSemaphores {
 		return badf("--max-semaphores is at most %d, got %d", service.MostSemaphores, o.maxSemaphores)
@@ -238,6 +243,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		if c, err = o.cluster(); err != nil {
 			return err
 		}
+		if o.resourcesGiven {
+			fmt.Fprintln(stderr, "allot: note: --resources and the cluster file's resources: are deprecated and ignored: a lock's resources are its names")
+		}
 		addr = c.Nodes[o.self]
 		if o.listen != "" && o.listen != addr {
 			return badf("--listen %s: node %d of the node list is at %s", o.listen, o.self, addr)
@@ -261,7 +269,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.dataDir == "" {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, RefreshIdle: o.refreshIdle, RefreshEvery: o.refreshEvery, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, RefreshIdle: o.refreshIdle, RefreshEvery: o.refreshEvery, MaxLocks: o.maxLocks, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}

@@ -52,6 +52,10 @@ const (
 	Fenced = "fenced"
 	// Owner is the record, after a request, of the session's grant it is
 	// for: a grant asked again in a later view is one holder across both.
+	// A lock's owner record also has Keys, the fenced keys of its names
+	// ("lock/" + name): a name's resource id (Res) is the view's, and
+	// another in the next view, so across views the holders are told by
+	// name.
 	Owner = "owner"
 	// Retired is the record of an instance of a view stopped because a
 	// later view replaced it: its requests still open then are asked

@@ -34,6 +34,7 @@ type holding struct {
 	space      string
 	start, end int64
 	res        []int32
+	keys       []string // a lock's names as fenced keys ("lock/NAME"), if the owner record has them
 }
 
 func newHolders() *holders {
@@ -54,6 +55,7 @@ func (h *holders) record(r eventlog.Record) {
 		for _, res := range r.Res {
 			x.res = append(x.res, int32(res))
 		}
+		x.keys = r.Keys
 		h.open[at] = x // not held yet: start is set at enter
 		x.start = -1
 	case "enter", "grant":
@@ -95,10 +97,16 @@ func (h *holders) check(fail func(format string, args ...any)) {
 		if err != nil {
 			continue
 		}
-		switch k.Kind {
-		case algo.Pool:
+		switch {
+		case k.Kind == algo.Pool:
 			bySem[first.key] = append(bySem[first.key], s)
 			units[first.key] = k.Units
+		case len(first.keys) > 0:
+			// A lock's names have other ids in each view: a grant asked
+			// again holds the same names, not the same ids.
+			for _, k := range first.keys {
+				byRes[k] = append(byRes[k], s)
+			}
 		default:
 			for _, r := range first.res {
 				res := fmt.Sprintf("%s/%d", first.key, r)

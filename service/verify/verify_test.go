@@ -140,3 +140,44 @@ func TestLogsAcrossViews(t *testing.T) {
 		t.Errorf("a holder in the gap of a view change: %v, %v", v, err)
 	}
 }
+
+// TestLogsAcrossViewsByName: a lock's owner records name its keys, and a
+// name has another id in each view. Grant 10 holds "a" (id 3 in v1, id 7
+// in v2) while grant 11 holds "b" (id 3 in v2): not one resource, no
+// violation (by ids, 3 would be held twice across views). Grant 12
+// holding "a" (id 7 in v2) over grant 10 is caught.
+func TestLogsAcrossViewsByName(t *testing.T) {
+	v1, v2 := "lock@1:0.1.2", "lock@2:0.1"
+	a, b := []string{"lock/a"}, []string{"lock/b"}
+	r3, r7 := []proc.ResID{3}, []proc.ResID{7}
+	logs := []eventlog.Record{
+		{T: 1, Instance: v1, Ev: "request", P: 0, Res: r3},
+		{T: 1, Instance: v1, Ev: eventlog.Owner, P: 0, Res: r3, Keys: a, Grant: 10},
+		{T: 2, Instance: v1, Ev: "enter", P: 0, Res: r3},
+		{T: 5, Instance: v1, Ev: eventlog.Retired},
+		{T: 6, Instance: v2, Ev: "request", P: 4, Res: r7},
+		{T: 6, Instance: v2, Ev: eventlog.Owner, P: 4, Res: r7, Keys: a, Grant: 10},
+		{T: 6, Instance: v2, Ev: "request", P: 5, Res: r3},
+		{T: 6, Instance: v2, Ev: eventlog.Owner, P: 5, Res: r3, Keys: b, Grant: 11},
+		{T: 7, Instance: v2, Ev: "enter", P: 4, Res: r7},
+		{T: 7, Instance: v2, Ev: "enter", P: 5, Res: r3},
+		{T: 9, Instance: v2, Ev: "exit", P: 4},
+		{T: 9, Instance: v2, Ev: "exit", P: 5},
+	}
+	if v, err := Logs(logs); err != nil || !v.OK() {
+		t.Fatalf("two names with one id in two views: %v, %v", v, err)
+	}
+	broken := append([]eventlog.Record(nil), logs[:6]...)
+	broken = append(broken,
+		eventlog.Record{T: 6, Instance: v2, Ev: "request", P: 5, Res: r7},
+		eventlog.Record{T: 6, Instance: v2, Ev: eventlog.Owner, P: 5, Res: r7, Keys: a, Grant: 12},
+		eventlog.Record{T: 6, Instance: v2, Ev: "enter", P: 5, Res: r7},
+		eventlog.Record{T: 6, Instance: v2, Ev: "exit", P: 5},
+		eventlog.Record{T: 7, Instance: v2, Ev: "enter", P: 4, Res: r7},
+		eventlog.Record{T: 9, Instance: v2, Ev: "exit", P: 4},
+	)
+	v, err := Logs(broken)
+	if err != nil || v.Violations == 0 || !strings.Contains(strings.Join(v.First, "\n"), "lock/a held by grants") {
+		t.Errorf("name a held by two grants across views: %v, %v", v, err)
+	}
+}

@@ -52,7 +52,8 @@
 // over the same streams and sessions. A message names its space on the
 // wire; one for a space the node has not opened yet makes it call
 // Config.Open first, so that a run can start at one node and be built at
-// the others by its first message.
+// the others by its first message (and a process of it made when its
+// first message comes).
 //
 // Sharing a server. With Config.Server the link service is registered on a
 // gRPC server the caller owns (and serves, with whatever credentials it
@@ -104,11 +105,15 @@ type Config struct {
 	// Place says on which node a process of a space lives; a process it
 	// does not place cannot be sent to.
 	Place func(space string, id proc.ID) (node string, ok bool)
-	// Open, when set, is called with the name of a space before a message
-	// for a process not registered in it is delivered (or dropped): the
-	// node may open the space and register its processes then. It runs on
-	// the goroutine that delivers, so it must not wait for a delivery.
-	Open   func(space string)
+	// Open, when set, is called with the name of a space and the process
+	// a message is for, before a message for a process not registered in
+	// it is delivered (or dropped): the node may open the space and
+	// register the process then, so a run's processes can be made as
+	// they are first needed. With Open set, a send to a process placed
+	// on this node but not registered goes the same way (Open, then
+	// delivery or drop) instead of failing. It runs on the goroutine
+	// that delivers, so it must not wait for a delivery.
+	Open   func(space string, id proc.ID)
 	Codec  Codec
 	Redial time.Duration // wait before redialling a broken stream (0: 10ms)
 	// AckDelay is how long an ack may wait for data to ride with (0:
@@ -503,7 +508,7 @@ func (t *Transport) send(space string, from, to proc.ID, m proc.Message) error {
 		return fmt.Errorf("link: send of %s from %d to unknown process %d", m.Kind(), from, to)
 	}
 	if node == t.cfg.Node {
-		if !local {
+		if !local && t.cfg.Open == nil {
 			return fmt.Errorf("link: send of %s from %d to unknown process %d", m.Kind(), from, to)
 		}
 		t.dispatch(delivery{space, from, to, m})
@@ -626,7 +631,7 @@ func (t *Transport) handle(d delivery) bool {
 		return false
 	}
 	if ep == nil && t.cfg.Open != nil {
-		t.cfg.Open(d.space)
+		t.cfg.Open(d.space, d.to)
 		ep, closed = t.endpoint(d)
 	}
 	if ep != nil {

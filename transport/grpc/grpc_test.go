@@ -194,8 +194,8 @@ func TestSpaces(t *testing.T) {
 			return
 		}
 		// Process 1 lives on node1, which opens space "b" when it must.
-		cfg.Open = func(space string) {
-			if space == "b" && opened.Add(1) == 1 {
+		cfg.Open = func(space string, id proc.ID) {
+			if space == "b" && id == 1 && opened.Add(1) == 1 {
 				if err := c.nodes[1].Space("b").Register(1, handler("b", 1)); err != nil {
 					t.Error(err)
 				}
@@ -263,6 +263,45 @@ func TestSpaces(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Error("a forgotten space registered again got nothing")
+	}
+}
+
+// TestOpenLocal: with Open set, a send to a process placed on the sending
+// node but not registered is handed to Open (with the process's id), then
+// delivered to what Open registered; one Open does not register is
+// dropped, and without Open the send is an error.
+func TestOpenLocal(t *testing.T) {
+	got := make(chan proc.Message, 4)
+	var c *cluster
+	c = newClusterWith(t, 2, func(i int, cfg *grpcnet.Config) {
+		if i != 0 {
+			return
+		}
+		cfg.Open = func(space string, id proc.ID) {
+			if id == 2 { // placed on node 0 (2 mod 2); 4 is never registered
+				if err := c.nodes[0].Space(space).Register(id, func(_ proc.ID, m proc.Message) { got <- m }); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	})
+	defer c.Close()
+	sp := c.nodes[0].Space("lazy")
+	for _, to := range []proc.ID{4, 2} {
+		if err := sp.Send(0, to, transporttest.Msg{Seq: int32(to)}); err != nil {
+			t.Fatalf("send to %d: %v", to, err)
+		}
+	}
+	select {
+	case m := <-got:
+		if m.(transporttest.Msg).Seq != 2 {
+			t.Fatalf("process 2 got %v", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the message to process 2, registered by Open, never came")
+	}
+	if err := c.nodes[1].Space("lazy").Send(1, 3, transporttest.Msg{}); err == nil {
+		t.Fatal("without Open, a send to a process of this node not registered went through")
 	}
 }
 

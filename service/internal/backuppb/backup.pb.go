@@ -249,8 +249,8 @@ func (x *Session) GetGrants() []*Grant {
 type Grant struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`         // the instance key ("lock", "sem/NAME/UNITS")
-	Res           []int32                `protobuf:"varint,3,rep,packed,name=res,proto3" json:"res,omitempty"` // the request's resources
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`     // the instance key ("lock", "sem/NAME/UNITS")
+	Names         []string               `protobuf:"bytes,3,rep,name=names,proto3" json:"names,omitempty"` // a lock's names (a name has another id in every view)
 	Epoch         uint64                 `protobuf:"varint,4,opt,name=epoch,proto3" json:"epoch,omitempty"`
 	Counter       uint64                 `protobuf:"varint,5,opt,name=counter,proto3" json:"counter,omitempty"`
 	Unit          int32                  `protobuf:"varint,6,opt,name=unit,proto3" json:"unit,omitempty"`
@@ -302,9 +302,9 @@ func (x *Grant) GetKey() string {
 	return ""
 }
 
-func (x *Grant) GetRes() []int32 {
+func (x *Grant) GetNames() []string {
 	if x != nil {
-		return x.Res
+		return x.Names
 	}
 	return nil
 }
@@ -349,11 +349,11 @@ const file_backup_proto_rawDesc = "" +
 	"\x06ttl_ms\x18\x02 \x01(\x03R\x05ttlMs\x12\x10\n" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x14\n" +
 	"\x05ended\x18\x04 \x01(\bR\x05ended\x127\n" +
-	"\x06grants\x18\x05 \x03(\v2\x1f.allot.internal.backup.v1.GrantR\x06grants\"\x7f\n" +
+	"\x06grants\x18\x05 \x03(\v2\x1f.allot.internal.backup.v1.GrantR\x06grants\"\x83\x01\n" +
 	"\x05Grant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x10\n" +
-	"\x03key\x18\x02 \x01(\tR\x03key\x12\x10\n" +
-	"\x03res\x18\x03 \x03(\x05R\x03res\x12\x14\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
+	"\x05names\x18\x03 \x03(\tR\x05names\x12\x14\n" +
 	"\x05epoch\x18\x04 \x01(\x04R\x05epoch\x12\x18\n" +
 	"\acounter\x18\x05 \x01(\x04R\acounter\x12\x12\n" +
 	"\x04unit\x18\x06 \x01(\x05R\x04unit2c\n" +

@@ -1,0 +1,126 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/host"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/space"
+)
+
+// The lock instance of a view runs its algorithm on a virtual problem of
+// lockRange users and lockRange resources, and makes a process only when
+// it is first used (algo.Algorithm.Process): a user when a request of
+// this node needs one, a resource manager or the coordinator when the
+// first message for it comes (the transport's Open). Only the processes in
+// use exist, so a node has no fixed pool of user slots: a request never
+// waits for an unrelated one, only for the holders of its own names.
+//
+// Placement is a pure function of (view, id), the same on every node:
+// user u on member u mod N (this node makes its users as rank + N·k),
+// and after the users, manager of resource k on member k mod N (a name's
+// id is in its home's range, so its manager is at its home), the helpers
+// (the coordinator) dealt on from there as before.
+//
+// A user that answered is reused for the node's next request: a user
+// requesting again is the algorithm's normal case (modular's doc: a
+// report may overtake the previous release). So the users of a view are
+// as many as the node's most requests at once, and the coordinator's
+// tables, indexed by user, stay about N × that peak. Config.MaxLocks
+// bounds them: one more request is RESOURCE_EXHAUSTED.
+
+// lockOwner is the member hosting process id of the lock instance of v.
+func lockOwner(v space.View, id proc.ID) int {
+	if id < lockRange {
+		return v.Members.Nth(int(id) % v.Members.Len())
+	}
+	return v.Members.Nth(int(id-lockRange) % v.Members.Len())
+}
+
+// newLockInstance builds this node's lock instance of sp with no process
+// yet.
+func (n *Node) newLockInstance(sp space.Space, pb *algo.Problem, a algo.Algorithm) (*instance, error) {
+	if a.Process == nil { // Cluster.Complete refuses such a lock algorithm
+		return nil, fmt.Errorf("%s cannot make its processes one at a time", a.Name)
+	}
+	in := &instance{
+		n: n, key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
+		free: make(chan *slot, n.cfg.MaxLocks),
+		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{},
+	}
+	var err error
+	if in.h, err = n.newHost(in.name); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// errFull: the lock instance has Config.MaxLocks users, all busy.
+var errFull = errors.New("every lock user of the node is busy")
+
+// grab returns an idle user slot of this node, or for the lock a new
+// one. Nil and no error when a semaphore or a quota has none idle: the
+// caller waits for one on in.free. For the lock, errFull at
+// Config.MaxLocks, errRetiredView once the instance is closed (its view
+// retired meanwhile).
+func (in *instance) grab() (*slot, error) {
+	select {
+	case s := <-in.free:
+		return s, nil
+	default:
+	}
+	if !in.lazy {
+		return nil, nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.lockUsers >= in.n.cfg.MaxLocks {
+		return nil, errFull
+	}
+	v := in.view
+	id := proc.ID(v.Members.Rank(in.n.self) + v.Members.Len()*in.lockUsers)
+	p, err := in.alg.Process(in.pb, id)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := p.(proc.Allocator)
+	if !ok {
+		return nil, fmt.Errorf("%s: user %d is not an allocator", in.alg.Name, id)
+	}
+	s := &slot{id: id, p: a, answer: make(chan answer, 1)}
+	if err := in.h.Add(id, p, func(env proc.Env, e proc.Event) { in.follow(env, s, e) }); err != nil {
+		if errors.Is(err, host.ErrClosed) {
+			return nil, errRetiredView
+		}
+		return nil, err
+	}
+	in.lockUsers++
+	in.made[id] = true
+	return s, nil
+}
+
+// ensure makes the lock's helper process id (a resource manager, the
+// coordinator) if it is this node's and not made yet: the transport asks
+// for it when the first message for it comes. A message for a user this
+// node never made is for no request of this run (dropped).
+func (in *instance) ensure(id proc.ID) {
+	if !in.lazy || id < lockRange || lockOwner(in.view, id) != in.n.self {
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.made[id] {
+		return
+	}
+	p, err := in.alg.Process(in.pb, id)
+	if err != nil {
+		in.n.log.Warn("link: message for no process of the lock", "instance", in.name, "process", id, "err", err)
+		return
+	}
+	if err := in.h.Add(id, p, nil); err != nil {
+		return // closed: the message is dropped with the instance
+	}
+	in.made[id] = true
+}

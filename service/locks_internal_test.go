@@ -1,0 +1,139 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/service/internal/names"
+	"github.com/allot-dev/allot/service/internal/space"
+)
+
+// TestLockPlacement: on three nodes, 30 names locked one after another
+// from one session: each name's id is in its home's range and its manager
+// is made on its home only; the other nodes that locked it keep the home's
+// answer; and the locking node reused its users (one or two for all).
+func TestLockPlacement(t *testing.T) {
+	var lns []net.Listener
+	var addrs []string
+	for range 3 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		addrs = append(addrs, ln.Addr().String())
+	}
+	nodes := make([]*Node, 3)
+	for i := range nodes {
+		n, err := New(Config{Cluster: Cluster{Nodes: addrs}, Self: i, Suspect: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := grpc.NewServer()
+		if err := n.Register(s); err != nil {
+			t.Fatal(err)
+		}
+		go s.Serve(lns[i])
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			n.Shutdown(ctx)
+			s.Stop()
+		})
+		nodes[i] = n
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, n := range nodes {
+		if err := n.WaitReady(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ses, err := nodes[0].OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for i := range 30 {
+		name := fmt.Sprintf("placed/%d", i)
+		ns = append(ns, name)
+		r, err := nodes[0].Lock(ctx, &pb.LockRequest{Session: ses.Session, Resources: []string{name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nodes[0].Unlock(ctx, &pb.UnlockRequest{Session: ses.Session, Grant: r.Grant}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := nodes[0].views.current()
+	v := st.v
+	lock := func(n *Node) *instance {
+		n.views.mu.Lock()
+		defer n.views.mu.Unlock()
+		return n.views.instances[space.Space{Key: space.Lock, View: v}]
+	}
+	homed := map[int]int{}
+	for _, name := range ns {
+		home := names.Home(name, v.Members)
+		homed[home]++
+		h := nodes[home]
+		h.names.mu.Lock()
+		k, ok := h.names.byEpoch[v.Epoch].own[name]
+		h.names.mu.Unlock()
+		if !ok {
+			t.Fatalf("%s: no id at its home, node %d", name, home)
+		}
+		if lockOwner(v, lockRange+proc.ID(k)) != home || int(k)%v.Members.Len() != v.Members.Rank(home) {
+			t.Fatalf("%s: id %d is not in its home %d's range", name, k, home)
+		}
+		if home != 0 {
+			n0 := nodes[0]
+			n0.names.mu.Lock()
+			known := n0.names.byEpoch[v.Epoch].known[name]
+			n0.names.mu.Unlock()
+			if known != k {
+				t.Fatalf("%s: node 0 keeps id %d, its home gave %d", name, known, k)
+			}
+		}
+		// The manager may still be on its way to be made at the home
+		// (the release's messages): wait for it a little.
+		for range 100 {
+			in := lock(h)
+			in.mu.Lock()
+			made := in.made[lockRange+proc.ID(k)]
+			in.mu.Unlock()
+			if made {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		for i, n := range nodes {
+			in := lock(n)
+			if in == nil {
+				continue
+			}
+			in.mu.Lock()
+			made := in.made[lockRange+proc.ID(k)]
+			in.mu.Unlock()
+			if made != (i == home) {
+				t.Fatalf("%s (home %d): its manager made on node %d: %v", name, home, i, made)
+			}
+		}
+	}
+	if len(homed) != 3 {
+		t.Errorf("30 names homed on %d nodes: %v", len(homed), homed)
+	}
+	// An Unlock answers before its release has run on the user (the
+	// user is idle again only then), so the next Lock may make a second
+	// one; never one a lock.
+	if in := lock(nodes[0]); in.lockUsers > 2 {
+		t.Errorf("node 0 made %d users for 30 locks one after another, want at most 2", in.lockUsers)
+	}
+}
