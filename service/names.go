@@ -131,7 +131,8 @@ func (n *Node) resolve(ctx context.Context, st *epochState, done <-chan struct{}
 				r, ok := n.assign(tb, name)
 				t.mu.Unlock()
 				if !ok {
-					return nil, n.limitReached("names", "this view has its most lock names at this node, %d: they are given back at the next view change", lockRange/st.v.Members.Len())
+					n.wantRefresh() // a refresh gives the view's names back
+					return nil, n.limitReached("names", "this view has its most lock names at this node, %d: they are given back at the next view change, which this node asks for", lockRange/st.v.Members.Len())
 				}
 				out = append(out, r)
 				break
@@ -140,7 +141,8 @@ func (n *Node) resolve(ctx context.Context, st *epochState, done <-chan struct{}
 				if r < 0 { // the home's range is used up
 					delete(tb.known, name)
 					t.mu.Unlock()
-					return nil, n.limitReached("names", "this view has its most lock names at one node, %d: they are given back at the next view change", lockRange/st.v.Members.Len())
+					n.wantRefresh()
+					return nil, n.limitReached("names", "this view has its most lock names at one node, %d: they are given back at the next view change, which this node asks for", lockRange/st.v.Members.Len())
 				}
 				t.mu.Unlock()
 				out = append(out, r)

@@ -51,11 +51,14 @@ const (
 // objects counts this node's collectable objects of its view: in use (an
 // instance with a holder or a waiter of this node's sessions) and idle
 // (every other one). A quota's instances are not counted: each view
-// builds them whatever is used; nor the lock's one instance, which a
-// cluster using locks now and then would otherwise refresh for nothing.
-// The lock's names (when they have per-view state of their own) are to be
-// added here: this count alone drives the refresh.
+// builds them whatever is used. The lock's one instance is not counted
+// as such (a cluster using locks now and then would be refreshed for
+// nothing), but what it grows in a view is: the names in this node's
+// tables (names.go) and its users. A busy lock user is one in use; the
+// names beyond the busy users are counted idle (a Lock of several names
+// makes this over-count them: a refresh then comes a little early).
 func (n *Node) objects() (idle, inUse int) {
+	names := n.nameCount() // before vs.mu: it reads the current view
 	vs := &n.views
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
@@ -63,7 +66,16 @@ func (n *Node) objects() (idle, inUse int) {
 		return 0, 0
 	}
 	for sp, in := range vs.instances {
-		if sp.View != vs.cur.v || sp.Key.Kind == algo.Quota || sp.Key == space.Lock {
+		if sp.View != vs.cur.v || sp.Key.Kind == algo.Quota {
+			continue
+		}
+		if sp.Key == space.Lock {
+			in.mu.Lock()
+			users := in.lockUsers
+			in.mu.Unlock()
+			busy := max(users-len(in.free), 0)
+			inUse += busy
+			idle += users - busy + max(names-busy, 0)
 			continue
 		}
 		if len(in.free) == cap(in.free) {
