@@ -14,9 +14,13 @@ import (
 // holders checks exclusion and the semaphores' bound across views, by
 // session grant: an instance's own checker sees one view, but a grant held
 // when its view was replaced is asked again in the next one, on another
-// slot, and is one holder from its first enter to its last exit. A holding
+// slot, and is one holder from its first enter to its last exit, as long
+// as it is carried over (no exit in the earlier view: carried). A holding
 // of a retired view that is not asked again (its node died, or it was
-// given back meanwhile) ends when the view is first retired.
+// given back meanwhile) ends when the view is first retired; one given
+// back in its view while its node was changing views ends at its exit
+// there, and its regrant (granted and released at once) is a holding of
+// its own.
 type holders struct {
 	owner   map[slotOf]uint64   // the grant a slot's open request is for
 	open    map[slotOf]*holding // the slot's current holding
@@ -75,6 +79,26 @@ func (h *holders) record(r eventlog.Record) {
 	}
 }
 
+// carried splits a grant's holdings, sorted by start, into the runs that
+// are one holding across views: a holding that ends without an exit was
+// carried into the next view by its retire (asked again there), so the
+// next holding continues it; one that ends with an exit was given back
+// then, and a later holding of the grant (asked again in a view whose
+// change came before the give-back reached it: granted, and released at
+// once) starts a run of its own. Between the two the grant is held by no
+// one's session, and another grant may hold its resources.
+func carried(xs []*holding) [][]*holding {
+	var runs [][]*holding
+	start := 0
+	for i, x := range xs {
+		if x.end != math.MaxInt64 || i == len(xs)-1 {
+			runs = append(runs, xs[start:i+1])
+			start = i + 1
+		}
+	}
+	return runs
+}
+
 // check reports every two grants holding one resource at once, and every
 // semaphore held by more than its units.
 func (h *holders) check(fail func(format string, args ...any)) {
@@ -87,30 +111,32 @@ func (h *holders) check(fail func(format string, args ...any)) {
 	units := map[string]int{}
 	for g, xs := range h.byGrant {
 		slices.SortFunc(xs, func(a, b *holding) int { return int(a.start - b.start) })
-		first, last := xs[0], xs[len(xs)-1]
-		end := last.end
-		if t, ok := h.retired[last.space]; ok && end == math.MaxInt64 {
-			end = t
-		}
-		s := span{g, first.start, end}
-		k, err := space.ParseKey(first.key)
-		if err != nil {
-			continue
-		}
-		switch {
-		case k.Kind == algo.Pool:
-			bySem[first.key] = append(bySem[first.key], s)
-			units[first.key] = k.Units
-		case len(first.keys) > 0:
-			// A lock's names have other ids in each view: a grant asked
-			// again holds the same names, not the same ids.
-			for _, k := range first.keys {
-				byRes[k] = append(byRes[k], s)
+		for _, run := range carried(xs) {
+			first, last := run[0], run[len(run)-1]
+			end := last.end
+			if t, ok := h.retired[last.space]; ok && end == math.MaxInt64 {
+				end = t
 			}
-		default:
-			for _, r := range first.res {
-				res := fmt.Sprintf("%s/%d", first.key, r)
-				byRes[res] = append(byRes[res], s)
+			s := span{g, first.start, end}
+			k, err := space.ParseKey(first.key)
+			if err != nil {
+				continue
+			}
+			switch {
+			case k.Kind == algo.Pool:
+				bySem[first.key] = append(bySem[first.key], s)
+				units[first.key] = k.Units
+			case len(first.keys) > 0:
+				// A lock's names have other ids in each view: a grant
+				// asked again holds the same names, not the same ids.
+				for _, k := range first.keys {
+					byRes[k] = append(byRes[k], s)
+				}
+			default:
+				for _, r := range first.res {
+					res := fmt.Sprintf("%s/%d", first.key, r)
+					byRes[res] = append(byRes[res], s)
+				}
 			}
 		}
 	}
@@ -118,7 +144,7 @@ func (h *holders) check(fail func(format string, args ...any)) {
 		slices.SortFunc(ss, func(a, b span) int { return int(a.start - b.start) })
 		for i := 1; i < len(ss); i++ {
 			for j := range i {
-				if ss[j].end > ss[i].start {
+				if ss[j].grant != ss[i].grant && ss[j].end > ss[i].start {
 					fail("t=%d: %s held by grants %d and %d at once, across views", ss[i].start, k, ss[j].grant, ss[i].grant)
 				}
 			}

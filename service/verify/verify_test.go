@@ -181,3 +181,46 @@ func TestLogsAcrossViewsByName(t *testing.T) {
 		t.Errorf("name a held by two grants across views: %v, %v", v, err)
 	}
 }
+
+// TestLogsGivenBackDuringViewChange: grant 10 is given back while its
+// node changes views: its exit is in v1, and its regrant in v2, asked
+// before the give-back reached it, is granted and released at once.
+// Between the two, grant 11 holds the same name in v1 (granted there
+// after 10's exit, before v1 was retired at that node): no two holders
+// at once. A grant 12 that holds the name in v2 over 10's regrant is
+// caught.
+func TestLogsGivenBackDuringViewChange(t *testing.T) {
+	v1, v2 := "lock@1:0.2", "lock@2:0.1.2"
+	a := []string{"lock/r0"}
+	r0, r1 := []proc.ResID{0}, []proc.ResID{1}
+	logs := []eventlog.Record{
+		{T: 1, Instance: v1, Ev: "request", P: 8, Res: r0},
+		{T: 1, Instance: v1, Ev: eventlog.Owner, P: 8, Res: r0, Keys: a, Grant: 10},
+		{T: 2, Instance: v1, Ev: "request", P: 6, Res: r0},
+		{T: 2, Instance: v1, Ev: eventlog.Owner, P: 6, Res: r0, Keys: a, Grant: 11},
+		{T: 3, Instance: v1, Ev: "enter", P: 8, Res: r0},
+		{T: 4, Instance: v1, Ev: "exit", P: 8},
+		{T: 5, Instance: v1, Ev: "enter", P: 6, Res: r0},
+		{T: 6, Instance: v1, Ev: "exit", P: 6},
+		{T: 7, Instance: v1, Ev: eventlog.Retired},
+		{T: 8, Instance: v2, Ev: "request", P: 3, Res: r1},
+		{T: 8, Instance: v2, Ev: eventlog.Owner, P: 3, Res: r1, Keys: a, Grant: 10},
+		{T: 9, Instance: v2, Ev: "enter", P: 3, Res: r1},
+		{T: 10, Instance: v2, Ev: "exit", P: 3},
+	}
+	if v, err := Logs(logs); err != nil || !v.OK() {
+		t.Fatalf("a grant given back during a view change: %v, %v", v, err)
+	}
+	broken := append(append([]eventlog.Record(nil), logs[:11]...),
+		eventlog.Record{T: 8, Instance: v2, Ev: "request", P: 4, Res: r1},
+		eventlog.Record{T: 8, Instance: v2, Ev: eventlog.Owner, P: 4, Res: r1, Keys: a, Grant: 12},
+		eventlog.Record{T: 9, Instance: v2, Ev: "enter", P: 3, Res: r1},
+		eventlog.Record{T: 9, Instance: v2, Ev: "enter", P: 4, Res: r1},
+		eventlog.Record{T: 10, Instance: v2, Ev: "exit", P: 3},
+		eventlog.Record{T: 10, Instance: v2, Ev: "exit", P: 4},
+	)
+	v, err := Logs(broken)
+	if err != nil || v.Violations == 0 {
+		t.Errorf("two holders of r0 in v2: %v, %v", v, err)
+	}
+}
