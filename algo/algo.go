@@ -143,8 +143,8 @@ type Algorithm struct {
 	// for p, alone: the same process as Build(p)[id] (id ≥ 0 and below
 	// Build's count), made without building the others or knowing the
 	// users' sets. Only an algorithm whose processes do not depend on the
-	// whole user and resource set has one (central; modular over such a
-	// subroutine: Rhee's dynamic problem, §3, where users appear at any
+	// whole user and resource set has one (central, ordered; modular over
+	// such a subroutine: Rhee's dynamic problem, §3, where users appear at any
 	// time with any set). A host then builds a process when it is first
 	// used, on a problem far larger than the processes it ever makes (the
 	// service's locks). It returns an error for a problem Build refuses

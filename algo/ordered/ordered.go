@@ -41,6 +41,7 @@ var Algorithm = algo.Algorithm{
 	Summary:     "baseline: one lock process per resource, a user takes its locks one by one in increasing id",
 	PerResource: true,
 	Build:       Build,
+	Process:     Process,
 
 	Messages: []proc.Message{Acq{}, Granted{}, Rel{}},
 }
@@ -76,6 +77,22 @@ var AnyOrder = algo.Algorithm{
 // Build returns the users followed by one lock per resource: resource r is
 // process Users+r.
 func Build(pb *algo.Problem) ([]proc.Process, error) { return build(pb, false) }
+
+// Process returns process id of the run Build returns, alone: a user
+// needs only where the locks start, a lock nothing, so a host can make
+// them as they are first used (users may come at any time with any set).
+func Process(pb *algo.Problem, id proc.ID) (proc.Process, error) {
+	if pb.Kind != algo.Exclusive {
+		return nil, fmt.Errorf("ordered: solves exclusive problems, not %s", pb.Kind)
+	}
+	switch {
+	case id >= 0 && int(id) < pb.Users:
+		return &User{first: proc.ID(pb.Users), resources: pb.Resources}, nil
+	case int(id) >= pb.Users && int(id) < pb.Users+pb.Resources:
+		return &Lock{}, nil
+	}
+	return nil, fmt.Errorf("ordered: no process %d in a run of %d users and %d resources", id, pb.Users, pb.Resources)
+}
 
 func build(pb *algo.Problem, anyOrder bool) ([]proc.Process, error) {
 	if pb.Kind != algo.Exclusive {
