@@ -772,7 +772,8 @@ func (s *Session) Lock(ctx context.Context, resources ...string) (*Grant, error)
 // holder: it fails only once the lock algorithm has placed the request
 // behind another session's (under modular-central, the default), and is
 // granted otherwise, however long the grant takes to come. (Under central
-// it waits a few milliseconds, the time a free set takes to be granted.)
+// or ordered it waits a few milliseconds, the time a free set takes to be
+// granted.)
 func (s *Session) TryLock(ctx context.Context, resources ...string) (*Grant, error) {
 	return s.lock(ctx, resources, true)
 }
