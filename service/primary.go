@@ -42,7 +42,6 @@ type replicator struct {
 // backupQueue is the records on their way to one backup.
 type backupQueue struct {
 	node int
-	api  backuppb.BackupClient
 	gone chan struct{} // closed when the node is this node's backup no more
 
 	mu     sync.Mutex
@@ -57,6 +56,7 @@ type record struct {
 	id   uint64
 	req  *backuppb.KeepRequest
 	done chan struct{} // closed once the backup has it
+	sent time.Time     // when it was last sent (zero: not yet on this stream)
 	// then, if set, runs once the backup has it, or once the queue is
 	// gone (the backup moved: the view that moved it records the
 	// sessions again where they must be).
@@ -94,17 +94,29 @@ func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
 	if !ok {
 		return nil, status.Errorf(codes.Unavailable, "no address of node %d", k)
 	}
-	// Fixed flow-control windows, as the links' (transport/grpc): gRPC's
-	// bandwidth estimate would answer nearly every record with a PING.
-	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithInitialWindowSize(tgrpc.Window), grpc.WithInitialConnWindowSize(tgrpc.Window)}
-	opts = append(opts, n.cfg.DialOptions...) // a secure cluster's credentials replace the first
+	// The links' options (transport/grpc): a short reconnect backoff,
+	// keep-alive pings that find a silently dead connection, fixed
+	// flow-control windows.
+	opts := append(tgrpc.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	opts = append(opts, n.cfg.DialOptions...) // a secure cluster's credentials replace these
 	c, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		return nil, err
 	}
 	r.conns[k] = c
 	return c, nil
+}
+
+// dropBackupConn closes the connection c to node k, so that the next call
+// dials afresh.
+func (n *Node) dropBackupConn(k int, c *grpc.ClientConn) {
+	r := n.rep
+	r.mu.Lock()
+	if r.conns[k] == c {
+		delete(r.conns, k)
+	}
+	r.mu.Unlock()
+	c.Close()
 }
 
 // moveBackup makes the node's backup the one of view v, and, if it moved,
@@ -119,12 +131,7 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 	// pushed into a gap and taken for "no backup".
 	var q *backupQueue
 	if to >= 0 {
-		c, err := n.backupConn(to)
-		if err != nil {
-			n.log.Error("backup", "node", to, "err", err)
-		} else {
-			q = &backupQueue{node: to, api: backuppb.NewBackupClient(c), gone: make(chan struct{}), wake: make(chan struct{}, 1)}
-		}
+		q = &backupQueue{node: to, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
 	}
 	r.mu.Lock()
 	if v.Epoch < r.view.Epoch {
@@ -154,21 +161,25 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 		// The old backup would adopt sessions that are not its to keep
 		// any more, as they were when it last heard of them.
 		go func() {
-			if err := forget(old.api, n.self, oldGen, n.cfg.Suspect); err != nil {
+			if err := n.forgetAt(old.node, oldGen); err != nil {
 				n.log.Warn("telling the old backup to forget", "node", old.node, "err", err)
 			}
 		}()
 	}
 }
 
-// forget tells a backup to drop the sessions of this node's run gen,
-// waiting d at most for its answer.
-func forget(api backuppb.BackupClient, self int, gen uint64, d time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+// forgetAt tells backup node k to drop the sessions of this node's run gen,
+// waiting a lease at most for its answer.
+func (n *Node) forgetAt(k int, gen uint64) error {
+	c, err := n.backupConn(k)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Suspect)
 	defer cancel()
-	stream, err := api.Keep(ctx)
+	stream, err := backuppb.NewBackupClient(c).Keep(ctx)
 	if err == nil {
-		err = stream.Send(&backuppb.KeepRequest{Primary: int32(self), Gen: gen, Forget: true, Batch: 1})
+		err = stream.Send(&backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Forget: true, Batch: 1})
 	}
 	if err == nil {
 		_, err = stream.Recv()
@@ -279,7 +290,12 @@ func (n *Node) recordLater(s *session, then func()) { n.push(s, then) }
 
 // send sends q's records, in order, on a stream to the backup until q is
 // gone; on a new stream after a broken one, it sends again what was not
-// answered. Once gone, what is left runs its then.
+// answered. A stream on which a record waits a lease for its answer is
+// taken for silently dead (the backup answers at once what it gets; a
+// connection whose far side went away without a reset breaks nothing on
+// this side until keep-alive finds it, seconds later): its connection is
+// closed and the next stream is on a new one. Once gone, what is left
+// runs its then.
 func (n *Node) send(q *backupQueue) {
 	defer func() {
 		q.mu.Lock()
@@ -297,16 +313,24 @@ func (n *Node) send(q *backupQueue) {
 	defer cancel()
 	wait := 10 * time.Millisecond
 	for {
+		c, err := n.backupConn(q.node)
+		var stream backuppb.Backup_KeepClient
 		sctx, scancel := context.WithCancel(ctx)
-		stream, err := q.api.Keep(sctx)
+		if err == nil {
+			stream, err = backuppb.NewBackupClient(c).Keep(sctx)
+		}
 		if err == nil {
 			broken := make(chan struct{})
 			go answers(q, stream, broken)
-			err = pump(q, stream, broken)
+			err = pump(q, stream, broken, n.cfg.Suspect)
 			scancel()
 			<-broken
 			if err == nil {
 				return // gone
+			}
+			if err == errSilent {
+				n.log.Warn("the backup's stream is silent: dialling it afresh", "backup", q.node, "after", n.cfg.Suspect)
+				n.dropBackupConn(q.node, c)
 			}
 		}
 		scancel()
@@ -320,18 +344,27 @@ func (n *Node) send(q *backupQueue) {
 	}
 }
 
-// errBroken: the stream's answers stopped.
-var errBroken = status.Error(codes.Unavailable, "the backup's stream broke")
+// errBroken: the stream's answers stopped; errSilent: a record sent on it
+// was not answered within a lease.
+var (
+	errBroken = status.Error(codes.Unavailable, "the backup's stream broke")
+	errSilent = status.Error(codes.Unavailable, "the backup's stream is silent")
+)
 
 // pump sends q's records on stream, from the first not answered, until q
-// is gone (nil) or the stream breaks.
-func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struct{}) error {
+// is gone (nil), the stream breaks, or the oldest record sent on it waits
+// longer than silent for its answer.
+func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struct{}, silent time.Duration) error {
+	tick := time.NewTicker(silent / 4)
+	defer tick.Stop()
 	var sent uint64 // the last record sent on this stream
 	for {
 		q.mu.Lock()
 		var batch []*record
+		now := time.Now()
 		for _, rec := range q.items {
 			if rec.id > sent {
+				rec.sent = now
 				batch = append(batch, rec)
 			}
 		}
@@ -361,6 +394,13 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 		case <-broken:
 			return errBroken
 		case <-q.wake:
+		case <-tick.C:
+			q.mu.Lock()
+			late := len(q.items) > 0 && q.items[0].id <= sent && time.Since(q.items[0].sent) > silent
+			q.mu.Unlock()
+			if late {
+				return errSilent
+			}
 		}
 	}
 }

@@ -189,6 +189,25 @@ const (
 // estimate off; 1 MiB holds thousands of messages in flight.
 const Window = 1 << 20
 
+// DialOptions are the options of a connection between two nodes (a link,
+// and any other node-to-node call), before the credentials:
+//
+//   - gRPC's default reconnect backoff grows to two minutes: a link down
+//     that long after a partition healed would be taken for a dead node.
+//     A neighbour is worth a redial every second at most.
+//   - A connection whose far side went away without a reset (a one-sided
+//     drop, a silent middlebox) is never broken by the kernel: keep-alive
+//     pings find it dead, so that it is redialled instead of swallowing
+//     every stream on it for good.
+//   - Fixed windows: see Window.
+func DialOptions() []ggrpc.DialOption {
+	return []ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+		MinConnectTimeout: time.Second,
+	}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
+		ggrpc.WithInitialWindowSize(Window), ggrpc.WithInitialConnWindowSize(Window)}
+}
+
 // ServerOptions are the options a gRPC server that carries links (Config.
 // Server) needs: it lets the dialling side ping as often as KeepaliveTime
 // (gRPC's default refuses pings more often than every five minutes), and
@@ -281,22 +300,7 @@ func (t *Transport) newPeer(name, addr string) (*peer, error) {
 	p := &peer{t: t, name: name, restored: make(chan struct{})}
 	p.ctx, p.stop = context.WithCancel(t.ctx)
 	if t.cfg.Node < name {
-		// gRPC's default reconnect backoff grows to two minutes: a
-		// link down that long after a partition healed would be
-		// taken for a dead node. A neighbour is worth a redial every
-		// second at most.
-		//
-		// A stream whose far side went away without a reset (a
-		// one-sided drop, a silent middlebox) is never broken by
-		// the kernel: keep-alive pings find it dead, so that it is
-		// redialled instead of swallowing the link for good.
-		//
-		// Fixed windows: see Window.
-		opts := append([]ggrpc.DialOption{ggrpc.WithConnectParams(ggrpc.ConnectParams{
-			Backoff:           backoff.Config{BaseDelay: 10 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
-			MinConnectTimeout: time.Second,
-		}), ggrpc.WithKeepaliveParams(keepalive.ClientParameters{Time: KeepaliveTime, Timeout: KeepaliveTimeout, PermitWithoutStream: true}),
-			ggrpc.WithInitialWindowSize(Window), ggrpc.WithInitialConnWindowSize(Window)}, t.cfg.DialOptions...)
+		opts := append(DialOptions(), t.cfg.DialOptions...)
 		conn, err := ggrpc.NewClient(addr, opts...)
 		if err != nil {
 			p.stop()

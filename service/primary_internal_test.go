@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/allot-dev/allot/service/internal/backuppb"
+)
+
+// silentBackup keeps records as a backup does, but swallows every record
+// of the first connection's streams without an answer: a backup whose
+// connection dropped on the way back without a reset, the far side
+// gone for good.
+type silentBackup struct {
+	backuppb.UnimplementedBackupServer
+	conns atomic.Int32 // connections seen
+	kept  atomic.Int32 // sessions kept
+}
+
+func (b *silentBackup) Keep(stream backuppb.Backup_KeepServer) error {
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			return nil
+		}
+		if b.conns.Load() == 1 {
+			continue // the first connection: nothing comes back
+		}
+		b.kept.Add(int32(len(r.Sessions)))
+		if err := stream.Send(&backuppb.KeepResponse{Batch: r.Batch}); err != nil {
+			return err
+		}
+	}
+}
+
+// countConns counts the connections a listener accepts.
+type countConns struct {
+	net.Listener
+	b *silentBackup
+}
+
+func (l countConns) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.b.conns.Add(1)
+	}
+	return c, err
+}
+
+// TestSilentBackupStream: a record the backup never answers on its
+// stream (the connection alive for this node's kernel, dead beyond it)
+// does not hold the session's grants for good: within about a lease the
+// stream is taken for dead and the record goes again on a new
+// connection. (Seen as every lock of a node held for good after a
+// one-sided drop: chaos seed 1795581587881642842.)
+func TestSilentBackupStream(t *testing.T) {
+	const suspect = 200 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &silentBackup{}
+	srv := grpc.NewServer()
+	backuppb.RegisterBackupServer(srv, b)
+	go srv.Serve(countConns{ln, b})
+	defer srv.Stop()
+
+	n := &Node{self: 0, log: slog.New(slog.DiscardHandler), cfg: Config{Suspect: suspect},
+		peers: map[int]string{1: ln.Addr().String()}, rep: &replicator{conns: map[int]*grpc.ClientConn{}}}
+	defer n.closeBackups()
+	q := &backupQueue{node: 1, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
+	n.rep.to, n.rep.view.Epoch, n.rep.gen = q, 5, 1
+	go n.send(q)
+
+	s := &session{id: 7, ttl: time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*suspect)
+	defer cancel()
+	start := time.Now()
+	if err := n.recordSession(ctx, s); err != nil {
+		t.Fatalf("recording a session at a backup whose first stream is silent: %v after %v", err, time.Since(start))
+	}
+	if took := time.Since(start); took > 5*suspect {
+		t.Errorf("recorded after %v, want within a few leases of %v", took, suspect)
+	}
+	if got := b.conns.Load(); got < 2 {
+		t.Errorf("the backup saw %d connections, want a second one after the silent first", got)
+	}
+	if b.kept.Load() == 0 {
+		t.Error("the backup answered without keeping the record")
+	}
+}
