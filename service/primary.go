@@ -42,6 +42,7 @@ type replicator struct {
 // backupQueue is the records on their way to one backup.
 type backupQueue struct {
 	node int
+	gen  uint64        // the backup's run: a new run keeps nothing of the old one's records
 	gone chan struct{} // closed when the node is this node's backup no more
 
 	mu     sync.Mutex
@@ -119,8 +120,9 @@ func (n *Node) dropBackupConn(k int, c *grpc.ClientConn) {
 	c.Close()
 }
 
-// moveBackup makes the node's backup the one of view v, and, if it moved,
-// records every session at the new one (waiting, at most a lease) and
+// moveBackup makes the node's backup the one of view v, and, if it moved
+// (another node, or a new run of it: restarted faster than a view could
+// leave it out, it lost what it kept), records every session at the new one (waiting, at most a lease) and
 // tells the old one to forget them; if it did not, records the sessions
 // adopted in v. Called by adopt before the node reports ready: the view
 // serves once its sessions are recorded again.
@@ -131,7 +133,7 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 	// pushed into a gap and taken for "no backup".
 	var q *backupQueue
 	if to >= 0 {
-		q = &backupQueue{node: to, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
+		q = &backupQueue{node: to, gen: genOf(to, v), gone: make(chan struct{}), wake: make(chan struct{}, 1)}
 	}
 	r.mu.Lock()
 	if v.Epoch < r.view.Epoch {
@@ -140,7 +142,7 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 	}
 	old, oldGen, gen := r.to, r.gen, genOf(n.self, v)
 	r.view, r.gen = v, gen
-	moved := old == nil || old.node != to || oldGen != gen
+	moved := old == nil || old.node != to || old.gen != q.gen || oldGen != gen
 	if moved {
 		if old != nil {
 			close(old.gone)
