@@ -105,6 +105,7 @@ func (h *holders) check(fail func(format string, args ...any)) {
 	type span struct {
 		grant      uint64
 		start, end int64
+		how        string // how the holding ended, for the report
 	}
 	byRes := map[string][]span{}
 	bySem := map[string][]span{}
@@ -113,11 +114,14 @@ func (h *holders) check(fail func(format string, args ...any)) {
 		slices.SortFunc(xs, func(a, b *holding) int { return int(a.start - b.start) })
 		for _, run := range carried(xs) {
 			first, last := run[0], run[len(run)-1]
-			end := last.end
-			if t, ok := h.retired[last.space]; ok && end == math.MaxInt64 {
-				end = t
+			end, how := last.end, "exit in "+last.space
+			if end == math.MaxInt64 {
+				how = "no exit, and " + last.space + " never retired"
+				if t, ok := h.retired[last.space]; ok {
+					end, how = t, "no exit, "+last.space+" retired"
+				}
 			}
-			s := span{g, first.start, end}
+			s := span{g, first.start, end, fmt.Sprintf("from t=%d in %s to t=%d: %s, over %d views", first.start, first.space, end, how, len(run))}
 			k, err := space.ParseKey(first.key)
 			if err != nil {
 				continue
@@ -145,7 +149,7 @@ func (h *holders) check(fail func(format string, args ...any)) {
 		for i := 1; i < len(ss); i++ {
 			for j := range i {
 				if ss[j].grant != ss[i].grant && ss[j].end > ss[i].start {
-					fail("t=%d: %s held by grants %d and %d at once, across views", ss[i].start, k, ss[j].grant, ss[i].grant)
+					fail("t=%d: %s held by grants %d and %d at once, across views (the first %s)", ss[i].start, k, ss[j].grant, ss[i].grant, ss[j].how)
 				}
 			}
 		}
