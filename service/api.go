@@ -99,8 +99,11 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err != nil {
 		return nil, err
 	}
-	tok := &pb.Token{Resource: unitKey(key, g.unit, g.epoch), Epoch: g.epoch, Counter: g.counter}
-	return &pb.AcquireResponse{Grant: g.id, Unit: g.unit, Token: tok}, nil
+	// The unit its token names: the view may have changed while the
+	// answer waited for the backup, and moved the grant to a unit of
+	// the new view.
+	tok := &pb.Token{Resource: unitKey(key, g.tokenUnit, g.epoch), Epoch: g.epoch, Counter: g.counter}
+	return &pb.AcquireResponse{Grant: g.id, Unit: g.tokenUnit, Token: tok}, nil
 }
 
 // Release implements the Allot service.

@@ -129,7 +129,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			return nil, errTaken
 		}
 		close(stop)
-		g.unit, g.counter = a.ev.Unit, a.counter
+		g.unit, g.tokenUnit, g.counter = a.ev.Unit, a.ev.Unit, a.counter
 		serving := n.ctl.serving(st.v.Epoch)
 		// Under the views' lock: adopt reads the held grants after it
 		// moves the view, so g is either seen held there or sees the
@@ -259,6 +259,10 @@ type grant struct {
 	names   []string     // a lock's names, as asked
 	epoch   uint64       // the view the token was issued in
 	counter uint64       // the fencing counter
+	// tokenUnit is a semaphore grant's unit in view epoch, the one its
+	// token names; unit is where it is held now (a view change numbers
+	// the units afresh, and regrant moves it).
+	tokenUnit int32
 
 	mu       sync.Mutex
 	in       *instance // where it is held now (moved by regrant)

@@ -214,13 +214,13 @@ func snapshot(s *session) *backuppb.Session {
 	out := &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead}
 	for _, g := range s.grants {
 		g.mu.Lock()
-		held, unit := g.answered && !g.released, g.unit // regrant moves the unit
+		held := g.answered && !g.released
 		g.mu.Unlock()
 		if !held {
 			continue
 		}
 		// The rest is fixed once answered.
-		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: unit})
+		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
 	}
 	return out
 }

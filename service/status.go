@@ -96,7 +96,7 @@ func (n *Node) Status() Status {
 			if g.answered && !g.released {
 				// counter and unit are written before answered is set
 				// (acquire), so they are read only once it is.
-				u := g.unit
+				u := g.tokenUnit // the unit of the view of its epoch
 				gs.Held, gs.Epoch, gs.Counter = true, g.epoch, g.counter
 				if g.key.Kind != algo.Exclusive {
 					gs.Unit = &u

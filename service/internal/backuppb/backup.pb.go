@@ -253,7 +253,7 @@ type Grant struct {
 	Names         []string               `protobuf:"bytes,3,rep,name=names,proto3" json:"names,omitempty"` // a lock's names (a name has another id in every view)
 	Epoch         uint64                 `protobuf:"varint,4,opt,name=epoch,proto3" json:"epoch,omitempty"`
 	Counter       uint64                 `protobuf:"varint,5,opt,name=counter,proto3" json:"counter,omitempty"`
-	Unit          int32                  `protobuf:"varint,6,opt,name=unit,proto3" json:"unit,omitempty"`
+	Unit          int32                  `protobuf:"varint,6,opt,name=unit,proto3" json:"unit,omitempty"` // a semaphore's unit in view epoch: the one its token names
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
