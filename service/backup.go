@@ -47,6 +47,10 @@ type keeper struct {
 	// gone: runs whose sessions were taken over or dropped; a record of
 	// theirs still on its way is refused, not kept again.
 	gone map[primaryRun]bool
+	// left: runs that moved their backup away from this node, and the
+	// view that moved it; a record made in an older view, still on its
+	// way, is refused.
+	left map[primaryRun]uint64
 }
 
 // kept is one primary run's sessions, as of the newest view it recorded
@@ -57,7 +61,7 @@ type kept struct {
 }
 
 func newKeeper() *keeper {
-	return &keeper{of: map[primaryRun]*kept{}, gone: map[primaryRun]bool{}}
+	return &keeper{of: map[primaryRun]*kept{}, gone: map[primaryRun]bool{}, left: map[primaryRun]uint64{}}
 }
 
 // keep takes the records of r.
@@ -65,7 +69,7 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 	pr := primaryRun{int(r.Primary), r.Gen}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.gone[pr] {
+	if k.gone[pr] || r.Epoch < k.left[pr] {
 		return
 	}
 	kp := k.of[pr]
@@ -134,12 +138,22 @@ func (n *Node) takeOver(v control.View) []*session {
 	var adopt []*backuppb.Session
 	k.mu.Lock()
 	for pr, kp := range k.of {
+		if v.Epoch <= kp.epoch {
+			continue // records of a newer view than v
+		}
+		if v.Has(proc.ID(pr.node), pr.gen) {
+			if successor(pr.node, v) != n.self {
+				// Its backup is another node now: what this node kept
+				// grows stale (sessions end, grants go back, recorded
+				// elsewhere), and must never be adopted.
+				delete(k.of, pr)
+				k.left[pr] = v.Epoch
+			}
+			continue
+		}
 		// A view newer than the primary's last record that does not have
 		// its run: that run serves no more (a run once out never comes
 		// back: it rejoins as a new generation).
-		if v.Epoch <= kp.epoch || v.Has(proc.ID(pr.node), pr.gen) {
-			continue
-		}
 		delete(k.of, pr)
 		k.gone[pr] = true
 		if successor(pr.node, v) != n.self {

@@ -133,3 +133,33 @@ func TestTakeOver(t *testing.T) {
 		t.Fatal("a late record of an adopted run was kept")
 	}
 }
+
+// TestKeeperLeft: a node that is no longer a primary's backup (the view
+// has the primary's run, and another node after it) drops what it kept of
+// that run, and refuses its records of older views still on their way:
+// kept, they would grow stale (sessions ended and grants given back are
+// recorded at the new backup only), and a later view that loses the
+// primary and its new backup at once would have this node adopt them.
+func TestKeeperLeft(t *testing.T) {
+	n := &Node{self: 3, log: slog.New(slog.DiscardHandler), keeper: newKeeper(), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics()}
+	keep := func(epoch, id uint64) {
+		n.keeper.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: epoch, Sessions: []*backuppb.Session{{Id: id, TtlMs: 1000, Seq: 1}}})
+	}
+	keep(5, 71) // node 3 is node 1's backup in view 5 (members 1 and 3)
+	if got := n.takeOver(view(5, map[int]uint64{1: 3, 3: 1})); len(got) != 0 || !keeping(n.keeper, 71) {
+		t.Fatalf("node 1's backup in view 5: adopted %d, keeping session 71: %v", len(got), keeping(n.keeper, 71))
+	}
+	// View 6 puts node 2 between: it is node 1's backup now.
+	if got := n.takeOver(view(6, map[int]uint64{1: 3, 2: 1, 3: 1})); len(got) != 0 || keeping(n.keeper, 71) {
+		t.Fatalf("no longer node 1's backup in view 6: adopted %d, still keeping session 71: %v", len(got), keeping(n.keeper, 71))
+	}
+	keep(5, 72) // a record of view 5 still on its way
+	if keeping(n.keeper, 72) {
+		t.Fatal("a record of a view before the backup moved away was kept")
+	}
+	// Node 3 its backup again in a later view: kept.
+	keep(8, 73)
+	if !keeping(n.keeper, 73) {
+		t.Fatal("a record of a later view was refused")
+	}
+}

@@ -122,10 +122,11 @@ func (n *Node) dropBackupConn(k int, c *grpc.ClientConn) {
 
 // moveBackup makes the node's backup the one of view v, and, if it moved
 // (another node, or a new run of it: restarted faster than a view could
-// leave it out, it lost what it kept), records every session at the new one (waiting, at most a lease) and
-// tells the old one to forget them; if it did not, records the sessions
-// adopted in v. Called by adopt before the node reports ready: the view
-// serves once its sessions are recorded again.
+// leave it out, it lost what it kept), records every session at the new
+// one, waiting a lease at most (the old one drops what it kept when it
+// adopts v: takeOver); if it did not, records the sessions adopted in v.
+// Called by adopt before the node reports ready: the view serves once its
+// sessions are recorded again.
 func (n *Node) moveBackup(v control.View, adopted []*session) {
 	r := n.rep
 	to := n.backupOf(v)
@@ -159,34 +160,6 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 	}
 	go n.send(q)
 	n.recordAll(n.sessions.list(), to)
-	if old != nil && old.node != to && v.Has(proc.ID(old.node), genOf(old.node, v)) {
-		// The old backup would adopt sessions that are not its to keep
-		// any more, as they were when it last heard of them.
-		go func() {
-			if err := n.forgetAt(old.node, oldGen); err != nil {
-				n.log.Warn("telling the old backup to forget", "node", old.node, "err", err)
-			}
-		}()
-	}
-}
-
-// forgetAt tells backup node k to drop the sessions of this node's run gen,
-// waiting a lease at most for its answer.
-func (n *Node) forgetAt(k int, gen uint64) error {
-	c, err := n.backupConn(k)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Suspect)
-	defer cancel()
-	stream, err := backuppb.NewBackupClient(c).Keep(ctx)
-	if err == nil {
-		err = stream.Send(&backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Forget: true, Batch: 1})
-	}
-	if err == nil {
-		_, err = stream.Recv()
-	}
-	return err
 }
 
 // recordAll records sessions at the backup (node to), waiting a lease at
@@ -374,7 +347,10 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 		for len(batch) > 0 {
 			// One message for the records of one view.
 			first := batch[0].req
-			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch}
+			// The queue's first record drops whatever the backup kept of
+			// this run before: a node that was its backup once, left the
+			// view and came back, keeps records since grown stale.
+			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch, Forget: batch[0].id == 1}
 			k := 0
 			for _, rec := range batch {
 				if rec.req.Gen != req.Gen || rec.req.Epoch != req.Epoch {

@@ -19,9 +19,10 @@ import (
 // way back without a reset, the far side gone for good.
 type testBackup struct {
 	backuppb.UnimplementedBackupServer
-	silent bool
-	conns  atomic.Int32 // connections seen
-	kept   atomic.Int32 // sessions kept
+	silent  bool
+	conns   atomic.Int32 // connections seen
+	kept    atomic.Int32 // sessions kept
+	forgets atomic.Int32 // requests that drop what was kept before
 }
 
 func (b *testBackup) Keep(stream backuppb.Backup_KeepServer) error {
@@ -34,6 +35,9 @@ func (b *testBackup) Keep(stream backuppb.Backup_KeepServer) error {
 			continue // the first connection: nothing comes back
 		}
 		b.kept.Add(int32(len(r.Sessions)))
+		if r.Forget {
+			b.forgets.Add(1)
+		}
 		if err := stream.Send(&backuppb.KeepResponse{Batch: r.Batch}); err != nil {
 			return err
 		}
@@ -126,5 +130,10 @@ func TestBackupRestarted(t *testing.T) {
 	n.moveBackup(view(7, map[int]uint64{0: 1, 1: 2}), nil) // node 1's next run
 	if got := b.kept.Load(); got != 6 {
 		t.Fatalf("after the backup's restart: %d session records in all, want 6 (each session again)", got)
+	}
+	// Each new queue's first message drops what the backup kept of this
+	// run before (a node that was the backup once may hold stale records).
+	if got := b.forgets.Load(); got != 2 {
+		t.Fatalf("%d messages said to forget, want 2: the first of each of the two queues", got)
 	}
 }

@@ -36,7 +36,8 @@ type KeepRequest struct {
 	Primary int32  `protobuf:"varint,1,opt,name=primary,proto3" json:"primary,omitempty"`
 	Gen     uint64 `protobuf:"varint,2,opt,name=gen,proto3" json:"gen,omitempty"`
 	// Forget: drop every session of the primary kept so far, before the
-	// sessions below (the primary's backup moved to another node).
+	// sessions below (the first record to a new backup: a node that was the
+	// primary's backup before may keep records grown stale).
 	Forget   bool       `protobuf:"varint,3,opt,name=forget,proto3" json:"forget,omitempty"`
 	Sessions []*Session `protobuf:"bytes,4,rep,name=sessions,proto3" json:"sessions,omitempty"`
 	// The epoch of the view the primary recorded these in: only a newer
