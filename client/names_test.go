@@ -37,6 +37,22 @@ func sessions(t *testing.T, ctx context.Context, c *client.Client, n int) []*cli
 	return ss
 }
 
+// onCluster starts a 3-node cluster and opens n sessions on it, for a
+// test that ends within d.
+func onCluster(t *testing.T, d time.Duration, n int) (context.Context, []*client.Session) {
+	t.Helper()
+	addrs, stop := cluster(t, 3, 0)
+	t.Cleanup(func() { stop() })
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return ctx, sessions(t, ctx, c, n)
+}
+
 // TestThousandNames is the acceptance test of exact names without a slot
 // limit: 1,000 sessions on a 3-node cluster each lock a different name at
 // once, while another session holds "hold/me". Every lock is granted and
@@ -44,16 +60,7 @@ func sessions(t *testing.T, ctx context.Context, c *client.Client, n int) []*cli
 // is given back), within a time that is not a queue's.
 func TestThousandNames(t *testing.T) {
 	const n = 1000
-	addrs, stop := cluster(t, 3, 0)
-	defer stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ss := sessions(t, ctx, c, n+1)
+	ctx, ss := onCluster(t, 60*time.Second, n+1)
 	hold, err := ss[n].Lock(ctx, "hold/me")
 	if err != nil {
 		t.Fatal(err)
@@ -123,16 +130,7 @@ func TestThousandNames(t *testing.T) {
 // waiting (under names hashed onto 256 resources some shared
 // "hold/me"'s and waited for it).
 func TestHoldBlocksNoOther(t *testing.T) {
-	addrs, stop := cluster(t, 3, 0)
-	defer stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ss := sessions(t, ctx, c, 4)
+	ctx, ss := onCluster(t, 60*time.Second, 4)
 	hold, err := ss[0].Lock(ctx, "hold/me")
 	if err != nil {
 		t.Fatal(err)
@@ -174,16 +172,7 @@ func TestHoldBlocksNoOther(t *testing.T) {
 // granted at its Unlock with a larger token of that name; a Lock of
 // another name meanwhile is granted at once, with a token of its own.
 func TestSameNameWaits(t *testing.T) {
-	addrs, stop := cluster(t, 3, 0)
-	defer stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ss := sessions(t, ctx, c, 3)
+	ctx, ss := onCluster(t, 30*time.Second, 3)
 	var last client.Token
 	for round := range 3 {
 		a, err := ss[0].Lock(ctx, "x")
@@ -243,16 +232,7 @@ func TestSameNameWaits(t *testing.T) {
 // held name is ErrLocked, and after its Unlock it is granted.
 func TestTryLockFree(t *testing.T) {
 	const n = 300
-	addrs, stop := cluster(t, 3, 0)
-	defer stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ss := sessions(t, ctx, c, n)
+	ctx, ss := onCluster(t, 60*time.Second, n)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
