@@ -100,6 +100,14 @@ func TestProxyHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// The target accepts before the proxy has its pair in hand: a byte
+	// through the pair's Backward pipe shows the pair is there for the
+	// reset to find.
+	s.Write([]byte("ready\n"))
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := bufio.NewReader(c).ReadString('\n'); err != nil {
+		t.Fatalf("the pair through the proxy: %v", err)
+	}
 	p.Hold(Forward)
 	c.Write([]byte("lost\n"))
 	p.ResetOneSide(false)
