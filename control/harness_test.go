@@ -57,6 +57,11 @@ type cluster struct {
 	serving map[proc.ID]int // node -> index in spans
 	log     []string
 
+	// views is every view a node adopted or named as an Adopt's Prev, by
+	// epoch; prevs counts the Adopts with a Prev, checked against them.
+	views map[uint64]View
+	prevs int
+
 	// every and keep are the nodes' SnapshotEvery and SnapshotKeep;
 	// full is each node's log as it would be uncompacted (the entries
 	// of every Update, snapshots left out); snaps counts the MsgSnap
@@ -84,7 +89,7 @@ func newClusterOf(t testing.TB, boot Disk, n int, seed uint64, broken Broken, qu
 func newCompactingCluster(t testing.TB, boot Disk, n int, seed uint64, every, keep int, broken Broken, quotas ...Quota) *cluster {
 	c := &cluster{
 		t: t, rng: rand.New(rand.NewPCG(seed, 1)), cut: map[[2]proc.ID]bool{}, broken: broken,
-		quotas: quotas, serving: map[proc.ID]int{}, every: every, keep: keep,
+		quotas: quotas, serving: map[proc.ID]int{}, every: every, keep: keep, views: map[uint64]View{},
 	}
 	for range n {
 		c.start(c.grow(boot.Clone()))
@@ -222,6 +227,9 @@ func (c *cluster) change(id proc.ID, ch Change) {
 	c.logf("node %d %s %d %v", id, ch.Kind, ch.View.Epoch, ch.View.Members)
 	switch ch.Kind {
 	case Adopt:
+		if err := c.adopted(ch.View, ch.Prev); err != nil {
+			c.t.Fatalf("node %d adopts %v: %v", id, ch.View, err)
+		}
 		c.nodes[id].Ready(c.now, ch.View.Epoch, c.counts[id])
 	case Serve:
 		c.serving[id] = len(c.spans)
@@ -235,6 +243,34 @@ func (c *cluster) change(id proc.ID, ch Change) {
 			c.nodes[id].Stopped(c.now, c.counts[id])
 		}
 	}
+}
+
+// adopted checks an Adopt's Prev against the views seen so far, and
+// keeps both: Prev is the view the log had before v (every node names the
+// same one), unless its Epoch is 0.
+func (c *cluster) adopted(v, prev View) error {
+	same := func(a, b View) bool { return slices.Equal(a.Members, b.Members) && slices.Equal(a.Gens, b.Gens) }
+	if w, ok := c.views[v.Epoch]; ok && !same(v, w) {
+		return fmt.Errorf("epoch %d was %v", v.Epoch, w)
+	}
+	c.views[v.Epoch] = v
+	if prev.Epoch == 0 {
+		return nil
+	}
+	c.prevs++
+	if prev.Epoch >= v.Epoch {
+		return fmt.Errorf("prev %v is not older", prev)
+	}
+	if w, ok := c.views[prev.Epoch]; ok && !same(prev, w) {
+		return fmt.Errorf("prev %v: epoch %d was %v", prev, prev.Epoch, w)
+	}
+	for e := range c.views {
+		if prev.Epoch < e && e < v.Epoch {
+			return fmt.Errorf("prev %v, but view %v came between", prev, c.views[e])
+		}
+	}
+	c.views[prev.Epoch] = prev
+	return nil
 }
 
 func (c *cluster) run(d proc.Time) {

@@ -110,6 +110,12 @@ type Change struct {
 	View View        // Adopt, Serve: the view; Fence: View.Epoch is the view ended
 	Lost bool        // Fence: the node's sessions end (it is not in a newer view)
 	Left []QuotaLeft // Serve: what the view may issue of each quota
+	// Prev, for Adopt, is the view View replaced in the log: a run View
+	// leaves out was last in Prev (a run once out never comes back), so
+	// Prev says who kept its sessions (the service's backups). Epoch 0
+	// when this node did not apply that view itself: it moved on from a
+	// snapshot, or the log had no view before.
+	Prev View
 }
 
 // ChangeKind is what a Change asks of the driver.
@@ -893,7 +899,7 @@ func (n *Node) restore(snap raftpb.Snapshot, u *Update) error {
 	// has it not.
 	u.Members = n.sm.Members()
 	if v := n.sm.View(); v.Epoch != before {
-		n.viewChanged(v, u)
+		n.viewChanged(v, View{}, u)
 	}
 	return nil
 }
@@ -910,12 +916,12 @@ func (n *Node) apply(e raftpb.Entry, u *Update) error {
 		}
 		return err
 	}
-	before := n.sm.View().Epoch
+	before := n.sm.View()
 	if err := n.sm.Apply(e.Index, e.Data); err != nil {
 		return err
 	}
-	if v := n.sm.View(); v.Epoch != before {
-		n.viewChanged(v, u)
+	if v := n.sm.View(); v.Epoch != before.Epoch {
+		n.viewChanged(v, before, u)
 	}
 	return nil
 }
@@ -931,8 +937,9 @@ func (n *Node) leave(u *Update) {
 	}
 }
 
-// viewChanged moves this node on to the newest view v.
-func (n *Node) viewChanged(v View, u *Update) {
+// viewChanged moves this node on to the newest view v, which replaced
+// prev (Epoch 0: not known).
+func (n *Node) viewChanged(v, prev View, u *Update) {
 	n.hold = max(n.hold, n.now+v.Wait)
 	n.proposed = 0
 	in := n.inView(v)
@@ -951,7 +958,7 @@ func (n *Node) viewChanged(v View, u *Update) {
 	}
 	if in && !n.leaving {
 		n.ph, n.epoch = adopting, v.Epoch
-		u.Changes = append(u.Changes, Change{Kind: Adopt, View: v})
+		u.Changes = append(u.Changes, Change{Kind: Adopt, View: v, Prev: prev})
 	} else {
 		n.ph = out
 	}

@@ -21,6 +21,9 @@ func TestRandomFaults(t *testing.T) {
 		s := seed + uint64(r)
 		c := randomRun(t, s, 100*lease)
 		c.verify()
+		if c.prevs == 0 {
+			t.Errorf("seed %d: no Adopt named the view it replaced", s)
+		}
 	}
 }
 

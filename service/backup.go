@@ -25,14 +25,20 @@ import (
 // session's end before the resources go back; the backup keeps the
 // records here (keeper). When a view leaves the primary's run out (it
 // died, or was cut off past its lease), the backup adopts the sessions it
-// keeps for it (takeOver): they enter its session table with a fresh TTL,
-// and their grants are asked again in the new view with their tokens, as
-// the node's own held grants are, before the node reports ready. The view
-// serves no request before every member is ready (control/state.go: the
-// ReadyEntry that opens a view only once every member's is applied;
+// keeps for it (takeOver): the backup of the view before, the one the
+// primary last recorded at, whichever member follows the primary in the
+// new view (a node that was its backup in an older view and was away
+// since keeps records grown stale: give-backs and ends were recorded
+// elsewhere). They enter its session table with a fresh TTL, and their
+// grants are asked again in the new view with their tokens, as the node's
+// own held grants are, before the node reports ready. The view serves no
+// request before every member is ready (control/state.go: the ReadyEntry
+// that opens a view only once every member's is applied;
 // control.Node.step: Serve, on each node, only once its log has the view
-// open), so nobody else is granted those names meanwhile. Two nodes lost at once,
-// the primary and its backup, lose the primary's sessions, as before.
+// open), so nobody else is granted those names meanwhile. Two nodes lost
+// at once, the primary and its backup, lose the primary's sessions, as
+// does a backup that moved on from a snapshot of the control log past the
+// view before (it cannot tell it was the last backup).
 
 // primaryRun is a primary's run: its node and its generation in the views.
 type primaryRun struct {
@@ -130,10 +136,11 @@ func successor(p int, v control.View) int {
 
 // takeOver moves into the session table the sessions this node keeps for
 // primaries that view v leaves out, when this node is the one to adopt
-// them (the primary's successor in v), and returns them; it drops those
-// another node adopts. Called by adopt before it reads the held grants,
-// which are then asked again in v with the node's own.
-func (n *Node) takeOver(v control.View) []*session {
+// them (the primary's backup in prev, the view v replaced: the run was
+// there), and returns them; it drops the others. Called by adopt before
+// it reads the held grants, which are then asked again in v with the
+// node's own.
+func (n *Node) takeOver(v, prev control.View) []*session {
 	k := n.keeper
 	var adopt []*backuppb.Session
 	k.mu.Lock()
@@ -156,8 +163,11 @@ func (n *Node) takeOver(v control.View) []*session {
 		// back: it rejoins as a new generation).
 		delete(k.of, pr)
 		k.gone[pr] = true
-		if successor(pr.node, v) != n.self {
-			n.log.Warn("dropping the sessions of a lost node: another member adopts them", "primary", pr.node, "sessions", len(kp.sessions))
+		if !prev.Has(proc.ID(pr.node), pr.gen) || successor(pr.node, prev) != n.self {
+			// Another member was its backup when it was lost (or this
+			// node moved on from a snapshot and does not know): what
+			// this node kept dates from an older view.
+			n.log.Warn("dropping the sessions of a lost node: this node was not its last backup", "primary", pr.node, "gen", pr.gen, "sessions", len(kp.sessions))
 			continue
 		}
 		for _, s := range kp.sessions {

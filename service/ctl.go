@@ -404,7 +404,7 @@ func (n *Node) change(c control.Change) {
 	}
 	switch c.Kind {
 	case control.Adopt:
-		n.adopt(v, c.View)
+		n.adopt(v, c.View, c.Prev)
 	case control.Serve:
 		n.events.Put(eventlog.Record{Ev: proc.EvView.String(), Epoch: v.Epoch, Members: c.View.Members})
 		n.serve(v, c.Left)
@@ -416,16 +416,17 @@ func (n *Node) change(c control.Change) {
 	}
 }
 
-// adopt moves this node to view v (cv as the control plane has it): the
-// instances of older views stop, the sessions this node keeps for a node
-// v leaves out are adopted (backup.go), the grants its sessions hold are
+// adopt moves this node to view v (cv as the control plane has it, prev
+// the view it replaced): the instances of older views stop, the sessions
+// this node keeps for a node v leaves out are adopted (backup.go), the
+// grants its sessions hold are
 // asked for again in v, its sessions are recorded at its backup in v if
 // that moved, and once all that is done the node tells the control plane
 // it is ready.
-func (n *Node) adopt(v space.View, cv control.View) {
+func (n *Node) adopt(v space.View, cv, prev control.View) {
 	st := &epochState{v: v, adopted: time.Now(), ready: make(chan struct{}), retired: make(chan struct{})}
 	old, stop := n.views.adopt(st)
-	adopted := n.takeOver(cv)
+	adopted := n.takeOver(cv, prev)
 	n.names.forget(v.Epoch) // the names' ids of older views are not asked again
 	// The grants are read after st is the node's view: a grant answered
 	// in old is either held by now, or its request sees the view moved

@@ -149,7 +149,7 @@ func (h *holders) check(fail func(format string, args ...any)) {
 		for i := 1; i < len(ss); i++ {
 			for j := range i {
 				if ss[j].grant != ss[i].grant && ss[j].end > ss[i].start {
-					fail("t=%d: %s held by grants %d and %d at once, across views (the first %s)", ss[i].start, k, ss[j].grant, ss[i].grant, ss[j].how)
+					fail("t=%d: %s held by grants %d and %d at once, across views (the first %s; the second %s)", ss[i].start, k, ss[j].grant, ss[i].grant, ss[j].how, ss[i].how)
 				}
 			}
 		}
