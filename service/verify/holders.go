@@ -14,8 +14,16 @@ import (
 // holders checks exclusion and the semaphores' bound across views, by
 // session grant: an instance's own checker sees one view, but a grant held
 // when its view was replaced is asked again in the next one, on another
-// slot, and is one holder from its first enter to its last exit, as long
-// as it is carried over (no exit in the earlier view: carried). A holding
+// slot, and is one holder from its first answer to its last exit, as long
+// as it is carried over (no exit in the earlier view: carried).
+//
+// A holding starts at its answer, the fenced record (the token, written
+// as the grant leaves the instance for its caller), not at the enter: a
+// node whose lease has run out and that has not noticed yet may still
+// enter a request its own processes can grant, in a view the cluster has
+// left, but it answers nothing past its lease (service: instance.answer);
+// the fence retires the instance and the enter is never a holder anyone
+// is told of. The instance's own checker still judges every enter. A holding
 // of a retired view that is not asked again (its node died, or it was
 // given back meanwhile) ends when the view is first retired; one given
 // back in its view while its node was changing views ends at its exit
@@ -60,9 +68,9 @@ func (h *holders) record(r eventlog.Record) {
 			x.res = append(x.res, int32(res))
 		}
 		x.keys = r.Keys
-		h.open[at] = x // not held yet: start is set at enter
+		h.open[at] = x // not held yet: start is set at the answer
 		x.start = -1
-	case "enter", "grant":
+	case eventlog.Fenced:
 		if x := h.open[at]; x != nil && x.start < 0 {
 			x.start = r.T
 			h.byGrant[h.owner[at]] = append(h.byGrant[h.owner[at]], x)
