@@ -35,6 +35,11 @@ type instance struct {
 
 	free chan *slot // this node's idle user slots
 
+	// closed is closed once h is: no process of the instance runs any
+	// more, and an answer given before is in its slot's channel.
+	closed   chan struct{}
+	shutOnce sync.Once
+
 	// The lock's processes are made as they are first needed (locks.go),
 	// on a problem of lockRange users and resources: lazy is set, alg and
 	// pb make them, and made says which this node made, users included
@@ -166,7 +171,7 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 	}
 	in := &instance{
 		n: n, key: sp.Key, view: v, kind: sp.Key.Kind, name: name,
-		free: make(chan *slot, n.c.Slots),
+		free: make(chan *slot, n.c.Slots), closed: make(chan struct{}),
 	}
 	if in.h, err = n.newHost(name); err != nil {
 		return nil, err
@@ -193,7 +198,7 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 		}
 		if err := in.h.Add(pid, gated{procs[id], open}, follow); err != nil {
 			close(open)
-			in.h.Close()
+			in.close()
 			return nil, err
 		}
 	}
@@ -360,7 +365,35 @@ func (in *instance) call(s *slot, f func(proc.Env)) {
 	}
 }
 
-func (in *instance) close() { in.h.Close() }
+// close stops the instance's processes; once it returns, none runs (a
+// second caller waits for the first).
+func (in *instance) close() {
+	in.shutOnce.Do(func() {
+		in.h.Close()
+		close(in.closed)
+	})
+}
+
+// outcome waits for the answer to slot s's open request, asked in view st:
+// it comes unless the view is retired first, or the instance closed. A
+// retired view's instances are closed right after (adopt, fence), and an
+// answer given before that is in s.answer then: none is missed, so that a
+// permit the controller issued is counted, taken or not.
+func (in *instance) outcome(s *slot, st *epochState) (answer, bool) {
+	select {
+	case a := <-s.answer:
+		return a, true
+	case <-st.retired:
+	case <-in.closed:
+	}
+	<-in.closed
+	select {
+	case a := <-s.answer:
+		return a, true
+	default:
+		return answer{}, false
+	}
+}
 
 // retire stops instances of a view that has been replaced: their
 // processes stop and the messages still on their way to them are dropped
@@ -369,7 +402,7 @@ func (in *instance) close() { in.h.Close() }
 func (n *Node) retire(ins []*instance) []string {
 	names := make([]string, len(ins))
 	for i, in := range ins {
-		in.h.Close()
+		in.close()
 		n.metrics.keep(in.h.Stats().ByKind)
 		names[i] = in.name
 	}

@@ -47,7 +47,7 @@ func (n *Node) newLockInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 	}
 	in := &instance{
 		n: n, key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
-		free: make(chan *slot, n.cfg.MaxLocks),
+		free: make(chan *slot, n.cfg.MaxLocks), closed: make(chan struct{}),
 		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{},
 	}
 	var err error

@@ -85,7 +85,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 	var kept int64 // permits of got already on disk
 	defer func() {
 		if reserved > 0 && got == kept {
-			n.ctl.chunks.settle(qi, reserved, 0) // abandoned: never handed out
+			n.ctl.chunks.settle(qi, reserved, 0) // never issued: the view retired first
 		}
 	}()
 	for got < r.N && refused == nil {
@@ -139,34 +139,50 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		}
 		reserved++
 		in.request(sl, proc.Request{}, 0, nil)
+		// A caller that gives up (its context, its session, the view)
+		// does not abandon the request: the controller may have issued
+		// its permit already, or issue it yet, and an issued permit is
+		// consumed, so it goes on disk with the others. The ledger takes
+		// the node's counts for what its views issued: a permit left out
+		// would be issued again by a later view. The wait ends at the
+		// answer, or at the view's retire (a view change, or the fence
+		// once the lease runs out).
+		var gaveUp error
+		var a answer
+		answered := false
 		select {
-		case a := <-sl.answer:
-			in.free <- sl
-			switch {
-			case a.ev.Kind != proc.EvReject:
-				got++
-				continue
-			}
-			// Not issued: its reservation ends now.
-			n.ctl.chunks.settle(qi, 1, 0)
-			reserved--
-			switch {
-			case st.guess[r.Name]:
-				// The view began short of an absent member's report:
-				// this reject proves nothing of the quota's waste.
-				refused = status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
-			default:
-				refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, got, r.N)
-			}
+		case a = <-sl.answer:
+			answered = true
 		case <-st.retired:
-			in.abandon(sl)
-			refused = errViewChanged
+			gaveUp = errViewChanged
 		case <-ctx.Done():
-			in.abandon(sl)
-			refused = status.FromContextError(ctx.Err()).Err()
+			gaveUp = status.FromContextError(ctx.Err()).Err()
 		case <-s.done:
-			in.abandon(sl)
-			refused = errExpired
+			gaveUp = errExpired
+		}
+		if gaveUp != nil {
+			a, answered = in.outcome(sl, st)
+			refused = gaveUp
+		}
+		if !answered {
+			break // the view retired first: not issued (settled below)
+		}
+		in.free <- sl
+		if a.ev.Kind != proc.EvReject {
+			got++
+			continue
+		}
+		// Not issued: its reservation ends now.
+		n.ctl.chunks.settle(qi, 1, 0)
+		reserved--
+		switch {
+		case refused != nil:
+		case st.guess[r.Name]:
+			// The view began short of an absent member's report: this
+			// reject proves nothing of the quota's waste.
+			refused = status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
+		default:
+			refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, got, r.N)
 		}
 	}
 	if got > kept {
