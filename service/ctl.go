@@ -441,6 +441,12 @@ func (n *Node) adopt(v space.View, cv, prev control.View) {
 		}
 		s.mu.Unlock()
 	}
+	// And those of ended sessions that the lock-delay holds still.
+	for _, g := range n.delayed.list() {
+		if g.held() {
+			held = append(held, g)
+		}
+	}
 	n.log.Info("adopting a view", "epoch", v.Epoch, "members", v.Members.List(), "grants", len(held))
 	if old != nil {
 		close(old.retired)

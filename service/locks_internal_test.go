@@ -15,11 +15,11 @@ import (
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
-// inProcess starts n nodes of cluster c (its Nodes filled in) in this
-// process, on loopback ports, with a lease of 3s (a loaded machine must
-// not fence them), and waits until they serve; they stop when the test
-// ends.
-func inProcess(t *testing.T, n int, c Cluster) []*Node {
+// inProcess starts n nodes of cfg (its cluster's Nodes and Self filled
+// in) in this process, on loopback ports, with a lease of 3s unless cfg
+// says (a loaded machine must not fence them), and waits until they
+// serve; they stop when the test ends.
+func inProcess(t *testing.T, n int, cfg Config) []*Node {
 	t.Helper()
 	var lns []net.Listener
 	for range n {
@@ -28,11 +28,15 @@ func inProcess(t *testing.T, n int, c Cluster) []*Node {
 			t.Fatal(err)
 		}
 		lns = append(lns, ln)
-		c.Nodes = append(c.Nodes, ln.Addr().String())
+		cfg.Cluster.Nodes = append(cfg.Cluster.Nodes, ln.Addr().String())
+	}
+	if cfg.Suspect == 0 {
+		cfg.Suspect = 3 * time.Second
 	}
 	nodes := make([]*Node, n)
 	for i := range nodes {
-		nd, err := New(Config{Cluster: c, Self: i, Suspect: 3 * time.Second})
+		cfg.Self = i
+		nd, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +69,7 @@ func inProcess(t *testing.T, n int, c Cluster) []*Node {
 // answer; and the locking node reused its user (one for all: each Lock
 // comes once the user the last one had is idle again).
 func TestLockPlacement(t *testing.T) {
-	nodes := inProcess(t, 3, Cluster{})
+	nodes := inProcess(t, 3, Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	ses, err := nodes[0].OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})

@@ -145,6 +145,7 @@ type Node struct {
 	// The API's state: the clients' sessions (sessions.go), the ids of
 	// sessions and grants (ids.go), and whether the node is shutting down.
 	sessions sessionTable
+	delayed  delayed       // ended sessions' grants within the lock-delay
 	ids      atomic.Uint64 // the last id issued
 	draining atomic.Bool
 
@@ -216,6 +217,7 @@ func New(cfg Config) (*Node, error) {
 		algs:     map[algo.Kind]algo.Algorithm{},
 		views:    views{instances: map[space.Space]*instance{}},
 		sessions: sessionTable{byID: map[uint64]*session{}},
+		delayed:  delayed{grants: map[*grant]struct{}{}},
 		expiry:   newExpiry(),
 		metrics:  newMetrics(),
 		peers:    map[int]string{},

@@ -134,7 +134,11 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	give := func() {
 		for _, g := range held {
 			if delay > 0 {
-				time.AfterFunc(delay, g.release)
+				n.delayed.add(g)
+				time.AfterFunc(delay, func() {
+					g.release()
+					n.delayed.remove(g)
+				})
 			} else {
 				g.release()
 			}
@@ -145,6 +149,38 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		return
 	}
 	give()
+}
+
+// delayed are the grants of ended sessions that the lock-delay holds
+// still: out of the session table, they are asked again at a view change
+// all the same (adopt), so that the delay outlasts it. (The node's loss
+// within the delay ends it: the backup has the session ended.)
+type delayed struct {
+	mu     sync.Mutex
+	grants map[*grant]struct{}
+}
+
+func (d *delayed) add(g *grant) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.grants[g] = struct{}{}
+}
+
+func (d *delayed) remove(g *grant) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.grants, g)
+}
+
+// list is the grants the delay holds now.
+func (d *delayed) list() []*grant {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]*grant, 0, len(d.grants))
+	for g := range d.grants {
+		out = append(out, g)
+	}
+	return out
 }
 
 func (n *Node) session(id uint64) (*session, error) {

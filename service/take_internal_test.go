@@ -22,7 +22,7 @@ import (
 // one permit fewer than its view issued, and the view after would issue
 // it again (the ledger's budget is what the nodes' counts leave).
 func TestTakeGivenUpIsCounted(t *testing.T) {
-	nodes := inProcess(t, 3, Cluster{Quotas: map[string]QuotaSpec{"q": {Budget: 20, Waste: 4}}})
+	nodes := inProcess(t, 3, Config{Cluster: Cluster{Quotas: map[string]QuotaSpec{"q": {Budget: 20, Waste: 4}}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	n := nodes[2]
