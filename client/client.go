@@ -206,8 +206,8 @@ func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
 
 // CutShortError is a Take that ended after Taken of its Asked permits,
 // which are consumed, for another reason than the quota's end: Unwrap
-// says which (ErrUnavailable: the cluster's view changed, or the node
-// stopped serving; context.Canceled, ...).
+// says which (ErrUnavailable: the node stopped serving; context.Canceled,
+// ...).
 type CutShortError struct {
 	Taken, Asked int
 	err          error
@@ -913,8 +913,10 @@ func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
 // the n-th it returns an *ExhaustedError (errors.Is(err, ErrExhausted))
 // saying how many it took: those are consumed, as every permit issued is
 // (the quota's controller cannot take one back, so all-or-nothing is not
-// possible). Cut short otherwise after some permits (the cluster's view
-// changed), it returns a *CutShortError with the count. ErrInvalid for a
+// possible). Cut short otherwise after some permits (the node stopped
+// serving, ctx ended; a view change alone does not: the node takes the
+// rest in the next view), it returns a *CutShortError with the count.
+// ErrInvalid for a
 // quota the cluster does not declare, or n above its budget.
 func (q *Quota) Take(ctx context.Context, n int) error {
 	if n <= 0 {

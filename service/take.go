@@ -16,7 +16,9 @@ import (
 
 // Take implements the Allot service: n requests of one permit each, in
 // turn, on one user slot of this node. A reject ends the Take with
-// RESOURCE_EXHAUSTED; the permits issued before it are consumed.
+// RESOURCE_EXHAUSTED; the permits issued before it are consumed. A view
+// change goes on in the next view with the permits still to take (those
+// of the old view are on disk first).
 func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, error) {
 	if err := checkName("name", "quota", r.Name, false); err != nil {
 		return nil, err
@@ -34,51 +36,57 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	if err != nil {
 		return nil, err
 	}
+	var taken int64
 	for {
 		st, err := n.current(ctx, s.done)
 		if err != nil {
-			return nil, err
+			return nil, takeShort(err, taken, r.N)
 		}
-		resp, err := n.take(ctx, s, st, r)
-		if errors.Is(err, errViewChanged) {
-			continue // nothing was issued: asked again in the next view
+		got, err := n.take(ctx, s, st, r.Name, taken, r.N)
+		taken += got
+		switch {
+		case errors.Is(err, errViewChanged) && taken < r.N:
+			continue // the rest in the next view
+		case err != nil && !errors.Is(err, errViewChanged):
+			return nil, takeShort(err, taken, r.N)
 		}
-		return resp, err
+		return &pb.TakeResponse{Permits: r.N}, nil
 	}
 }
 
-// errViewChanged: a Take's view stopped serving before it issued anything.
+// errViewChanged: a Take's view retired; what it issued is on disk.
 var errViewChanged = errors.New("the view changed")
 
-// take serves a Take in view st. Permits are on disk before the answer
-// leaves: a permit the node would not know of after a crash is never
-// handed out.
-func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeRequest) (*pb.TakeResponse, error) {
+// take takes the permits of quota name from taken to want in view st,
+// and returns how many it took, and why it stopped short (errViewChanged:
+// the view retired). Permits are on disk before it returns: a permit the
+// node would not know of after a crash is never handed out.
+func (n *Node) take(ctx context.Context, s *session, st *epochState, name string, taken, want int64) (int64, error) {
 	n.ctl.issuing.RLock()
 	defer n.ctl.issuing.RUnlock()
 	select {
 	case <-st.retired:
-		return nil, errViewChanged
+		return 0, errViewChanged
 	default:
 	}
-	if st.spent[r.Name] {
-		if st.guess[r.Name] {
-			return nil, status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
+	if st.spent[name] {
+		if st.guess[name] {
+			return 0, status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", name)
 		}
-		return nil, takeShort(status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", r.Name), 0, r.N)
+		return 0, status.Errorf(codes.ResourceExhausted, "quota %s exhausted: every permit was issued", name)
 	}
-	sp, ok := st.quotas[r.Name]
+	sp, ok := st.quotas[name]
 	if !ok {
-		return nil, status.Errorf(codes.Unavailable, "quota %s has no instance in this view", r.Name)
+		return 0, status.Errorf(codes.Unavailable, "quota %s has no instance in this view", name)
 	}
 	in, err := n.instance(sp)
 	if errors.Is(err, errRetiredView) {
-		return nil, errViewChanged
+		return 0, errViewChanged
 	}
 	if err != nil {
-		return nil, status.Error(codes.Unavailable, err.Error())
+		return 0, status.Error(codes.Unavailable, err.Error())
 	}
-	qi, _ := slices.BinarySearch(n.ctl.quotas, r.Name)
+	qi, _ := slices.BinarySearch(n.ctl.quotas, name)
 	var got int64
 	var refused error
 	reserved := 0  // permits reserved in the node's chunk, not yet settled
@@ -88,7 +96,7 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 			n.ctl.chunks.settle(qi, reserved, 0) // never issued: the view retired first
 		}
 	}()
-	for got < r.N && refused == nil {
+	for taken+got < want && refused == nil {
 		if n.draining.Load() {
 			refused = errDraining
 			break
@@ -113,9 +121,9 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 				// The chunk is used up: what this Take got so far goes
 				// on disk first, so that the report it waits for can
 				// count it.
-				count, err := n.ctl.store.AddIssued(r.Name, uint64(got-kept))
+				count, err := n.ctl.store.AddIssued(name, uint64(got-kept))
 				if err != nil {
-					return status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name)
+					return status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", name)
 				}
 				n.ctl.chunks.settle(qi, int(got-kept), count)
 				reserved -= int(got - kept)
@@ -177,39 +185,33 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, r *pb.TakeR
 		reserved--
 		switch {
 		case refused != nil:
-		case st.guess[r.Name]:
+		case st.guess[name]:
 			// The view began short of an absent member's report: this
 			// reject proves nothing of the quota's waste.
-			refused = status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", r.Name)
+			refused = status.Errorf(codes.Unavailable, "quota %s: what is left is held for a node away since an earlier view, until it is back on its data", name)
 		default:
-			refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", r.Name, got, r.N)
+			refused = status.Errorf(codes.ResourceExhausted, "quota %s exhausted after %d of %d permits", name, taken+got, want)
 		}
 	}
 	if got > kept {
-		count, err := n.ctl.store.AddIssued(r.Name, uint64(got-kept))
+		count, err := n.ctl.store.AddIssued(name, uint64(got-kept))
 		if err != nil {
 			// Held as reserved for good: the node may have issued them.
-			n.log.Error("quota: the permit count could not be kept", "quota", r.Name, "err", err)
-			return nil, takeShort(status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", r.Name), got, r.N)
+			n.log.Error("quota: the permit count could not be kept", "quota", name, "err", err)
+			return got, status.Errorf(codes.Unavailable, "quota %s: the node could not record its permits", name)
 		}
 		n.ctl.chunks.settle(qi, reserved, count)
 		reserved = 0
 		n.ctl.issued()
 	}
-	if got > 0 {
-		if refused == nil && !n.ctl.serving(st.v.Epoch) {
-			// The lease ran out meanwhile: the permits are spent, not
-			// handed out.
-			refused = status.Errorf(codes.Unavailable, "quota %s: this node stopped serving", r.Name)
-		}
-		if errors.Is(refused, errViewChanged) {
-			refused = status.Errorf(codes.Unavailable, "quota %s: the cluster's view changed", r.Name)
-		}
+	lapsed := refused == nil && !n.ctl.serving(st.v.Epoch) || errors.Is(refused, errViewChanged) && n.ctl.leaseLeft() <= 0
+	if got > 0 && lapsed {
+		// The lease ran out meanwhile (and the view with it, perhaps: a
+		// view change alone goes on in the next view): the permits are
+		// spent, not handed out.
+		refused = status.Errorf(codes.Unavailable, "quota %s: this node stopped serving", name)
 	}
-	if refused != nil {
-		return nil, takeShort(refused, got, r.N)
-	}
-	return &pb.TakeResponse{Permits: r.N}, nil
+	return got, refused
 }
 
 // takeShort is the error of a Take of asked permits that ended with err

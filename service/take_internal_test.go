@@ -73,3 +73,57 @@ func TestTakeGivenUpIsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeGoesOnAcrossAViewChange: a view change in the middle of a Take
+// does not cut it short: what the old view issued is on disk, and the rest
+// is taken in the next view. With a chunk of one permit (waste 4 on three
+// nodes) each permit of node 2 waits for its report to commit, so a Take
+// of 20 spans many Raft rounds, and a refresh asked after its first permit
+// lands in the middle.
+func TestTakeGoesOnAcrossAViewChange(t *testing.T) {
+	nodes := inProcess(t, 3, Config{Cluster: Cluster{Quotas: map[string]QuotaSpec{"q": {Budget: 40, Waste: 4}}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	n := nodes[2]
+	ses, err := n.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := n.views.current().v.Epoch
+	qs := n.ctl.quotas
+	i, _ := slices.BinarySearch(qs, "q")
+	done := make(chan error, 1)
+	go func() {
+		_, err := n.Take(ctx, &pb.TakeRequest{Session: ses.Session, Name: "q", N: 20})
+		done <- err
+	}()
+	asked, during := false, false
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("a Take of 20 across a view change: %v", err)
+			}
+			if !during {
+				t.Fatal("the Take ended before the view changed: nothing was tested")
+			}
+			c, _ := n.ctl.store.Counts(qs)
+			if c[i] != 20 {
+				t.Fatalf("node 2 counts %d permits on disk, want 20", c[i])
+			}
+			return
+		case <-time.After(time.Millisecond):
+		}
+		c, err := n.ctl.store.Counts(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !asked && c[i] >= 1 {
+			asked = true
+			n.ctl.input(func(proc.Time) error { return n.ctl.node.ProposeRefresh(before) })
+		}
+		if st := n.views.current(); st != nil && st.v.Epoch > before && c[i] < 20 {
+			during = true
+		}
+	}
+}
