@@ -419,10 +419,10 @@ func (n *Node) change(c control.Change) {
 // adopt moves this node to view v (cv as the control plane has it, prev
 // the view it replaced): the instances of older views stop, the sessions
 // this node keeps for a node v leaves out are adopted (backup.go), the
-// grants its sessions hold are
-// asked for again in v, its sessions are recorded at its backup in v if
-// that moved, and once all that is done the node tells the control plane
-// it is ready.
+// grants its sessions hold (and those the lock-delay holds) are asked for
+// again in v, its sessions are recorded at its backup in v if that moved,
+// and once all that is done the node tells the control plane it is
+// ready.
 func (n *Node) adopt(v space.View, cv, prev control.View) {
 	st := &epochState{v: v, adopted: time.Now(), ready: make(chan struct{}), retired: make(chan struct{})}
 	old, stop := n.views.adopt(st)

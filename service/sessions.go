@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -176,11 +177,7 @@ func (d *delayed) remove(g *grant) {
 func (d *delayed) list() []*grant {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]*grant, 0, len(d.grants))
-	for g := range d.grants {
-		out = append(out, g)
-	}
-	return out
+	return slices.Collect(maps.Keys(d.grants))
 }
 
 func (n *Node) session(id uint64) (*session, error) {
