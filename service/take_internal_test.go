@@ -13,6 +13,22 @@ import (
 	"github.com/allot-dev/allot/proc"
 )
 
+// quotaNode starts three nodes with quota q of budget M and waste 4 (a
+// chunk of one permit a node), and opens a session at node 2; ctx ends
+// with the test, within 20s.
+func quotaNode(t *testing.T, m int) (context.Context, *Node, *pb.OpenSessionResponse) {
+	t.Helper()
+	nodes := inProcess(t, 3, Config{Cluster: Cluster{Quotas: map[string]QuotaSpec{"q": {Budget: m, Waste: 4}}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	n := nodes[2]
+	ses, err := n.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, n, ses
+}
+
 // TestTakeGivenUpIsCounted: a Take whose caller gives up while its request
 // waits for the controller's messages leaves no permit uncounted. Node 2's
 // first permit comes down the controller's tree from node 0, over a link
@@ -22,14 +38,7 @@ import (
 // one permit fewer than its view issued, and the view after would issue
 // it again (the ledger's budget is what the nodes' counts leave).
 func TestTakeGivenUpIsCounted(t *testing.T) {
-	nodes := inProcess(t, 3, Config{Cluster: Cluster{Quotas: map[string]QuotaSpec{"q": {Budget: 20, Waste: 4}}}})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	n := nodes[2]
-	ses, err := n.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, n, ses := quotaNode(t, 20)
 	// A user of node 2 and one of each other node: the links node 2's
 	// transport carries to them.
 	st := n.views.current()
@@ -51,7 +60,7 @@ func TestTakeGivenUpIsCounted(t *testing.T) {
 	})
 	defer restore.Stop()
 	short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
-	_, err = n.Take(short, &pb.TakeRequest{Session: ses.Session, Name: "q", N: 1})
+	_, err := n.Take(short, &pb.TakeRequest{Session: ses.Session, Name: "q", N: 1})
 	stop()
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("the Take while node 2's links were down: %v, want DeadlineExceeded (its permit comes from another node)", err)
@@ -81,14 +90,7 @@ func TestTakeGivenUpIsCounted(t *testing.T) {
 // of 20 spans many Raft rounds, and a refresh asked after its first permit
 // lands in the middle.
 func TestTakeGoesOnAcrossAViewChange(t *testing.T) {
-	nodes := inProcess(t, 3, Config{Cluster: Cluster{Quotas: map[string]QuotaSpec{"q": {Budget: 40, Waste: 4}}}})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	n := nodes[2]
-	ses, err := n.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, n, ses := quotaNode(t, 40)
 	before := n.views.current().v.Epoch
 	qs := n.ctl.quotas
 	i, _ := slices.BinarySearch(qs, "q")
