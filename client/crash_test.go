@@ -582,6 +582,14 @@ func TestFastRestartKeepsHoldersSafe(t *testing.T) {
 	c.crash(2)
 	c.start(2, nil)
 	g1, err := s1.Lock(ctx, "x")
+	for errors.Is(err, client.ErrSessionExpired) {
+		// With a lease of a second, a loaded machine may make node 1 miss
+		// a renewal: it fences itself and its sessions end, as it must
+		// (a CI run saw it). What is tested is who gets the lock, when.
+		t.Logf("session on node 1 lost (%v): opening another", err)
+		s1 = session(t, ctx, c.addrs[1])
+		g1, err = s1.Lock(ctx, "x")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
