@@ -60,14 +60,11 @@ func (n *Node) giveBack(ctx context.Context, sid, gid uint64) error {
 	// adopt a grant someone else may hold by then (the view adopting it
 	// would wait for both). The give-back is decided here: it happens once
 	// the backup has it, or once the backup moved (the view that moves it
-	// records the session again), even if the caller stops waiting. The
-	// answer waits for the release to have run on the grant's user, so
-	// that the user is idle again for the caller's next request (a node
-	// at --max-locks refused the Lock after an Unlock otherwise).
+	// records the session again), even if the caller stops waiting.
 	given := make(chan struct{})
 	n.recordLater(s, func() {
 		g.release()
-		g.afterRelease(func() { close(given) })
+		close(given)
 	})
 	select {
 	case <-given:

@@ -303,18 +303,6 @@ func (g *grant) held() bool {
 	return g.answered && !g.released
 }
 
-// afterRelease runs then once a release of g asked before has run on its
-// user (a call queued behind it on the user's goroutine), or at once if g
-// has no user on this node yet or its instance is closed.
-func (g *grant) afterRelease(then func()) {
-	g.mu.Lock()
-	in, sl := g.in, g.sl
-	g.mu.Unlock()
-	if in == nil || in.h.Call(sl.id, func(proc.Env) { then() }) != nil {
-		then()
-	}
-}
-
 // release gives the grant back, once.
 func (g *grant) release() {
 	g.mu.Lock()
