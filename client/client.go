@@ -69,6 +69,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -465,6 +466,17 @@ type Session struct {
 	moved  chan struct{} // closed when at changes (and replaced)
 	lastOK time.Time     // when the last keep-alive that succeeded was sent
 	until  time.Time     // when Done closes, unless a keep-alive moves it
+	// given: grants given back whose give-back the session's backup may
+	// not have yet (given back again where the session moves: giveAgain);
+	// seq numbers them.
+	given []givenBack
+	seq   uint64
+}
+
+// givenBack is a grant given back at node at, the seq-th of its session.
+type givenBack struct {
+	seq, grant uint64
+	at         int
 }
 
 // Done closes when the session's lease may have expired or the session was
@@ -507,6 +519,9 @@ func (s *Session) renewed(k int, sent time.Time, leaseMs int64) time.Duration {
 		s.at = k
 		close(s.moved)
 		s.moved = make(chan struct{})
+		if len(s.given) > 0 {
+			go s.giveAgain(k)
+		}
 	}
 	s.lastOK, s.until = sent, sent.Add(b)
 	s.deadline.Reset(time.Until(s.until))
@@ -651,6 +666,64 @@ func unavailable(err error) bool {
 	return ok && st.Code() == codes.Unavailable && !handshake(st.Message())
 }
 
+// A node answers an Unlock or a Release before the session's backup has
+// the give-back (it goes there next, on the stream that records the
+// session's grants in order). Lost before, the node leaves the grant in
+// the backup's records, and the node that adopts the session holds it
+// again: the session gives back there, again, what it gave back since
+// its last Lock or Acquire answered by the same node (that answer waited
+// for its own record, which came after the give-backs'). NOT_HELD: it
+// had it already.
+
+// gave notes grant id given back at node at.
+func (s *Session) gave(id uint64, at int) {
+	s.mu.Lock()
+	s.seq++
+	s.given = append(s.given, givenBack{seq: s.seq, grant: id, at: at})
+	s.mu.Unlock()
+}
+
+// mark is the number of the last give-back answered so far.
+func (s *Session) mark() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// recorded forgets the give-backs up to mark that node at answered: a
+// Lock or Acquire sent after them was answered by at, so its backup has
+// them.
+func (s *Session) recorded(mark uint64, at int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.given = slices.DeleteFunc(s.given, func(g givenBack) bool { return g.seq <= mark && g.at == at })
+}
+
+// giveAgain gives back at node k, where the session moved, what it gave
+// back elsewhere and may not be recorded by the backup that adopted it.
+func (s *Session) giveAgain(k int) {
+	s.mu.Lock()
+	var again []givenBack
+	for _, g := range s.given {
+		if g.at != k {
+			again = append(again, g)
+		}
+	}
+	s.mu.Unlock()
+	api := pb.NewAllotClient(s.c.conns[k])
+	for _, g := range again {
+		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry))
+		_, err := api.Unlock(ctx, &pb.UnlockRequest{Session: s.id, Grant: g.grant})
+		cancel()
+		if err != nil && !errors.Is(wrap(err), ErrNotHeld) {
+			continue // the next move gives it again
+		}
+		s.mu.Lock()
+		s.given = slices.DeleteFunc(s.given, func(h givenBack) bool { return h.seq == g.seq })
+		s.mu.Unlock()
+	}
+}
+
 // moveNow asks the keep-alive loop to look for the session's node now.
 func (s *Session) moveNow() {
 	select {
@@ -665,7 +738,13 @@ func (s *Session) moveNow() {
 // node has not answered when the session moves (a frozen node answers
 // nothing) is given up and sent to the new node.
 func (s *Session) call(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) error {
-	api, _, moved := s.node()
+	_, err := s.callAt(ctx, again, f)
+	return err
+}
+
+// callAt is call, also saying which node answered.
+func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) (int, error) {
+	api, at, moved := s.node()
 	lost := func(err error) bool {
 		// Unavailable: the node may be lost. Not found: the node does
 		// not know the session (it expired, or it moved while the node
@@ -677,7 +756,7 @@ func (s *Session) call(ctx context.Context, again bool, f func(context.Context, 
 		if err != nil && lost(err) {
 			s.moveNow()
 		}
-		return err
+		return at, err
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	go func() {
@@ -691,15 +770,15 @@ func (s *Session) call(ctx context.Context, again bool, f func(context.Context, 
 	cancel()
 	switch {
 	case err == nil || ctx.Err() != nil:
-		return err
+		return at, err
 	case unavailable(err):
 		s.moveNow()
 		select {
 		case <-moved:
 		case <-s.done:
-			return err
+			return at, err
 		case <-ctx.Done():
-			return err
+			return at, err
 		}
 	case status.Code(err) == codes.Canceled:
 		// Given up: the session moved meanwhile.
@@ -707,10 +786,10 @@ func (s *Session) call(ctx context.Context, again bool, f func(context.Context, 
 		if lost(err) {
 			s.moveNow()
 		}
-		return err
+		return at, err
 	}
-	api, _, _ = s.node()
-	return f(ctx, api)
+	api, at, _ = s.node()
+	return at, f(ctx, api)
 }
 
 // Close ends the session and gives back everything it holds.
@@ -791,13 +870,15 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 		}
 	}
 	var r *pb.LockResponse
-	err := s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
+	mark := s.mark()
+	at, err := s.callAt(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
 		r, err = api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
 		return err
 	})
 	if err != nil {
 		return nil, wrap(err)
 	}
+	s.recorded(mark, at)
 	g := &Grant{s: s, id: r.Grant, tokens: map[string]Token{}}
 	for _, t := range r.Tokens {
 		g.tokens[t.Resource] = Token{t.Epoch, t.Counter}
@@ -808,10 +889,20 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 // Unlock gives the grant back. ErrNotHeld: it was given back already;
 // the session goes on.
 func (g *Grant) Unlock(ctx context.Context) error {
-	return wrap(g.s.call(ctx, true, func(ctx context.Context, api pb.AllotClient) error {
+	return g.s.giveBack(ctx, g.id, func(ctx context.Context, api pb.AllotClient) error {
 		_, err := api.Unlock(ctx, &pb.UnlockRequest{Session: g.s.id, Grant: g.id})
 		return err
-	}))
+	})
+}
+
+// giveBack gives grant id back by f, safe to repeat on the session's
+// next node.
+func (s *Session) giveBack(ctx context.Context, id uint64, f func(context.Context, pb.AllotClient) error) error {
+	at, err := s.callAt(ctx, true, f)
+	if err == nil {
+		s.gave(id, at)
+	}
+	return wrap(err)
 }
 
 // Semaphore is a semaphore of units units, named name in the cluster.
@@ -870,13 +961,15 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 		return nil, err
 	}
 	var r *pb.AcquireResponse
-	err := m.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
+	mark := m.s.mark()
+	at, err := m.s.callAt(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
 		r, err = api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
 		return err
 	})
 	if err != nil {
 		return nil, wrap(err)
 	}
+	m.s.recorded(mark, at)
 	g := &Grant{s: m.s, id: r.Grant, unit: int(r.Unit), tokens: map[string]Token{m.name: {r.Token.GetEpoch(), r.Token.GetCounter()}}}
 	m.mu.Lock()
 	m.held = append(m.held, g)
@@ -894,10 +987,10 @@ func (m *Semaphore) Release(ctx context.Context) error {
 	g := m.held[len(m.held)-1]
 	m.held = m.held[:len(m.held)-1]
 	m.mu.Unlock()
-	return wrap(m.s.call(ctx, true, func(ctx context.Context, api pb.AllotClient) error {
+	return m.s.giveBack(ctx, g.id, func(ctx context.Context, api pb.AllotClient) error {
 		_, err := api.Release(ctx, &pb.ReleaseRequest{Session: m.s.id, Grant: g.id})
 		return err
-	}))
+	})
 }
 
 // Quota is a quota named name in the cluster.

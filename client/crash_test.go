@@ -26,12 +26,20 @@ type crashable struct {
 	nodes []*service.Node
 	srvs  []*grpc.Server
 	logs  []*bytes.Buffer // every run's log
+	// via: node i dials the others at via(i, addrs) (nil: at addrs).
+	via func(i int, addrs []string) []string
 }
 
 const testSuspect = time.Second
 
 func newCrashable(t *testing.T, n int) *crashable {
-	c := &crashable{t: t, nodes: make([]*service.Node, n), srvs: make([]*grpc.Server, n)}
+	return newCrashableVia(t, n, nil)
+}
+
+// newCrashableVia is newCrashable with node i dialling the others at
+// via(i, addrs).
+func newCrashableVia(t *testing.T, n int, via func(i int, addrs []string) []string) *crashable {
+	c := &crashable{t: t, nodes: make([]*service.Node, n), srvs: make([]*grpc.Server, n), via: via}
 	var lns []net.Listener
 	for range n {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -68,7 +76,11 @@ func (c *crashable) start(i int, ln net.Listener) {
 		}
 	}
 	log := &bytes.Buffer{}
-	nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: c.addrs, Slots: 4, Quotas: testQuotas}, Self: i, Events: log, Suspect: testSuspect, DataDir: c.dirs[i]})
+	cfg := service.Config{Cluster: service.Cluster{Nodes: c.addrs, Slots: 4, Quotas: testQuotas}, Self: i, Events: log, Suspect: testSuspect, DataDir: c.dirs[i]}
+	if c.via != nil {
+		cfg.PeerAddrs = c.via(i, c.addrs)
+	}
+	nd, err := service.New(cfg)
 	if err != nil {
 		c.t.Fatal(err)
 	}

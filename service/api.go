@@ -44,10 +44,10 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 
 // Unlock implements the Allot service.
 func (n *Node) Unlock(ctx context.Context, r *pb.UnlockRequest) (*pb.UnlockResponse, error) {
-	return &pb.UnlockResponse{}, n.giveBack(ctx, r.Session, r.Grant)
+	return &pb.UnlockResponse{}, n.giveBack(r.Session, r.Grant)
 }
 
-func (n *Node) giveBack(ctx context.Context, sid, gid uint64) error {
+func (n *Node) giveBack(sid, gid uint64) error {
 	s, err := n.session(sid)
 	if err != nil {
 		return err
@@ -60,18 +60,16 @@ func (n *Node) giveBack(ctx context.Context, sid, gid uint64) error {
 	// adopt a grant someone else may hold by then (the view adopting it
 	// would wait for both). The give-back is decided here: it happens once
 	// the backup has it, or once the backup moved (the view that moves it
-	// records the session again), even if the caller stops waiting.
-	given := make(chan struct{})
-	n.recordLater(s, func() {
-		g.release()
-		close(given)
-	})
-	select {
-	case <-given:
-		return nil
-	case <-ctx.Done():
-		return status.FromContextError(ctx.Err()).Err()
-	}
+	// records the session again). The caller is answered now, not once
+	// the backup has it: the session's next Lock is recorded after it on
+	// the same stream, and nobody else can be granted the resources
+	// before the release. Lost with the node before the backup has it,
+	// the grant is adopted still held: the client gives it back again
+	// where the session moves (client.Session), or it goes with the
+	// session's end.
+	g.givenBack()
+	n.recordLater(s, g.release)
+	return nil
 }
 
 // Acquire implements the Allot service.
@@ -108,5 +106,5 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 
 // Release implements the Allot service.
 func (n *Node) Release(ctx context.Context, r *pb.ReleaseRequest) (*pb.ReleaseResponse, error) {
-	return &pb.ReleaseResponse{}, n.giveBack(ctx, r.Session, r.Grant)
+	return &pb.ReleaseResponse{}, n.giveBack(r.Session, r.Grant)
 }

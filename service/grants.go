@@ -62,7 +62,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 				return nil, err
 			}
 		}
-		sl, err := in.grab()
+		sl, claimed, err := in.grab()
 		switch {
 		case errors.Is(err, errRetiredView):
 			continue
@@ -72,16 +72,12 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			return nil, status.Error(codes.Internal, err.Error())
 		}
 		if sl == nil {
-			select {
-			case sl = <-in.free:
-			case <-st.retired:
+			sl, err = in.idle(ctx, st.retired, s.done, trying, claimed)
+			if errors.Is(err, errRetiredView) {
 				continue
-			case <-ctx.Done():
-				return nil, status.FromContextError(ctx.Err()).Err()
-			case <-s.done:
-				return nil, errExpired
-			case <-trying:
-				return nil, errTaken
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
 		g := &grant{id: n.id(), key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
@@ -171,6 +167,27 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 	}
 }
 
+// idle waits for one of this node's users of in to be idle; claimed: the
+// wait counts on a lock user given back (grab), which it uncounts.
+func (in *instance) idle(ctx context.Context, retired, done <-chan struct{}, trying <-chan time.Time, claimed bool) (*slot, error) {
+	if claimed {
+		defer in.unclaim()
+	}
+	select {
+	case sl := <-in.free:
+		in.idleAgain(sl)
+		return sl, nil
+	case <-retired:
+		return nil, errRetiredView
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case <-done:
+		return nil, errExpired
+	case <-trying:
+		return nil, errTaken
+	}
+}
+
 // watch asks slot s's process every 2ms, between its inputs, whether its
 // open request waits behind another user's (proc.Queued: an observation,
 // the algorithm does nothing else), until stop is closed; the channel it
@@ -218,7 +235,7 @@ func (n *Node) regrant(g *grant, st *epochState) {
 			return
 		}
 	}
-	sl, err := in.grab()
+	sl, claimed, err := in.grab()
 	if err != nil && !errors.Is(err, errFull) {
 		if !errors.Is(err, errRetiredView) {
 			n.log.Error("regrant", "key", g.key.String(), "err", err)
@@ -228,9 +245,7 @@ func (n *Node) regrant(g *grant, st *epochState) {
 	if sl == nil {
 		// Every slot is taken: a held grant waits for one (a lock's
 		// holders were within the limit in the view before).
-		select {
-		case sl = <-in.free:
-		case <-st.retired:
+		if sl, err = in.idle(context.Background(), st.retired, nil, nil, claimed); err != nil {
 			return
 		}
 	}
@@ -304,6 +319,22 @@ func (g *grant) held() bool {
 }
 
 // release gives the grant back, once.
+// givenBack marks g's lock user as given back: it is idle again once the
+// backup has the give-back and the release ran (locks.go, grab).
+func (g *grant) givenBack() {
+	g.mu.Lock()
+	in, sl := g.in, g.sl
+	g.mu.Unlock()
+	if in != nil && in.lazy {
+		in.mu.Lock()
+		if !sl.back {
+			sl.back = true
+			in.returning++
+		}
+		in.mu.Unlock()
+	}
+}
+
 func (g *grant) release() {
 	g.mu.Lock()
 	done := g.released

@@ -50,6 +50,9 @@ type instance struct {
 	mu        sync.Mutex
 	made      map[proc.ID]bool
 	lockUsers int
+	// returning: lock users given back (their slot's back is set) and not
+	// idle yet; claimed: how many Locks at Config.MaxLocks wait for one.
+	returning, claimed int
 }
 
 // slot is one user process of this node, serving one request at a time.
@@ -66,6 +69,7 @@ type slot struct {
 	asked              time.Time
 	res                []proc.ResID // the open request's resources
 	keys               []string     // the open lock request's fenced keys ("lock/" + name)
+	back               bool         // a lock user given back, not idle yet (under the instance's mu)
 }
 
 // answer is the algorithm's answer to a slot's request, with the fencing

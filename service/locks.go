@@ -62,43 +62,71 @@ var errFull = errors.New("every lock user of the node is busy")
 
 // grab returns an idle user slot of this node, or for the lock a new
 // one. Nil and no error when a semaphore or a quota has none idle: the
-// caller waits for one on in.free. For the lock, errFull at
-// Config.MaxLocks, errRetiredView once the instance is closed (its view
-// retired meanwhile).
-func (in *instance) grab() (*slot, error) {
+// caller waits for one on in.free (idle). For the lock, errFull at
+// Config.MaxLocks, unless a user was given back and is not idle yet (an
+// Unlock answers before its backup has it and the release runs: api.go):
+// then nil, and claimed, the caller waiting for it. errRetiredView once
+// the instance is closed (its view retired meanwhile).
+func (in *instance) grab() (s *slot, claimed bool, err error) {
 	select {
 	case s := <-in.free:
-		return s, nil
+		in.idleAgain(s)
+		return s, false, nil
 	default:
 	}
 	if !in.lazy {
-		return nil, nil
+		return nil, false, nil
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.lockUsers >= in.n.cfg.MaxLocks {
-		return nil, errFull
+		if in.returning > in.claimed {
+			in.claimed++
+			return nil, true, nil
+		}
+		return nil, false, errFull
 	}
 	v := in.view
 	id := proc.ID(v.Members.Rank(in.n.self) + v.Members.Len()*in.lockUsers)
 	p, err := in.alg.Process(in.pb, id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	a, ok := p.(proc.Allocator)
 	if !ok {
-		return nil, fmt.Errorf("%s: user %d is not an allocator", in.alg.Name, id)
+		return nil, false, fmt.Errorf("%s: user %d is not an allocator", in.alg.Name, id)
 	}
-	s := &slot{id: id, p: a, answer: make(chan answer, 1)}
+	s = &slot{id: id, p: a, answer: make(chan answer, 1)}
 	if err := in.h.Add(id, p, func(env proc.Env, e proc.Event) { in.follow(env, s, e) }); err != nil {
 		if errors.Is(err, host.ErrClosed) {
-			return nil, errRetiredView
+			return nil, false, errRetiredView
 		}
-		return nil, err
+		return nil, false, err
 	}
 	in.lockUsers++
 	in.made[id] = true
-	return s, nil
+	return s, false, nil
+}
+
+// idleAgain notes that lock user s, taken from in.free, is no longer on
+// its way back.
+func (in *instance) idleAgain(s *slot) {
+	if !in.lazy {
+		return
+	}
+	in.mu.Lock()
+	if s.back {
+		s.back = false
+		in.returning--
+	}
+	in.mu.Unlock()
+}
+
+// unclaim ends a wait that grab counted on a user given back.
+func (in *instance) unclaim() {
+	in.mu.Lock()
+	in.claimed--
+	in.mu.Unlock()
 }
 
 // ensure makes the lock's helper process id (a resource manager, the

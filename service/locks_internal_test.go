@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/proc"
@@ -166,5 +168,61 @@ func TestLockPlacement(t *testing.T) {
 	}
 	if in := lock(nodes[0]); in.lockUsers != 1 {
 		t.Errorf("node 0 made %d users for 30 locks one after another, each once the last was idle, want 1", in.lockUsers)
+	}
+}
+
+// TestLockAfterUnlockAtTheLimit: at --max-locks, a Lock sent right after
+// an Unlock is not refused: the Unlock answered before the backup had the
+// give-back and the release ran, so the node's only user is not idle yet,
+// and the Lock waits for it rather than count it open. Two Locks at the
+// limit with one user on its way back: one waits for it, the other is
+// refused.
+func TestLockAfterUnlockAtTheLimit(t *testing.T) {
+	nodes := inProcess(t, 3, Config{MaxLocks: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ses, err := nodes[0].OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := func(name string) (uint64, error) {
+		r, err := nodes[0].Lock(ctx, &pb.LockRequest{Session: ses.Session, Resources: []string{name}})
+		if err != nil {
+			return 0, err
+		}
+		return r.Grant, nil
+	}
+	g, err := lock("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if _, err := nodes[0].Unlock(ctx, &pb.UnlockRequest{Session: ses.Session, Grant: g}); err != nil {
+			t.Fatal(err)
+		}
+		if g, err = lock(fmt.Sprintf("n%d", i)); err != nil {
+			t.Fatalf("Lock %d, right after an Unlock at --max-locks 1: %v", i, err)
+		}
+	}
+	if _, err := nodes[0].Unlock(ctx, &pb.UnlockRequest{Session: ses.Session, Grant: g}); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 2)
+	for _, name := range []string{"x", "y"} {
+		go func() { _, err := lock(name); errs <- err }()
+	}
+	var refused, granted int
+	for range 2 {
+		switch err := <-errs; {
+		case err == nil:
+			granted++
+		case status.Code(err) == codes.ResourceExhausted:
+			refused++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if granted != 1 || refused != 1 {
+		t.Errorf("two Locks at the limit with one user given back: %d granted, %d refused; want 1 and 1", granted, refused)
 	}
 }
