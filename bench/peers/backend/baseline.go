@@ -11,14 +11,23 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
 // Baseline is what the machine costs before any lock service: a loopback
-// TCP round trip between two processes, and a 4 KiB append made durable
+// TCP round trip between two processes, a unary gRPC call between two
+// processes (gRPC's health Check, nothing behind it: the floor of every
+// call of a gRPC API such as allot's), and a 4 KiB append made durable
 // (what a write-ahead log pays a commit).
 type Baseline struct {
 	RTTP50us   float64 `json:"rtt_p50_us"`
 	RTTP99us   float64 `json:"rtt_p99_us"`
+	GRPCP50us  float64 `json:"grpc_unary_p50_us"`
+	GRPCP99us  float64 `json:"grpc_unary_p99_us"`
 	FsyncP50us float64 `json:"fsync_p50_us"`
 	FsyncP99us float64 `json:"fsync_p99_us"`
 }
@@ -27,18 +36,27 @@ type Baseline struct {
 // baseline's echo server.
 const EchoFlag = "-serve-echo"
 
-// ServeEcho is the echo server process: it prints "READY port" and echoes
-// every connection until ctx ends.
+// ServeEcho is the echo server process: it prints "READY port grpc-port",
+// echoes every connection to port and serves gRPC's health service on
+// grpc-port, until ctx ends.
 func ServeEcho(ctx context.Context, stdout io.Writer) error {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
+	gl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := grpc.NewServer()
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	go srv.Serve(gl)
 	go func() {
 		<-ctx.Done()
 		l.Close()
+		srv.Stop()
 	}()
-	fmt.Fprintf(stdout, "READY %d\n", l.Addr().(*net.TCPAddr).Port)
+	fmt.Fprintf(stdout, "READY %d %d\n", l.Addr().(*net.TCPAddr).Port, gl.Addr().(*net.TCPAddr).Port)
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -60,11 +78,19 @@ func MeasureBaseline(env Env, dir string, iters int) (Baseline, error) {
 		return b, err
 	}
 	defer ch.stop(10 * time.Second)
-	lats, err := pingPong("127.0.0.1:"+strings.TrimSpace(strings.TrimPrefix(ch.ready, "READY")), iters/10, iters)
+	ports := strings.Fields(strings.TrimPrefix(ch.ready, "READY"))
+	if len(ports) != 2 {
+		return b, fmt.Errorf("the echo server said %q, want READY and two ports", ch.ready)
+	}
+	lats, err := pingPong("127.0.0.1:"+ports[0], iters/10, iters)
 	if err != nil {
 		return b, err
 	}
 	b.RTTP50us, b.RTTP99us = quantileUs(lats, 0.5), quantileUs(lats, 0.99)
+	if lats, err = grpcCalls("127.0.0.1:"+ports[1], iters/10, iters/2); err != nil {
+		return b, err
+	}
+	b.GRPCP50us, b.GRPCP99us = quantileUs(lats, 0.5), quantileUs(lats, 0.99)
 	f, err := os.Create(filepath.Join(dir, "fsync-probe"))
 	if err != nil {
 		return b, err
@@ -105,6 +131,30 @@ func pingPong(addr string, warm, iters int) ([]time.Duration, error) {
 			return nil, err
 		}
 		if _, err := io.ReadFull(c, in); err != nil {
+			return nil, err
+		}
+		if i >= warm {
+			lats = append(lats, time.Since(t0))
+		}
+	}
+	slices.Sort(lats)
+	return lats, nil
+}
+
+// grpcCalls times unary health Checks, one at a time, on one connection.
+func grpcCalls(addr string, warm, iters int) ([]time.Duration, error) {
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, err
+	}
+	defer cc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := healthpb.NewHealthClient(cc)
+	lats := make([]time.Duration, 0, iters)
+	for i := range warm + iters {
+		t0 := time.Now()
+		if _, err := h.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
 			return nil, err
 		}
 		if i >= warm {

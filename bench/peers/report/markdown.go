@@ -48,8 +48,11 @@ func (d Doc) Markdown() string {
 		fmt.Fprintf(&b, "- %s: %s.\n", n, strings.Join(kv, "; "))
 	}
 	if bl := d.Baseline; bl != nil {
-		fmt.Fprintf(&b, "- baseline: loopback TCP round trip between two processes p50 %s, p99 %s; 4 KiB append + fdatasync p50 %s, p99 %s.\n",
-			FmtUs(bl.RTTP50us), FmtUs(bl.RTTP99us), FmtUs(bl.FsyncP50us), FmtUs(bl.FsyncP99us))
+		fmt.Fprintf(&b, "- baseline: loopback TCP round trip between two processes p50 %s, p99 %s; ", FmtUs(bl.RTTP50us), FmtUs(bl.RTTP99us))
+		if bl.GRPCP50us > 0 {
+			fmt.Fprintf(&b, "a unary gRPC call between two processes (the health service's Check: every allot call's floor) p50 %s, p99 %s; ", FmtUs(bl.GRPCP50us), FmtUs(bl.GRPCP99us))
+		}
+		fmt.Fprintf(&b, "4 KiB append + fdatasync p50 %s, p99 %s.\n", FmtUs(bl.FsyncP50us), FmtUs(bl.FsyncP99us))
 	}
 	b.WriteString("\n## Every run\n\n")
 	b.WriteString("| system | run | workload | ops | ops/s | p50 | p90 | p99 | max | min/max per client | lock failures (retried) | unlock failures | server CPU % | bench CPU % | drain s | note |\n")

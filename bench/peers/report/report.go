@@ -277,7 +277,11 @@ func (d Doc) Caption() string {
 	b.WriteString("The numbers depend on the machine and on what else runs on it (±20 % between runs): read them as ratios. ")
 	b.WriteString("\"allot ×r\" beside a peer's figure is allot's advantage on that column, r > 1 where allot is better (the peer's latency over allot's, allot's rate over the peer's).")
 	if bl := d.Baseline; bl != nil {
-		fmt.Fprintf(&b, " A loopback TCP round trip between two processes is %s (p50) here.", FmtUs(bl.RTTP50us))
+		fmt.Fprintf(&b, " A loopback TCP round trip between two processes is %s (p50) here", FmtUs(bl.RTTP50us))
+		if bl.GRPCP50us > 0 {
+			fmt.Fprintf(&b, ", a unary gRPC call with nothing behind it %s", FmtUs(bl.GRPCP50us))
+		}
+		b.WriteString(".")
 	}
 	return b.String()
 }

@@ -216,7 +216,7 @@ func measure(ctx context.Context, o options, command string, stdout io.Writer) e
 			return fmt.Errorf("baseline: %w", err)
 		}
 		doc.Baseline = &bl
-		fmt.Fprintf(stdout, "baseline: loopback round trip p50 %s; fdatasync p50 %s\n", report.FmtUs(bl.RTTP50us), report.FmtUs(bl.FsyncP50us))
+		fmt.Fprintf(stdout, "baseline: loopback round trip p50 %s; unary gRPC call p50 %s; fdatasync p50 %s\n", report.FmtUs(bl.RTTP50us), report.FmtUs(bl.GRPCP50us), report.FmtUs(bl.FsyncP50us))
 	}
 	for r := 1; r <= o.runs; r++ {
 		for _, name := range systems {
