@@ -486,6 +486,14 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 // ID is the session's id in the cluster.
 func (s *Session) ID() uint64 { return s.id }
 
+// Node is the address of the node serving the session, as dialled; it
+// changes when the session moves.
+func (s *Session) Node() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c.conns[s.at].Target()
+}
+
 func (s *Session) lost() { s.once.Do(func() { close(s.done) }) }
 
 // node is the session's node now, and the channel that closes when it

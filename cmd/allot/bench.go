@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -61,6 +62,13 @@ type benchResult struct {
 	LinkMessagesPerOp *float64 `json:"link_messages_per_op,omitempty"`
 	LinkBatchesPerOp  *float64 `json:"link_batches_per_op,omitempty"`
 	CallsPerOp        *float64 `json:"calls_per_op,omitempty"`
+	// P50usByNode: a one-client workload (W1) on a cluster of several
+	// nodes runs its session on each node in turn, for an equal share of
+	// the run, since its latency depends on where the session is: on the
+	// name's home, the algorithm's messages stay inside the node. The p50
+	// of each share, by the address of the session's node; P50us and
+	// P99us are over them all.
+	P50usByNode map[string]float64 `json:"p50_us_by_node,omitempty"`
 }
 
 func benchCmd(args []string, stdout, stderr io.Writer) error {
@@ -136,7 +144,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	var out []benchResult
 	for _, w := range ws {
 		if *warmup > 0 {
-			if _, err := runBench(ctx, c, w, *warmup, *maxOps); err != nil {
+			if _, err := runBench(ctx, c, w, *warmup, *maxOps, len(addrs)); err != nil {
 				return fmt.Errorf("%s warm-up: %w", w.name, err)
 			}
 		}
@@ -144,7 +152,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
-		r, err := runBench(ctx, c, w, *dur, *maxOps)
+		r, err := runBench(ctx, c, w, *dur, *maxOps, len(addrs))
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
@@ -174,18 +182,76 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%d/%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, r.OpsPerSecond, r.P50us, r.P99us, slices.Min(r.PerClient), slices.Max(r.PerClient),
 			opt(r.NodeCPUusPerOp), opt(r.MessagesPerOp), opt(r.LinkMessagesPerOp), opt(r.LinkBatchesPerOp), opt(r.CallsPerOp))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range out {
+		if len(r.P50usByNode) > 0 {
+			var by []string
+			for _, a := range slices.Sorted(maps.Keys(r.P50usByNode)) {
+				by = append(by, fmt.Sprintf("%s %.0f µs", a, r.P50usByNode[a]))
+			}
+			fmt.Fprintf(stdout, "%s p50 by the session's node: %s\n", r.Name, strings.Join(by, ", "))
+		}
+	}
+	return nil
 }
 
-// runBench runs w for dur or maxOps operations, whichever ends first.
-func runBench(ctx context.Context, c *client.Client, w benchWorkload, dur time.Duration, maxOps int) (benchResult, error) {
+// runBench runs w for dur or maxOps operations, whichever ends first; a
+// one-client workload on nodes nodes, in as many shares of the run, its
+// session on the next node for each (sessions are spread over the nodes
+// in turn).
+func runBench(ctx context.Context, c *client.Client, w benchWorkload, dur time.Duration, maxOps, nodes int) (benchResult, error) {
+	if w.clients > 1 || nodes == 1 {
+		r, _, _, err := runShare(ctx, c, w, dur, maxOps)
+		return r.benchResult, err
+	}
+	var (
+		all     []time.Duration
+		elapsed time.Duration
+		done    int
+	)
+	byNode := map[string]float64{}
+	for i := range nodes {
+		r, lat, took, err := runShare(ctx, c, w, dur/time.Duration(nodes), (maxOps+i)/nodes)
+		if err != nil {
+			return benchResult{}, err
+		}
+		byNode[r.node] = r.P50us
+		all = append(all, lat...)
+		elapsed += took
+		done += r.PerClient[0]
+	}
+	slices.Sort(all)
+	return benchResult{Name: w.name, OpsPerSecond: float64(done) / elapsed.Seconds(), P50us: quantileUs(all, 0.50), P99us: quantileUs(all, 0.99), PerClient: []int{done}, P50usByNode: byNode}, nil
+}
+
+// quantileUs is the p-quantile of sorted latencies, in µs.
+func quantileUs(lat []time.Duration, p float64) float64 {
+	if len(lat) == 0 {
+		return 0
+	}
+	return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds())
+}
+
+// share is runShare's result: the workload's figures, and the node of a
+// one-client workload's session.
+type share struct {
+	benchResult
+	node string
+}
+
+// runShare runs w for dur or maxOps operations, whichever ends first, on
+// sessions of its own, and returns the sorted latencies and how long it
+// ran too.
+func runShare(ctx context.Context, c *client.Client, w benchWorkload, dur time.Duration, maxOps int) (share, []time.Duration, time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sessions := make([]*client.Session, w.clients)
 	for i := range sessions {
 		s, err := c.Session(ctx, client.WithTTL(10*time.Second))
 		if err != nil {
-			return benchResult{}, err
+			return share{}, nil, 0, err
 		}
 		defer s.Close(context.Background())
 		sessions[i] = s
@@ -251,20 +317,15 @@ func runBench(ctx context.Context, c *client.Client, w benchWorkload, dur time.D
 	wg.Wait()
 	elapsed := time.Since(start)
 	if len(errs) > 0 {
-		return benchResult{}, errs[0]
+		return share{}, nil, 0, errs[0]
 	}
 	slices.Sort(lat)
-	q := func(p float64) float64 {
-		if len(lat) == 0 {
-			return 0
-		}
-		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds())
-	}
 	done := 0
 	for _, n := range per {
 		done += n
 	}
-	return benchResult{Name: w.name, OpsPerSecond: float64(done) / elapsed.Seconds(), P50us: q(0.50), P99us: q(0.99), PerClient: per}, nil
+	r := benchResult{Name: w.name, OpsPerSecond: float64(done) / elapsed.Seconds(), P50us: quantileUs(lat, 0.50), P99us: quantileUs(lat, 0.99), PerClient: per}
+	return share{r, sessions[0].Node()}, lat, elapsed, nil
 }
 
 // nodeCounts are the counters of a bench's cluster that it divides by the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/allot-dev/allot/service/store"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-dev/allot/service/store"
 
 	"gopkg.in/yaml.v3"
 
@@ -159,16 +160,17 @@ func TestBenchJSON(t *testing.T) {
 	var r struct {
 		Nodes     int `json:"nodes"`
 		Workloads []struct {
-			Name         string   `json:"name"`
-			OpsPerSecond float64  `json:"ops_per_second"`
-			P50          float64  `json:"p50_us"`
-			P99          float64  `json:"p99_us"`
-			PerClient    []int    `json:"per_client"`
-			CPU          *float64 `json:"node_cpu_us_per_op"`
-			Messages     *float64 `json:"messages_per_op"`
-			Calls        *float64 `json:"calls_per_op"`
-			Link         *float64 `json:"link_messages_per_op"`
-			Batches      *float64 `json:"link_batches_per_op"`
+			Name         string             `json:"name"`
+			OpsPerSecond float64            `json:"ops_per_second"`
+			P50          float64            `json:"p50_us"`
+			P99          float64            `json:"p99_us"`
+			PerClient    []int              `json:"per_client"`
+			CPU          *float64           `json:"node_cpu_us_per_op"`
+			Messages     *float64           `json:"messages_per_op"`
+			Calls        *float64           `json:"calls_per_op"`
+			Link         *float64           `json:"link_messages_per_op"`
+			Batches      *float64           `json:"link_batches_per_op"`
+			ByNode       map[string]float64 `json:"p50_us_by_node"`
 		} `json:"workloads"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -176,6 +178,17 @@ func TestBenchJSON(t *testing.T) {
 	}
 	if r.Nodes != 3 || len(r.Workloads) != 2 || r.Workloads[0].Name != "W1" || len(r.Workloads[1].PerClient) != 8 {
 		t.Fatalf("%s", out)
+	}
+	// W1's one session went round the three nodes, a share of the run on
+	// each; W2's eight clients did not.
+	by := r.Workloads[0].ByNode
+	for _, a := range addrs {
+		if by[a] <= 0 {
+			t.Errorf("W1's p50 by node: %v, want one for each of %v", by, addrs)
+		}
+	}
+	if r.Workloads[1].ByNode != nil {
+		t.Errorf("W2's p50 by node: %v, want none", r.Workloads[1].ByNode)
 	}
 	for _, w := range r.Workloads {
 		if w.OpsPerSecond <= 0 || w.P50 <= 0 || w.P99 < w.P50 {

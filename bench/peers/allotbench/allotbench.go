@@ -99,6 +99,8 @@ type report struct {
 		P50us        *float64 `json:"p50_us"`
 		P99us        *float64 `json:"p99_us"`
 		PerClient    []int64  `json:"per_client"`
+		// Optional: W1 on several nodes.
+		P50usByNode map[string]float64 `json:"p50_us_by_node"`
 	} `json:"workloads"`
 }
 
@@ -126,7 +128,7 @@ func Parse(b []byte, window time.Duration) ([]workload.Stats, error) {
 			ops += n
 		}
 		out = append(out, workload.Stats{Workload: *w.Name, Clients: len(w.PerClient), Ops: ops,
-			WindowS: window.Seconds(), OpsPerSec: *w.OpsPerSecond, P50us: *w.P50us, P99us: *w.P99us, PerClient: w.PerClient})
+			WindowS: window.Seconds(), OpsPerSec: *w.OpsPerSecond, P50us: *w.P50us, P99us: *w.P99us, PerClient: w.PerClient, P50usByNode: w.P50usByNode})
 	}
 	for _, want := range []string{"W1", "W2", "W3"} {
 		if !slices.ContainsFunc(out, func(s workload.Stats) bool { return s.Workload == want }) {

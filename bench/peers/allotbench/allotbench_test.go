@@ -13,7 +13,7 @@ import (
 
 const good = `{
   "workloads": [
-    {"name": "W1", "ops_per_second": 1800.5, "p50_us": 549, "p99_us": 900, "per_client": [5400]},
+    {"name": "W1", "ops_per_second": 1800.5, "p50_us": 549, "p99_us": 900, "per_client": [5400], "p50_us_by_node": {"127.0.0.1:7001": 400, "127.0.0.1:7002": 549, "127.0.0.1:7003": 700}},
     {"name": "W2", "ops_per_second": 2250, "p50_us": 3000, "p99_us": 9000, "per_client": [800, 850, 820, 840, 830, 845, 810, 835]},
     {"name": "W3", "ops_per_second": 1800, "p50_us": 15000, "p99_us": 31000, "per_client": [160, 170]}
   ]
@@ -26,6 +26,9 @@ func TestParse(t *testing.T) {
 	}
 	if len(ws) != 3 || ws[0].Workload != "W1" || ws[0].P50us != 549 || ws[1].Clients != 8 || ws[1].Ops != 6630 || ws[2].P99us != 31000 || ws[2].OpsPerSec != 1800 || ws[0].WindowS != 3 {
 		t.Errorf("%+v", ws)
+	}
+	if ws[0].P50usByNode["127.0.0.1:7002"] != 549 || len(ws[0].P50usByNode) != 3 || ws[1].P50usByNode != nil {
+		t.Errorf("p50 by node: W1 %v, W2 %v", ws[0].P50usByNode, ws[1].P50usByNode)
 	}
 	// Each bad report is the good one with one thing wrong.
 	for name, bad := range map[string]string{

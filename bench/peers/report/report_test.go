@@ -28,7 +28,7 @@ func run(name string, n int, w1p50, w2rate float64, per []int64, w3rate, w3p99 f
 
 // fixture is a run in which allot meets every target.
 func fixture() Doc {
-	return Doc{
+	d := Doc{
 		Date: time.Date(2026, 11, 24, 21, 0, 0, 0, time.UTC), Machine: "2 CPUs (test)", Load: 0.2, CPUs: 2,
 		Command: "go run ./cmd/peers", Settings: "each workload 3s",
 		Baseline: &backend.Baseline{RTTP50us: 19, RTTP99us: 40, GRPCP50us: 150, GRPCP99us: 260, FsyncP50us: 97, FsyncP99us: 124},
@@ -43,6 +43,8 @@ func fixture() Doc {
 		},
 		Skipped: []Skip{{"zk-nosync", "zk-nosync: not installed (java not found)"}},
 	}
+	d.Runs[0].Workloads[0].P50usByNode = map[string]float64{"127.0.0.1:7001": 60, "127.0.0.1:7002": 80, "127.0.0.1:7003": 100}
+	return d
 }
 
 func TestGolden(t *testing.T) {

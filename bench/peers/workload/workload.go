@@ -98,6 +98,9 @@ type Stats struct {
 	// when there is none or it is not known) and this benchmark's.
 	ServerCPUPct float64 `json:"server_cpu_pct,omitempty"`
 	BenchCPUPct  float64 `json:"bench_cpu_pct,omitempty"`
+	// P50usByNode: allot's one-client workload (W1) runs its session on
+	// each node in turn; the p50 of each share, by the node's address.
+	P50usByNode map[string]float64 `json:"p50_us_by_node,omitempty"`
 	// Aborted: operations still in flight after the drain; their clients
 	// were closed to end them.
 	Aborted bool    `json:"aborted,omitempty"`
