@@ -10,13 +10,15 @@ import (
 )
 
 // proxy forwards loopback connections to a node and can cut every one of
-// them at once, as a broken network would.
+// them at once, as a broken network would, or hold back what they carry
+// towards the node (not what comes back), as a stalled link would.
 type proxy struct {
 	ln     net.Listener
 	target string
 	mu     sync.Mutex
 	conns  []net.Conn
 	cuts   int
+	open   chan struct{} // closed while bytes pass towards the node
 }
 
 func newProxy(t testing.TB, target string) *proxy {
@@ -24,8 +26,9 @@ func newProxy(t testing.TB, target string) *proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proxy{ln: ln, target: target}
-	t.Cleanup(func() { ln.Close(); p.cut() })
+	p := &proxy{ln: ln, target: target, open: make(chan struct{})}
+	close(p.open)
+	t.Cleanup(func() { ln.Close(); p.pass(); p.cut() })
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -40,11 +43,53 @@ func newProxy(t testing.TB, target string) *proxy {
 			p.mu.Lock()
 			p.conns = append(p.conns, c, d)
 			p.mu.Unlock()
-			go func() { io.Copy(d, c); d.Close() }()
+			go func() { p.forward(d, c); d.Close() }()
 			go func() { io.Copy(c, d); c.Close() }()
 		}
 	}()
 	return p
+}
+
+// forward copies from src to dst, each read waiting while the proxy holds.
+func (p *proxy) forward(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			open := p.open
+			p.mu.Unlock()
+			<-open
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// hold holds back what is read towards the node from now on.
+func (p *proxy) hold() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.open:
+		p.open = make(chan struct{})
+	default:
+	}
+}
+
+// pass lets everything through again.
+func (p *proxy) pass() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.open:
+	default:
+		close(p.open)
+	}
 }
 
 // cut closes every connection through the proxy; new ones may follow.

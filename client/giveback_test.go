@@ -2,107 +2,12 @@ package client_test
 
 import (
 	"context"
-	"net"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/allot-dev/allot/client"
 )
-
-// gate forwards loopback connections to a node and can hold back what
-// they carry towards it (not what comes back), as a congested or stalled
-// link would, until it lets it through.
-type gate struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	open   chan struct{} // closed while bytes pass
-}
-
-func newGate(t testing.TB, target string) *gate {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gate{ln: ln, target: target, open: make(chan struct{})}
-	close(g.open)
-	t.Cleanup(func() { ln.Close(); g.pass() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			d, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go func() { g.forward(d, c); d.Close() }()
-			go func() { copyAll(c, d); c.Close() }()
-		}
-	}()
-	return g
-}
-
-// forward copies from src to dst, each read waiting while the gate holds.
-func (g *gate) forward(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			g.mu.Lock()
-			open := g.open
-			g.mu.Unlock()
-			<-open
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func copyAll(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// hold holds back what is read from now on.
-func (g *gate) hold() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	select {
-	case <-g.open:
-		g.open = make(chan struct{})
-	default:
-	}
-}
-
-// pass lets everything through again.
-func (g *gate) pass() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	select {
-	case <-g.open:
-	default:
-		close(g.open)
-	}
-}
 
 // TestGivenBackAgainOnTheNextNode: a node answers an Unlock before the
 // session's backup has the give-back. Node 0's traffic to node 1, its
@@ -114,12 +19,12 @@ func (g *gate) pass() {
 // ends (it does not end: its client keeps it alive on node 1). Without
 // the second give-back the waiter waits for good.
 func TestGivenBackAgainOnTheNextNode(t *testing.T) {
-	var g *gate
+	var g *proxy
 	c := newCrashableVia(t, 3, func(i int, addrs []string) []string {
 		if i != 0 {
 			return nil
 		}
-		g = newGate(t, addrs[1])
+		g = newProxy(t, addrs[1])
 		via := slices.Clone(addrs)
 		via[1] = g.ln.Addr().String()
 		return via
