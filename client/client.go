@@ -579,15 +579,19 @@ func (s *Session) keepAlive(every time.Duration) {
 		sent := time.Now()
 		// A keep-alive is worth waiting for until the session is lost.
 		s.mu.Lock()
-		end := s.until
+		until := s.until
 		s.mu.Unlock()
+		end := until
 		if end.Before(sent.Add(every)) {
 			end = sent.Add(every)
 		}
-		if wait := max(every, moveTry); len(s.c.conns) > 1 && end.After(sent.Add(wait)) {
+		if len(s.c.conns) > 1 {
 			// A node that does not answer (frozen, or cut off silently)
-			// is left in time to find the session's backup.
-			end = sent.Add(wait)
+			// is left in time to find the session's backup: after
+			// moveTry, or half the time the session has left if that
+			// is sooner (a short lease: the rest is the move's).
+			wait := min(max(every, moveTry), max(until.Sub(sent)/2, time.Millisecond))
+			end = minTime(end, sent.Add(wait))
 		}
 		ctx, cancel := context.WithDeadline(context.Background(), end)
 		r, err := api.KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
