@@ -319,19 +319,13 @@ func (g *grant) held() bool {
 }
 
 // release gives the grant back, once.
-// givenBack marks g's lock user as given back: it is idle again once the
-// backup has the give-back and the release ran (locks.go, grab).
+// givenBack notes that g's user was given back (locks.go, grab).
 func (g *grant) givenBack() {
 	g.mu.Lock()
 	in, sl := g.in, g.sl
 	g.mu.Unlock()
-	if in != nil && in.lazy {
-		in.mu.Lock()
-		if !sl.back {
-			sl.back = true
-			in.returning++
-		}
-		in.mu.Unlock()
+	if in != nil {
+		in.givenBack(sl)
 	}
 }
 

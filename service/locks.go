@@ -108,6 +108,20 @@ func (in *instance) grab() (s *slot, claimed bool, err error) {
 	return s, false, nil
 }
 
+// givenBack notes that lock user s was given back: it is idle again once
+// the backup has the give-back and the release ran.
+func (in *instance) givenBack(s *slot) {
+	if !in.lazy {
+		return
+	}
+	in.mu.Lock()
+	if !s.back {
+		s.back = true
+		in.returning++
+	}
+	in.mu.Unlock()
+}
+
 // idleAgain notes that lock user s, taken from in.free, is no longer on
 // its way back.
 func (in *instance) idleAgain(s *slot) {
