@@ -151,6 +151,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			return nil, errExpired
 		}
 		// Never answered before the session's backup has it (backup.go).
+		recording := time.Now()
 		if err := n.recordSession(ctx, s); err != nil {
 			// Its record may reach the backup yet: it goes back after
 			// one without it.
@@ -158,6 +159,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			n.recordLater(s, g.release)
 			return nil, err
 		}
+		n.metrics.record.WithLabelValues(key.Kind.String()).Observe(time.Since(recording).Seconds())
 		select {
 		case <-s.done:
 			return nil, errExpired // ended meanwhile: end gives g back

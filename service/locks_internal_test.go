@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,6 +208,12 @@ func TestLockAfterUnlockAtTheLimit(t *testing.T) {
 	}
 	if _, err := nodes[0].Unlock(ctx, &pb.UnlockRequest{Session: ses.Session, Grant: g}); err != nil {
 		t.Fatal(err)
+	}
+	// Each of the 51 grants waited for its record at the backup.
+	rec := httptest.NewRecorder()
+	nodes[0].Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if want := `allot_grant_record_seconds_count{kind="exclusive"} 51`; !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("/metrics lacks %s", want)
 	}
 	errs := make(chan error, 2)
 	for _, name := range []string{"x", "y"} {

@@ -15,6 +15,7 @@ import (
 type metrics struct {
 	reg      *prometheus.Registry
 	latency  *prometheus.HistogramVec
+	record   *prometheus.HistogramVec
 	waiting  *prometheus.GaugeVec
 	sessions prometheus.Gauge
 	grpc     *grpcprom.ServerMetrics
@@ -67,6 +68,11 @@ func newMetrics() *metrics {
 			Help:    "Time from a request to its grant at this node, by kind.",
 			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 18),
 		}, []string{"kind"}),
+		record: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "allot_grant_record_seconds",
+			Help:    "Time from a grant at this node to its record at the session's backup, which its answer waits for, by kind (0 in a one-node cluster: no backup).",
+			Buckets: prometheus.ExponentialBuckets(25e-6, 2, 18),
+		}, []string{"kind"}),
 		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "allot_waiting_requests",
 			Help: "Requests of this node's sessions waiting for a grant (the queue length), by kind.",
@@ -85,7 +91,7 @@ func newMetrics() *metrics {
 	for _, l := range []string{"sessions", "semaphores", "locks", "names"} {
 		m.limitRejects.WithLabelValues(l) // 0 until the first reject: a rate is defined from the start
 	}
-	m.reg.MustRegister(m.latency, m.waiting, m.sessions, m.grpc, m.limitRejects, m.refreshes, m.pause,
+	m.reg.MustRegister(m.latency, m.record, m.waiting, m.sessions, m.grpc, m.limitRejects, m.refreshes, m.pause,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
