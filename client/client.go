@@ -274,6 +274,7 @@ func handshake(msg string) bool {
 // Client is a connection to the nodes of a cluster.
 type Client struct {
 	conns []*grpc.ClientConn
+	api   []*caller // each node's API, on conns
 	next  atomic.Uint32
 }
 
@@ -384,6 +385,7 @@ func DialWith(ctx context.Context, addrs []string, opts ...Option) (*Client, err
 			return nil, fmt.Errorf("allot: %s: %w", a, err)
 		}
 		c.conns = append(c.conns, cc)
+		c.api = append(c.api, newCaller(cc))
 	}
 	return c, nil
 }
@@ -429,7 +431,7 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	)
 	for i := range c.conns {
 		at = (first + i) % len(c.conns)
-		api := pb.NewAllotClient(c.conns[at])
+		api := c.api[at]
 		sent = time.Now()
 		r, err = api.OpenSession(ctx, &pb.OpenSessionRequest{TtlMs: max(1, o.ttl.Milliseconds())})
 		if status.Code(err) != codes.Unavailable && !errors.Is(wrap(err), ErrLimit) || ctx.Err() != nil {
@@ -501,7 +503,7 @@ func (s *Session) lost() { s.once.Do(func() { close(s.done) }) }
 func (s *Session) node() (pb.AllotClient, int, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return pb.NewAllotClient(s.c.conns[s.at]), s.at, s.moved
+	return s.c.api[s.at], s.at, s.moved
 }
 
 // bound is how long the session may be believed alive after a request
@@ -638,7 +640,7 @@ func (s *Session) move(from int) time.Duration {
 		}
 		sent := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry))
-		r, err := pb.NewAllotClient(s.c.conns[k]).KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
+		r, err := s.c.api[k].KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
 		cancel()
 		if err == nil {
 			return s.renewed(k, sent, r.LeaseMs) / 3
@@ -722,7 +724,7 @@ func (s *Session) giveAgain(k int) {
 		}
 	}
 	s.mu.Unlock()
-	api := pb.NewAllotClient(s.c.conns[k])
+	api := s.c.api[k]
 	for _, g := range again {
 		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry))
 		_, err := api.Unlock(ctx, &pb.UnlockRequest{Session: s.id, Grant: g.grant})

@@ -19,6 +19,9 @@ type metrics struct {
 	waiting  *prometheus.GaugeVec
 	sessions prometheus.Gauge
 	grpc     *grpcprom.ServerMetrics
+	// calls counts the calls carried by Calls streams, which grpc counts
+	// as one stream each, by method and code (grpc's labels).
+	calls *prometheus.CounterVec
 	// limitRejects counts the requests refused at a limit of the node,
 	// by limit: "sessions", "semaphores", "locks", "names".
 	limitRejects *prometheus.CounterVec
@@ -81,6 +84,10 @@ func newMetrics() *metrics {
 			Name: "allot_sessions",
 			Help: "Open client sessions at this node.",
 		}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "allot_stream_calls_total",
+			Help: "Calls answered on Calls streams (Lock, Unlock, Acquire, Release), by method and status code; grpc_server_handled_total counts the unary calls, and each Calls stream once.",
+		}, []string{"grpc_method", "grpc_code"}),
 		limitRejects: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "allot_limit_rejects_total",
 			Help: "Requests refused because a limit of this node was reached (RESOURCE_EXHAUSTED), by limit: sessions (--max-sessions), semaphores (--max-semaphores), locks (--max-locks: lock requests open at once), names (lock names of one view at one home, 2^24/N).",
@@ -91,7 +98,7 @@ func newMetrics() *metrics {
 	for _, l := range []string{"sessions", "semaphores", "locks", "names"} {
 		m.limitRejects.WithLabelValues(l) // 0 until the first reject: a rate is defined from the start
 	}
-	m.reg.MustRegister(m.latency, m.record, m.waiting, m.sessions, m.grpc, m.limitRejects, m.refreshes, m.pause,
+	m.reg.MustRegister(m.latency, m.record, m.waiting, m.sessions, m.grpc, m.calls, m.limitRejects, m.refreshes, m.pause,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -333,7 +333,7 @@ func runShare(ctx context.Context, c *client.Client, w benchWorkload, dur time.D
 type nodeCounts struct {
 	cpu      float64 // process_cpu_seconds_total
 	messages float64 // allot_messages_total
-	calls    float64 // grpc_server_handled_total of the unary API calls
+	calls    float64 // the API calls: grpc_server_handled_total's unary ones, and allot_stream_calls_total
 	link     float64 // allot_link_messages_total
 	batches  float64 // allot_link_batches_total
 }
@@ -387,7 +387,8 @@ func (c *nodeCounts) scrape(ctx context.Context, url string) error {
 			c.link += v
 		case name == "allot_link_batches_total":
 			c.batches += v
-		case name == "grpc_server_handled_total" && strings.Contains(labels, `grpc_type="unary"`):
+		case name == "grpc_server_handled_total" && strings.Contains(labels, `grpc_type="unary"`),
+			name == "allot_stream_calls_total":
 			c.calls += v
 		}
 	}

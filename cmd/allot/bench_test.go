@@ -11,7 +11,8 @@ import (
 
 // TestScrapeNodes reads the counters the bench divides by operations off
 // two fake nodes: only the named families count (a stream's handled calls
-// and other families are left out), and the nodes are summed.
+// and other families are left out; the calls carried by a Calls stream
+// count), and the nodes are summed.
 func TestScrapeNodes(t *testing.T) {
 	page := func(cpu, msgs float64) string {
 		return fmt.Sprintf(`# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
@@ -21,6 +22,9 @@ allot_messages_total{message="central.Req"} %g
 allot_messages_total{message="central.Grant"} 1
 grpc_server_handled_total{grpc_code="OK",grpc_method="Lock",grpc_service="allot.v1.Allot",grpc_type="unary"} 3
 grpc_server_handled_total{grpc_code="OK",grpc_method="Connect",grpc_service="allot.link.Link",grpc_type="bidi_stream"} 100
+grpc_server_handled_total{grpc_code="OK",grpc_method="Calls",grpc_service="allot.v1.Allot",grpc_type="bidi_stream"} 1
+allot_stream_calls_total{grpc_code="OK",grpc_method="Unlock"} 4
+allot_stream_calls_total{grpc_code="NotFound",grpc_method="Unlock"} 1
 allot_link_messages_total %g
 allot_link_batches_total 2
 allot_sessions 7
@@ -36,7 +40,7 @@ allot_sessions 7
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (nodeCounts{cpu: 1.75, messages: 14, calls: 6, link: 6, batches: 4}); c != want {
+	if want := (nodeCounts{cpu: 1.75, messages: 14, calls: 16, link: 6, batches: 4}); c != want {
 		t.Errorf("got %+v, want %+v", c, want)
 	}
 

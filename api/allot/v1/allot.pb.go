@@ -73,6 +73,7 @@ package allotv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -85,6 +86,355 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Call is one call on a Calls stream, or the giving up of one.
+type Call struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id names the call on its stream; its result carries it. The caller
+	// numbers its calls, each id once per stream.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// timeout_us is how long the caller waits, in microseconds, from when
+	// it sent the call: the node gives up the call then, as a unary
+	// call's deadline (0: no deadline).
+	TimeoutUs int64 `protobuf:"varint,2,opt,name=timeout_us,json=timeoutUs,proto3" json:"timeout_us,omitempty"`
+	// Types that are valid to be assigned to Request:
+	//
+	//	*Call_Lock
+	//	*Call_Unlock
+	//	*Call_Acquire
+	//	*Call_Release
+	//	*Call_Cancel
+	Request       isCall_Request `protobuf_oneof:"request"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Call) Reset() {
+	*x = Call{}
+	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Call) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Call) ProtoMessage() {}
+
+func (x *Call) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Call.ProtoReflect.Descriptor instead.
+func (*Call) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Call) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Call) GetTimeoutUs() int64 {
+	if x != nil {
+		return x.TimeoutUs
+	}
+	return 0
+}
+
+func (x *Call) GetRequest() isCall_Request {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *Call) GetLock() *LockRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Call_Lock); ok {
+			return x.Lock
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetUnlock() *UnlockRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Call_Unlock); ok {
+			return x.Unlock
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetAcquire() *AcquireRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Call_Acquire); ok {
+			return x.Acquire
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetRelease() *ReleaseRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Call_Release); ok {
+			return x.Release
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetCancel() bool {
+	if x != nil {
+		if x, ok := x.Request.(*Call_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return false
+}
+
+type isCall_Request interface {
+	isCall_Request()
+}
+
+type Call_Lock struct {
+	Lock *LockRequest `protobuf:"bytes,3,opt,name=lock,proto3,oneof"`
+}
+
+type Call_Unlock struct {
+	Unlock *UnlockRequest `protobuf:"bytes,4,opt,name=unlock,proto3,oneof"`
+}
+
+type Call_Acquire struct {
+	Acquire *AcquireRequest `protobuf:"bytes,5,opt,name=acquire,proto3,oneof"`
+}
+
+type Call_Release struct {
+	Release *ReleaseRequest `protobuf:"bytes,6,opt,name=release,proto3,oneof"`
+}
+
+type Call_Cancel struct {
+	// cancel: the caller gave up the call id (answered CANCELLED if it
+	// was still open; a cancel itself is not answered).
+	Cancel bool `protobuf:"varint,7,opt,name=cancel,proto3,oneof"`
+}
+
+func (*Call_Lock) isCall_Request() {}
+
+func (*Call_Unlock) isCall_Request() {}
+
+func (*Call_Acquire) isCall_Request() {}
+
+func (*Call_Release) isCall_Request() {}
+
+func (*Call_Cancel) isCall_Request() {}
+
+// CallResult answers the Call of the same id.
+type CallResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// error is the call's status when it failed, as a unary call's: its
+	// code, message and details (a google.rpc.ErrorInfo where the errors
+	// above say so). Absent: the call succeeded, and response says how.
+	Error *CallError `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// Types that are valid to be assigned to Response:
+	//
+	//	*CallResult_Lock
+	//	*CallResult_Unlock
+	//	*CallResult_Acquire
+	//	*CallResult_Release
+	Response      isCallResult_Response `protobuf_oneof:"response"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallResult) Reset() {
+	*x = CallResult{}
+	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallResult) ProtoMessage() {}
+
+func (x *CallResult) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
+func (*CallResult) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CallResult) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CallResult) GetError() *CallError {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+func (x *CallResult) GetResponse() isCallResult_Response {
+	if x != nil {
+		return x.Response
+	}
+	return nil
+}
+
+func (x *CallResult) GetLock() *LockResponse {
+	if x != nil {
+		if x, ok := x.Response.(*CallResult_Lock); ok {
+			return x.Lock
+		}
+	}
+	return nil
+}
+
+func (x *CallResult) GetUnlock() *UnlockResponse {
+	if x != nil {
+		if x, ok := x.Response.(*CallResult_Unlock); ok {
+			return x.Unlock
+		}
+	}
+	return nil
+}
+
+func (x *CallResult) GetAcquire() *AcquireResponse {
+	if x != nil {
+		if x, ok := x.Response.(*CallResult_Acquire); ok {
+			return x.Acquire
+		}
+	}
+	return nil
+}
+
+func (x *CallResult) GetRelease() *ReleaseResponse {
+	if x != nil {
+		if x, ok := x.Response.(*CallResult_Release); ok {
+			return x.Release
+		}
+	}
+	return nil
+}
+
+type isCallResult_Response interface {
+	isCallResult_Response()
+}
+
+type CallResult_Lock struct {
+	Lock *LockResponse `protobuf:"bytes,3,opt,name=lock,proto3,oneof"`
+}
+
+type CallResult_Unlock struct {
+	Unlock *UnlockResponse `protobuf:"bytes,4,opt,name=unlock,proto3,oneof"`
+}
+
+type CallResult_Acquire struct {
+	Acquire *AcquireResponse `protobuf:"bytes,5,opt,name=acquire,proto3,oneof"`
+}
+
+type CallResult_Release struct {
+	Release *ReleaseResponse `protobuf:"bytes,6,opt,name=release,proto3,oneof"`
+}
+
+func (*CallResult_Lock) isCallResult_Response() {}
+
+func (*CallResult_Unlock) isCallResult_Response() {}
+
+func (*CallResult_Acquire) isCallResult_Response() {}
+
+func (*CallResult_Release) isCallResult_Response() {}
+
+// CallError is a google.rpc.Status, field for field.
+type CallError struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          int32                  `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Details       []*anypb.Any           `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallError) Reset() {
+	*x = CallError{}
+	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallError) ProtoMessage() {}
+
+func (x *CallError) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallError.ProtoReflect.Descriptor instead.
+func (*CallError) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CallError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *CallError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CallError) GetDetails() []*anypb.Any {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
 type OpenSessionRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TtlMs         int64                  `protobuf:"varint,1,opt,name=ttl_ms,json=ttlMs,proto3" json:"ttl_ms,omitempty"`
@@ -94,7 +444,7 @@ type OpenSessionRequest struct {
 
 func (x *OpenSessionRequest) Reset() {
 	*x = OpenSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	mi := &file_allot_v1_allot_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -106,7 +456,7 @@ func (x *OpenSessionRequest) String() string {
 func (*OpenSessionRequest) ProtoMessage() {}
 
 func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	mi := &file_allot_v1_allot_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -119,7 +469,7 @@ func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionRequest.ProtoReflect.Descriptor instead.
 func (*OpenSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{0}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *OpenSessionRequest) GetTtlMs() int64 {
@@ -145,7 +495,7 @@ type OpenSessionResponse struct {
 
 func (x *OpenSessionResponse) Reset() {
 	*x = OpenSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	mi := &file_allot_v1_allot_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -157,7 +507,7 @@ func (x *OpenSessionResponse) String() string {
 func (*OpenSessionResponse) ProtoMessage() {}
 
 func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	mi := &file_allot_v1_allot_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -170,7 +520,7 @@ func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionResponse.ProtoReflect.Descriptor instead.
 func (*OpenSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{1}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *OpenSessionResponse) GetSession() uint64 {
@@ -203,7 +553,7 @@ type KeepAliveRequest struct {
 
 func (x *KeepAliveRequest) Reset() {
 	*x = KeepAliveRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -215,7 +565,7 @@ func (x *KeepAliveRequest) String() string {
 func (*KeepAliveRequest) ProtoMessage() {}
 
 func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -228,7 +578,7 @@ func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveRequest.ProtoReflect.Descriptor instead.
 func (*KeepAliveRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{2}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *KeepAliveRequest) GetSession() uint64 {
@@ -249,7 +599,7 @@ type KeepAliveResponse struct {
 
 func (x *KeepAliveResponse) Reset() {
 	*x = KeepAliveResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[3]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -261,7 +611,7 @@ func (x *KeepAliveResponse) String() string {
 func (*KeepAliveResponse) ProtoMessage() {}
 
 func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[3]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -274,7 +624,7 @@ func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveResponse.ProtoReflect.Descriptor instead.
 func (*KeepAliveResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{3}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *KeepAliveResponse) GetTtlMs() int64 {
@@ -300,7 +650,7 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) Reset() {
 	*x = CloseSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[4]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +662,7 @@ func (x *CloseSessionRequest) String() string {
 func (*CloseSessionRequest) ProtoMessage() {}
 
 func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[4]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +675,7 @@ func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionRequest.ProtoReflect.Descriptor instead.
 func (*CloseSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{4}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CloseSessionRequest) GetSession() uint64 {
@@ -343,7 +693,7 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) Reset() {
 	*x = CloseSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -355,7 +705,7 @@ func (x *CloseSessionResponse) String() string {
 func (*CloseSessionResponse) ProtoMessage() {}
 
 func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -368,7 +718,7 @@ func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionResponse.ProtoReflect.Descriptor instead.
 func (*CloseSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
 }
 
 // Token fences one resource: tokens of a resource are strictly increasing
@@ -384,7 +734,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -396,7 +746,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -409,7 +759,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Token) GetResource() string {
@@ -448,7 +798,7 @@ type LockRequest struct {
 
 func (x *LockRequest) Reset() {
 	*x = LockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -460,7 +810,7 @@ func (x *LockRequest) String() string {
 func (*LockRequest) ProtoMessage() {}
 
 func (x *LockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -473,7 +823,7 @@ func (x *LockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockRequest.ProtoReflect.Descriptor instead.
 func (*LockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *LockRequest) GetSession() uint64 {
@@ -508,7 +858,7 @@ type LockResponse struct {
 
 func (x *LockResponse) Reset() {
 	*x = LockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -520,7 +870,7 @@ func (x *LockResponse) String() string {
 func (*LockResponse) ProtoMessage() {}
 
 func (x *LockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -533,7 +883,7 @@ func (x *LockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockResponse.ProtoReflect.Descriptor instead.
 func (*LockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *LockResponse) GetGrant() uint64 {
@@ -560,7 +910,7 @@ type UnlockRequest struct {
 
 func (x *UnlockRequest) Reset() {
 	*x = UnlockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -572,7 +922,7 @@ func (x *UnlockRequest) String() string {
 func (*UnlockRequest) ProtoMessage() {}
 
 func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -585,7 +935,7 @@ func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockRequest.ProtoReflect.Descriptor instead.
 func (*UnlockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UnlockRequest) GetSession() uint64 {
@@ -610,7 +960,7 @@ type UnlockResponse struct {
 
 func (x *UnlockResponse) Reset() {
 	*x = UnlockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -622,7 +972,7 @@ func (x *UnlockResponse) String() string {
 func (*UnlockResponse) ProtoMessage() {}
 
 func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -635,7 +985,7 @@ func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockResponse.ProtoReflect.Descriptor instead.
 func (*UnlockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
 }
 
 type AcquireRequest struct {
@@ -652,7 +1002,7 @@ type AcquireRequest struct {
 
 func (x *AcquireRequest) Reset() {
 	*x = AcquireRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -664,7 +1014,7 @@ func (x *AcquireRequest) String() string {
 func (*AcquireRequest) ProtoMessage() {}
 
 func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -677,7 +1027,7 @@ func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireRequest.ProtoReflect.Descriptor instead.
 func (*AcquireRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AcquireRequest) GetSession() uint64 {
@@ -720,7 +1070,7 @@ type AcquireResponse struct {
 
 func (x *AcquireResponse) Reset() {
 	*x = AcquireResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +1082,7 @@ func (x *AcquireResponse) String() string {
 func (*AcquireResponse) ProtoMessage() {}
 
 func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +1095,7 @@ func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireResponse.ProtoReflect.Descriptor instead.
 func (*AcquireResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AcquireResponse) GetGrant() uint64 {
@@ -779,7 +1129,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +1141,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +1154,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReleaseRequest) GetSession() uint64 {
@@ -829,7 +1179,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -841,7 +1191,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -854,7 +1204,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
 }
 
 type TakeRequest struct {
@@ -868,7 +1218,7 @@ type TakeRequest struct {
 
 func (x *TakeRequest) Reset() {
 	*x = TakeRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +1230,7 @@ func (x *TakeRequest) String() string {
 func (*TakeRequest) ProtoMessage() {}
 
 func (x *TakeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +1243,7 @@ func (x *TakeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeRequest.ProtoReflect.Descriptor instead.
 func (*TakeRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TakeRequest) GetSession() uint64 {
@@ -926,7 +1276,7 @@ type TakeResponse struct {
 
 func (x *TakeResponse) Reset() {
 	*x = TakeResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -938,7 +1288,7 @@ func (x *TakeResponse) String() string {
 func (*TakeResponse) ProtoMessage() {}
 
 func (x *TakeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -951,7 +1301,7 @@ func (x *TakeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeResponse.ProtoReflect.Descriptor instead.
 func (*TakeResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TakeResponse) GetPermits() int64 {
@@ -969,7 +1319,7 @@ type ListMembersRequest struct {
 
 func (x *ListMembersRequest) Reset() {
 	*x = ListMembersRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1331,7 @@ func (x *ListMembersRequest) String() string {
 func (*ListMembersRequest) ProtoMessage() {}
 
 func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1344,7 @@ func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
 func (*ListMembersRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
 }
 
 type Member struct {
@@ -1010,7 +1360,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1022,7 +1372,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1035,7 +1385,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Member) GetId() uint32 {
@@ -1084,7 +1434,7 @@ type ListMembersResponse struct {
 
 func (x *ListMembersResponse) Reset() {
 	*x = ListMembersResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1096,7 +1446,7 @@ func (x *ListMembersResponse) String() string {
 func (*ListMembersResponse) ProtoMessage() {}
 
 func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1109,7 +1459,7 @@ func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
 func (*ListMembersResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListMembersResponse) GetMembers() []*Member {
@@ -1151,7 +1501,7 @@ type ClusterSpec struct {
 
 func (x *ClusterSpec) Reset() {
 	*x = ClusterSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1163,7 +1513,7 @@ func (x *ClusterSpec) String() string {
 func (*ClusterSpec) ProtoMessage() {}
 
 func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1176,7 +1526,7 @@ func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterSpec.ProtoReflect.Descriptor instead.
 func (*ClusterSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ClusterSpec) GetBootstrap() []string {
@@ -1245,7 +1595,7 @@ type QuotaSpec struct {
 
 func (x *QuotaSpec) Reset() {
 	*x = QuotaSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1607,7 @@ func (x *QuotaSpec) String() string {
 func (*QuotaSpec) ProtoMessage() {}
 
 func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1620,7 @@ func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaSpec.ProtoReflect.Descriptor instead.
 func (*QuotaSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *QuotaSpec) GetBudget() int64 {
@@ -1296,7 +1646,7 @@ type AddMemberRequest struct {
 
 func (x *AddMemberRequest) Reset() {
 	*x = AddMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1308,7 +1658,7 @@ func (x *AddMemberRequest) String() string {
 func (*AddMemberRequest) ProtoMessage() {}
 
 func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1321,7 +1671,7 @@ func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
 func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AddMemberRequest) GetAddress() string {
@@ -1341,7 +1691,7 @@ type AddMemberResponse struct {
 
 func (x *AddMemberResponse) Reset() {
 	*x = AddMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1353,7 +1703,7 @@ func (x *AddMemberResponse) String() string {
 func (*AddMemberResponse) ProtoMessage() {}
 
 func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1366,7 +1716,7 @@ func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
 func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AddMemberResponse) GetId() uint32 {
@@ -1392,7 +1742,7 @@ type RemoveMemberRequest struct {
 
 func (x *RemoveMemberRequest) Reset() {
 	*x = RemoveMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1404,7 +1754,7 @@ func (x *RemoveMemberRequest) String() string {
 func (*RemoveMemberRequest) ProtoMessage() {}
 
 func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1417,7 +1767,7 @@ func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberRequest.ProtoReflect.Descriptor instead.
 func (*RemoveMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RemoveMemberRequest) GetId() uint32 {
@@ -1436,7 +1786,7 @@ type RemoveMemberResponse struct {
 
 func (x *RemoveMemberResponse) Reset() {
 	*x = RemoveMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1448,7 +1798,7 @@ func (x *RemoveMemberResponse) String() string {
 func (*RemoveMemberResponse) ProtoMessage() {}
 
 func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1461,7 +1811,7 @@ func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberResponse.ProtoReflect.Descriptor instead.
 func (*RemoveMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RemoveMemberResponse) GetMembers() []*Member {
@@ -1475,7 +1825,31 @@ var File_allot_v1_allot_proto protoreflect.FileDescriptor
 
 const file_allot_v1_allot_proto_rawDesc = "" +
 	"\n" +
-	"\x14allot/v1/allot.proto\x12\ballot.v1\"+\n" +
+	"\x14allot/v1/allot.proto\x12\ballot.v1\x1a\x19google/protobuf/any.proto\"\xa6\x02\n" +
+	"\x04Call\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1d\n" +
+	"\n" +
+	"timeout_us\x18\x02 \x01(\x03R\ttimeoutUs\x12+\n" +
+	"\x04lock\x18\x03 \x01(\v2\x15.allot.v1.LockRequestH\x00R\x04lock\x121\n" +
+	"\x06unlock\x18\x04 \x01(\v2\x17.allot.v1.UnlockRequestH\x00R\x06unlock\x124\n" +
+	"\aacquire\x18\x05 \x01(\v2\x18.allot.v1.AcquireRequestH\x00R\aacquire\x124\n" +
+	"\arelease\x18\x06 \x01(\v2\x18.allot.v1.ReleaseRequestH\x00R\arelease\x12\x18\n" +
+	"\x06cancel\x18\a \x01(\bH\x00R\x06cancelB\t\n" +
+	"\arequest\"\xa3\x02\n" +
+	"\n" +
+	"CallResult\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12)\n" +
+	"\x05error\x18\x02 \x01(\v2\x13.allot.v1.CallErrorR\x05error\x12,\n" +
+	"\x04lock\x18\x03 \x01(\v2\x16.allot.v1.LockResponseH\x00R\x04lock\x122\n" +
+	"\x06unlock\x18\x04 \x01(\v2\x18.allot.v1.UnlockResponseH\x00R\x06unlock\x125\n" +
+	"\aacquire\x18\x05 \x01(\v2\x19.allot.v1.AcquireResponseH\x00R\aacquire\x125\n" +
+	"\arelease\x18\x06 \x01(\v2\x19.allot.v1.ReleaseResponseH\x00R\areleaseB\n" +
+	"\n" +
+	"\bresponse\"i\n" +
+	"\tCallError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12.\n" +
+	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails\"+\n" +
 	"\x12OpenSessionRequest\x12\x15\n" +
 	"\x06ttl_ms\x18\x01 \x01(\x03R\x05ttlMs\"a\n" +
 	"\x13OpenSessionResponse\x12\x18\n" +
@@ -1559,7 +1933,7 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x13RemoveMemberRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\"B\n" +
 	"\x14RemoveMemberResponse\x12*\n" +
-	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers2\x93\x04\n" +
+	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers2\xc6\x04\n" +
 	"\x05Allot\x12J\n" +
 	"\vOpenSession\x12\x1c.allot.v1.OpenSessionRequest\x1a\x1d.allot.v1.OpenSessionResponse\x12D\n" +
 	"\tKeepAlive\x12\x1a.allot.v1.KeepAliveRequest\x1a\x1b.allot.v1.KeepAliveResponse\x12M\n" +
@@ -1568,7 +1942,8 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x06Unlock\x12\x17.allot.v1.UnlockRequest\x1a\x18.allot.v1.UnlockResponse\x12>\n" +
 	"\aAcquire\x12\x18.allot.v1.AcquireRequest\x1a\x19.allot.v1.AcquireResponse\x12>\n" +
 	"\aRelease\x12\x18.allot.v1.ReleaseRequest\x1a\x19.allot.v1.ReleaseResponse\x125\n" +
-	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse2\xe8\x01\n" +
+	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse\x121\n" +
+	"\x05Calls\x12\x0e.allot.v1.Call\x1a\x14.allot.v1.CallResult(\x010\x012\xe8\x01\n" +
 	"\x05Admin\x12J\n" +
 	"\vListMembers\x12\x1c.allot.v1.ListMembersRequest\x1a\x1d.allot.v1.ListMembersResponse\x12D\n" +
 	"\tAddMember\x12\x1a.allot.v1.AddMemberRequest\x1a\x1b.allot.v1.AddMemberResponse\x12M\n" +
@@ -1586,72 +1961,88 @@ func file_allot_v1_allot_proto_rawDescGZIP() []byte {
 	return file_allot_v1_allot_proto_rawDescData
 }
 
-var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_allot_v1_allot_proto_goTypes = []any{
-	(*OpenSessionRequest)(nil),   // 0: allot.v1.OpenSessionRequest
-	(*OpenSessionResponse)(nil),  // 1: allot.v1.OpenSessionResponse
-	(*KeepAliveRequest)(nil),     // 2: allot.v1.KeepAliveRequest
-	(*KeepAliveResponse)(nil),    // 3: allot.v1.KeepAliveResponse
-	(*CloseSessionRequest)(nil),  // 4: allot.v1.CloseSessionRequest
-	(*CloseSessionResponse)(nil), // 5: allot.v1.CloseSessionResponse
-	(*Token)(nil),                // 6: allot.v1.Token
-	(*LockRequest)(nil),          // 7: allot.v1.LockRequest
-	(*LockResponse)(nil),         // 8: allot.v1.LockResponse
-	(*UnlockRequest)(nil),        // 9: allot.v1.UnlockRequest
-	(*UnlockResponse)(nil),       // 10: allot.v1.UnlockResponse
-	(*AcquireRequest)(nil),       // 11: allot.v1.AcquireRequest
-	(*AcquireResponse)(nil),      // 12: allot.v1.AcquireResponse
-	(*ReleaseRequest)(nil),       // 13: allot.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),      // 14: allot.v1.ReleaseResponse
-	(*TakeRequest)(nil),          // 15: allot.v1.TakeRequest
-	(*TakeResponse)(nil),         // 16: allot.v1.TakeResponse
-	(*ListMembersRequest)(nil),   // 17: allot.v1.ListMembersRequest
-	(*Member)(nil),               // 18: allot.v1.Member
-	(*ListMembersResponse)(nil),  // 19: allot.v1.ListMembersResponse
-	(*ClusterSpec)(nil),          // 20: allot.v1.ClusterSpec
-	(*QuotaSpec)(nil),            // 21: allot.v1.QuotaSpec
-	(*AddMemberRequest)(nil),     // 22: allot.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),    // 23: allot.v1.AddMemberResponse
-	(*RemoveMemberRequest)(nil),  // 24: allot.v1.RemoveMemberRequest
-	(*RemoveMemberResponse)(nil), // 25: allot.v1.RemoveMemberResponse
-	nil,                          // 26: allot.v1.ClusterSpec.QuotasEntry
+	(*Call)(nil),                 // 0: allot.v1.Call
+	(*CallResult)(nil),           // 1: allot.v1.CallResult
+	(*CallError)(nil),            // 2: allot.v1.CallError
+	(*OpenSessionRequest)(nil),   // 3: allot.v1.OpenSessionRequest
+	(*OpenSessionResponse)(nil),  // 4: allot.v1.OpenSessionResponse
+	(*KeepAliveRequest)(nil),     // 5: allot.v1.KeepAliveRequest
+	(*KeepAliveResponse)(nil),    // 6: allot.v1.KeepAliveResponse
+	(*CloseSessionRequest)(nil),  // 7: allot.v1.CloseSessionRequest
+	(*CloseSessionResponse)(nil), // 8: allot.v1.CloseSessionResponse
+	(*Token)(nil),                // 9: allot.v1.Token
+	(*LockRequest)(nil),          // 10: allot.v1.LockRequest
+	(*LockResponse)(nil),         // 11: allot.v1.LockResponse
+	(*UnlockRequest)(nil),        // 12: allot.v1.UnlockRequest
+	(*UnlockResponse)(nil),       // 13: allot.v1.UnlockResponse
+	(*AcquireRequest)(nil),       // 14: allot.v1.AcquireRequest
+	(*AcquireResponse)(nil),      // 15: allot.v1.AcquireResponse
+	(*ReleaseRequest)(nil),       // 16: allot.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),      // 17: allot.v1.ReleaseResponse
+	(*TakeRequest)(nil),          // 18: allot.v1.TakeRequest
+	(*TakeResponse)(nil),         // 19: allot.v1.TakeResponse
+	(*ListMembersRequest)(nil),   // 20: allot.v1.ListMembersRequest
+	(*Member)(nil),               // 21: allot.v1.Member
+	(*ListMembersResponse)(nil),  // 22: allot.v1.ListMembersResponse
+	(*ClusterSpec)(nil),          // 23: allot.v1.ClusterSpec
+	(*QuotaSpec)(nil),            // 24: allot.v1.QuotaSpec
+	(*AddMemberRequest)(nil),     // 25: allot.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),    // 26: allot.v1.AddMemberResponse
+	(*RemoveMemberRequest)(nil),  // 27: allot.v1.RemoveMemberRequest
+	(*RemoveMemberResponse)(nil), // 28: allot.v1.RemoveMemberResponse
+	nil,                          // 29: allot.v1.ClusterSpec.QuotasEntry
+	(*anypb.Any)(nil),            // 30: google.protobuf.Any
 }
 var file_allot_v1_allot_proto_depIdxs = []int32{
-	6,  // 0: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
-	6,  // 1: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
-	18, // 2: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
-	20, // 3: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
-	26, // 4: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
-	18, // 5: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
-	18, // 6: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
-	21, // 7: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
-	0,  // 8: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
-	2,  // 9: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
-	4,  // 10: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
-	7,  // 11: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
-	9,  // 12: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
-	11, // 13: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
-	13, // 14: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
-	15, // 15: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
-	17, // 16: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
-	22, // 17: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
-	24, // 18: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
-	1,  // 19: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
-	3,  // 20: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
-	5,  // 21: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
-	8,  // 22: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
-	10, // 23: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
-	12, // 24: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
-	14, // 25: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
-	16, // 26: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
-	19, // 27: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
-	23, // 28: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
-	25, // 29: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
-	19, // [19:30] is the sub-list for method output_type
-	8,  // [8:19] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	10, // 0: allot.v1.Call.lock:type_name -> allot.v1.LockRequest
+	12, // 1: allot.v1.Call.unlock:type_name -> allot.v1.UnlockRequest
+	14, // 2: allot.v1.Call.acquire:type_name -> allot.v1.AcquireRequest
+	16, // 3: allot.v1.Call.release:type_name -> allot.v1.ReleaseRequest
+	2,  // 4: allot.v1.CallResult.error:type_name -> allot.v1.CallError
+	11, // 5: allot.v1.CallResult.lock:type_name -> allot.v1.LockResponse
+	13, // 6: allot.v1.CallResult.unlock:type_name -> allot.v1.UnlockResponse
+	15, // 7: allot.v1.CallResult.acquire:type_name -> allot.v1.AcquireResponse
+	17, // 8: allot.v1.CallResult.release:type_name -> allot.v1.ReleaseResponse
+	30, // 9: allot.v1.CallError.details:type_name -> google.protobuf.Any
+	9,  // 10: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
+	9,  // 11: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
+	21, // 12: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
+	23, // 13: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
+	29, // 14: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
+	21, // 15: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
+	21, // 16: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
+	24, // 17: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
+	3,  // 18: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
+	5,  // 19: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
+	7,  // 20: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
+	10, // 21: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
+	12, // 22: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
+	14, // 23: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
+	16, // 24: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
+	18, // 25: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
+	0,  // 26: allot.v1.Allot.Calls:input_type -> allot.v1.Call
+	20, // 27: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
+	25, // 28: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
+	27, // 29: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
+	4,  // 30: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
+	6,  // 31: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
+	8,  // 32: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
+	11, // 33: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
+	13, // 34: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
+	15, // 35: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
+	17, // 36: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
+	19, // 37: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
+	1,  // 38: allot.v1.Allot.Calls:output_type -> allot.v1.CallResult
+	22, // 39: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
+	26, // 40: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
+	28, // 41: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
+	30, // [30:42] is the sub-list for method output_type
+	18, // [18:30] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_allot_v1_allot_proto_init() }
@@ -1659,13 +2050,26 @@ func file_allot_v1_allot_proto_init() {
 	if File_allot_v1_allot_proto != nil {
 		return
 	}
+	file_allot_v1_allot_proto_msgTypes[0].OneofWrappers = []any{
+		(*Call_Lock)(nil),
+		(*Call_Unlock)(nil),
+		(*Call_Acquire)(nil),
+		(*Call_Release)(nil),
+		(*Call_Cancel)(nil),
+	}
+	file_allot_v1_allot_proto_msgTypes[1].OneofWrappers = []any{
+		(*CallResult_Lock)(nil),
+		(*CallResult_Unlock)(nil),
+		(*CallResult_Acquire)(nil),
+		(*CallResult_Release)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_allot_v1_allot_proto_rawDesc), len(file_allot_v1_allot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -91,6 +91,7 @@ const (
 	Allot_Acquire_FullMethodName      = "/allot.v1.Allot/Acquire"
 	Allot_Release_FullMethodName      = "/allot.v1.Allot/Release"
 	Allot_Take_FullMethodName         = "/allot.v1.Allot/Take"
+	Allot_Calls_FullMethodName        = "/allot.v1.Allot/Calls"
 )
 
 // AllotClient is the client API for Allot service.
@@ -126,6 +127,17 @@ type AllotClient interface {
 	// Take consumes n permits of the quota name (never released), one at a
 	// time: ended early, the status says how many were taken (consumed).
 	Take(ctx context.Context, in *TakeRequest, opts ...grpc.CallOption) (*TakeResponse, error)
+	// Calls carries Lock, Unlock, Acquire and Release calls, of any of the
+	// caller's sessions on this node, over one stream: each Call is
+	// answered by one CallResult with its id, in any order (a Lock that
+	// waits holds up no other call). A call means what the unary call of
+	// the same request means and fails as it would, its status in the
+	// result; the stream spares each call a stream of its own (HTTP/2
+	// headers, a handler goroutine), which is most of a short call's cost.
+	// A stream that breaks leaves its open calls as a connection lost
+	// under unary calls does: unanswered, perhaps done. Nodes of an
+	// earlier version answer UNIMPLEMENTED: use the unary calls.
+	Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Call, CallResult], error)
 }
 
 type allotClient struct {
@@ -216,6 +228,19 @@ func (c *allotClient) Take(ctx context.Context, in *TakeRequest, opts ...grpc.Ca
 	return out, nil
 }
 
+func (c *allotClient) Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Call, CallResult], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Allot_ServiceDesc.Streams[0], Allot_Calls_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[Call, CallResult]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Allot_CallsClient = grpc.BidiStreamingClient[Call, CallResult]
+
 // AllotServer is the server API for Allot service.
 // All implementations must embed UnimplementedAllotServer
 // for forward compatibility.
@@ -249,6 +274,17 @@ type AllotServer interface {
 	// Take consumes n permits of the quota name (never released), one at a
 	// time: ended early, the status says how many were taken (consumed).
 	Take(context.Context, *TakeRequest) (*TakeResponse, error)
+	// Calls carries Lock, Unlock, Acquire and Release calls, of any of the
+	// caller's sessions on this node, over one stream: each Call is
+	// answered by one CallResult with its id, in any order (a Lock that
+	// waits holds up no other call). A call means what the unary call of
+	// the same request means and fails as it would, its status in the
+	// result; the stream spares each call a stream of its own (HTTP/2
+	// headers, a handler goroutine), which is most of a short call's cost.
+	// A stream that breaks leaves its open calls as a connection lost
+	// under unary calls does: unanswered, perhaps done. Nodes of an
+	// earlier version answer UNIMPLEMENTED: use the unary calls.
+	Calls(grpc.BidiStreamingServer[Call, CallResult]) error
 	mustEmbedUnimplementedAllotServer()
 }
 
@@ -282,6 +318,9 @@ func (UnimplementedAllotServer) Release(context.Context, *ReleaseRequest) (*Rele
 }
 func (UnimplementedAllotServer) Take(context.Context, *TakeRequest) (*TakeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Take not implemented")
+}
+func (UnimplementedAllotServer) Calls(grpc.BidiStreamingServer[Call, CallResult]) error {
+	return status.Error(codes.Unimplemented, "method Calls not implemented")
 }
 func (UnimplementedAllotServer) mustEmbedUnimplementedAllotServer() {}
 func (UnimplementedAllotServer) testEmbeddedByValue()               {}
@@ -448,6 +487,13 @@ func _Allot_Take_Handler(srv interface{}, ctx context.Context, dec func(interfac
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Allot_Calls_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(AllotServer).Calls(&grpc.GenericServerStream[Call, CallResult]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Allot_CallsServer = grpc.BidiStreamingServer[Call, CallResult]
+
 // Allot_ServiceDesc is the grpc.ServiceDesc for Allot service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -488,7 +534,14 @@ var Allot_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Allot_Take_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Calls",
+			Handler:       _Allot_Calls_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "allot/v1/allot.proto",
 }
 
