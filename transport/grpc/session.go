@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"time"
 
 	"sync"
@@ -39,11 +40,17 @@ type peer struct {
 	since     time.Time // when up last changed
 	gen       uint64    // the current stream's generation
 	out       []*frame  // queued for the current stream's writer
-	ackDue    bool
-	wake      chan struct{} // the current writer's signal
-	cancel    context.CancelFunc
-	cut       bool
-	restored  chan struct{} // closed by Restore
+	// ackDue: what was delivered since the last ack is to be acked, with
+	// the next data, or alone once ackTimer has fired (ackLate). The
+	// reader arms the timer itself, so that a frame received wakes no
+	// writer with nothing to write yet.
+	ackDue   bool
+	ackLate  bool
+	ackTimer *time.Timer
+	wake     chan struct{} // the current writer's signal
+	cancel   context.CancelFunc
+	cut      bool
+	restored chan struct{} // closed by Restore
 }
 
 // send numbers f, keeps it until acknowledged, and queues it if a stream
@@ -221,8 +228,10 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 			if next {
 				p.delivered++
 			}
-			p.ackDue = true
-			p.signal()
+			if !p.ackDue {
+				p.ackDue = true
+				p.armAck()
+			}
 			p.mu.Unlock()
 			if next {
 				p.deliver(f)
@@ -251,6 +260,23 @@ func (p *peer) deliver(f *frame) {
 	p.t.handle(delivery{space: f.Node, from: proc.ID(f.From), to: proc.ID(f.To), m: m})
 }
 
+// armAck starts the wait of an ack due (p.mu held): when it is up, the
+// writer sends the ack alone if no data took it first.
+func (p *peer) armAck() {
+	if p.ackTimer == nil {
+		p.ackTimer = time.AfterFunc(p.t.cfg.AckDelay, func() {
+			p.mu.Lock()
+			if p.ackDue {
+				p.ackLate = true
+				p.signal()
+			}
+			p.mu.Unlock()
+		})
+		return
+	}
+	p.ackTimer.Reset(p.t.cfg.AckDelay)
+}
+
 // DefaultAckDelay is how long an acknowledgement may wait for data going the
 // same way to ride on. Most of a link's messages are answered by the
 // receiver within well under a millisecond (a request by its grant, a
@@ -267,20 +293,18 @@ const DefaultAckDelay = 5 * time.Millisecond
 // Config.AckDelay.
 func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, gen uint64, wake <-chan struct{}) {
 	defer p.t.wg.Done()
-	timer := time.NewTimer(p.t.cfg.AckDelay)
-	timer.Stop()
-	defer timer.Stop()
-	var ackTimer <-chan time.Time // set while an ack waits for data
-	var ackFrame frame            // Send encodes it before it returns
+	var ackFrame frame // Send encodes it before it returns
 	for {
-		late := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
-		case <-ackTimer:
-			late, ackTimer = true, nil
 		}
+		// Let the goroutines ready to run go first: the processes
+		// that are about to send on this link put their messages in
+		// this batch. On a quiet node nothing else is ready, and the
+		// batch goes at once.
+		runtime.Gosched()
 		p.mu.Lock()
 		if p.gen != gen {
 			p.mu.Unlock()
@@ -289,21 +313,13 @@ func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, g
 		out := p.out
 		p.out = nil
 		var ack *frame
-		if p.ackDue && (len(out) > 0 || late) {
+		if p.ackDue && (len(out) > 0 || p.ackLate) {
 			ackFrame = frame{Kind: frameAck, Ack: p.delivered}
 			ack = &ackFrame
-			p.ackDue = false
+			p.ackDue, p.ackLate = false, false
+			p.ackTimer.Stop()
 		}
-		waiting := p.ackDue
 		p.mu.Unlock()
-		switch {
-		case waiting && ackTimer == nil:
-			timer.Reset(p.t.cfg.AckDelay)
-			ackTimer = timer.C
-		case !waiting && ackTimer != nil:
-			timer.Stop()
-			ackTimer = nil
-		}
 		if ack != nil {
 			out = append(out, ack)
 		}
