@@ -35,7 +35,11 @@
 // With Config.Direct, a message between two processes of the same host
 // skips the transport and goes straight into the receiver's mailbox (a
 // service's node does this: its transport would only hand the message to
-// a goroutine of its own first).
+// a goroutine of its own first). With Config.Inline, a message the
+// transport delivers to an idle process is handled on the transport's
+// goroutine (a node's link reader), which spares a goroutine started for
+// it and its stack grown again; a busy process's inputs still queue, and
+// are still handled one at a time and in order.
 //
 // Processes come and go: Add registers a process with the transport and
 // starts it, Remove stops and unregisters it, Crash makes it fail-stop

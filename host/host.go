@@ -44,6 +44,14 @@ type Config struct {
 	// at once and in order anyway (a node's, whose processes share it);
 	// the in-memory transport's delays and cuts would not apply to them.
 	Direct bool
+	// Inline handles a message the transport delivers to an idle process
+	// (no input queued, none being handled) on the goroutine that
+	// delivers it, instead of on a goroutine started for it: no hand-off,
+	// and no new goroutine whose stack grows again. For a transport whose
+	// delivering goroutines may run a process's step and wait for it (a
+	// node's link readers); the process's own sends never handle inline
+	// (with Direct they are queued), so steps do not nest.
+	Inline bool
 	// OnError is told of what goes wrong inside the host: a send the
 	// transport refuses, a panic in a process (which then stops handling
 	// inputs). Nil: the errors are only kept for Err.
