@@ -5,7 +5,8 @@
 //
 //	clients ──gRPC──> API handlers (api.go: Lock, Acquire; take.go: Take;
 //	                  sessions.go: the session table, keep-alives carrying
-//	                  the node's lease; errors as codes)
+//	                  the node's lease; errors as codes; calls.go: the
+//	                  same calls on a client's Calls stream)
 //	                    │ grants.go: a grant of a session, asked on a user
 //	                    │ slot of this node, asked again in the next view;
 //	                    │ names.go: a lock name's resource id in a view,

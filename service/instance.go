@@ -217,6 +217,7 @@ func (n *Node) newHost(name string) (*host.Host, error) {
 	return host.New(host.Config{
 		Transport: n.tr.Space(name),
 		Direct:    true, // the node's own processes: straight to the mailbox
+		Inline:    true, // another node's: handled by the link's reader
 		Tick:      tick,
 		Seed:      seed.Sum64(),
 		Sink:      n.events.Sink(name),
