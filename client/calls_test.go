@@ -169,3 +169,44 @@ func TestCallsCancelled(t *testing.T) {
 		t.Errorf("Unlock with its context done: %v, want CANCELED", err)
 	}
 }
+
+// TestNearAnOlderNode: a node that cannot say where a name lives
+// (UNIMPLEMENTED) leaves WithNear a session opened as without it.
+func TestNearAnOlderNode(t *testing.T) {
+	f := &openOnly{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer()
+	pb.RegisterAllotServer(s, f)
+	go s.Serve(ln)
+	defer s.Stop()
+	c, err := Dial(context.Background(), ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sess, err := c.Session(context.Background(), WithNear("a"))
+	if err != nil {
+		t.Fatalf("a session near a name at a node without Locate: %v", err)
+	}
+	sess.Orphan()
+	if f.opened.Load() != 1 {
+		t.Errorf("%d sessions opened, want 1", f.opened.Load())
+	}
+}
+
+// openOnly opens sessions and keeps them alive, and nothing else.
+type openOnly struct {
+	pb.UnimplementedAllotServer
+	opened atomic.Int32
+}
+
+func (o *openOnly) OpenSession(context.Context, *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
+	return &pb.OpenSessionResponse{Session: uint64(o.opened.Add(1)), TtlMs: 10000}, nil
+}
+
+func (o *openOnly) KeepAlive(context.Context, *pb.KeepAliveRequest) (*pb.KeepAliveResponse, error) {
+	return &pb.KeepAliveResponse{TtlMs: 10000}, nil
+}

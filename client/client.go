@@ -69,6 +69,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -401,13 +402,26 @@ func (c *Client) Close() error {
 // SessionOption configures a session.
 type SessionOption func(*sessionOptions)
 
-type sessionOptions struct{ ttl time.Duration }
+type sessionOptions struct {
+	ttl  time.Duration
+	near *string // WithNear's name (nil: none)
+}
 
 // MaxTTL is the longest session TTL (WithTTL) a node accepts.
 const MaxTTL = 24 * time.Hour
 
 // WithTTL sets the session's lease (default 10s, at most MaxTTL).
 func WithTTL(d time.Duration) SessionOption { return func(o *sessionOptions) { o.ttl = d } }
+
+// WithNear opens the session on the node where name is at home (its
+// lock's resource manager lives there), if the client was given that
+// node's address: a Lock of name alone then takes no message between
+// nodes. For a session that locks mostly one name (a leader's lock, a
+// hot record); it is a placement, not a promise: without a node that
+// answers where name lives (an earlier version), or without that node
+// among the client's addresses, the session opens as without it, and it
+// stays where it opened when the cluster's members change.
+func WithNear(name string) SessionOption { return func(o *sessionOptions) { o.near = &name } }
 
 // Session opens a session on one of the nodes, and keeps it alive until it
 // is closed, its context ends, or a keep-alive fails.
@@ -423,6 +437,14 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	// down (Unavailable) or at its most sessions (ErrLimit) is passed over
 	// for the next one.
 	first := int(c.next.Add(1) - 1)
+	if o.near != nil {
+		if err := checkName("name", *o.near, false); err != nil {
+			return nil, err
+		}
+		if k, ok := c.home(ctx, *o.near, first); ok {
+			first = k
+		}
+	}
 	var (
 		at   int
 		r    *pb.OpenSessionResponse
@@ -447,6 +469,33 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	s.deadline = time.AfterFunc(time.Until(s.until), s.lost)
 	go s.keepAlive(b / 3)
 	return s, nil
+}
+
+// home is the index of the node where name is at home, as the first of
+// the nodes (from first on) that answers says, if the client has its
+// address (given as the membership has it, or resolving to the same
+// address and port).
+func (c *Client) home(ctx context.Context, name string, first int) (int, bool) {
+	for i := range c.conns {
+		r, err := c.api[(first+i)%len(c.conns)].Locate(ctx, &pb.LocateRequest{Name: name})
+		if err != nil {
+			if ctx.Err() != nil || status.Code(err) == codes.Unimplemented {
+				return 0, false
+			}
+			continue
+		}
+		want, _ := net.ResolveTCPAddr("tcp", r.NodeAddr)
+		for k, cc := range c.conns {
+			if cc.Target() == r.NodeAddr {
+				return k, true
+			}
+			if got, err := net.ResolveTCPAddr("tcp", cc.Target()); err == nil && want != nil && got.Port == want.Port && got.IP.Equal(want.IP) {
+				return k, true
+			}
+		}
+		return 0, false
+	}
+	return 0, false
 }
 
 // Session is a lease in the cluster, served by one node at a time: the

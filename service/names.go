@@ -5,10 +5,12 @@ import (
 	"slices"
 	"sync"
 
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/names"
 	"github.com/allot-dev/allot/service/internal/space"
 	"github.com/allot-dev/allot/transport"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -215,4 +217,30 @@ func (n *Node) deliverNames(from proc.ID, m proc.Message) {
 	default:
 		n.log.Warn("names: unexpected message", "kind", m.Kind(), "from", from)
 	}
+}
+
+// Locate implements the Allot service: the home of a lock name in the
+// view this node is in, where a Lock of the name alone takes no message
+// between nodes.
+func (n *Node) Locate(ctx context.Context, r *pb.LocateRequest) (*pb.LocateResponse, error) {
+	if err := checkName("name", "lock", r.Name, false); err != nil {
+		return nil, err
+	}
+	st := n.views.current()
+	if st == nil {
+		return nil, status.Error(codes.Unavailable, "this node is in no view yet")
+	}
+	home := names.Home(r.Name, st.v.Members)
+	addr := ""
+	n.ctl.mu.Lock()
+	for _, m := range n.ctl.node.Members() {
+		if int(m.ID) == home {
+			addr = n.addrOf(m)
+		}
+	}
+	n.ctl.mu.Unlock()
+	if addr == "" {
+		return nil, status.Errorf(codes.Unavailable, "the home of the name, node %d, is not a member any more: the view is changing", home)
+	}
+	return &pb.LocateResponse{NodeAddr: addr, Epoch: st.v.Epoch}, nil
 }

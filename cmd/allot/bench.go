@@ -81,6 +81,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	metricsAddr := fs.String("metrics", "", "with --addr: the nodes' metrics addresses (allot serve --metrics), comma-separated, to report the nodes' CPU, messages and calls per operation (the bench's own cluster: always)")
 	format := fs.String("format", "table", "output: table or json")
 	only := fs.String("workloads", "W1,W2,W3", "the workloads to run")
+	near := fs.Bool("near", false, "W1 and W2 open their sessions at their one key's home node (client.WithNear), where its Lock takes no message between nodes; without it, sessions are spread over the nodes (W1: on each in turn)")
 	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	var out []benchResult
 	for _, w := range ws {
 		if *warmup > 0 {
-			if _, err := runBench(ctx, c, w, *warmup, *maxOps, len(addrs)); err != nil {
+			if _, err := runBench(ctx, c, w, *warmup, *maxOps, len(addrs), *near); err != nil {
 				return fmt.Errorf("%s warm-up: %w", w.name, err)
 			}
 		}
@@ -152,7 +153,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
-		r, err := runBench(ctx, c, w, *dur, *maxOps, len(addrs))
+		r, err := runBench(ctx, c, w, *dur, *maxOps, len(addrs), *near)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
@@ -200,10 +201,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 // runBench runs w for dur or maxOps operations, whichever ends first; a
 // one-client workload on nodes nodes, in as many shares of the run, its
 // session on the next node for each (sessions are spread over the nodes
-// in turn).
-func runBench(ctx context.Context, c *client.Client, w benchWorkload, dur time.Duration, maxOps, nodes int) (benchResult, error) {
-	if w.clients > 1 || nodes == 1 {
-		r, _, _, err := runShare(ctx, c, w, dur, maxOps)
+// in turn), unless near: then on its key's home, in one share.
+func runBench(ctx context.Context, c *client.Client, w benchWorkload, dur time.Duration, maxOps, nodes int, near bool) (benchResult, error) {
+	near = near && w.space == 1
+	if w.clients > 1 || nodes == 1 || near {
+		r, _, _, err := runShare(ctx, c, w, dur, maxOps, near)
+		if near && w.clients == 1 {
+			r.P50usByNode = map[string]float64{r.node: r.P50us}
+		}
 		return r.benchResult, err
 	}
 	var (
@@ -213,7 +218,7 @@ func runBench(ctx context.Context, c *client.Client, w benchWorkload, dur time.D
 	)
 	byNode := map[string]float64{}
 	for i := range nodes {
-		r, lat, took, err := runShare(ctx, c, w, dur/time.Duration(nodes), (maxOps+i)/nodes)
+		r, lat, took, err := runShare(ctx, c, w, dur/time.Duration(nodes), (maxOps+i)/nodes, false)
 		if err != nil {
 			return benchResult{}, err
 		}
@@ -244,12 +249,16 @@ type share struct {
 // runShare runs w for dur or maxOps operations, whichever ends first, on
 // sessions of its own, and returns the sorted latencies and how long it
 // ran too.
-func runShare(ctx context.Context, c *client.Client, w benchWorkload, dur time.Duration, maxOps int) (share, []time.Duration, time.Duration, error) {
+func runShare(ctx context.Context, c *client.Client, w benchWorkload, dur time.Duration, maxOps int, near bool) (share, []time.Duration, time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	opts := []client.SessionOption{client.WithTTL(10 * time.Second)}
+	if near {
+		opts = append(opts, client.WithNear("k0")) // the one key of a one-key workload
+	}
 	sessions := make([]*client.Session, w.clients)
 	for i := range sessions {
-		s, err := c.Session(ctx, client.WithTTL(10*time.Second))
+		s, err := c.Session(ctx, opts...)
 		if err != nil {
 			return share{}, nil, 0, err
 		}

@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/service/store"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"gopkg.in/yaml.v3"
 
@@ -201,6 +204,28 @@ func TestBenchJSON(t *testing.T) {
 			*w.CPU <= 0 || *w.Messages < 2 || *w.Calls < 2 || *w.Link <= 0 || *w.Batches <= 0 {
 			t.Errorf("%s: per op: %s", w.Name, out)
 		}
+	}
+
+	// --near: W1's session on its key's home alone.
+	out, errs, code = allot(t, "bench", "--addr", strings.Join(addrs, ","), "--duration", "200ms", "--workloads", "W1", "--format", "json", "--near")
+	if code != 0 {
+		t.Fatalf("--near: exit %d: %s", code, errs)
+	}
+	r.Workloads = nil
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	cc, err := grpc.NewClient(addrs[0], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	home, err := pb.NewAllotClient(cc).Locate(context.Background(), &pb.LocateRequest{Name: "k0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by := r.Workloads[0].ByNode; len(by) != 1 || by[home.NodeAddr] <= 0 {
+		t.Errorf("--near: W1's p50 by node %v, want one, on k0's home %s", by, home.NodeAddr)
 	}
 }
 

@@ -86,6 +86,104 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type LocateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LocateRequest) Reset() {
+	*x = LocateRequest{}
+	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LocateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LocateRequest) ProtoMessage() {}
+
+func (x *LocateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LocateRequest.ProtoReflect.Descriptor instead.
+func (*LocateRequest) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *LocateRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type LocateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// node_addr is the home's address, as the cluster's membership has it.
+	NodeAddr string `protobuf:"bytes,1,opt,name=node_addr,json=nodeAddr,proto3" json:"node_addr,omitempty"`
+	// epoch is the view in which it is the home.
+	Epoch         uint64 `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LocateResponse) Reset() {
+	*x = LocateResponse{}
+	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LocateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LocateResponse) ProtoMessage() {}
+
+func (x *LocateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LocateResponse.ProtoReflect.Descriptor instead.
+func (*LocateResponse) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *LocateResponse) GetNodeAddr() string {
+	if x != nil {
+		return x.NodeAddr
+	}
+	return ""
+}
+
+func (x *LocateResponse) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
 // Call is one call on a Calls stream, or the giving up of one.
 type Call struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -110,7 +208,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	mi := &file_allot_v1_allot_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -122,7 +220,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	mi := &file_allot_v1_allot_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -135,7 +233,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{0}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Call) GetId() uint64 {
@@ -261,7 +359,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	mi := &file_allot_v1_allot_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -273,7 +371,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	mi := &file_allot_v1_allot_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -286,7 +384,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{1}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *CallResult) GetId() uint64 {
@@ -386,7 +484,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	mi := &file_allot_v1_allot_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -398,7 +496,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	mi := &file_allot_v1_allot_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -411,7 +509,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{2}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -444,7 +542,7 @@ type OpenSessionRequest struct {
 
 func (x *OpenSessionRequest) Reset() {
 	*x = OpenSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[3]
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -456,7 +554,7 @@ func (x *OpenSessionRequest) String() string {
 func (*OpenSessionRequest) ProtoMessage() {}
 
 func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[3]
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -469,7 +567,7 @@ func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionRequest.ProtoReflect.Descriptor instead.
 func (*OpenSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{3}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OpenSessionRequest) GetTtlMs() int64 {
@@ -495,7 +593,7 @@ type OpenSessionResponse struct {
 
 func (x *OpenSessionResponse) Reset() {
 	*x = OpenSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[4]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -507,7 +605,7 @@ func (x *OpenSessionResponse) String() string {
 func (*OpenSessionResponse) ProtoMessage() {}
 
 func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[4]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -520,7 +618,7 @@ func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionResponse.ProtoReflect.Descriptor instead.
 func (*OpenSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{4}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *OpenSessionResponse) GetSession() uint64 {
@@ -553,7 +651,7 @@ type KeepAliveRequest struct {
 
 func (x *KeepAliveRequest) Reset() {
 	*x = KeepAliveRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +663,7 @@ func (x *KeepAliveRequest) String() string {
 func (*KeepAliveRequest) ProtoMessage() {}
 
 func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +676,7 @@ func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveRequest.ProtoReflect.Descriptor instead.
 func (*KeepAliveRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *KeepAliveRequest) GetSession() uint64 {
@@ -599,7 +697,7 @@ type KeepAliveResponse struct {
 
 func (x *KeepAliveResponse) Reset() {
 	*x = KeepAliveResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -611,7 +709,7 @@ func (x *KeepAliveResponse) String() string {
 func (*KeepAliveResponse) ProtoMessage() {}
 
 func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -624,7 +722,7 @@ func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveResponse.ProtoReflect.Descriptor instead.
 func (*KeepAliveResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *KeepAliveResponse) GetTtlMs() int64 {
@@ -650,7 +748,7 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) Reset() {
 	*x = CloseSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -662,7 +760,7 @@ func (x *CloseSessionRequest) String() string {
 func (*CloseSessionRequest) ProtoMessage() {}
 
 func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -675,7 +773,7 @@ func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionRequest.ProtoReflect.Descriptor instead.
 func (*CloseSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CloseSessionRequest) GetSession() uint64 {
@@ -693,7 +791,7 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) Reset() {
 	*x = CloseSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -705,7 +803,7 @@ func (x *CloseSessionResponse) String() string {
 func (*CloseSessionResponse) ProtoMessage() {}
 
 func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -718,7 +816,7 @@ func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionResponse.ProtoReflect.Descriptor instead.
 func (*CloseSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
 }
 
 // Token fences one resource: tokens of a resource are strictly increasing
@@ -734,7 +832,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -746,7 +844,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -759,7 +857,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Token) GetResource() string {
@@ -798,7 +896,7 @@ type LockRequest struct {
 
 func (x *LockRequest) Reset() {
 	*x = LockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +908,7 @@ func (x *LockRequest) String() string {
 func (*LockRequest) ProtoMessage() {}
 
 func (x *LockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +921,7 @@ func (x *LockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockRequest.ProtoReflect.Descriptor instead.
 func (*LockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *LockRequest) GetSession() uint64 {
@@ -858,7 +956,7 @@ type LockResponse struct {
 
 func (x *LockResponse) Reset() {
 	*x = LockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -870,7 +968,7 @@ func (x *LockResponse) String() string {
 func (*LockResponse) ProtoMessage() {}
 
 func (x *LockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -883,7 +981,7 @@ func (x *LockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockResponse.ProtoReflect.Descriptor instead.
 func (*LockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LockResponse) GetGrant() uint64 {
@@ -910,7 +1008,7 @@ type UnlockRequest struct {
 
 func (x *UnlockRequest) Reset() {
 	*x = UnlockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -922,7 +1020,7 @@ func (x *UnlockRequest) String() string {
 func (*UnlockRequest) ProtoMessage() {}
 
 func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -935,7 +1033,7 @@ func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockRequest.ProtoReflect.Descriptor instead.
 func (*UnlockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UnlockRequest) GetSession() uint64 {
@@ -960,7 +1058,7 @@ type UnlockResponse struct {
 
 func (x *UnlockResponse) Reset() {
 	*x = UnlockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -972,7 +1070,7 @@ func (x *UnlockResponse) String() string {
 func (*UnlockResponse) ProtoMessage() {}
 
 func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -985,7 +1083,7 @@ func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockResponse.ProtoReflect.Descriptor instead.
 func (*UnlockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
 }
 
 type AcquireRequest struct {
@@ -1002,7 +1100,7 @@ type AcquireRequest struct {
 
 func (x *AcquireRequest) Reset() {
 	*x = AcquireRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1014,7 +1112,7 @@ func (x *AcquireRequest) String() string {
 func (*AcquireRequest) ProtoMessage() {}
 
 func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1027,7 +1125,7 @@ func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireRequest.ProtoReflect.Descriptor instead.
 func (*AcquireRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AcquireRequest) GetSession() uint64 {
@@ -1070,7 +1168,7 @@ type AcquireResponse struct {
 
 func (x *AcquireResponse) Reset() {
 	*x = AcquireResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1180,7 @@ func (x *AcquireResponse) String() string {
 func (*AcquireResponse) ProtoMessage() {}
 
 func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1193,7 @@ func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireResponse.ProtoReflect.Descriptor instead.
 func (*AcquireResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AcquireResponse) GetGrant() uint64 {
@@ -1129,7 +1227,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1141,7 +1239,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1154,7 +1252,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ReleaseRequest) GetSession() uint64 {
@@ -1179,7 +1277,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1191,7 +1289,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1204,7 +1302,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
 }
 
 type TakeRequest struct {
@@ -1218,7 +1316,7 @@ type TakeRequest struct {
 
 func (x *TakeRequest) Reset() {
 	*x = TakeRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1328,7 @@ func (x *TakeRequest) String() string {
 func (*TakeRequest) ProtoMessage() {}
 
 func (x *TakeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1341,7 @@ func (x *TakeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeRequest.ProtoReflect.Descriptor instead.
 func (*TakeRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TakeRequest) GetSession() uint64 {
@@ -1276,7 +1374,7 @@ type TakeResponse struct {
 
 func (x *TakeResponse) Reset() {
 	*x = TakeResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1288,7 +1386,7 @@ func (x *TakeResponse) String() string {
 func (*TakeResponse) ProtoMessage() {}
 
 func (x *TakeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1301,7 +1399,7 @@ func (x *TakeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeResponse.ProtoReflect.Descriptor instead.
 func (*TakeResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TakeResponse) GetPermits() int64 {
@@ -1319,7 +1417,7 @@ type ListMembersRequest struct {
 
 func (x *ListMembersRequest) Reset() {
 	*x = ListMembersRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1331,7 +1429,7 @@ func (x *ListMembersRequest) String() string {
 func (*ListMembersRequest) ProtoMessage() {}
 
 func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1344,7 +1442,7 @@ func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
 func (*ListMembersRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
 }
 
 type Member struct {
@@ -1360,7 +1458,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1470,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1483,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Member) GetId() uint32 {
@@ -1434,7 +1532,7 @@ type ListMembersResponse struct {
 
 func (x *ListMembersResponse) Reset() {
 	*x = ListMembersResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1544,7 @@ func (x *ListMembersResponse) String() string {
 func (*ListMembersResponse) ProtoMessage() {}
 
 func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1557,7 @@ func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
 func (*ListMembersResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListMembersResponse) GetMembers() []*Member {
@@ -1501,7 +1599,7 @@ type ClusterSpec struct {
 
 func (x *ClusterSpec) Reset() {
 	*x = ClusterSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1611,7 @@ func (x *ClusterSpec) String() string {
 func (*ClusterSpec) ProtoMessage() {}
 
 func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1624,7 @@ func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterSpec.ProtoReflect.Descriptor instead.
 func (*ClusterSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ClusterSpec) GetBootstrap() []string {
@@ -1595,7 +1693,7 @@ type QuotaSpec struct {
 
 func (x *QuotaSpec) Reset() {
 	*x = QuotaSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1607,7 +1705,7 @@ func (x *QuotaSpec) String() string {
 func (*QuotaSpec) ProtoMessage() {}
 
 func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1620,7 +1718,7 @@ func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaSpec.ProtoReflect.Descriptor instead.
 func (*QuotaSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *QuotaSpec) GetBudget() int64 {
@@ -1646,7 +1744,7 @@ type AddMemberRequest struct {
 
 func (x *AddMemberRequest) Reset() {
 	*x = AddMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1756,7 @@ func (x *AddMemberRequest) String() string {
 func (*AddMemberRequest) ProtoMessage() {}
 
 func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1769,7 @@ func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
 func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *AddMemberRequest) GetAddress() string {
@@ -1691,7 +1789,7 @@ type AddMemberResponse struct {
 
 func (x *AddMemberResponse) Reset() {
 	*x = AddMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[26]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1703,7 +1801,7 @@ func (x *AddMemberResponse) String() string {
 func (*AddMemberResponse) ProtoMessage() {}
 
 func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[26]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1716,7 +1814,7 @@ func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
 func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{26}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AddMemberResponse) GetId() uint32 {
@@ -1742,7 +1840,7 @@ type RemoveMemberRequest struct {
 
 func (x *RemoveMemberRequest) Reset() {
 	*x = RemoveMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[27]
+	mi := &file_allot_v1_allot_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1754,7 +1852,7 @@ func (x *RemoveMemberRequest) String() string {
 func (*RemoveMemberRequest) ProtoMessage() {}
 
 func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[27]
+	mi := &file_allot_v1_allot_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1767,7 +1865,7 @@ func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberRequest.ProtoReflect.Descriptor instead.
 func (*RemoveMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{27}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RemoveMemberRequest) GetId() uint32 {
@@ -1786,7 +1884,7 @@ type RemoveMemberResponse struct {
 
 func (x *RemoveMemberResponse) Reset() {
 	*x = RemoveMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[28]
+	mi := &file_allot_v1_allot_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1798,7 +1896,7 @@ func (x *RemoveMemberResponse) String() string {
 func (*RemoveMemberResponse) ProtoMessage() {}
 
 func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[28]
+	mi := &file_allot_v1_allot_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1811,7 +1909,7 @@ func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberResponse.ProtoReflect.Descriptor instead.
 func (*RemoveMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{28}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RemoveMemberResponse) GetMembers() []*Member {
@@ -1825,7 +1923,12 @@ var File_allot_v1_allot_proto protoreflect.FileDescriptor
 
 const file_allot_v1_allot_proto_rawDesc = "" +
 	"\n" +
-	"\x14allot/v1/allot.proto\x12\ballot.v1\x1a\x19google/protobuf/any.proto\"\xa6\x02\n" +
+	"\x14allot/v1/allot.proto\x12\ballot.v1\x1a\x19google/protobuf/any.proto\"#\n" +
+	"\rLocateRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"C\n" +
+	"\x0eLocateResponse\x12\x1b\n" +
+	"\tnode_addr\x18\x01 \x01(\tR\bnodeAddr\x12\x14\n" +
+	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\"\xa6\x02\n" +
 	"\x04Call\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1d\n" +
 	"\n" +
@@ -1933,7 +2036,7 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x13RemoveMemberRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\"B\n" +
 	"\x14RemoveMemberResponse\x12*\n" +
-	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers2\xc6\x04\n" +
+	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers2\x83\x05\n" +
 	"\x05Allot\x12J\n" +
 	"\vOpenSession\x12\x1c.allot.v1.OpenSessionRequest\x1a\x1d.allot.v1.OpenSessionResponse\x12D\n" +
 	"\tKeepAlive\x12\x1a.allot.v1.KeepAliveRequest\x1a\x1b.allot.v1.KeepAliveResponse\x12M\n" +
@@ -1942,7 +2045,8 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x06Unlock\x12\x17.allot.v1.UnlockRequest\x1a\x18.allot.v1.UnlockResponse\x12>\n" +
 	"\aAcquire\x12\x18.allot.v1.AcquireRequest\x1a\x19.allot.v1.AcquireResponse\x12>\n" +
 	"\aRelease\x12\x18.allot.v1.ReleaseRequest\x1a\x19.allot.v1.ReleaseResponse\x125\n" +
-	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse\x121\n" +
+	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse\x12;\n" +
+	"\x06Locate\x12\x17.allot.v1.LocateRequest\x1a\x18.allot.v1.LocateResponse\x121\n" +
 	"\x05Calls\x12\x0e.allot.v1.Call\x1a\x14.allot.v1.CallResult(\x010\x012\xe8\x01\n" +
 	"\x05Admin\x12J\n" +
 	"\vListMembers\x12\x1c.allot.v1.ListMembersRequest\x1a\x1d.allot.v1.ListMembersResponse\x12D\n" +
@@ -1961,85 +2065,89 @@ func file_allot_v1_allot_proto_rawDescGZIP() []byte {
 	return file_allot_v1_allot_proto_rawDescData
 }
 
-var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_allot_v1_allot_proto_goTypes = []any{
-	(*Call)(nil),                 // 0: allot.v1.Call
-	(*CallResult)(nil),           // 1: allot.v1.CallResult
-	(*CallError)(nil),            // 2: allot.v1.CallError
-	(*OpenSessionRequest)(nil),   // 3: allot.v1.OpenSessionRequest
-	(*OpenSessionResponse)(nil),  // 4: allot.v1.OpenSessionResponse
-	(*KeepAliveRequest)(nil),     // 5: allot.v1.KeepAliveRequest
-	(*KeepAliveResponse)(nil),    // 6: allot.v1.KeepAliveResponse
-	(*CloseSessionRequest)(nil),  // 7: allot.v1.CloseSessionRequest
-	(*CloseSessionResponse)(nil), // 8: allot.v1.CloseSessionResponse
-	(*Token)(nil),                // 9: allot.v1.Token
-	(*LockRequest)(nil),          // 10: allot.v1.LockRequest
-	(*LockResponse)(nil),         // 11: allot.v1.LockResponse
-	(*UnlockRequest)(nil),        // 12: allot.v1.UnlockRequest
-	(*UnlockResponse)(nil),       // 13: allot.v1.UnlockResponse
-	(*AcquireRequest)(nil),       // 14: allot.v1.AcquireRequest
-	(*AcquireResponse)(nil),      // 15: allot.v1.AcquireResponse
-	(*ReleaseRequest)(nil),       // 16: allot.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),      // 17: allot.v1.ReleaseResponse
-	(*TakeRequest)(nil),          // 18: allot.v1.TakeRequest
-	(*TakeResponse)(nil),         // 19: allot.v1.TakeResponse
-	(*ListMembersRequest)(nil),   // 20: allot.v1.ListMembersRequest
-	(*Member)(nil),               // 21: allot.v1.Member
-	(*ListMembersResponse)(nil),  // 22: allot.v1.ListMembersResponse
-	(*ClusterSpec)(nil),          // 23: allot.v1.ClusterSpec
-	(*QuotaSpec)(nil),            // 24: allot.v1.QuotaSpec
-	(*AddMemberRequest)(nil),     // 25: allot.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),    // 26: allot.v1.AddMemberResponse
-	(*RemoveMemberRequest)(nil),  // 27: allot.v1.RemoveMemberRequest
-	(*RemoveMemberResponse)(nil), // 28: allot.v1.RemoveMemberResponse
-	nil,                          // 29: allot.v1.ClusterSpec.QuotasEntry
-	(*anypb.Any)(nil),            // 30: google.protobuf.Any
+	(*LocateRequest)(nil),        // 0: allot.v1.LocateRequest
+	(*LocateResponse)(nil),       // 1: allot.v1.LocateResponse
+	(*Call)(nil),                 // 2: allot.v1.Call
+	(*CallResult)(nil),           // 3: allot.v1.CallResult
+	(*CallError)(nil),            // 4: allot.v1.CallError
+	(*OpenSessionRequest)(nil),   // 5: allot.v1.OpenSessionRequest
+	(*OpenSessionResponse)(nil),  // 6: allot.v1.OpenSessionResponse
+	(*KeepAliveRequest)(nil),     // 7: allot.v1.KeepAliveRequest
+	(*KeepAliveResponse)(nil),    // 8: allot.v1.KeepAliveResponse
+	(*CloseSessionRequest)(nil),  // 9: allot.v1.CloseSessionRequest
+	(*CloseSessionResponse)(nil), // 10: allot.v1.CloseSessionResponse
+	(*Token)(nil),                // 11: allot.v1.Token
+	(*LockRequest)(nil),          // 12: allot.v1.LockRequest
+	(*LockResponse)(nil),         // 13: allot.v1.LockResponse
+	(*UnlockRequest)(nil),        // 14: allot.v1.UnlockRequest
+	(*UnlockResponse)(nil),       // 15: allot.v1.UnlockResponse
+	(*AcquireRequest)(nil),       // 16: allot.v1.AcquireRequest
+	(*AcquireResponse)(nil),      // 17: allot.v1.AcquireResponse
+	(*ReleaseRequest)(nil),       // 18: allot.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),      // 19: allot.v1.ReleaseResponse
+	(*TakeRequest)(nil),          // 20: allot.v1.TakeRequest
+	(*TakeResponse)(nil),         // 21: allot.v1.TakeResponse
+	(*ListMembersRequest)(nil),   // 22: allot.v1.ListMembersRequest
+	(*Member)(nil),               // 23: allot.v1.Member
+	(*ListMembersResponse)(nil),  // 24: allot.v1.ListMembersResponse
+	(*ClusterSpec)(nil),          // 25: allot.v1.ClusterSpec
+	(*QuotaSpec)(nil),            // 26: allot.v1.QuotaSpec
+	(*AddMemberRequest)(nil),     // 27: allot.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),    // 28: allot.v1.AddMemberResponse
+	(*RemoveMemberRequest)(nil),  // 29: allot.v1.RemoveMemberRequest
+	(*RemoveMemberResponse)(nil), // 30: allot.v1.RemoveMemberResponse
+	nil,                          // 31: allot.v1.ClusterSpec.QuotasEntry
+	(*anypb.Any)(nil),            // 32: google.protobuf.Any
 }
 var file_allot_v1_allot_proto_depIdxs = []int32{
-	10, // 0: allot.v1.Call.lock:type_name -> allot.v1.LockRequest
-	12, // 1: allot.v1.Call.unlock:type_name -> allot.v1.UnlockRequest
-	14, // 2: allot.v1.Call.acquire:type_name -> allot.v1.AcquireRequest
-	16, // 3: allot.v1.Call.release:type_name -> allot.v1.ReleaseRequest
-	2,  // 4: allot.v1.CallResult.error:type_name -> allot.v1.CallError
-	11, // 5: allot.v1.CallResult.lock:type_name -> allot.v1.LockResponse
-	13, // 6: allot.v1.CallResult.unlock:type_name -> allot.v1.UnlockResponse
-	15, // 7: allot.v1.CallResult.acquire:type_name -> allot.v1.AcquireResponse
-	17, // 8: allot.v1.CallResult.release:type_name -> allot.v1.ReleaseResponse
-	30, // 9: allot.v1.CallError.details:type_name -> google.protobuf.Any
-	9,  // 10: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
-	9,  // 11: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
-	21, // 12: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
-	23, // 13: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
-	29, // 14: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
-	21, // 15: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
-	21, // 16: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
-	24, // 17: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
-	3,  // 18: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
-	5,  // 19: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
-	7,  // 20: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
-	10, // 21: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
-	12, // 22: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
-	14, // 23: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
-	16, // 24: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
-	18, // 25: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
-	0,  // 26: allot.v1.Allot.Calls:input_type -> allot.v1.Call
-	20, // 27: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
-	25, // 28: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
-	27, // 29: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
-	4,  // 30: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
-	6,  // 31: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
-	8,  // 32: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
-	11, // 33: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
-	13, // 34: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
-	15, // 35: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
-	17, // 36: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
-	19, // 37: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
-	1,  // 38: allot.v1.Allot.Calls:output_type -> allot.v1.CallResult
-	22, // 39: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
-	26, // 40: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
-	28, // 41: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
-	30, // [30:42] is the sub-list for method output_type
-	18, // [18:30] is the sub-list for method input_type
+	12, // 0: allot.v1.Call.lock:type_name -> allot.v1.LockRequest
+	14, // 1: allot.v1.Call.unlock:type_name -> allot.v1.UnlockRequest
+	16, // 2: allot.v1.Call.acquire:type_name -> allot.v1.AcquireRequest
+	18, // 3: allot.v1.Call.release:type_name -> allot.v1.ReleaseRequest
+	4,  // 4: allot.v1.CallResult.error:type_name -> allot.v1.CallError
+	13, // 5: allot.v1.CallResult.lock:type_name -> allot.v1.LockResponse
+	15, // 6: allot.v1.CallResult.unlock:type_name -> allot.v1.UnlockResponse
+	17, // 7: allot.v1.CallResult.acquire:type_name -> allot.v1.AcquireResponse
+	19, // 8: allot.v1.CallResult.release:type_name -> allot.v1.ReleaseResponse
+	32, // 9: allot.v1.CallError.details:type_name -> google.protobuf.Any
+	11, // 10: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
+	11, // 11: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
+	23, // 12: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
+	25, // 13: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
+	31, // 14: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
+	23, // 15: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
+	23, // 16: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
+	26, // 17: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
+	5,  // 18: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
+	7,  // 19: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
+	9,  // 20: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
+	12, // 21: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
+	14, // 22: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
+	16, // 23: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
+	18, // 24: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
+	20, // 25: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
+	0,  // 26: allot.v1.Allot.Locate:input_type -> allot.v1.LocateRequest
+	2,  // 27: allot.v1.Allot.Calls:input_type -> allot.v1.Call
+	22, // 28: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
+	27, // 29: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
+	29, // 30: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
+	6,  // 31: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
+	8,  // 32: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
+	10, // 33: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
+	13, // 34: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
+	15, // 35: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
+	17, // 36: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
+	19, // 37: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
+	21, // 38: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
+	1,  // 39: allot.v1.Allot.Locate:output_type -> allot.v1.LocateResponse
+	3,  // 40: allot.v1.Allot.Calls:output_type -> allot.v1.CallResult
+	24, // 41: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
+	28, // 42: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
+	30, // 43: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
+	31, // [31:44] is the sub-list for method output_type
+	18, // [18:31] is the sub-list for method input_type
 	18, // [18:18] is the sub-list for extension type_name
 	18, // [18:18] is the sub-list for extension extendee
 	0,  // [0:18] is the sub-list for field type_name
@@ -2050,14 +2158,14 @@ func file_allot_v1_allot_proto_init() {
 	if File_allot_v1_allot_proto != nil {
 		return
 	}
-	file_allot_v1_allot_proto_msgTypes[0].OneofWrappers = []any{
+	file_allot_v1_allot_proto_msgTypes[2].OneofWrappers = []any{
 		(*Call_Lock)(nil),
 		(*Call_Unlock)(nil),
 		(*Call_Acquire)(nil),
 		(*Call_Release)(nil),
 		(*Call_Cancel)(nil),
 	}
-	file_allot_v1_allot_proto_msgTypes[1].OneofWrappers = []any{
+	file_allot_v1_allot_proto_msgTypes[3].OneofWrappers = []any{
 		(*CallResult_Lock)(nil),
 		(*CallResult_Unlock)(nil),
 		(*CallResult_Acquire)(nil),
@@ -2069,7 +2177,7 @@ func file_allot_v1_allot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_allot_v1_allot_proto_rawDesc), len(file_allot_v1_allot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -91,6 +91,7 @@ const (
 	Allot_Acquire_FullMethodName      = "/allot.v1.Allot/Acquire"
 	Allot_Release_FullMethodName      = "/allot.v1.Allot/Release"
 	Allot_Take_FullMethodName         = "/allot.v1.Allot/Take"
+	Allot_Locate_FullMethodName       = "/allot.v1.Allot/Locate"
 	Allot_Calls_FullMethodName        = "/allot.v1.Allot/Calls"
 )
 
@@ -127,6 +128,13 @@ type AllotClient interface {
 	// Take consumes n permits of the quota name (never released), one at a
 	// time: ended early, the status says how many were taken (consumed).
 	Take(ctx context.Context, in *TakeRequest, opts ...grpc.CallOption) (*TakeResponse, error)
+	// Locate names the node where a lock of name alone is served with no
+	// message between nodes: the name's home in the cluster's view (its
+	// resource manager lives there). A session that locks mostly one name
+	// is served fastest by that node: open it there. The home moves when
+	// the view's members change; a session stays where it was opened.
+	// INVALID_ARGUMENT: a bad name; UNAVAILABLE: the node is in no view.
+	Locate(ctx context.Context, in *LocateRequest, opts ...grpc.CallOption) (*LocateResponse, error)
 	// Calls carries Lock, Unlock, Acquire and Release calls, of any of the
 	// caller's sessions on this node, over one stream: each Call is
 	// answered by one CallResult with its id, in any order (a Lock that
@@ -228,6 +236,16 @@ func (c *allotClient) Take(ctx context.Context, in *TakeRequest, opts ...grpc.Ca
 	return out, nil
 }
 
+func (c *allotClient) Locate(ctx context.Context, in *LocateRequest, opts ...grpc.CallOption) (*LocateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LocateResponse)
+	err := c.cc.Invoke(ctx, Allot_Locate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *allotClient) Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Call, CallResult], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &Allot_ServiceDesc.Streams[0], Allot_Calls_FullMethodName, cOpts...)
@@ -274,6 +292,13 @@ type AllotServer interface {
 	// Take consumes n permits of the quota name (never released), one at a
 	// time: ended early, the status says how many were taken (consumed).
 	Take(context.Context, *TakeRequest) (*TakeResponse, error)
+	// Locate names the node where a lock of name alone is served with no
+	// message between nodes: the name's home in the cluster's view (its
+	// resource manager lives there). A session that locks mostly one name
+	// is served fastest by that node: open it there. The home moves when
+	// the view's members change; a session stays where it was opened.
+	// INVALID_ARGUMENT: a bad name; UNAVAILABLE: the node is in no view.
+	Locate(context.Context, *LocateRequest) (*LocateResponse, error)
 	// Calls carries Lock, Unlock, Acquire and Release calls, of any of the
 	// caller's sessions on this node, over one stream: each Call is
 	// answered by one CallResult with its id, in any order (a Lock that
@@ -318,6 +343,9 @@ func (UnimplementedAllotServer) Release(context.Context, *ReleaseRequest) (*Rele
 }
 func (UnimplementedAllotServer) Take(context.Context, *TakeRequest) (*TakeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Take not implemented")
+}
+func (UnimplementedAllotServer) Locate(context.Context, *LocateRequest) (*LocateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Locate not implemented")
 }
 func (UnimplementedAllotServer) Calls(grpc.BidiStreamingServer[Call, CallResult]) error {
 	return status.Error(codes.Unimplemented, "method Calls not implemented")
@@ -487,6 +515,24 @@ func _Allot_Take_Handler(srv interface{}, ctx context.Context, dec func(interfac
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Allot_Locate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LocateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AllotServer).Locate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Allot_Locate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AllotServer).Locate(ctx, req.(*LocateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Allot_Calls_Handler(srv interface{}, stream grpc.ServerStream) error {
 	return srv.(AllotServer).Calls(&grpc.GenericServerStream[Call, CallResult]{ServerStream: stream})
 }
@@ -532,6 +578,10 @@ var Allot_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Take",
 			Handler:    _Allot_Take_Handler,
+		},
+		{
+			MethodName: "Locate",
+			Handler:    _Allot_Locate_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
