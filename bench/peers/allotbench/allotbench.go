@@ -56,6 +56,7 @@ type Options struct {
 	Window time.Duration // --duration
 	Warmup time.Duration // --warmup
 	MaxOps int           // --max-ops
+	Near   bool          // --near: W1's and W2's sessions at their key's home
 }
 
 // Args are the command-line arguments of allot bench for o.
@@ -63,6 +64,9 @@ func (o Options) Args() []string {
 	args := []string{"bench", "--format", "json", "--duration", o.Window.String(), "--max-ops", fmt.Sprint(o.MaxOps)}
 	if o.Warmup > 0 {
 		args = append(args, "--warmup", o.Warmup.String())
+	}
+	if o.Near {
+		args = append(args, "--near")
 	}
 	return args
 }

@@ -22,8 +22,16 @@ import (
 	"github.com/allot-dev/allot/bench/peers/workload"
 )
 
-// Allot is the name of the project's own row.
-const Allot = "allot"
+// Allot is the name of the project's own row; AllotNear is allot again
+// with W1's and W2's sessions opened at their key's home node (allot
+// bench --near). Peers are compared with Allot.
+const (
+	Allot     = "allot"
+	AllotNear = "allot-near"
+)
+
+// IsAllot says whether name is one of the project's own rows.
+func IsAllot(name string) bool { return name == Allot || name == AllotNear }
 
 // Run is one system's run of the three workloads.
 type Run struct {
@@ -85,10 +93,12 @@ func (d Doc) backends() []string {
 			switch s {
 			case Allot:
 				return 0
+			case AllotNear:
+				return 1
 			case "inproc":
-				return 2
+				return 3
 			}
-			return 1
+			return 2
 		}
 		return rank(a) - rank(b)
 	})
@@ -144,8 +154,11 @@ func (d Doc) median(name string, c column) float64 { return median(d.values(name
 
 // advantage is allot's advantage over a peer on c: > 1 where allot is
 // better.
-func (d Doc) advantage(peer string, c column) float64 {
-	a, p := d.median(Allot, c), d.median(peer, c)
+func (d Doc) advantage(peer string, c column) float64 { return d.advantageOf(Allot, peer, c) }
+
+// advantageOf is the advantage of one of allot's rows over a peer on c.
+func (d Doc) advantageOf(row, peer string, c column) float64 {
+	a, p := d.median(row, c), d.median(peer, c)
 	if c.latency {
 		return p / a
 	}
@@ -218,6 +231,8 @@ func (d Doc) label(name string) string {
 	switch name {
 	case Allot:
 		return "allot (`allot bench`: 3 nodes)"
+	case AllotNear:
+		return "allot, sessions at their key's home (`allot bench --near`)"
 	case "etcd":
 		return "etcd" + version + " (`concurrency.Mutex`)"
 	case "etcd-nofsync":
@@ -241,7 +256,7 @@ func (d Doc) label(name string) string {
 func (d Doc) cell(name string, c column, f func(float64) string, extra string) string {
 	v := d.values(name, c)
 	s := span(v, f) + extra
-	if name == Allot || name == "inproc" || len(v) == 0 || len(d.values(Allot, c)) == 0 {
+	if IsAllot(name) || name == "inproc" || len(v) == 0 || len(d.values(Allot, c)) == 0 {
 		return s
 	}
 	return fmt.Sprintf("%s; allot ×%.2f", s, d.advantage(name, c))

@@ -203,3 +203,32 @@ func TestREADMERegion(t *testing.T) {
 		t.Error("the README's region was not rewritten")
 	}
 }
+
+// TestNear: allot-near's row comes second, with no ratio of its own (the
+// peers are compared with allot), and its one-key targets are judged on
+// its own figures, not allot's.
+func TestNear(t *testing.T) {
+	d := fixture()
+	// Near: W1 within Redis's, W2 2× ZooKeeper's but under Redis with a
+	// fast retry (5500).
+	d.Runs = append(d.Runs, run(AllotNear, 1, 99, 5000, []int64{950, 1000}, 5000, 20000))
+	rows := strings.Split(strings.TrimSpace(d.Table()), "\n")[2:]
+	if !strings.HasPrefix(rows[0], "| allot (") || !strings.HasPrefix(rows[1], "| allot, sessions at their key's home") {
+		t.Fatalf("rows: %q", rows[:2])
+	}
+	if strings.Contains(rows[1], "×") {
+		t.Errorf("allot-near's row has a ratio: %s", rows[1])
+	}
+	var got []Verdict
+	var names []string
+	for _, tg := range d.Targets() {
+		got, names = append(got, tg.Verdict), append(names, tg.Name)
+	}
+	want := []Verdict{Met, Met, Met, Met, Met, Met, Met, Met, NotMet, Met}
+	if !equal(got, want) {
+		t.Errorf("targets %q: %v, want %v", names, got, want)
+	}
+	if !strings.Contains(d.TargetList(), "with --near: W2 ≥ Redis with fast retry: not met (0.91 against redis-fastretry") {
+		t.Errorf("target list:\n%s", d.TargetList())
+	}
+}

@@ -35,7 +35,7 @@ type Target struct {
 
 // peers are the systems that ran other than allot and the ceiling.
 func (d Doc) peers() []string {
-	return slices.DeleteFunc(d.backends(), func(n string) bool { return n == Allot || n == "inproc" })
+	return slices.DeleteFunc(d.backends(), func(n string) bool { return IsAllot(n) || n == "inproc" })
 }
 
 // Targets judges the targets from the medians of the runs (for
@@ -52,12 +52,13 @@ func (d Doc) Targets() []Target {
 		}
 		return t
 	}
-	vs := func(peer string, c column) float64 {
-		if len(d.values(Allot, c)) == 0 || len(d.values(peer, c)) == 0 {
+	vsOf := func(row, peer string, c column) float64 {
+		if len(d.values(row, c)) == 0 || len(d.values(peer, c)) == 0 {
 			return math.NaN()
 		}
-		return d.advantage(peer, c)
+		return d.advantageOf(row, peer, c)
 	}
+	vs := func(peer string, c column) float64 { return vsOf(Allot, peer, c) }
 	// best returns the peer allot is furthest behind on c.
 	best := func(c column) (string, float64) {
 		name, adv := "no peer", math.NaN()
@@ -74,7 +75,7 @@ func (d Doc) Targets() []Target {
 	}
 	w3best, w3adv := best(w3rate)
 	p99best, p99adv := best(w3p99)
-	return []Target{
+	ts := []Target{
 		judge(Target{Name: "W1 p50 ≤ Redis+redsync's", Reference: "redis", Advantage: vs("redis", w1p50), Want: 1}),
 		judge(Target{Name: "W2 ≥ 2× ZooKeeper's", Reference: "zk", Advantage: vs("zk", w2rate), Want: 2}),
 		judge(Target{Name: "W2 ≥ Redis with fast retry", Reference: "redis-fastretry", Advantage: vs("redis-fastretry", w2rate), Want: 1}),
@@ -82,6 +83,21 @@ func (d Doc) Targets() []Target {
 		judge(Target{Name: "W3 ≥ 2× the best peer's", Reference: w3best, Advantage: w3adv, Want: 2}),
 		judge(Target{Name: "W3 p99 below every peer's", Reference: p99best, Advantage: p99adv, Want: 1, Strict: true}),
 	}
+	// The one-key workloads again with their sessions at their key's
+	// home, where a user who locks one name mostly would open them.
+	if len(d.values(AllotNear, w1p50)) > 0 {
+		nearFair := math.NaN()
+		if v := d.values(AllotNear, w2fair); len(v) > 0 {
+			nearFair = slices.Min(v)
+		}
+		ts = append(ts,
+			judge(Target{Name: "with --near: W1 p50 ≤ Redis+redsync's", Reference: "redis", Advantage: vsOf(AllotNear, "redis", w1p50), Want: 1}),
+			judge(Target{Name: "with --near: W2 ≥ 2× ZooKeeper's", Reference: "zk", Advantage: vsOf(AllotNear, "zk", w2rate), Want: 2}),
+			judge(Target{Name: "with --near: W2 ≥ Redis with fast retry", Reference: "redis-fastretry", Advantage: vsOf(AllotNear, "redis-fastretry", w2rate), Want: 1}),
+			judge(Target{Name: "with --near: W2 min/max per client ≥ 0.8", Reference: "allot-near's fairness, worst run", Advantage: nearFair, Want: 0.8}),
+		)
+	}
+	return ts
 }
 
 // TargetList writes the targets as a Markdown list.

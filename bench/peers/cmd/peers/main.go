@@ -52,7 +52,7 @@ func badf(format string, a ...any) error {
 }
 
 // defaultBackends are the systems of the README's table.
-const defaultBackends = "baseline,allot,etcd,zk,redis,redis-fastretry,inproc"
+const defaultBackends = "baseline,allot,allot-near,etcd,zk,redis,redis-fastretry,inproc"
 
 type options struct {
 	backends            []string
@@ -71,7 +71,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	o := options{cfg: workload.Default()}
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	backends := fs.String("backends", defaultBackends, "the systems, comma-separated, of: baseline, allot, "+strings.Join(backend.Names(), ", ")+"; or all")
+	backends := fs.String("backends", defaultBackends, "the systems, comma-separated, of: baseline, allot, allot-near, "+strings.Join(backend.Names(), ", ")+"; or all")
 	fs.IntVar(&o.runs, "runs", 1, "runs of every system (interleaved: all systems once, then again)")
 	fs.DurationVar(&o.cfg.Window, "dur", o.cfg.Window, "how long each workload is measured")
 	fs.IntVar(&o.cfg.MaxOps, "max-ops", o.cfg.MaxOps, "and at most this many operations of it")
@@ -102,11 +102,11 @@ func parse(args []string, stdout io.Writer) (options, error) {
 		return o, badf("unexpected argument %q", fs.Arg(0))
 	}
 	if *backends == "all" {
-		*backends = "baseline,allot," + strings.Join(backend.Names(), ",")
+		*backends = "baseline,allot,allot-near," + strings.Join(backend.Names(), ",")
 	}
 	for _, b := range strings.Split(*backends, ",") {
 		b = strings.TrimSpace(b)
-		if b != "baseline" && b != report.Allot && !slices.Contains(backend.Names(), b) {
+		if b != "baseline" && !report.IsAllot(b) && !slices.Contains(backend.Names(), b) {
 			return o, badf("-backends: unknown system %q", b)
 		}
 		if slices.Contains(o.backends, b) {
@@ -185,7 +185,7 @@ func measure(ctx context.Context, o options, command string, stdout io.Writer) e
 	fmt.Fprintf(stdout, "%s; load average %.1f\n", doc.Machine, doc.Load)
 	var systems []string
 	for _, b := range o.backends {
-		if b == "baseline" || b == report.Allot {
+		if b == "baseline" || report.IsAllot(b) {
 			systems = append(systems, b)
 			continue
 		}
@@ -204,7 +204,7 @@ func measure(ctx context.Context, o options, command string, stdout io.Writer) e
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if slices.Contains(systems, report.Allot) && o.allotBin == "" {
+	if slices.ContainsFunc(systems, report.IsAllot) && o.allotBin == "" {
 		fmt.Fprintf(stdout, "building allot from %s\n", o.src)
 		if o.allotBin, err = allotbench.Build(ctx, o.src, tmp); err != nil {
 			return err
@@ -251,8 +251,8 @@ func measure(ctx context.Context, o options, command string, stdout io.Writer) e
 // runSystem runs the three workloads against one system, started afresh.
 func runSystem(ctx context.Context, o options, env backend.Env, tmp, name string, run int) report.Run {
 	res := report.Run{Backend: name, Run: run, Started: time.Now()}
-	if name == report.Allot {
-		ao := allotbench.Options{Window: o.cfg.Window, Warmup: o.warmup, MaxOps: o.cfg.MaxOps}
+	if report.IsAllot(name) {
+		ao := allotbench.Options{Window: o.cfg.Window, Warmup: o.warmup, MaxOps: o.cfg.MaxOps, Near: name == report.AllotNear}
 		ws, cpu, err := allotbench.Run(ctx, o.allotBin, ao)
 		res.Workloads, res.CPUSeconds = ws, cpu
 		res.Info = map[string]string{"server": "allot (its own 3-node cluster on loopback)", "command": "allot " + strings.Join(ao.Args(), " ")}

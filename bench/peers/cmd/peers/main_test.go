@@ -37,7 +37,7 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.backends) != 9 || o.backends[0] != "baseline" || o.backends[1] != "allot" || o.cfg.Window != time.Second || o.readme != "/r/README.md" {
+	if len(o.backends) != 10 || o.backends[0] != "baseline" || o.backends[1] != "allot" || o.backends[2] != "allot-near" || o.cfg.Window != time.Second || o.readme != "/r/README.md" {
 		t.Errorf("%+v", o)
 	}
 	var help bytes.Buffer
