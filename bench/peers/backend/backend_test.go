@@ -116,7 +116,7 @@ func TestBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bl.RTTP50us <= 0 || bl.RTTP99us < bl.RTTP50us || bl.GRPCP50us <= 0 || bl.GRPCP99us < bl.GRPCP50us || bl.FsyncP50us <= 0 || bl.FsyncP99us < bl.FsyncP50us {
+	if bl.RTTP50us <= 0 || bl.RTTP99us < bl.RTTP50us || bl.GRPCP50us <= 0 || bl.GRPCP99us < bl.GRPCP50us || bl.StreamP50us <= 0 || bl.StreamP99us < bl.StreamP50us || bl.FsyncP50us <= 0 || bl.FsyncP99us < bl.FsyncP50us {
 		t.Errorf("%+v", bl)
 	}
 }

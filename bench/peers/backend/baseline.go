@@ -16,20 +16,27 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // Baseline is what the machine costs before any lock service: a loopback
 // TCP round trip between two processes, a unary gRPC call between two
 // processes (gRPC's health Check, nothing behind it: the floor of every
-// call of a gRPC API such as allot's), and a 4 KiB append made durable
+// unary call of a gRPC API), a message and its answer on a gRPC stream
+// (the floor of a call on allot's Calls stream), and a 4 KiB append made durable
 // (what a write-ahead log pays a commit).
 type Baseline struct {
-	RTTP50us   float64 `json:"rtt_p50_us"`
-	RTTP99us   float64 `json:"rtt_p99_us"`
-	GRPCP50us  float64 `json:"grpc_unary_p50_us"`
-	GRPCP99us  float64 `json:"grpc_unary_p99_us"`
-	FsyncP50us float64 `json:"fsync_p50_us"`
-	FsyncP99us float64 `json:"fsync_p99_us"`
+	RTTP50us  float64 `json:"rtt_p50_us"`
+	RTTP99us  float64 `json:"rtt_p99_us"`
+	GRPCP50us float64 `json:"grpc_unary_p50_us"`
+	GRPCP99us float64 `json:"grpc_unary_p99_us"`
+	// StreamP50us: a message and its answer on an open gRPC stream
+	// between two processes (an echo), what a call on allot's Calls
+	// stream costs with nothing behind it.
+	StreamP50us float64 `json:"grpc_stream_p50_us,omitempty"`
+	StreamP99us float64 `json:"grpc_stream_p99_us,omitempty"`
+	FsyncP50us  float64 `json:"fsync_p50_us"`
+	FsyncP99us  float64 `json:"fsync_p99_us"`
 }
 
 // EchoFlag is the flag that makes the benchmark's executable the
@@ -50,6 +57,7 @@ func ServeEcho(ctx context.Context, stdout io.Writer) error {
 	}
 	srv := grpc.NewServer()
 	healthpb.RegisterHealthServer(srv, health.NewServer())
+	srv.RegisterService(&echoDesc, nil)
 	go srv.Serve(gl)
 	go func() {
 		<-ctx.Done()
@@ -91,6 +99,10 @@ func MeasureBaseline(env Env, dir string, iters int) (Baseline, error) {
 		return b, err
 	}
 	b.GRPCP50us, b.GRPCP99us = quantileUs(lats, 0.5), quantileUs(lats, 0.99)
+	if lats, err = streamEchoes("127.0.0.1:"+ports[1], iters/10, iters/2); err != nil {
+		return b, err
+	}
+	b.StreamP50us, b.StreamP99us = quantileUs(lats, 0.5), quantileUs(lats, 0.99)
 	f, err := os.Create(filepath.Join(dir, "fsync-probe"))
 	if err != nil {
 		return b, err
@@ -155,6 +167,56 @@ func grpcCalls(addr string, warm, iters int) ([]time.Duration, error) {
 	for i := range warm + iters {
 		t0 := time.Now()
 		if _, err := h.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+			return nil, err
+		}
+		if i >= warm {
+			lats = append(lats, time.Since(t0))
+		}
+	}
+	slices.Sort(lats)
+	return lats, nil
+}
+
+// echoDesc is a service of one bidirectional stream that answers every
+// message with itself.
+var echoDesc = grpc.ServiceDesc{
+	ServiceName: "allot.bench.Echo",
+	HandlerType: (*any)(nil),
+	Streams: []grpc.StreamDesc{{StreamName: "Echo", ServerStreams: true, ClientStreams: true,
+		Handler: func(_ any, st grpc.ServerStream) error {
+			for {
+				m := new(wrapperspb.BytesValue)
+				if err := st.RecvMsg(m); err != nil {
+					return nil
+				}
+				if err := st.SendMsg(m); err != nil {
+					return err
+				}
+			}
+		}}},
+}
+
+// streamEchoes times messages answered on one open stream, one at a time.
+func streamEchoes(addr string, warm, iters int) ([]time.Duration, error) {
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, err
+	}
+	defer cc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := cc.NewStream(ctx, &echoDesc.Streams[0], "/allot.bench.Echo/Echo")
+	if err != nil {
+		return nil, err
+	}
+	out := &wrapperspb.BytesValue{Value: []byte("x")}
+	lats := make([]time.Duration, 0, iters)
+	for i := range warm + iters {
+		t0 := time.Now()
+		if err := st.SendMsg(out); err != nil {
+			return nil, err
+		}
+		if err := st.RecvMsg(new(wrapperspb.BytesValue)); err != nil {
 			return nil, err
 		}
 		if i >= warm {

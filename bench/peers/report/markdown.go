@@ -50,7 +50,10 @@ func (d Doc) Markdown() string {
 	if bl := d.Baseline; bl != nil {
 		fmt.Fprintf(&b, "- baseline: loopback TCP round trip between two processes p50 %s, p99 %s; ", FmtUs(bl.RTTP50us), FmtUs(bl.RTTP99us))
 		if bl.GRPCP50us > 0 {
-			fmt.Fprintf(&b, "a unary gRPC call between two processes (the health service's Check: every allot call's floor) p50 %s, p99 %s; ", FmtUs(bl.GRPCP50us), FmtUs(bl.GRPCP99us))
+			fmt.Fprintf(&b, "a unary gRPC call between two processes (the health service's Check: a unary call's floor) p50 %s, p99 %s; ", FmtUs(bl.GRPCP50us), FmtUs(bl.GRPCP99us))
+		}
+		if bl.StreamP50us > 0 {
+			fmt.Fprintf(&b, "a message answered on an open gRPC stream (an echo: the floor of a call on allot's Calls stream) p50 %s, p99 %s; ", FmtUs(bl.StreamP50us), FmtUs(bl.StreamP99us))
 		}
 		fmt.Fprintf(&b, "4 KiB append + fdatasync p50 %s, p99 %s.\n", FmtUs(bl.FsyncP50us), FmtUs(bl.FsyncP99us))
 	}

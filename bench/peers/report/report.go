@@ -296,6 +296,9 @@ func (d Doc) Caption() string {
 		if bl.GRPCP50us > 0 {
 			fmt.Fprintf(&b, ", a unary gRPC call with nothing behind it %s", FmtUs(bl.GRPCP50us))
 		}
+		if bl.StreamP50us > 0 {
+			fmt.Fprintf(&b, ", a message answered on an open gRPC stream %s", FmtUs(bl.StreamP50us))
+		}
 		b.WriteString(".")
 	}
 	return b.String()

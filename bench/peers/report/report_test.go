@@ -31,7 +31,7 @@ func fixture() Doc {
 	d := Doc{
 		Date: time.Date(2026, 11, 24, 21, 0, 0, 0, time.UTC), Machine: "2 CPUs (test)", Load: 0.2, CPUs: 2,
 		Command: "go run ./cmd/peers", Settings: "each workload 3s",
-		Baseline: &backend.Baseline{RTTP50us: 19, RTTP99us: 40, GRPCP50us: 150, GRPCP99us: 260, FsyncP50us: 97, FsyncP99us: 124},
+		Baseline: &backend.Baseline{RTTP50us: 19, RTTP99us: 40, GRPCP50us: 150, GRPCP99us: 260, StreamP50us: 70, StreamP99us: 150, FsyncP50us: 97, FsyncP99us: 124},
 		Runs: []Run{
 			run(Allot, 1, 80, 16000, []int64{900, 1000}, 5000, 20000),
 			run("etcd", 1, 1000, 78, []int64{49, 50}, 130, 1.1e6),

@@ -117,8 +117,11 @@ func (d Doc) TargetList() string {
 	// W1 is a Lock and an Unlock, two calls of allot's gRPC API: what two
 	// calls cost with nothing behind them bounds it from below.
 	if bl := d.Baseline; bl != nil && bl.GRPCP50us > 0 && len(d.values("redis", w1p50)) > 0 {
-		fmt.Fprintf(&b, "- W1's floor for a gRPC API, two unary calls with nothing behind them (the baseline's): %s, against Redis+redsync's W1 p50 %s\n",
-			FmtUs(2*bl.GRPCP50us), FmtUs(d.median("redis", w1p50)))
+		fmt.Fprintf(&b, "- W1's floor for a gRPC API, two unary calls with nothing behind them (the baseline's): %s", FmtUs(2*bl.GRPCP50us))
+		if bl.StreamP50us > 0 {
+			fmt.Fprintf(&b, "; two messages answered on an open stream, as allot's client sends them: %s", FmtUs(2*bl.StreamP50us))
+		}
+		fmt.Fprintf(&b, "; against Redis+redsync's W1 p50 %s\n", FmtUs(d.median("redis", w1p50)))
 	}
 	return b.String()
 }
