@@ -40,8 +40,9 @@ func (f *fakeNode) Calls(st pb.Allot_CallsServer) error {
 	return f.calls(st)
 }
 
-// fakeCaller serves f on loopback and returns a caller of it.
-func fakeCaller(t *testing.T, f *fakeNode) *caller {
+// serveFake serves f on loopback until the test ends, and returns its
+// address.
+func serveFake(t *testing.T, f pb.AllotServer) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -51,7 +52,13 @@ func fakeCaller(t *testing.T, f *fakeNode) *caller {
 	pb.RegisterAllotServer(s, f)
 	go s.Serve(ln)
 	t.Cleanup(s.Stop)
-	cc, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return ln.Addr().String()
+}
+
+// fakeCaller serves f on loopback and returns a caller of it.
+func fakeCaller(t *testing.T, f *fakeNode) *caller {
+	t.Helper()
+	cc, err := grpc.NewClient(serveFake(t, f), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,15 +181,7 @@ func TestCallsCancelled(t *testing.T) {
 // (UNIMPLEMENTED) leaves WithNear a session opened as without it.
 func TestNearAnOlderNode(t *testing.T) {
 	f := &openOnly{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := grpc.NewServer()
-	pb.RegisterAllotServer(s, f)
-	go s.Serve(ln)
-	defer s.Stop()
-	c, err := Dial(context.Background(), ln.Addr().String())
+	c, err := Dial(context.Background(), serveFake(t, f))
 	if err != nil {
 		t.Fatal(err)
 	}

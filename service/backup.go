@@ -230,16 +230,8 @@ func (n *Node) moving(primary int) error {
 	if lease <= 0 {
 		return status.Error(codes.Unavailable, "this node is not serving")
 	}
-	addr := ""
-	n.ctl.mu.Lock()
-	for _, m := range n.ctl.node.Members() {
-		if int(m.ID) == primary {
-			addr = n.addrOf(m)
-		}
-	}
-	n.ctl.mu.Unlock()
 	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes",
-		"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", addr)
+		"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.memberAddr(primary))
 }
 
 // backupServer is the Backup service of the node: the records of other

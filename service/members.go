@@ -50,6 +50,19 @@ func (n *Node) addrOf(m control.Member) string {
 	return m.Addr
 }
 
+// memberAddr is member id's address as this node's log has it ("" if
+// it is not a member).
+func (n *Node) memberAddr(id int) string {
+	n.ctl.mu.Lock()
+	defer n.ctl.mu.Unlock()
+	for _, m := range n.ctl.node.Members() {
+		if int(m.ID) == id {
+			return n.addrOf(m)
+		}
+	}
+	return ""
+}
+
 // Members is the membership as this node has applied the log, by id, and
 // the newest view's epoch.
 func (n *Node) Members() ([]MemberInfo, uint64) {

@@ -155,6 +155,18 @@ func pingPong(addr string, warm, iters int) ([]time.Duration, error) {
 
 // grpcCalls times unary health Checks, one at a time, on one connection.
 func grpcCalls(addr string, warm, iters int) ([]time.Duration, error) {
+	return timeGRPC(addr, warm, iters, func(ctx context.Context, cc *grpc.ClientConn) (func() error, error) {
+		h := healthpb.NewHealthClient(cc)
+		return func() error {
+			_, err := h.Check(ctx, &healthpb.HealthCheckRequest{})
+			return err
+		}, nil
+	})
+}
+
+// timeGRPC times warm+iters calls of the one that start makes on a
+// connection to addr, one at a time, and returns the last iters sorted.
+func timeGRPC(addr string, warm, iters int, start func(context.Context, *grpc.ClientConn) (func() error, error)) ([]time.Duration, error) {
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return nil, err
@@ -162,11 +174,14 @@ func grpcCalls(addr string, warm, iters int) ([]time.Duration, error) {
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	h := healthpb.NewHealthClient(cc)
+	call, err := start(ctx, cc)
+	if err != nil {
+		return nil, err
+	}
 	lats := make([]time.Duration, 0, iters)
 	for i := range warm + iters {
 		t0 := time.Now()
-		if _, err := h.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+		if err := call(); err != nil {
 			return nil, err
 		}
 		if i >= warm {
@@ -198,33 +213,19 @@ var echoDesc = grpc.ServiceDesc{
 
 // streamEchoes times messages answered on one open stream, one at a time.
 func streamEchoes(addr string, warm, iters int) ([]time.Duration, error) {
-	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return nil, err
-	}
-	defer cc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := cc.NewStream(ctx, &echoDesc.Streams[0], "/allot.bench.Echo/Echo")
-	if err != nil {
-		return nil, err
-	}
-	out := &wrapperspb.BytesValue{Value: []byte("x")}
-	lats := make([]time.Duration, 0, iters)
-	for i := range warm + iters {
-		t0 := time.Now()
-		if err := st.SendMsg(out); err != nil {
+	return timeGRPC(addr, warm, iters, func(ctx context.Context, cc *grpc.ClientConn) (func() error, error) {
+		st, err := cc.NewStream(ctx, &echoDesc.Streams[0], "/allot.bench.Echo/Echo")
+		if err != nil {
 			return nil, err
 		}
-		if err := st.RecvMsg(new(wrapperspb.BytesValue)); err != nil {
-			return nil, err
-		}
-		if i >= warm {
-			lats = append(lats, time.Since(t0))
-		}
-	}
-	slices.Sort(lats)
-	return lats, nil
+		out := &wrapperspb.BytesValue{Value: []byte("x")}
+		return func() error {
+			if err := st.SendMsg(out); err != nil {
+				return err
+			}
+			return st.RecvMsg(new(wrapperspb.BytesValue))
+		}, nil
+	})
 }
 
 // quantileUs is the nearest-rank quantile of sorted durations, in µs.
