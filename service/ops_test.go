@@ -315,6 +315,9 @@ func TestMetricsUnderLoad(t *testing.T) {
 		"allot_peer_link_up{peer=\"1\"} 1", "allot_peer_link_up{peer=\"2\"} 1",
 		"allot_sessions 8", "allot_held_grants ", "allot_lock_names ", "allot_messages_total{message=",
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Lock",grpc_service="allot.v1.Allot",grpc_type="unary"}`,
+		// The Go client's Locks and Unlocks, on its Calls stream.
+		`allot_stream_calls_total{grpc_code="OK",grpc_method="Lock"} `,
+		`allot_stream_calls_total{grpc_code="OK",grpc_method="Unlock"} `,
 		"go_goroutines ", "process_resident_memory_bytes ",
 	} {
 		if !strings.Contains(text, want) {
