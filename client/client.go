@@ -17,6 +17,12 @@
 // itself with the fencing token of each grant: it refuses a token smaller
 // than the largest it has seen.
 //
+// A session's Lock, Unlock, Acquire and Release go on one gRPC stream per
+// node (the API's Calls), which costs a node less than a unary call
+// each; a node without it is called unary. A session that locks mostly
+// one name is best opened where that name lives, with WithNear: its
+// Lock then stays inside one node.
+//
 // Each grant is its own owner: two Locks on one session are two holders,
 // and the second waits for the first (unlike etcd's mutexes, which both
 // "own" a lock taken twice on one session). The client never needs to know
