@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc"
@@ -156,4 +157,24 @@ func ExampleSession_Done() {
 	<-g.Done()
 	fmt.Println("lost job-42")
 	// Output: lost job-42
+}
+
+// A session for a leader's lock, opened on the node where the lock's
+// name lives: its Lock takes no hop to another node for the name.
+func ExampleWithNear() {
+	addrs, stop := startNodes(3)
+	defer stop()
+	ctx := context.Background()
+	c, _ := client.Dial(ctx, addrs...)
+	defer c.Close()
+	s, err := c.Session(ctx, client.WithNear("leader"))
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close(ctx)
+
+	g, _ := s.Lock(ctx, "leader")
+	fmt.Println("leading, on one of the nodes given:", slices.Contains(addrs, s.Node()))
+	g.Unlock(ctx)
+	// Output: leading, on one of the nodes given: true
 }
