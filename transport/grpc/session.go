@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"time"
 
 	"sync"
@@ -300,11 +299,6 @@ func (p *peer) write(ctx context.Context, cancel context.CancelFunc, s stream, g
 			return
 		case <-wake:
 		}
-		// Let the goroutines ready to run go first: the processes
-		// that are about to send on this link put their messages in
-		// this batch. On a quiet node nothing else is ready, and the
-		// batch goes at once.
-		runtime.Gosched()
 		p.mu.Lock()
 		if p.gen != gen {
 			p.mu.Unlock()
