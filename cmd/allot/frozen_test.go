@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,6 +75,15 @@ func TestFrozenNodeReleasesNothingLate(t *testing.T) {
 	// names again.
 	lctx, lcancel := context.WithTimeout(ctx, 15*time.Second)
 	g2, err := session(addrs[0]).Lock(lctx, names...)
+	for errors.Is(err, client.ErrSessionExpired) && lctx.Err() == nil {
+		// Node 0's lease ran out meanwhile and it fenced itself, ending
+		// its sessions, as it must (node 2 may have been the Raft
+		// leader, and a loaded machine can elect the next one past the
+		// others' leases: a CI run saw it). What is tested is who is
+		// granted the names, and when: another session asks again.
+		t.Logf("node 0's session ended while node 2 was stopped (%v): another session asks", err)
+		g2, err = session(addrs[0]).Lock(lctx, names...)
+	}
 	lcancel()
 	if err != nil {
 		syscall.Kill(frozen, syscall.SIGCONT)
