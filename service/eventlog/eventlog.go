@@ -98,31 +98,34 @@ func Read(r io.Reader) ([]Record, error) {
 // Log writes a node's records. The time is read under the lock, so the
 // records of a node are in time order; a record is written before the
 // messages its event causes are sent, so merging the nodes' logs by time
-// keeps cause before effect. Records are buffered until Flush.
+// keeps cause before effect. Records are kept in memory until Flush, which
+// writes them out: Put never waits for the writer (it is called by the
+// algorithms' steps, some on a link's reader, whose other messages, the
+// control plane's among them, must not wait for a disk).
 type Log struct {
 	node int
-	mu   sync.Mutex
 	w    io.Writer
-	buf  *bufio.Writer
+	wmu  sync.Mutex // held by Flush while it writes: one at a time, in order
+	mu   sync.Mutex
+	// pending: the records put since the last Flush; spare: the buffer
+	// the last Flush wrote, for the next one (under wmu).
+	pending, spare []byte
 }
 
 // New returns the log of node to w (nil: a log that writes nothing).
 func New(w io.Writer, node int) *Log { return &Log{w: w, node: node} }
 
-// Put stamps r with the time and the node and writes it.
+// Put stamps r with the time and the node and keeps it for Flush.
 func (l *Log) Put(r Record) {
 	if l.w == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.buf == nil {
-		l.buf = bufio.NewWriter(l.w)
-	}
 	r.T = time.Now().UnixNano()
 	r.Node = l.node
 	b, _ := json.Marshal(r) // a Record always marshals
-	l.buf.Write(append(b, '\n'))
+	l.pending = append(append(l.pending, b...), '\n')
 }
 
 // Fenced records the counter given to the grant of keys at process p of
@@ -135,13 +138,22 @@ func (l *Log) Fenced(instance string, p proc.ID, keys []string, epoch, counter u
 	l.Put(Record{Instance: instance, Ev: Fenced, P: p, Keys: keys, Epoch: epoch, Counters: cs})
 }
 
-// Flush writes out what is buffered.
+// Flush writes out the records put since the last Flush, without
+// holding up Put meanwhile.
 func (l *Log) Flush() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.buf != nil {
-		l.buf.Flush()
+	if l.w == nil {
+		return
 	}
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.mu.Lock()
+	out := l.pending
+	l.pending = l.spare[:0]
+	l.mu.Unlock()
+	if len(out) > 0 {
+		l.w.Write(out)
+	}
+	l.spare = out
 }
 
 // Sink writes the events of one instance's host to the log.

@@ -3,7 +3,9 @@ package eventlog
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/allot-dev/allot/proc"
 )
@@ -47,5 +49,51 @@ func TestReadBad(t *testing.T) {
 	recs, err := Read(strings.NewReader("{\"t\":1,\"ev\":\"enter\"}\n{\"t\":\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "line 2:") || len(recs) != 1 {
 		t.Errorf("Read = %d records, %v; want line 2's error after 1", len(recs), err)
+	}
+}
+
+// stuckWriter is a disk that holds each Write until release is closed.
+type stuckWriter struct {
+	writing chan struct{} // gets a value when a Write begins
+	release chan struct{}
+	mu      sync.Mutex
+	b       bytes.Buffer
+}
+
+func (w *stuckWriter) Write(p []byte) (int, error) {
+	w.writing <- struct{}{}
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// TestPutDoesNotWaitForTheDisk: while Flush waits on a slow writer, Put
+// returns at once; what was put meanwhile goes out with the next Flush,
+// after what the first wrote.
+func TestPutDoesNotWaitForTheDisk(t *testing.T) {
+	w := &stuckWriter{writing: make(chan struct{}, 1), release: make(chan struct{})}
+	l := New(w, 3)
+	l.Put(Record{Instance: "lock@1", Ev: "enter", P: 1})
+	flushed := make(chan struct{})
+	go func() { l.Flush(); close(flushed) }()
+	<-w.writing
+	put := make(chan struct{})
+	go func() { l.Put(Record{Instance: "lock@1", Ev: "exit", P: 1}); close(put) }()
+	select {
+	case <-put:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Put waited for the writer")
+	}
+	close(w.release)
+	<-flushed
+	go func() { <-w.writing }()
+	l.Flush()
+	rs, err := Read(bytes.NewReader(w.b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Ev != "enter" || rs[1].Ev != "exit" || rs[0].Node != 3 || rs[1].T < rs[0].T {
+		t.Errorf("written: %+v, want enter then exit of node 3", rs)
 	}
 }
