@@ -44,35 +44,33 @@ func newCaller(cc grpc.ClientConnInterface) *caller {
 var errUnary = errors.New("the node has no Calls stream")
 
 func (c *caller) Lock(ctx context.Context, r *pb.LockRequest, opts ...grpc.CallOption) (*pb.LockResponse, error) {
-	res, err := c.call(ctx, &pb.Call{Request: &pb.Call_Lock{Lock: r}})
-	if err == errUnary {
-		return c.AllotClient.Lock(ctx, r, opts...)
-	}
-	return res.GetLock(), err
+	return onStream(ctx, c, &pb.Call{Request: &pb.Call_Lock{Lock: r}}, (*pb.CallResult).GetLock,
+		func() (*pb.LockResponse, error) { return c.AllotClient.Lock(ctx, r, opts...) })
 }
 
 func (c *caller) Unlock(ctx context.Context, r *pb.UnlockRequest, opts ...grpc.CallOption) (*pb.UnlockResponse, error) {
-	res, err := c.call(ctx, &pb.Call{Request: &pb.Call_Unlock{Unlock: r}})
-	if err == errUnary {
-		return c.AllotClient.Unlock(ctx, r, opts...)
-	}
-	return res.GetUnlock(), err
+	return onStream(ctx, c, &pb.Call{Request: &pb.Call_Unlock{Unlock: r}}, (*pb.CallResult).GetUnlock,
+		func() (*pb.UnlockResponse, error) { return c.AllotClient.Unlock(ctx, r, opts...) })
 }
 
 func (c *caller) Acquire(ctx context.Context, r *pb.AcquireRequest, opts ...grpc.CallOption) (*pb.AcquireResponse, error) {
-	res, err := c.call(ctx, &pb.Call{Request: &pb.Call_Acquire{Acquire: r}})
-	if err == errUnary {
-		return c.AllotClient.Acquire(ctx, r, opts...)
-	}
-	return res.GetAcquire(), err
+	return onStream(ctx, c, &pb.Call{Request: &pb.Call_Acquire{Acquire: r}}, (*pb.CallResult).GetAcquire,
+		func() (*pb.AcquireResponse, error) { return c.AllotClient.Acquire(ctx, r, opts...) })
 }
 
 func (c *caller) Release(ctx context.Context, r *pb.ReleaseRequest, opts ...grpc.CallOption) (*pb.ReleaseResponse, error) {
-	res, err := c.call(ctx, &pb.Call{Request: &pb.Call_Release{Release: r}})
+	return onStream(ctx, c, &pb.Call{Request: &pb.Call_Release{Release: r}}, (*pb.CallResult).GetRelease,
+		func() (*pb.ReleaseResponse, error) { return c.AllotClient.Release(ctx, r, opts...) })
+}
+
+// onStream makes call on c's stream and picks its response out of the
+// result, or makes it unary where the node has no Calls.
+func onStream[R any](ctx context.Context, c *caller, call *pb.Call, pick func(*pb.CallResult) R, unary func() (R, error)) (R, error) {
+	res, err := c.call(ctx, call)
 	if err == errUnary {
-		return c.AllotClient.Release(ctx, r, opts...)
+		return unary()
 	}
-	return res.GetRelease(), err
+	return pick(res), err
 }
 
 // call sends call on the node's stream (opened if none is) and waits
@@ -259,15 +257,12 @@ func (st *callStream) receive() {
 // call opens another) and closes the open calls' channels.
 func (st *callStream) end(err error) {
 	st.cancel()
-	c := st.c
-	c.mu.Lock()
-	if c.st == st {
-		c.st = nil
-	}
+	st.c.forget(st)
 	if status.Code(err) == codes.Unimplemented {
-		c.unary = true
+		st.c.mu.Lock()
+		st.c.unary = true
+		st.c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	st.mu.Lock()
 	st.err = err
 	open := st.pending
