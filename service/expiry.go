@@ -76,7 +76,12 @@ func (e *expiry) next(now time.Time) (s *session, wait time.Duration) {
 	return s, 0
 }
 
-// expire ends the sessions of n as their leases run out, until ctx ends.
+// expiryRetry is how soon a session due to expire while the node has no
+// lease is looked at again.
+const expiryRetry = 50 * time.Millisecond
+
+// expire ends the sessions of n as their leases run out, while the node
+// holds its own lease, until ctx ends.
 func (n *Node) expire(ctx context.Context) {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
@@ -90,6 +95,18 @@ func (n *Node) expire(ctx context.Context) {
 			case dead: // closed
 			case time.Now().Before(at):
 				n.expiry.add(s, at) // kept alive meanwhile
+			case n.ctl.leaseLeft() <= 0:
+				// Past the node's own lease the session is not this
+				// node's to end: the cluster may have moved on without
+				// the node (frozen, cut off) and the session's backup
+				// adopted it, grants and all, for a client that kept it
+				// alive there. Ended here, its grants would be held
+				// under the lock-delay and asked for again in the next
+				// view beside the backup's, each waiting for the other:
+				// that view would never serve. The node fences itself if
+				// it was left out (its sessions end, nothing delayed);
+				// if its lease comes back, the session is looked at then.
+				n.expiry.add(s, time.Now().Add(expiryRetry))
 			default:
 				n.end(s, n.cfg.LockDelay, "lease expired", true)
 			}

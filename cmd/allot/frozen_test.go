@@ -125,3 +125,102 @@ func TestFrozenNodeReleasesNothingLate(t *testing.T) {
 		t.Errorf("the nodes' event logs: %d violations: %v", v.Violations, v.First)
 	}
 }
+
+// TestFrozenNodeRejoins: a node frozen (SIGSTOP) past its lease and its
+// session's TTL while the session holds a lock; the others move on
+// without it and its backup adopts the session, which its client keeps
+// alive there. When the node runs again it must not end that session
+// itself (its lease is over: the session is the backup's now) and hold
+// its lock under the lock-delay: asked again in the next view beside the
+// backup's, the grant would wait for itself, and that view would never
+// serve (chaos seed 1795827910814752324: a 20s SIGSTOP, no view served
+// after it).
+func TestFrozenNodeRejoins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts allot serve processes")
+	}
+	dir := t.TempDir()
+	addrs, err := freePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := strings.Join(addrs, ",")
+	events := func(i int) string { return filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", i)) }
+	procs := serveTogether(t, 3, func(i int) []string {
+		return []string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
+			"--events", events(i), "--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s", "--lock-delay", "30s"}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// The client knows every node, node 2 first: its session opens there
+	// and moves to node 2's backup when node 2 is lost.
+	c, err := client.Dial(ctx, addrs[2], addrs[0], addrs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx, client.WithTTL(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.Lock(ctx, "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen := procs[2].cmd.Process.Pid
+	if err := syscall.Kill(frozen, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// Past node 2's lease, the session's TTL and the view that adopts
+	// the session at the backup.
+	time.Sleep(5 * time.Second)
+	if err := syscall.Kill(frozen, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Done():
+		t.Fatal("the session ended while node 2 was stopped: its backup did not keep it")
+	default:
+	}
+	// Node 2 rejoins; the views after it must serve.
+	other := sessionOn(ctx, t, addrs[0], 10*time.Second)
+	for i := range 3 {
+		time.Sleep(time.Second)
+		lctx, lcancel := context.WithTimeout(ctx, 10*time.Second)
+		g2, err := other.Lock(lctx, fmt.Sprintf("after-%d", i))
+		lcancel()
+		if err != nil {
+			t.Fatalf("a Lock %ds after node 2 ran again: %v", i+1, err)
+		}
+		if err := g2.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Unlock(ctx); err != nil {
+		t.Fatalf("the adopted session's Unlock: %v", err)
+	}
+	for _, p := range procs {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		p.waitExit(t, 15*time.Second)
+	}
+	var logs [][]eventlog.Record
+	for i := range procs {
+		f, err := os.Open(events(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := eventlog.Read(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, rs)
+	}
+	v, err := verify.Logs(logs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Violations > 0 {
+		t.Errorf("the nodes' event logs: %d violations: %v", v.Violations, v.First)
+	}
+}
