@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/proc"
+	grpcnet "github.com/allot-dev/allot/transport/grpc"
 	"github.com/allot-dev/allot/transport/transporttest"
 )
 
@@ -16,7 +17,13 @@ import (
 // spent per round trip (cpu-ns/op, user and system), which a loaded
 // machine distorts far less.
 func BenchmarkRoundTrip(b *testing.B) {
-	c := newCluster(b, 2)
+	for _, cr := range carriers {
+		b.Run(cr.name, func(b *testing.B) { roundTrips(b, cr.mod) })
+	}
+}
+
+func roundTrips(b *testing.B, mod func(int, *grpcnet.Config)) {
+	c := newClusterWith(b, 2, mod)
 	defer c.Close()
 	back := make(chan struct{}, 1)
 	if err := c.Register(1, func(from proc.ID, m proc.Message) {

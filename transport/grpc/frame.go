@@ -12,6 +12,7 @@ const (
 	frameHello frameKind = iota + 1 // who is speaking, and what it has delivered
 	frameData                       // one message, with its sequence number
 	frameAck                        // everything up to Ack has been delivered
+	framePing                       // nothing: the plain carrier's keep-alive (plain.go)
 )
 
 // frame is one unit on a stream. Ack is cumulative: every data frame

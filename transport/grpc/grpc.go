@@ -1,13 +1,22 @@
 // Package grpc is the network transport: the processes hosted on one node
-// reach those on other nodes over gRPC, one bidirectional stream per
-// neighbour node, with a link session layer that gives the algorithms the
-// reliable FIFO channels their papers assume whatever the connections do.
+// reach those on other nodes over one connection per neighbour node, with
+// a link session layer that gives the algorithms the reliable FIFO
+// channels their papers assume whatever the connections do.
 //
 //	node a                                                     node b
-//	Send(p, q, m) ─> Codec ─> session a→b ══ one gRPC stream ══> session b←a ─> Handler of q
+//	Send(p, q, m) ─> Codec ─> session a→b ══ one connection ═══> session b←a ─> Handler of q
 //	                          seq 1, 2, 3 …   (both directions)  deliver seq = delivered+1,
 //	                          kept until acked                   drop seq ≤ delivered (a resend),
 //	                          resent after reconnect <── ack ─── ack what was delivered
+//
+// Carriers. The session's frames travel on a gRPC stream, or, between
+// nodes that both take it (Config.Plain, AcceptPlain), on the plain
+// carrier: a TCP connection of their own (TLS when configured), a batch
+// of frames a write, without HTTP/2, gRPC's writer goroutine and a
+// protobuf wrapper — about half the CPU per message (plain.go). Both
+// arrive at the node's one port: Split tells them apart by their first
+// bytes. A node dials the plain carrier first and falls back to a stream,
+// so nodes of both kinds make one cluster.
 //
 // Sessions. Each ordered pair of nodes has a session that outlives its
 // connections: the sender numbers every message and keeps it until the
@@ -57,7 +66,8 @@
 //
 // Sharing a server. With Config.Server the link service is registered on a
 // gRPC server the caller owns (and serves, with whatever credentials it
-// has), so a node needs one port for its clients and its peers.
+// has), so a node needs one port for its clients and its peers; with
+// Split in front of that server, the plain carrier uses the same port.
 package grpc
 
 import (
@@ -124,6 +134,10 @@ type Config struct {
 	// knows the node restarted with nothing of its sessions, and numbers
 	// afresh.
 	Incarnation uint64
+	// Plain, when set, makes the node dial its neighbours' links on the
+	// plain carrier first (plain.go), and take those that arrive at the
+	// listeners given to AcceptPlain. Nil: gRPC streams only.
+	Plain *Plain
 }
 
 // Transport is one node's transport.
@@ -143,6 +157,8 @@ type Transport struct {
 	err    error
 
 	restarted atomic.Bool // a neighbour knew an earlier incarnation
+
+	plainLs []net.Listener // AcceptPlain's, closed by Close (under mu)
 
 	frames, batches atomic.Int64 // see LinkStats
 
@@ -297,7 +313,7 @@ func New(cfg Config) (*Transport, error) {
 // newPeer is the link to node name at addr, not started: a connection
 // to dial it if this node's name is the smaller.
 func (t *Transport) newPeer(name, addr string) (*peer, error) {
-	p := &peer{t: t, name: name, restored: make(chan struct{})}
+	p := &peer{t: t, name: name, addr: addr, restored: make(chan struct{})}
 	p.ctx, p.stop = context.WithCancel(t.ctx)
 	if t.cfg.Node < name {
 		opts := append(DialOptions(), t.cfg.DialOptions...)
@@ -538,8 +554,12 @@ func (t *Transport) Close() error {
 		return nil
 	}
 	t.closed = true
+	ls := t.plainLs
 	t.mu.Unlock()
 	t.cancel()
+	for _, l := range ls {
+		l.Close()
+	}
 	if t.srv != nil {
 		t.srv.Stop()
 	}
@@ -756,9 +776,10 @@ func (t *Transport) WaitUp(ctx context.Context, node string) error {
 
 // PeerState is what a node knows of a neighbour's link.
 type PeerState struct {
-	Up          bool      // a stream is up
+	Up          bool      // a link is up (a stream or a plain connection)
 	Since       time.Time // when Up last changed (zero: never up)
 	Incarnation uint64    // the neighbour's run, from its last hello (0: none yet)
+	Carrier     Carrier   // what the link is on while Up ("" while down)
 }
 
 // Peer returns the state of the link to node.
@@ -769,7 +790,7 @@ func (t *Transport) Peer(node string) (PeerState, bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return PeerState{Up: p.up, Since: p.since, Incarnation: p.inc}, true
+	return PeerState{Up: p.up, Since: p.since, Incarnation: p.inc, Carrier: p.carrier}, true
 }
 
 // Restarted reports whether a neighbour has said it knew an earlier
@@ -779,7 +800,7 @@ func (t *Transport) Restarted() bool { return t.restarted.Load() }
 // LinkStats are what a node has written to the other nodes' streams.
 type LinkStats struct {
 	Frames  int64 // messages (data frames), resends included
-	Batches int64 // gRPC messages, each a batch of frames (messages, acks)
+	Batches int64 // batches of frames (messages, acks): a gRPC message each on a stream, a write on the plain carrier
 }
 
 // Stats returns the node's link counts so far.

@@ -53,15 +53,10 @@ func (c *cluster) Close() error {
 	return err
 }
 
-// newCluster starts n nodes on loopback ports, carrying the messages of
-// algs (and the suite's test message).
-func newCluster(t testing.TB, n int, algs ...algo.Algorithm) *cluster {
-	t.Helper()
-	return newClusterWith(t, n, nil, algs...)
-}
-
-// newClusterWith is newCluster with the nodes' configurations changed by
-// mod first.
+// newClusterWith starts n nodes on loopback ports, carrying the messages
+// of algs (and the suite's test message), with the nodes' configurations
+// changed by mod first (nil: as they are). A node with Plain shares its one
+// port between the carriers (Split).
 func newClusterWith(t testing.TB, n int, mod func(i int, cfg *grpcnet.Config), algs ...algo.Algorithm) *cluster {
 	t.Helper()
 	algs = append(algs, algo.Algorithm{Name: "transporttest", Messages: []proc.Message{transporttest.Msg{}}})
@@ -90,17 +85,40 @@ func newClusterWith(t testing.TB, n int, mod func(i int, cfg *grpcnet.Config), a
 		if mod != nil {
 			mod(i, &cfg)
 		}
+		var links net.Listener
+		if cfg.Plain != nil {
+			// One port for both carriers, as a service node has.
+			cfg.Listener, links = grpcnet.Split(lis[i])
+		}
 		node, err := grpcnet.New(cfg)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if links != nil {
+			if err := node.AcceptPlain(links); err != nil {
+				t.Fatal(err)
+			}
 		}
 		c.nodes = append(c.nodes, node)
 	}
 	return c
 }
 
+// carriers are the two ways a link is carried, as options of a node.
+var carriers = []struct {
+	name string
+	mod  func(i int, cfg *grpcnet.Config)
+}{
+	{"stream", nil},
+	{"plain", func(_ int, cfg *grpcnet.Config) { cfg.Plain = &grpcnet.Plain{} }},
+}
+
 func TestContract(t *testing.T) {
-	transporttest.Run(t, func(t testing.TB) transport.Transport { return newCluster(t, 3) })
+	for _, cr := range carriers {
+		t.Run(cr.name, func(t *testing.T) {
+			transporttest.Run(t, func(t testing.TB) transport.Transport { return newClusterWith(t, 3, cr.mod) })
+		})
+	}
 }
 
 // TestDoorwayOverGRPCWithCuts runs Choy and Singh's algorithm (it needs
@@ -109,6 +127,12 @@ func TestContract(t *testing.T) {
 // the checkers: a lost or duplicated fork would show as a deadlock or an
 // exclusion violation.
 func TestDoorwayOverGRPCWithCuts(t *testing.T) {
+	for _, cr := range carriers {
+		t.Run(cr.name, func(t *testing.T) { doorwayWithCuts(t, cr.mod) })
+	}
+}
+
+func doorwayWithCuts(t *testing.T, mod func(int, *grpcnet.Config)) {
 	g, err := graph.Parse("random:9:0.4", rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +143,7 @@ func TestDoorwayOverGRPCWithCuts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCluster(t, 3, doorway.Algorithm)
+	c := newClusterWith(t, 3, mod, doorway.Algorithm)
 	stop := make(chan struct{})
 	var cuts atomic.Int32
 	var wg sync.WaitGroup

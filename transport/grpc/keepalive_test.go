@@ -106,6 +106,12 @@ func TestSilentStreamRedialled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes a keep-alive period (about 12s)")
 	}
+	silentLink(t, nil)
+}
+
+// silentLink runs TestSilentStreamRedialled with the nodes configured by
+// mod (nil: as they are).
+func silentLink(t *testing.T, mod func(*grpcnet.Config)) {
 	cd, err := codec.New(algo.Algorithm{Name: "transporttest", Messages: []proc.Message{transporttest.Msg{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -123,11 +129,24 @@ func TestSilentStreamRedialled(t *testing.T) {
 	got := make(chan int32, 100)
 	var nodes []*grpcnet.Transport
 	for i := range lis {
-		tr, err := grpcnet.New(grpcnet.Config{Node: fmt.Sprintf("n%d", i), Listener: lis[i], Peers: peers, Place: place, Codec: cd})
+		cfg := grpcnet.Config{Node: fmt.Sprintf("n%d", i), Listener: lis[i], Peers: peers, Place: place, Codec: cd}
+		if mod != nil {
+			mod(&cfg)
+		}
+		var links net.Listener
+		if cfg.Plain != nil {
+			cfg.Listener, links = grpcnet.Split(lis[i])
+		}
+		tr, err := grpcnet.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer tr.Close()
+		if links != nil {
+			if err := tr.AcceptPlain(links); err != nil {
+				t.Fatal(err)
+			}
+		}
 		nodes = append(nodes, tr)
 	}
 	nodes[1].Register(1, func(_ proc.ID, m proc.Message) { got <- m.(transporttest.Msg).Seq })
@@ -150,6 +169,13 @@ func TestSilentStreamRedialled(t *testing.T) {
 	}
 	nodes[0].Send(0, 1, transporttest.Msg{Seq: 1})
 	expect(1, 10*time.Second)
+	want := grpcnet.Stream
+	if mod != nil {
+		want = grpcnet.PlainCarrier
+	}
+	if st, _ := nodes[0].Peer("n1"); st.Carrier != want {
+		t.Fatalf("the link is on %q, want %q", st.Carrier, want)
+	}
 	px.silence()
 	start := time.Now()
 	nodes[0].Send(0, 1, transporttest.Msg{Seq: 2})

@@ -25,6 +25,7 @@ type stream interface {
 type peer struct {
 	t    *Transport
 	name string
+	addr string // where it is dialled
 	// ctx ends when the transport closes or the peer is removed (stop).
 	ctx  context.Context
 	stop context.CancelFunc
@@ -36,6 +37,7 @@ type peer struct {
 	unacked   []*frame  // sent, not yet acknowledged, in order
 	delivered uint64    // the peer's messages delivered here, 1..delivered
 	up        bool      // a stream is up
+	carrier   Carrier   // what the stream is on, while up
 	since     time.Time // when up last changed
 	gen       uint64    // the current stream's generation
 	out       []*frame  // queued for the current stream's writer
@@ -145,6 +147,7 @@ func (p *peer) met(their *frame) uint64 {
 // dial keeps a stream to the peer up, until the transport is closed.
 func (p *peer) dial() {
 	defer p.t.wg.Done()
+	streamNext := false
 	for {
 		p.mu.Lock()
 		cut, restored := p.cut, p.restored
@@ -158,11 +161,20 @@ func (p *peer) dial() {
 			}
 		}
 		ctx, cancel := context.WithCancel(p.ctx)
-		if cs, err := p.conn.NewStream(ctx, &streamDesc, method); err == nil {
-			s := &wire{s: cs}
-			their := new(frame)
-			if s.Send(p.hello()) == nil && s.Recv(their) == nil && their.Kind == frameHello && their.Node == p.name {
-				p.serve(ctx, cancel, s, their, false)
+		if p.t.cfg.Plain != nil && !streamNext {
+			// A peer that does not take the plain carrier (an older
+			// node, or a listener not split) is linked over a stream
+			// next, and tried on the plain carrier again after that
+			// stream breaks.
+			streamNext = !p.dialPlain(ctx, cancel)
+		} else {
+			streamNext = false
+			if cs, err := p.conn.NewStream(ctx, &streamDesc, method); err == nil {
+				s := &wire{s: cs}
+				their := new(frame)
+				if s.Send(p.hello()) == nil && s.Recv(their) == nil && their.Kind == frameHello && their.Node == p.name {
+					p.serve(ctx, cancel, s, their, false)
+				}
 			}
 		}
 		cancel()
@@ -191,6 +203,10 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	p.acked(ack)
 	p.out = append([]*frame(nil), p.unacked...)
 	p.up, p.cancel, p.wake, p.since = true, cancel, make(chan struct{}, 1), time.Now()
+	p.carrier = Stream
+	if _, ok := s.(*plainWire); ok {
+		p.carrier = PlainCarrier
+	}
 	p.gen++
 	gen := p.gen
 	p.signal()
@@ -198,7 +214,7 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	defer func() {
 		p.mu.Lock()
 		if p.gen == gen {
-			p.up, p.out, p.cancel, p.since = false, nil, nil, time.Now()
+			p.up, p.out, p.cancel, p.since, p.carrier = false, nil, nil, time.Now(), ""
 		}
 		p.mu.Unlock()
 	}()
