@@ -5,8 +5,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,7 +129,7 @@ func secureCluster(t *testing.T, p *pki, n int, log *syncBuffer) []string {
 	var nodes []*service.Node
 	var servers []*grpc.Server
 	for i := range n {
-		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 4}, Self: i, DialOptions: dialOpts, ServerOptions: srvOpts})
+		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 4}, Self: i, DialOptions: dialOpts, ServerOptions: srvOpts, Identity: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +137,7 @@ func secureCluster(t *testing.T, p *pki, n int, log *syncBuffer) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		go s.Serve(lns[i])
+		go nd.Serve(s, lns[i])
 		nodes = append(nodes, nd)
 		servers = append(servers, s)
 	}
@@ -148,12 +150,26 @@ func secureCluster(t *testing.T, p *pki, n int, log *syncBuffer) []string {
 		}
 	})
 	// The links are up only if the nodes' handshakes with each other
-	// succeeded: mTLS between nodes.
+	// succeeded: mTLS between nodes, on the plain carrier.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, nd := range nodes {
 		if err := nd.WaitReady(ctx); err != nil {
 			t.Fatal(err)
+		}
+	}
+	for i, nd := range nodes {
+		for k := range n {
+			if k == i {
+				continue
+			}
+			want := fmt.Sprintf("allot_peer_link_plain{peer=%q} 1", fmt.Sprint(k))
+			for !strings.Contains(scrapeNode(nd), want) {
+				if ctx.Err() != nil {
+					t.Fatalf("node %d: no %s: its link to node %d is not on the plain carrier", i, want, k)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 		}
 	}
 	return addrs
@@ -338,4 +354,11 @@ func TestAdminNeedsNodeCertificate(t *testing.T) {
 			t.Errorf("%s: list the members: %v %v, want %v", c.name, r, err, c.want)
 		}
 	}
+}
+
+// scrapeNode is what the node's /metrics says.
+func scrapeNode(n *service.Node) string {
+	rec := httptest.NewRecorder()
+	n.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
 }

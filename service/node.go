@@ -19,6 +19,7 @@ import (
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/codec"
 	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/mtls"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/backuppb"
@@ -106,8 +107,14 @@ type Config struct {
 	// cluster (Secure).
 	DialOptions   []grpc.DialOption
 	ServerOptions []grpc.ServerOption
-	Log           *slog.Logger // nil: discard
-	Events        io.Writer    // the node event log (JSONL), nil: none
+	// Identity is the node's mTLS identity in a secure cluster, the one
+	// Secure was given: the links between nodes that leave gRPC out (the
+	// plain carrier, Serve) speak mTLS with it. Without it, a node with
+	// DialOptions or ServerOptions links to the others over gRPC streams
+	// only (it cannot tell what the options secure).
+	Identity *mtls.Identity
+	Log      *slog.Logger // nil: discard
+	Events   io.Writer    // the node event log (JSONL), nil: none
 }
 
 // Node is one node of a cluster: it serves the Allot API to clients, and
@@ -303,6 +310,7 @@ func (n *Node) Register(s *grpc.Server) error {
 		Place:       n.place,
 		Open:        n.open,
 		Codec:       stampCodec{n.codec, &n.clock},
+		Plain:       n.plainLinks(),
 	})
 	if err != nil {
 		return err

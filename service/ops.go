@@ -122,12 +122,13 @@ var (
 	linkDesc    = prometheus.NewDesc("allot_peer_link_up", "1 while the link to the other node is up, by node index.", []string{"peer"}, nil)
 	heldDesc    = prometheus.NewDesc("allot_held_grants", "Grants (locks, semaphore units, quota permits in flight) held by this node's sessions.", nil, nil)
 	framesDesc  = prometheus.NewDesc("allot_link_messages_total", "Messages this node sent to other nodes over its links (algorithm instances and control plane, resends included).", nil, nil)
-	batchesDesc = prometheus.NewDesc("allot_link_batches_total", "gRPC messages this node sent over its links, each a batch of messages and acks.", nil, nil)
+	batchesDesc = prometheus.NewDesc("allot_link_batches_total", "Batches of messages and acks this node sent over its links: a gRPC message each on a stream, a write on the plain carrier.", nil, nil)
+	plainDesc   = prometheus.NewDesc("allot_peer_link_plain", "1 while the link to the other node is up on the plain carrier (a TCP connection of its own, TLS in a secure cluster), 0 while on a gRPC stream or down, by node index.", []string{"peer"}, nil)
 	namesDesc   = prometheus.NewDesc("allot_lock_names", "Lock names in this node's tables for its view (homed here, or answers of their homes); given back at the next view change.", nil, nil)
 )
 
 func (s state) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{epochDesc, servingDesc, membersDesc, linkDesc, heldDesc, framesDesc, batchesDesc, namesDesc} {
+	for _, d := range []*prometheus.Desc{epochDesc, servingDesc, membersDesc, linkDesc, plainDesc, heldDesc, framesDesc, batchesDesc, namesDesc} {
 		ch <- d
 	}
 }
@@ -163,5 +164,10 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 			up = 1
 		}
 		ch <- prometheus.MustNewConstMetric(linkDesc, prometheus.GaugeValue, up, strconv.Itoa(k))
+		plain := 0.0
+		if p.Carrier == tgrpc.PlainCarrier {
+			plain = 1
+		}
+		ch <- prometheus.MustNewConstMetric(plainDesc, prometheus.GaugeValue, plain, strconv.Itoa(k))
 	}
 }

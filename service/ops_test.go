@@ -66,7 +66,7 @@ func opsCluster(t *testing.T, n int, edits ...func(*service.Config)) []*opsNode 
 		if err != nil {
 			t.Fatal(err)
 		}
-		go s.Serve(lns[i])
+		go nd.Serve(s, lns[i]) // as allot serve does: links on the plain carrier
 		var once sync.Once
 		on := &opsNode{n: nd, srv: s, addr: addrs[i]}
 		on.stop = func() {
@@ -313,6 +313,7 @@ func TestMetricsUnderLoad(t *testing.T) {
 	for _, want := range []string{
 		"allot_serving 1", "allot_view_epoch ", "allot_view_members 3",
 		"allot_peer_link_up{peer=\"1\"} 1", "allot_peer_link_up{peer=\"2\"} 1",
+		"allot_peer_link_plain{peer=\"1\"} 1", "allot_peer_link_plain{peer=\"2\"} 1",
 		"allot_sessions 8", "allot_held_grants ", "allot_lock_names ", "allot_messages_total{message=",
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Lock",grpc_service="allot.v1.Allot",grpc_type="unary"}`,
 		// The Go client's Locks and Unlocks, on its Calls stream.

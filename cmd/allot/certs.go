@@ -29,9 +29,9 @@ func (o *tlsOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.tokens, "auth-tokens", "", "ask clients for a token of FILE (lines TOKEN or NAME TOKEN; # comments); needs mTLS")
 }
 
-// options loads the files: the node's server and dial options (none
-// without TLS).
-func (o *tlsOpts) options(log *slog.Logger) ([]grpc.ServerOption, []grpc.DialOption, error) {
+// options loads the files: the node's server and dial options and its
+// identity (none without TLS).
+func (o *tlsOpts) options(log *slog.Logger) ([]grpc.ServerOption, []grpc.DialOption, *mtls.Identity, error) {
 	n := 0
 	for _, f := range []string{o.ca, o.cert, o.key} {
 		if f != "" {
@@ -40,27 +40,27 @@ func (o *tlsOpts) options(log *slog.Logger) ([]grpc.ServerOption, []grpc.DialOpt
 	}
 	switch {
 	case n == 0 && o.tokens != "":
-		return nil, nil, badf("--auth-tokens needs mTLS (--tls-ca, --tls-cert, --tls-key): a token sent in plaintext can be read on the way")
+		return nil, nil, nil, badf("--auth-tokens needs mTLS (--tls-ca, --tls-cert, --tls-key): a token sent in plaintext can be read on the way")
 	case n == 0:
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	case n < 3:
-		return nil, nil, badf("give all of --tls-ca, --tls-cert and --tls-key, or none")
+		return nil, nil, nil, badf("give all of --tls-ca, --tls-cert and --tls-key, or none")
 	}
 	id, err := mtls.Load(o.ca, o.cert, o.key)
 	if err != nil {
-		return nil, nil, badf("%v", err)
+		return nil, nil, nil, badf("%v", err)
 	}
 	if err := id.CheckNode(); err != nil {
-		return nil, nil, badf("--tls-cert: %v", err)
+		return nil, nil, nil, badf("--tls-cert: %v", err)
 	}
 	var tokens *service.Tokens
 	if o.tokens != "" {
 		if tokens, err = service.ReadTokens(o.tokens); err != nil {
-			return nil, nil, badf("--auth-tokens: %v", err)
+			return nil, nil, nil, badf("--auth-tokens: %v", err)
 		}
 	}
 	srv, dial := service.Secure(id, tokens, log)
-	return srv, dial, nil
+	return srv, dial, id, nil
 }
 
 // certsCmd writes a CA and certificates for trying a cluster with mTLS.

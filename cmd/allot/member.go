@@ -80,7 +80,7 @@ func memberCmd(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != want {
 		return badf("member %s: want %d argument(s), got %d (allot member -h)", verb, want, len(pos))
 	}
-	_, dial, err := o.tls.options(nil)
+	_, dial, _, err := o.tls.options(nil)
 	if err != nil {
 		return err
 	}

@@ -224,7 +224,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srvOpts, dialOpts, err := o.tls.options(log)
+	srvOpts, dialOpts, id, err := o.tls.options(log)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if o.dataDir == "" {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
-	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, RefreshIdle: o.refreshIdle, RefreshEvery: o.refreshEvery, MaxLocks: o.maxLocks, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts}
+	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, RefreshIdle: o.refreshIdle, RefreshEvery: o.refreshEvery, MaxLocks: o.maxLocks, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts, Identity: id}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}
@@ -293,7 +293,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("%v", err)
 	}
-	go srv.Serve(ln)
+	go n.Serve(srv, ln)
 	if mln != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", n.Metrics())
