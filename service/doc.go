@@ -64,19 +64,23 @@
 //
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the
-// session table, the control host. clock.go is the Lamport clock of the
-// fencing counters. Beside the API, on the same server (ops.go):
-// grpc.health.v1, SERVING only while the node serves its view under its
-// lease and is not draining; server reflection; and the Prometheus
-// metrics (metrics.go, ops.go: the node's requests, view, links and
-// grants, the gRPC server's calls, the Go runtime and the process).
+// session table, the control host. The node acts on its sessions only
+// within its lease (expiry.go): past it, its backup may have them.
+// clock.go is the Lamport clock of the fencing counters. Beside the API,
+// on the same server (ops.go): grpc.health.v1, SERVING only while the
+// node serves its view under its lease and is not draining; server
+// reflection; and the Prometheus metrics (metrics.go, ops.go: the node's
+// requests, view, links and grants, the gRPC server's calls, the Go
+// runtime and the process).
 // Session and grant ids stay below 2^53 (ids.go).
 //
 // The checkers of the nodes' event logs (service/verify: Logs, Partial,
 // the holders across views) are for tests and the chaos harness: the node
 // does not link them (internal/layers holds it to that). status.go serves
 // /status; cluster.go is the cluster file, secure.go who may call what
-// on a cluster with mTLS.
+// on a cluster with mTLS, links.go the carrier of the links between
+// nodes (Serve splits the node's one port between gRPC and the links'
+// own connections).
 //
 // Beside the handlers: validate.go checks a request's input against the
 // documented limits (MaxNameBytes, MaxLockNames, units, n) and the node's
