@@ -518,7 +518,7 @@ func (n *Node) serve(v space.View, left []control.QuotaLeft) {
 // view is retired, its sessions end (their clients' leases ran out with
 // the node's), and it serves nothing until a view takes it in again.
 func (n *Node) fence(epoch uint64) {
-	cur, stop := n.views.fence()
+	cur, stop := n.views.fence(epoch)
 	sessions := n.sessions.list()
 	n.log.Warn("this node stops serving: its lease ran out, or the cluster moved on without it", "epoch", epoch, "sessions", len(sessions))
 	if cur != nil {

@@ -98,11 +98,11 @@ func (n *Node) instance(sp space.Space) (*instance, error) {
 	if vs.cur != nil {
 		cur = vs.cur.v.Epoch
 	}
-	// A view behind this node's, or one the control log has but this
-	// run did not adopt (it is not in it: a restarted node's old run
-	// was), is never built: fresh processes would answer for state they
-	// never had.
-	if e := sp.View.Epoch; e < vs.adopted || e <= n.ctl.newest.Load() && e != cur && e != n.ctl.member.Load() {
+	// A view behind this node's (or one it was fenced in), or one the
+	// control log has but this run did not adopt (it is not in it: a
+	// restarted node's old run was), is never built: fresh processes
+	// would answer for state they never had.
+	if e := sp.View.Epoch; vs.behindLocked(e) || e <= n.ctl.newest.Load() && e != cur && e != n.ctl.member.Load() {
 		return nil, errRetiredView
 	}
 	in, err := n.newInstance(sp)

@@ -17,6 +17,7 @@ type views struct {
 	mu        sync.Mutex
 	cur       *epochState // the view this node is in (nil: none)
 	adopted   uint64      // the largest epoch this node has adopted (never built again below)
+	fenced    uint64      // the largest epoch this node stopped serving in (never built again, nor any before)
 	instances map[space.Space]*instance
 	retired   []string // the spaces of the instances retired at the last adopt (refresh.go: forget)
 }
@@ -33,7 +34,15 @@ func (vs *views) current() *epochState {
 func (vs *views) behind(epoch uint64) bool {
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
-	return epoch < vs.adopted
+	return vs.behindLocked(epoch)
+}
+
+// behindLocked is behind with vs.mu held. A view the node was fenced in
+// counts too: the node's next view is a newer one (its run was left out,
+// or it rejoins as a new run), and an instance of the fenced view built
+// again would be fresh processes answering for state they never had.
+func (vs *views) behindLocked(epoch uint64) bool {
+	return epoch < vs.adopted || epoch <= vs.fenced
 }
 
 // adopt makes st the node's view and takes out the instances of older
@@ -58,13 +67,18 @@ func (vs *views) adopt(st *epochState) (old *epochState, stop []*instance) {
 	return old, stop
 }
 
-// fence leaves the node in no view and takes out every instance (each runs
-// in a view), for the caller to retire; cur is the view it leaves.
-func (vs *views) fence() (cur *epochState, stop []*instance) {
+// fence leaves the node in no view, fenced in epoch, and takes out every
+// instance (each runs in a view), for the caller to retire; cur is the
+// view it leaves.
+func (vs *views) fence(epoch uint64) (cur *epochState, stop []*instance) {
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
 	cur = vs.cur
 	vs.cur = nil
+	vs.fenced = max(vs.fenced, epoch)
+	if cur != nil {
+		vs.fenced = max(vs.fenced, cur.v.Epoch)
+	}
 	for _, in := range vs.instances {
 		stop = append(stop, in)
 	}
