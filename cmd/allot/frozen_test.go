@@ -29,17 +29,7 @@ func TestFrozenNodeReleasesNothingLate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts allot serve processes")
 	}
-	dir := t.TempDir()
-	addrs, err := freePorts(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes := strings.Join(addrs, ",")
-	events := func(i int) string { return filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", i)) }
-	procs := serveTogether(t, 3, func(i int) []string {
-		return []string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
-			"--events", events(i), "--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s"}
-	})
+	addrs, procs, events := frozenCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	session := func(addr string) *client.Session { return sessionOn(ctx, t, addr, 10*time.Second) }
@@ -99,6 +89,31 @@ func TestFrozenNodeReleasesNothingLate(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond) // node 2 notices and fences
 	g2.Unlock(ctx)
+	stopAndVerify(t, procs, events)
+}
+
+// frozenCluster starts three allot serve processes with event logs (at
+// events(i)), a 1s lease and the flags extra.
+func frozenCluster(t *testing.T, extra ...string) (addrs []string, procs []*serveProc, events func(i int) string) {
+	t.Helper()
+	dir := t.TempDir()
+	addrs, err := freePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := strings.Join(addrs, ",")
+	events = func(i int) string { return filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", i)) }
+	procs = serveTogether(t, 3, func(i int) []string {
+		return append([]string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
+			"--events", events(i), "--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s"}, extra...)
+	})
+	return addrs, procs, events
+}
+
+// stopAndVerify stops the nodes with SIGTERM (they flush their event
+// logs) and checks their event logs together.
+func stopAndVerify(t *testing.T, procs []*serveProc, events func(i int) string) {
+	t.Helper()
 	for _, p := range procs {
 		p.cmd.Process.Signal(syscall.SIGTERM)
 		p.waitExit(t, 15*time.Second)
@@ -139,17 +154,7 @@ func TestFrozenNodeRejoins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts allot serve processes")
 	}
-	dir := t.TempDir()
-	addrs, err := freePorts(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodes := strings.Join(addrs, ",")
-	events := func(i int) string { return filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", i)) }
-	procs := serveTogether(t, 3, func(i int) []string {
-		return []string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
-			"--events", events(i), "--suspect", "1s", "--drain", "1s", "--peer-timeout", "15s", "--lock-delay", "30s"}
-	})
+	addrs, procs, events := frozenCluster(t, "--lock-delay", "30s")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// The client knows every node, node 2 first: its session opens there
@@ -199,28 +204,5 @@ func TestFrozenNodeRejoins(t *testing.T) {
 	if err := g.Unlock(ctx); err != nil {
 		t.Fatalf("the adopted session's Unlock: %v", err)
 	}
-	for _, p := range procs {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		p.waitExit(t, 15*time.Second)
-	}
-	var logs [][]eventlog.Record
-	for i := range procs {
-		f, err := os.Open(events(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := eventlog.Read(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		logs = append(logs, rs)
-	}
-	v, err := verify.Logs(logs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Violations > 0 {
-		t.Errorf("the nodes' event logs: %d violations: %v", v.Violations, v.First)
-	}
+	stopAndVerify(t, procs, events)
 }

@@ -85,21 +85,7 @@ func newClusterWith(t testing.TB, n int, mod func(i int, cfg *grpcnet.Config), a
 		if mod != nil {
 			mod(i, &cfg)
 		}
-		var links net.Listener
-		if cfg.Plain != nil {
-			// One port for both carriers, as a service node has.
-			cfg.Listener, links = grpcnet.Split(lis[i])
-		}
-		node, err := grpcnet.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if links != nil {
-			if err := node.AcceptPlain(links); err != nil {
-				t.Fatal(err)
-			}
-		}
-		c.nodes = append(c.nodes, node)
+		c.nodes = append(c.nodes, start(t, cfg))
 	}
 	return c
 }
@@ -111,6 +97,26 @@ var carriers = []struct {
 }{
 	{"stream", nil},
 	{"plain", func(_ int, cfg *grpcnet.Config) { cfg.Plain = &grpcnet.Plain{} }},
+}
+
+// start starts a node of cfg on cfg.Listener; with Plain, that one port is
+// split between the carriers (Split), as a service node's is.
+func start(t testing.TB, cfg grpcnet.Config) *grpcnet.Transport {
+	t.Helper()
+	var links net.Listener
+	if cfg.Plain != nil {
+		cfg.Listener, links = grpcnet.Split(cfg.Listener)
+	}
+	node, err := grpcnet.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if links != nil {
+		if err := node.AcceptPlain(links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return node
 }
 
 func TestContract(t *testing.T) {

@@ -133,20 +133,8 @@ func silentLink(t *testing.T, mod func(*grpcnet.Config)) {
 		if mod != nil {
 			mod(&cfg)
 		}
-		var links net.Listener
-		if cfg.Plain != nil {
-			cfg.Listener, links = grpcnet.Split(lis[i])
-		}
-		tr, err := grpcnet.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := start(t, cfg)
 		defer tr.Close()
-		if links != nil {
-			if err := tr.AcceptPlain(links); err != nil {
-				t.Fatal(err)
-			}
-		}
 		nodes = append(nodes, tr)
 	}
 	nodes[1].Register(1, func(_ proc.ID, m proc.Message) { got <- m.(transporttest.Msg).Seq })

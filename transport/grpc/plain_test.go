@@ -41,20 +41,8 @@ func pair(t *testing.T, mods [2]func(*grpcnet.Config)) [2]*grpcnet.Transport {
 		if mods[i] != nil {
 			mods[i](&cfg)
 		}
-		var links net.Listener
-		if cfg.Plain != nil {
-			cfg.Listener, links = grpcnet.Split(lis[i])
-		}
-		tr, err := grpcnet.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := start(t, cfg)
 		t.Cleanup(func() { tr.Close() })
-		if links != nil {
-			if err := tr.AcceptPlain(links); err != nil {
-				t.Fatal(err)
-			}
-		}
 		nodes[i] = tr
 	}
 	return nodes
