@@ -196,6 +196,17 @@ func TestNodeCrashAndRejoin(t *testing.T) {
 	// their client knows node 2 alone and cannot follow (their Done
 	// closes), so they expire after their TTL at node 0.
 	g, err := s1.Lock(ctx, "dies")
+	for errors.Is(err, client.ErrSessionExpired) {
+		// Node 2 may have been the Raft leader: with a lease of a second
+		// a loaded machine can elect the next one past node 1's lease,
+		// which then fences itself, and its sessions, backed by node 2,
+		// are lost with it, as they must be (a clean-clone CI run saw
+		// it; s1 holds nothing yet). What is tested is who gets the
+		// crashed node's lock, when, and with what token.
+		t.Logf("session on node 1 lost (%v): opening another", err)
+		s1 = session(t, ctx, c.addrs[1])
+		g, err = s1.Lock(ctx, "dies")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
