@@ -53,6 +53,7 @@ type cluster struct {
 	broken  Broken
 	quotas  []Quota
 	counts  [][]uint64 // per node: its persisted counts
+	lost    []int      // per node: how often it fenced itself as lost (its lease ran out)
 	spans   []span
 	serving map[proc.ID]int // node -> index in spans
 	log     []string
@@ -107,6 +108,7 @@ func (c *cluster) grow(d Disk) proc.ID {
 	c.paused = append(c.paused, false)
 	c.runs = append(c.runs, 0)
 	c.counts = append(c.counts, make([]uint64, len(c.quotas)))
+	c.lost = append(c.lost, 0)
 	return proc.ID(len(c.nodes) - 1)
 }
 
@@ -240,6 +242,7 @@ func (c *cluster) change(id proc.ID, ch Change) {
 			delete(c.serving, id)
 		}
 		if ch.Lost {
+			c.lost[id]++
 			c.nodes[id].Stopped(c.now, c.counts[id])
 		}
 	}

@@ -76,9 +76,11 @@ const (
 // The Raft timing: a tick is Lease/LeaseTicks; the leader sends
 // heartbeats every tick; a node campaigns after ElectionTicks to
 // 2·ElectionTicks ticks without a leader (a third to two thirds of a
-// lease: a leader's crash is usually over, and the leases renewed by the
-// next, before they run out); the leader thinks a member dead after a
-// lease (LeaseTicks) without a message from it.
+// lease: a leader's crash is over, and the leases renewed by the next,
+// before they run out, since a lease is renewed every quarter), and
+// again within ElectionTicks/2 ticks when a round elects nobody (a split
+// vote); the leader thinks a member dead after a lease (LeaseTicks)
+// without a message from it.
 const (
 	LeaseTicks     = 30
 	ElectionTicks  = 10
@@ -396,7 +398,13 @@ func (n *Node) raftTick() {
 		}
 		if n.sinceLeader >= n.electionTime {
 			n.sinceLeader = 0
-			n.electionTime = n.drawElection()
+			// Campaigning, the node knows the leader is gone: if this
+			// round ends with none (a split vote: the others campaigned
+			// in the same tick), the next comes within ElectionTicks/2
+			// (redrawn, so the split does not repeat), not a whole
+			// election timeout later, when the others' leases would
+			// have run out.
+			n.electionTime = 1 + n.cfg.Rand.IntN(ElectionTicks/2)
 			_ = n.rn.Campaign() // a learner or a removed node cannot: not an error
 		}
 	}
@@ -423,6 +431,12 @@ func (n *Node) observe(m raftpb.Message) {
 		// A new leader: the lease is renewed through it at once, not
 		// at the next read (the last ones may have died with the old).
 		n.readDue = n.now
+		// And its loss is suspected after a whole election timeout,
+		// drawn afresh: the short timer of a new cluster's first
+		// election (or of a retry) kept past it made the followers of
+		// the first leader campaign together when it crashed, one time
+		// in five.
+		n.electionTime = n.drawElection()
 	}
 	if st.RaftState == raft.StateLeader && prev.RaftState != raft.StateLeader {
 		// A new leader has heard from nobody yet: it gives every node

@@ -154,3 +154,36 @@ func twoAbove(s map[proc.ID]uint64, e uint64) bool {
 	}
 	return k == 2
 }
+
+// TestLeaderCrashKeepsTheOthersLeases: the leader of three crashes, at
+// every moment of the others' lease renewals, over seeds: the two left
+// elect a new leader and renew their leases through it before the leases
+// run out (a lapse fences a node as lost: its sessions end, and with the
+// leader's gone too, nobody adopts them). Followers that kept the short
+// first election timer of a new cluster campaigned together after the
+// leader's crash one time in five, and so again and again after each
+// split vote, a full election timeout apart: 64 lapses in 520 crashes.
+func TestLeaderCrashKeepsTheOthersLeases(t *testing.T) {
+	crashes := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		for off := proc.Time(0); off < lease/4; off += 2 {
+			c := newCluster(t, 3, seed, 0)
+			c.settle(20*lease, 3)
+			c.run(10*lease + off)
+			lead := c.nodes[0].Leader()
+			if lead == proc.None {
+				t.Fatalf("seed %d: no leader", seed)
+			}
+			c.crash(lead)
+			c.run(3 * lease)
+			crashes++
+			for k, n := range c.lost {
+				if proc.ID(k) != lead && n > 0 {
+					t.Fatalf("seed %d, leader %d crashed %d units into a renewal period: node %d's lease ran out before the next leader renewed it", seed, lead, off, k)
+				}
+			}
+			c.verify()
+		}
+	}
+	t.Logf("%d crashes of the leader, no lease lost", crashes)
+}
