@@ -244,13 +244,26 @@ func (h *ctlHost) deliver(from proc.ID, m proc.Message) {
 		return
 	}
 	var rm raftpb.Message
-	if err := rm.Unmarshal(msg.Raft); err != nil || int(rm.From)-1 != int(from) {
-		h.n.log.Warn("control: a malformed Raft message", "from", from)
+	if err := rm.Unmarshal(msg.Raft); err != nil || int(rm.From)-1 != int(from) && !passedOn(rm.Type) {
+		h.n.log.Warn("control: a malformed Raft message", "from", from, "raft_from", rm.From, "type", rm.Type.String())
 		return
 	}
 	if err := h.input(func(now proc.Time) error { return h.node.Step(now, rm) }); err != nil {
 		h.n.log.Warn("control", "err", err)
 	}
+}
+
+// passedOn reports whether Raft passes messages of type t on from a
+// follower to its leader with their first sender's From: a read's request
+// reaches the leader that way when it went to a node that was leader no
+// more, and the leader answers its first sender. Any other message names
+// the node that sent it.
+func passedOn(t raftpb.MessageType) bool {
+	switch t {
+	case raftpb.MsgReadIndex, raftpb.MsgProp, raftpb.MsgTransferLeader:
+		return true
+	}
+	return false
 }
 
 // input runs f on the control node, then does what the node asks; it
