@@ -157,7 +157,7 @@ func silentLink(t *testing.T, mod func(*grpcnet.Config)) {
 	}
 	nodes[0].Send(0, 1, transporttest.Msg{Seq: 1})
 	expect(1, 10*time.Second)
-	want := grpcnet.Stream
+	want := grpcnet.StreamCarrier
 	if mod != nil {
 		want = grpcnet.PlainCarrier
 	}

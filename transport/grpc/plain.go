@@ -57,8 +57,8 @@ type Carrier string
 
 // The carriers.
 const (
-	Stream       Carrier = "stream"
-	PlainCarrier Carrier = "plain"
+	StreamCarrier Carrier = "stream"
+	PlainCarrier  Carrier = "plain"
 )
 
 // handshakeWait bounds a plain link's setup: the TCP dial, the TLS

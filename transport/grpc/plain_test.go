@@ -98,9 +98,9 @@ func TestCarriers(t *testing.T) {
 		want grpcnet.Carrier
 	}{
 		{"both plain", [2]func(*grpcnet.Config){plain, plain}, grpcnet.PlainCarrier},
-		{"neither", [2]func(*grpcnet.Config){nil, nil}, grpcnet.Stream},
-		{"the dialled node streams only", [2]func(*grpcnet.Config){plain, nil}, grpcnet.Stream},
-		{"the dialler streams only", [2]func(*grpcnet.Config){nil, plain}, grpcnet.Stream},
+		{"neither", [2]func(*grpcnet.Config){nil, nil}, grpcnet.StreamCarrier},
+		{"the dialled node streams only", [2]func(*grpcnet.Config){plain, nil}, grpcnet.StreamCarrier},
+		{"the dialler streams only", [2]func(*grpcnet.Config){nil, plain}, grpcnet.StreamCarrier},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := linked(t, pair(t, tc.mods)); got != [2]grpcnet.Carrier{tc.want, tc.want} {
@@ -154,8 +154,8 @@ func TestPlainTLS(t *testing.T) {
 		want    grpcnet.Carrier
 	}{
 		{"a node of the cluster", ident(ca, true), grpcnet.PlainCarrier},
-		{"a client certificate of the cluster", ident(ca, false), grpcnet.Stream},
-		{"a node of another CA", ident(other, true), grpcnet.Stream},
+		{"a client certificate of the cluster", ident(ca, false), grpcnet.StreamCarrier},
+		{"a node of another CA", ident(other, true), grpcnet.StreamCarrier},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := linked(t, pair(t, [2]func(*grpcnet.Config){secure(tc.dialler), accepting}))

@@ -203,7 +203,7 @@ func (p *peer) serve(ctx context.Context, cancel context.CancelFunc, s stream, t
 	p.acked(ack)
 	p.out = append([]*frame(nil), p.unacked...)
 	p.up, p.cancel, p.wake, p.since = true, cancel, make(chan struct{}, 1), time.Now()
-	p.carrier = Stream
+	p.carrier = StreamCarrier
 	if _, ok := s.(*plainWire); ok {
 		p.carrier = PlainCarrier
 	}
