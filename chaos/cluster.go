@@ -44,17 +44,48 @@ func takesDataDir(bin string) bool {
 	return strings.Contains(string(out), "-data-dir")
 }
 
+// freeAddrs are n free loopback addresses for the nodes, on ports below
+// the kernel's range of ephemeral ports. A node restarted on its port
+// (kill -9, then back within 10–60ms) must find it free: a port of that
+// range can be taken meanwhile as the local end of any connection the
+// machine opens (every client and link redials then), and the node then
+// exits before it is ready ("address already in use"). Ports the kernel
+// gives out for port 0 and for connections never fall below the range.
 func freeAddrs(n int) ([]string, error) {
+	low := ephemeralLow()
+	// A random start, so that runs side by side rarely try the same ports.
+	next := 10000 + int(time.Now().UnixNano()%int64(max(low-10000, 1)))
 	var out []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(out) < n; tries++ {
+		if tries == low {
+			return nil, fmt.Errorf("no %d free ports below %d", n, low)
+		}
+		port := next
+		if next++; next >= low {
+			next = 10000
+		}
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			return nil, err
+			continue // taken
 		}
 		defer l.Close()
-		out = append(out, l.Addr().String())
+		out = append(out, addr)
 	}
 	return out, nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// ip_local_port_range; its default where that cannot be read).
+func ephemeralLow() int {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		var lo, hi int
+		if _, err := fmt.Sscan(string(b), &lo, &hi); err == nil && lo > 10001 {
+			low = lo
+		}
+	}
+	return low
 }
 
 func startNodes(bin, dir string, n int, lockDelay, suspect time.Duration, quota string) (*nodes, error) {
@@ -154,7 +185,7 @@ func (ns *nodes) startLife(i, life int) error {
 	select {
 	case ok := <-ready:
 		if !ok {
-			return fmt.Errorf("node %d exited before it was ready", i)
+			return fmt.Errorf("node %d exited before it was ready; its log ends: %s", i, tail(logf.Name(), 5))
 		}
 		return nil
 	case <-time.After(ns.readyWait):
@@ -264,4 +295,14 @@ func (ns *nodes) logs() ([][]eventlog.Record, error) {
 		}
 	}
 	return out, nil
+}
+
+// tail is the last n lines of the file at path, on one line.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], " | ")
 }
