@@ -2,6 +2,7 @@ package control
 
 import (
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -54,6 +55,7 @@ type cluster struct {
 	quotas  []Quota
 	counts  [][]uint64 // per node: its persisted counts
 	lost    []int      // per node: how often it fenced itself as lost (its lease ran out)
+	stopped []error    // per node: the ErrLogLost it was stopped for (nil: none)
 	spans   []span
 	serving map[proc.ID]int // node -> index in spans
 	log     []string
@@ -109,6 +111,7 @@ func (c *cluster) grow(d Disk) proc.ID {
 	c.runs = append(c.runs, 0)
 	c.counts = append(c.counts, make([]uint64, len(c.quotas)))
 	c.lost = append(c.lost, 0)
+	c.stopped = append(c.stopped, nil)
 	return proc.ID(len(c.nodes) - 1)
 }
 
@@ -196,7 +199,14 @@ func (c *cluster) step() {
 			}
 			c.snaps++
 		}
-		if err := c.nodes[to].Step(c.now, m.m); err != nil {
+		err := c.nodes[to].Step(c.now, m.m)
+		if errors.Is(err, ErrLogLost) {
+			// The driver stops a node whose log went backwards.
+			c.stopped[to] = err
+			c.crash(to)
+			continue
+		}
+		if err != nil {
 			c.t.Fatal(err)
 		}
 	}

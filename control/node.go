@@ -252,6 +252,10 @@ type Node struct {
 	nextRd  uint64
 	readDue proc.Time
 	propDue int64 // the tick to propose a ready or a rejoin again
+
+	// lost: a message proved this node's log lost entries it had
+	// acknowledged (lost.go); it steps and ticks nothing more.
+	lost error
 }
 
 // ErrConfig marks a configuration the node cannot run.
@@ -365,6 +369,9 @@ func (n *Node) inView(v View) bool {
 // Tick advances the node's clock to now: Raft ticks, the election timer,
 // lease reads, and the lease's end.
 func (n *Node) Tick(now proc.Time) {
+	if n.lost != nil {
+		return // it neither campaigns nor reads (lost.go)
+	}
 	n.now = max(n.now, now)
 	for n.now >= n.tickDue {
 		n.tickDue += n.tickEvery()
@@ -453,8 +460,17 @@ func (n *Node) observe(m raftpb.Message) {
 	}
 }
 
-// Step hands the node a Raft message from another node.
+// Step hands the node a Raft message from another node. Once a message
+// proved that this node's log lost entries it had acknowledged, Step
+// returns ErrLogLost, for it and every message after it, and the node
+// votes for nobody: the driver stops it.
 func (n *Node) Step(now proc.Time, m raftpb.Message) error {
+	if n.lost == nil {
+		n.lost = n.lostLog(m)
+	}
+	if n.lost != nil {
+		return n.lost
+	}
 	n.Tick(now)
 	if m.From != 0 {
 		n.heard[procID(m.From)] = n.ticks
