@@ -95,7 +95,7 @@ func Open(dir string, id Identity) (s *Store, err error) {
 			if s != nil {
 				s.db.Close()
 			}
-			s, err = nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, r)
+			s, err = nil, fmt.Errorf("%w: %s cannot be read: truncated or overwritten? (%v)", ErrCorrupt, path, r)
 		}
 	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
@@ -181,14 +181,38 @@ func (s *Store) init(id Identity) error {
 // ErrNoStore is Peek's answer for a directory without a store.
 var ErrNoStore = errors.New("no store in the data directory")
 
+// Empty reports whether dir holds no store, or an empty file in its place
+// (a crash while the store was first created, or a file truncated to
+// nothing): Open would start a new log there. A node whose directory is
+// empty after it ran has lost its log (the service asks the other nodes
+// before it starts one).
+func Empty(dir string) (bool, error) {
+	fi, err := os.Stat(filepath.Join(dir, FileName))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return fi.Size() == 0, nil
+}
+
 // Peek reads the identity of the store in dir, and closes it: whose
 // data it is, and the cluster's description (Spec, nil if the store is
 // older than it).
-func Peek(dir string) (Identity, error) {
+func Peek(dir string) (id Identity, err error) {
 	path := filepath.Join(dir, FileName)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return Identity{}, fmt.Errorf("%w: %s", ErrNoStore, dir)
+	if empty, err := Empty(dir); err != nil || empty {
+		return Identity{}, cmp.Or(err, fmt.Errorf("%w: %s", ErrNoStore, dir))
 	}
+	// As in Open: a truncated or overwritten file is a corrupt store,
+	// not a crash (a read past its end faults).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			id, err = Identity{}, fmt.Errorf("%w: %s cannot be read: truncated or overwritten? (%v)", ErrCorrupt, path, r)
+		}
+	}()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
@@ -197,8 +221,17 @@ func Peek(dir string) (Identity, error) {
 		return Identity{}, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
 	defer db.Close()
-	var id Identity
 	err = db.View(func(tx *bolt.Tx) error {
+		// Opened read-only, bbolt does not grow a truncated file to the
+		// size its meta page says: a page past the end would fault, in
+		// tx.Check's goroutine too, where nothing recovers it.
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if fi.Size() < tx.Size() {
+			return fmt.Errorf("%w: %s: truncated (%d bytes of %d)", ErrCorrupt, path, fi.Size(), tx.Size())
+		}
 		meta := tx.Bucket(bMeta)
 		if meta == nil || len(meta.Get(kNode)) != 8 {
 			return fmt.Errorf("%w: %s: incomplete metadata", ErrCorrupt, path)

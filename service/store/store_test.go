@@ -109,6 +109,33 @@ func TestRefusals(t *testing.T) {
 	} else if !errors.Is(err, ErrCorrupt) {
 		t.Errorf("a truncated file: %v, want ErrCorrupt", err)
 	}
+	// Peek (a node restarted on its data dir alone) reads it too: a
+	// read past the file's end faulted (SIGBUS), a crash of the process.
+	// (On a copy: a fault inside bbolt's Open leaves its file locked.)
+	cut = t.TempDir()
+	if err := os.WriteFile(filepath.Join(cut, FileName), b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Peek(cut); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("peek of a truncated file: %v, want ErrCorrupt", err)
+	}
+	if _, err := Peek(garbage); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("peek of a garbage file: %v, want ErrCorrupt", err)
+	}
+	// A file truncated to nothing is no store: Open would start a new
+	// log in it, which the service does only after asking the others.
+	if err := os.Truncate(filepath.Join(cut, FileName), 0); err != nil {
+		t.Fatal(err)
+	}
+	if empty, err := Empty(cut); !empty || err != nil {
+		t.Errorf("a file of 0 bytes: empty %v, %v", empty, err)
+	}
+	if _, err := Peek(cut); !errors.Is(err, ErrNoStore) {
+		t.Errorf("peek of a file of 0 bytes: %v, want ErrNoStore", err)
+	}
+	if empty, err := Empty(dir); empty || err != nil {
+		t.Errorf("a store: empty %v, %v", empty, err)
+	}
 }
 
 // TestPeek: the identity and the spec of a store come back without the
