@@ -35,7 +35,10 @@ const forwarded = "allot-forwarded"
 
 func (a admin) ListMembers(context.Context, *pb.ListMembersRequest) (*pb.ListMembersResponse, error) {
 	ms, epoch := a.n.Members()
-	return &pb.ListMembersResponse{Members: pbMembers(ms), Epoch: epoch, Cluster: a.n.spec()}, nil
+	a.n.ctl.mu.Lock()
+	applied := a.n.ctl.node.State().Applied()
+	a.n.ctl.mu.Unlock()
+	return &pb.ListMembersResponse{Members: pbMembers(ms), Epoch: epoch, Cluster: a.n.spec(), Applied: applied}, nil
 }
 
 func (a admin) AddMember(ctx context.Context, r *pb.AddMemberRequest) (*pb.AddMemberResponse, error) {
@@ -167,7 +170,7 @@ func forward[R any](ctx context.Context, n *Node, call func(pb.AdminClient, cont
 func pbMembers(ms []MemberInfo) []*pb.Member {
 	var out []*pb.Member
 	for _, m := range ms {
-		out = append(out, &pb.Member{Id: uint32(m.ID), Address: m.Addr, Voter: m.Voter, InView: m.InView, Leader: m.Leader})
+		out = append(out, &pb.Member{Id: uint32(m.ID), Address: m.Addr, Voter: m.Voter, InView: m.InView, Leader: m.Leader, Rejoins: m.Rejoins})
 	}
 	return out
 }

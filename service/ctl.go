@@ -248,7 +248,11 @@ func (h *ctlHost) deliver(from proc.ID, m proc.Message) {
 		h.n.log.Warn("control: a malformed Raft message", "from", from, "raft_from", rm.From, "type", rm.Type.String())
 		return
 	}
-	if err := h.input(func(now proc.Time) error { return h.node.Step(now, rm) }); err != nil {
+	err := h.input(func(now proc.Time) error { return h.node.Step(now, rm) })
+	switch {
+	case errors.Is(err, control.ErrLogLost):
+		h.n.lose(err) // lost.go
+	case err != nil:
 		h.n.log.Warn("control", "err", err)
 	}
 }

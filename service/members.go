@@ -39,6 +39,9 @@ type MemberInfo struct {
 	Voter  bool   `json:"voter"`   // every member votes (no learners)
 	InView bool   `json:"in_view"` // a member of the newest view
 	Leader bool   `json:"leader"`  // the Raft leader, as this node knows
+	// Rejoins counts the starts of the member the log has applied (0:
+	// it never joined); lost.go.
+	Rejoins uint64 `json:"rejoins"`
 }
 
 // addrOf is member m's address: the log's, or for a store older than
@@ -68,12 +71,14 @@ func (n *Node) memberAddr(id int) string {
 func (n *Node) Members() ([]MemberInfo, uint64) {
 	h := n.ctl
 	h.mu.Lock()
-	ms, v, lead := h.node.Members(), h.node.State().View(), h.node.Leader()
-	h.mu.Unlock()
+	ms, st, lead := h.node.Members(), h.node.State(), h.node.Leader()
+	v := st.View()
 	var out []MemberInfo
 	for _, m := range ms {
-		out = append(out, MemberInfo{ID: int(m.ID), Addr: n.addrOf(m), Voter: true, InView: slices.Contains(v.Members, m.ID), Leader: m.ID == lead})
+		rejoins, _ := st.Gen(m.ID, [2]uint64{})
+		out = append(out, MemberInfo{ID: int(m.ID), Addr: n.addrOf(m), Voter: true, InView: slices.Contains(v.Members, m.ID), Leader: m.ID == lead, Rejoins: rejoins})
 	}
+	h.mu.Unlock()
 	return out, v.Epoch
 }
 

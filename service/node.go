@@ -141,6 +141,7 @@ type Node struct {
 	peers    map[int]string // the members linked to, by id: setPeers
 	dropping map[int]bool   // peers no more members, whose link goes soon
 	removed  chan struct{}  // closed once this node applied its own removal
+	lost     lostSignal     // closed once its log proved lost (lost.go)
 
 	// The data plane: the view the node is in and the instances it hosts
 	// (view.go, space.go, instance.go), and the Lamport clock of the
@@ -230,6 +231,7 @@ func New(cfg Config) (*Node, error) {
 		peers:    map[int]string{},
 		dropping: map[int]bool{},
 		removed:  make(chan struct{}),
+		lost:     lostSignal{done: make(chan struct{})},
 		keeper:   newKeeper(),
 		rep:      &replicator{conns: map[int]*grpc.ClientConn{}},
 
@@ -267,6 +269,11 @@ func New(cfg Config) (*Node, error) {
 			return nil, err
 		}
 		n.tmpDir = dir
+	}
+	if cfg.DataDir != "" { // a temporary directory is new at every run: nothing in it to lose
+		if err := n.checkDataLost(dir); err != nil {
+			return nil, err
+		}
 	}
 	if n.ctl, err = newCtl(n, dir); err != nil {
 		if n.tmpDir != "" {
@@ -378,6 +385,8 @@ func (n *Node) WaitReady(ctx context.Context) error {
 			return fmt.Errorf("no view with a majority of the cluster took this node in: %w", ctx.Err())
 		case <-n.removed:
 			return fmt.Errorf("node %d: %w", n.self, ErrRemoved)
+		case <-n.lost.done:
+			return n.lost.err
 		case <-time.After(5 * time.Millisecond):
 		}
 	}

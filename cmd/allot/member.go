@@ -145,7 +145,7 @@ func rpcErr(what string, err error) error {
 func printMembers(w io.Writer, format string, r *pb.ListMembersResponse) error {
 	var ms []service.MemberInfo
 	for _, m := range r.Members {
-		ms = append(ms, service.MemberInfo{ID: int(m.Id), Addr: m.Address, Voter: m.Voter, InView: m.InView, Leader: m.Leader})
+		ms = append(ms, service.MemberInfo{ID: int(m.Id), Addr: m.Address, Voter: m.Voter, InView: m.InView, Leader: m.Leader, Rejoins: m.Rejoins})
 	}
 	if format == "json" {
 		enc := json.NewEncoder(w)

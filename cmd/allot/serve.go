@@ -325,6 +325,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "node %d ready at %s\n", o.self, addr)
 	select {
 	case <-ctx.Done():
+	case <-n.Lost():
+		// Its log lost what it acknowledged: it must not vote, and
+		// stops at once (nothing to give back: it serves nothing).
+		dctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		n.Shutdown(dctx)
+		srv.Stop()
+		return badf("%v", n.LostErr())
 	case <-n.Removed():
 		// Removed from the cluster: nothing more to serve. The call
 		// that removed it may be this node's own answer: let it go out.

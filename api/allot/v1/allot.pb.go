@@ -1446,12 +1446,16 @@ func (*ListMembersRequest) Descriptor() ([]byte, []int) {
 }
 
 type Member struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Address       string                 `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
-	Voter         bool                   `protobuf:"varint,3,opt,name=voter,proto3" json:"voter,omitempty"`                 // every member votes (there are no learners)
-	InView        bool                   `protobuf:"varint,4,opt,name=in_view,json=inView,proto3" json:"in_view,omitempty"` // a member of the newest view
-	Leader        bool                   `protobuf:"varint,5,opt,name=leader,proto3" json:"leader,omitempty"`               // the Raft leader, as the node asked knows
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Address string                 `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	Voter   bool                   `protobuf:"varint,3,opt,name=voter,proto3" json:"voter,omitempty"`                 // every member votes (there are no learners)
+	InView  bool                   `protobuf:"varint,4,opt,name=in_view,json=inView,proto3" json:"in_view,omitempty"` // a member of the newest view
+	Leader  bool                   `protobuf:"varint,5,opt,name=leader,proto3" json:"leader,omitempty"`               // the Raft leader, as the node asked knows
+	// rejoins: the starts of the node the log has applied (0: it never
+	// joined). A node whose data directory is empty asks the others for
+	// it before it starts a new log: more than 0 means its data is lost.
+	Rejoins       uint64 `protobuf:"varint,6,opt,name=rejoins,proto3" json:"rejoins,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1521,11 +1525,19 @@ func (x *Member) GetLeader() bool {
 	return false
 }
 
+func (x *Member) GetRejoins() uint64 {
+	if x != nil {
+		return x.Rejoins
+	}
+	return 0
+}
+
 type ListMembersResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Members       []*Member              `protobuf:"bytes,1,rep,name=members,proto3" json:"members,omitempty"`
 	Epoch         uint64                 `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"` // the newest view the node asked has applied
 	Cluster       *ClusterSpec           `protobuf:"bytes,3,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	Applied       uint64                 `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"` // the index of the last log entry the node asked has applied
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1579,6 +1591,13 @@ func (x *ListMembersResponse) GetCluster() *ClusterSpec {
 		return x.Cluster
 	}
 	return nil
+}
+
+func (x *ListMembersResponse) GetApplied() uint64 {
+	if x != nil {
+		return x.Applied
+	}
+	return 0
 }
 
 // ClusterSpec is what every node of a cluster is given alike: a joining
@@ -2002,17 +2021,19 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x01n\x18\x03 \x01(\x03R\x01n\"(\n" +
 	"\fTakeResponse\x12\x18\n" +
 	"\apermits\x18\x01 \x01(\x03R\apermits\"\x14\n" +
-	"\x12ListMembersRequest\"y\n" +
+	"\x12ListMembersRequest\"\x93\x01\n" +
 	"\x06Member\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x14\n" +
 	"\x05voter\x18\x03 \x01(\bR\x05voter\x12\x17\n" +
 	"\ain_view\x18\x04 \x01(\bR\x06inView\x12\x16\n" +
-	"\x06leader\x18\x05 \x01(\bR\x06leader\"\x88\x01\n" +
+	"\x06leader\x18\x05 \x01(\bR\x06leader\x12\x18\n" +
+	"\arejoins\x18\x06 \x01(\x04R\arejoins\"\xa2\x01\n" +
 	"\x13ListMembersResponse\x12*\n" +
 	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers\x12\x14\n" +
 	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\x12/\n" +
-	"\acluster\x18\x03 \x01(\v2\x15.allot.v1.ClusterSpecR\acluster\"\xc8\x02\n" +
+	"\acluster\x18\x03 \x01(\v2\x15.allot.v1.ClusterSpecR\acluster\x12\x18\n" +
+	"\aapplied\x18\x04 \x01(\x04R\aapplied\"\xc8\x02\n" +
 	"\vClusterSpec\x12\x1c\n" +
 	"\tbootstrap\x18\x01 \x03(\tR\tbootstrap\x12\x12\n" +
 	"\x04lock\x18\x02 \x01(\tR\x04lock\x12\x1c\n" +
