@@ -132,8 +132,8 @@ func (n *Node) checkDataLost(dir string) error {
 			refusal = fmt.Errorf("%w: node %d's data directory %s is empty, and node %d's log has removed it (applied up to index %d): %s",
 				ErrDataLost, n.self, dir, a.peer, a.r.Applied, comeBack(n.self))
 		case i >= 0 && a.r.Members[i].Rejoins > 0:
-			refusal = fmt.Errorf("%w: node %d's data directory %s is empty, but the cluster has run with it (node %d has applied index %d; node %d joined %d times): %s",
-				ErrDataLost, n.self, dir, a.peer, a.r.Applied, n.self, a.r.Members[i].Rejoins, comeBack(n.self))
+			refusal = fmt.Errorf("%w: node %d's data directory %s is empty, but the cluster has run with it (node %d has applied index %d, where node %d joined): %s",
+				ErrDataLost, n.self, dir, a.peer, a.r.Applied, n.self, comeBack(n.self))
 		}
 	}
 	return refusal
