@@ -81,10 +81,15 @@ const (
 // again within ElectionTicks/2 ticks when a round elects nobody (a split
 // vote); the leader thinks a member dead after a lease (LeaseTicks)
 // without a message from it.
+//
+// After a stall of the node's own (its driver's input came late), at most
+// MaxCatchUp ticks are counted at once: the rest of the stall is not
+// time in which the others were silent.
 const (
 	LeaseTicks     = 30
 	ElectionTicks  = 10
 	HeartbeatTicks = 1
+	MaxCatchUp     = 2
 )
 
 // The compaction defaults: a snapshot every 1000 entries applied (a few
@@ -373,6 +378,18 @@ func (n *Node) Tick(now proc.Time) {
 		return // it neither campaigns nor reads (lost.go)
 	}
 	n.now = max(n.now, now)
+	if behind := (n.now-n.tickDue)/n.tickEvery() + 1; behind > MaxCatchUp {
+		// The node itself stalled (a starved process, a stopped one, a
+		// write to disk): the messages the others sent meanwhile wait to
+		// be stepped. Counted as ticks, the stall would be their silence:
+		// the leader stepped down (CheckQuorum) and the followers
+		// campaigned before reading the messages that said otherwise,
+		// and every lease ran out in the election. Raft's time skips
+		// it; the leases go by n.now, real time, and a leader that
+		// counts fewer ticks of a member's silence only waits longer
+		// for its lease (shortestSilence).
+		n.tickDue += (behind - MaxCatchUp) * n.tickEvery()
+	}
 	for n.now >= n.tickDue {
 		n.tickDue += n.tickEvery()
 		n.raftTick()

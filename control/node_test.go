@@ -187,3 +187,23 @@ func TestLeaderCrashKeepsTheOthersLeases(t *testing.T) {
 	}
 	t.Logf("%d crashes of the leader, no lease lost", crashes)
 }
+
+// TestStallIsNotSilence: a node whose driver comes back after a stall of
+// its own (a starved or stopped process) counts at most MaxCatchUp Raft
+// ticks for it before it steps the messages that waited: counted whole,
+// the stall was the others' silence, and a leader stepped down
+// (CheckQuorum) and followers campaigned before reading the heartbeats
+// and answers sent meanwhile. The lease keeps real time.
+func TestStallIsNotSilence(t *testing.T) {
+	c := newCluster(t, 3, 7, 0)
+	c.settle(20*lease, 3)
+	n := c.nodes[c.nodes[0].Leader()]
+	ticks := n.ticks
+	n.Tick(c.now + 10*lease)
+	if got := n.ticks - ticks; got > MaxCatchUp+1 {
+		t.Fatalf("a stall of 10 leases counted as %d Raft ticks, want at most %d", got, MaxCatchUp+1)
+	}
+	if _, serving := n.Serving(c.now + 10*lease); serving {
+		t.Fatal("the lease outlived a stall of 10 leases")
+	}
+}

@@ -39,7 +39,11 @@ type ctlHost struct {
 	space   *tgrpc.Space
 	startNo uint64 // this start's number in the store (1: the first)
 
-	mu      sync.Mutex // the control node
+	mu sync.Mutex // the control node
+	// The inputs waiting for mu (input), taken together by the next to
+	// hold it.
+	cmu     sync.Mutex
+	calls   []ctlCall
 	node    *control.Node
 	broken  bool // a write failed: the node is silent from then on
 	removed bool // the node applied its own removal (Node.removed is closed)
@@ -270,15 +274,47 @@ func passedOn(t raftpb.MessageType) bool {
 	return false
 }
 
+// ctlCall is an input waiting for the control node: f, and where its
+// error goes.
+type ctlCall struct {
+	f   func(now proc.Time) error
+	err chan error
+}
+
 // input runs f on the control node, then does what the node asks; it
-// returns f's error.
-func (h *ctlHost) input(f func(now proc.Time) error) (ferr error) {
+// returns f's error. The inputs that wait while one is written (fsync)
+// go together, with one write after them: one by one, a burst of
+// proposals (a semaphore's first Acquire each) wrote one entry each,
+// every renewal of the lease waiting behind all of them.
+func (h *ctlHost) input(f func(now proc.Time) error) error {
+	c := ctlCall{f: f, err: make(chan error, 1)}
+	h.cmu.Lock()
+	h.calls = append(h.calls, c)
+	h.cmu.Unlock()
 	h.mu.Lock()
-	now := h.now()
-	ferr = f(now)
-	if h.broken {
+	h.cmu.Lock()
+	calls := h.calls
+	h.calls = nil
+	h.cmu.Unlock()
+	if len(calls) == 0 {
+		// An input before this one took f with its own, and wrote.
 		h.mu.Unlock()
-		return ferr
+		return <-c.err
+	}
+	now := h.now()
+	for _, c := range calls {
+		c.err <- c.f(now)
+	}
+	h.inputLocked(now)
+	h.mu.Unlock()
+	return <-c.err
+}
+
+// inputLocked does, under mu, what the control node asks after inputs at
+// now.
+func (h *ctlHost) inputLocked(now proc.Time) {
+	if h.broken {
+		return
 	}
 	u, err := h.node.Next(now)
 	if err == nil {
@@ -289,9 +325,8 @@ func (h *ctlHost) input(f func(now proc.Time) error) (ferr error) {
 		// node says nothing more to the others, and stops serving when
 		// its lease runs out.
 		h.broken = true
-		h.mu.Unlock()
 		h.n.log.Error("control: the log could not be kept; this node stops", "err", err)
-		return ferr
+		return
 	}
 	if u.Members != nil {
 		// Before the messages: the first to a new member needs its link.
@@ -325,8 +360,6 @@ func (h *ctlHost) input(f func(now proc.Time) error) (ferr error) {
 		default:
 		}
 	}
-	h.mu.Unlock()
-	return ferr
 }
 
 // changes hands the control node's changes to the node, in order, until

@@ -28,6 +28,16 @@ import (
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
+// DefaultSuspect is the control plane's lease when none is set. A lease
+// is renewed every quarter of it by a Raft round trip, which waits for
+// the nodes' writes to disk and for their processes to run: on a loaded
+// two-core machine (four CPU hogs beside three nodes, 10,000 sessions)
+// those round trips took up to 1.4s, and with a lease of 1s or 2s nodes
+// let it run out and ended their sessions; with 3s, none did. A longer
+// lease costs failover time: a crashed node is left out of the view
+// after it, and the view waits about as long again for its lease.
+const DefaultSuspect = 3 * time.Second
+
 // Config is one node of a cluster.
 type Config struct {
 	// Cluster is the cluster's description; its Nodes are the nodes it
@@ -81,7 +91,7 @@ type Config struct {
 	// nodes at, by id (a proxy in between, in tests); nil: the members'
 	// addresses.
 	PeerAddrs []string
-	// Suspect is the control plane's lease (0: 1s): a node serves at most
+	// Suspect is the control plane's lease (0: DefaultSuspect): a node serves at most
 	// this long after it last confirmed it is in the cluster's view, the
 	// leader thinks a node dead after this long without a message from
 	// it, and elections start after one to two of it without a leader
@@ -199,7 +209,7 @@ func New(cfg Config) (*Node, error) {
 		cfg.TryWait = 20 * time.Millisecond
 	}
 	if cfg.Suspect <= 0 {
-		cfg.Suspect = time.Second
+		cfg.Suspect = DefaultSuspect
 	}
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = DefaultMaxSessions

@@ -92,7 +92,7 @@ func serveFlags(o *serveOpts) *flag.FlagSet {
 	fs.DurationVar(&o.refreshEvery, "refresh-every", service.DefaultRefreshEvery, "refresh a view at most once per this long: a view serves this long before a node asks to refresh it")
 	fs.IntVar(&o.snapshotEvery, "snapshot-every", control.DefaultSnapshotEvery, "snapshot the control plane's state every N log entries applied, and drop the entries before it from the data dir (-1: never)")
 	fs.DurationVar(&o.lockDelay, "lock-delay", 0, "hold an expired session's resources this long before releasing them")
-	fs.DurationVar(&o.suspect, "suspect", time.Second, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
+	fs.DurationVar(&o.suspect, "suspect", service.DefaultSuspect, "the control plane's lease: a node cut off from the majority stops serving within it, a silent node is left out of the view after it, elections start after a third to two thirds of it")
 	fs.StringVar(&o.dataDir, "data-dir", "", "keep the node's control log and quota counts in DIR (default allot-data/node-I under the working directory); restarted on its data, a node rejoins as itself, and needs no --nodes: the membership is its log's")
 	fs.DurationVar(&o.peerTimeout, "peer-timeout", 10*time.Second, "give up when the other nodes are not reachable within this time")
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGINT or SIGTERM, wait this long for granted leases to be given back")
@@ -431,7 +431,7 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data-dir", "", "node I keeps its data in DIR/node-I, across its restarts (default: a temporary directory, removed when the cluster stops)")
 	suspect := fs.Duration("suspect", 0, "the nodes' --suspect (default: allot serve's)")
 	logFormat := fs.String("log-format", "text", "the nodes' --log-format: text or json")
-	restart := fs.Duration("restart-delay", 2*time.Second, "restart a node that died after this long (past the default --suspect: the others have moved on without it first)")
+	restart := fs.Duration("restart-delay", service.DefaultSuspect+time.Second, "restart a node that died after this long (past the default --suspect: the others have moved on without it first)")
 	var quotas []string
 	fs.Func("quota", "a quota the cluster serves, NAME=BUDGET[:WASTE] (repeatable)", func(v string) error {
 		if _, _, err := parseQuota(v); err != nil {

@@ -23,6 +23,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -59,6 +60,13 @@ func (id Identity) String() string {
 // Store is a node's persisted state.
 type Store struct {
 	db *bolt.DB
+	// hard is the newest hard state Save was given that is not on disk
+	// yet (a commit index alone: Raft needs no fsync for it); unsaved
+	// says there is one. Written by the next transaction of Save, or by
+	// Close.
+	mu      sync.Mutex
+	hard    raftpb.HardState
+	unsaved bool
 }
 
 // FileName is the store's file in its data directory.
@@ -245,7 +253,16 @@ func Peek(dir string) (id Identity, err error) {
 }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	unsaved := s.unsaved
+	s.mu.Unlock()
+	var err error
+	if unsaved {
+		err = s.Save(control.Update{MustSync: true})
+	}
+	return errors.Join(err, s.db.Close())
+}
 
 // Disk reads the control plane's persisted state.
 func (s *Store) Disk() (d control.Disk, err error) {
@@ -306,12 +323,30 @@ func (s *Store) NewRun() (run uint64, err error) {
 // transaction: entries replace the log from their first index on, and a
 // snapshot replaces the entries it covers (every entry, if it came from
 // the leader: Restored).
+//
+// An update Raft says need not be synced (MustSync false: no entries, no
+// snapshot, a hard state whose term and vote did not change, only its
+// commit index) is not written at once: its hard state goes with the
+// next write, or with Close. A commit index on disk that lags is safe
+// (Raft learns it again from the leader; a restarted node applies fewer
+// entries before its first message), and writing it cost an fsync on
+// every heartbeat that moved it — under the lock that the lease's
+// renewals wait for, so that a loaded disk or machine let every node's
+// lease run out. The hard state written is always the newest given, so
+// the commit on disk is never below a snapshot written with it.
 func (s *Store) Save(u control.Update) error {
 	snap := !raft.IsEmptySnap(u.Snapshot)
-	if !snap && len(u.Entries) == 0 && u.HardState.Term == 0 && u.HardState.Commit == 0 && u.HardState.Vote == 0 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hard := !raft.IsEmptyHardState(u.HardState)
+	if hard {
+		s.hard, s.unsaved = u.HardState, true
+	}
+	if !snap && len(u.Entries) == 0 && (!u.MustSync || !s.unsaved) {
 		return nil
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	u.HardState = s.hard
+	err := s.db.Update(func(tx *bolt.Tx) error {
 		log := tx.Bucket(bLog)
 		if u.Restored {
 			if err := deleteFrom(log, 0, math.MaxUint64); err != nil {
@@ -344,7 +379,7 @@ func (s *Store) Save(u control.Update) error {
 				return err
 			}
 		}
-		if u.HardState.Term != 0 || u.HardState.Commit != 0 || u.HardState.Vote != 0 {
+		if !raft.IsEmptyHardState(u.HardState) {
 			b, err := u.HardState.Marshal()
 			if err != nil {
 				return err
@@ -353,6 +388,10 @@ func (s *Store) Save(u control.Update) error {
 		}
 		return nil
 	})
+	if err == nil {
+		s.unsaved = false
+	}
+	return err
 }
 
 // deleteFrom deletes the log's entries from index from to index to. The

@@ -276,3 +276,53 @@ func TestCorruptSnapshot(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestCommitAloneWaitsForTheNextWrite: an update Raft says need not be
+// synced (a heartbeat that moved the commit index) writes nothing, so no
+// fsync stands between a heartbeat and its answer; the next write, and
+// Close, carry its hard state, so the commit on disk never falls below a
+// snapshot written after it.
+func TestCommitAloneWaitsForTheNextWrite(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txid := func() (id int) {
+		s.db.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	ents := []raftpb.Entry{{Index: 2, Term: 2}, {Index: 3, Term: 2}, {Index: 4, Term: 2}}
+	if err := s.Save(control.Update{Entries: ents, HardState: raftpb.HardState{Term: 2, Vote: 1, Commit: 2}, MustSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	before := txid()
+	if err := s.Save(control.Update{HardState: raftpb.HardState{Term: 2, Vote: 1, Commit: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if after := txid(); after != before {
+		t.Fatalf("a commit index alone was written (transaction %d after %d): an fsync on every heartbeat", after, before)
+	}
+	// The next write carries it: an entry, with no hard state of its own.
+	if err := s.Save(control.Update{Entries: []raftpb.Entry{{Index: 5, Term: 2}}, MustSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := s.Disk(); err != nil || d.HardState.Commit != 3 {
+		t.Fatalf("commit on disk %d after the next write (%v), want 3", d.HardState.Commit, err)
+	}
+	// Close writes one still waiting.
+	if err := s.Save(control.Update{HardState: raftpb.HardState{Term: 2, Vote: 1, Commit: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if d, err := s.Disk(); err != nil || d.HardState.Commit != 4 || d.HardState.Term != 2 || d.HardState.Vote != 1 {
+		t.Fatalf("hard state after Close %+v (%v), want term 2, vote 1, commit 4", d.HardState, err)
+	}
+}
