@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 )
 
 const usage = `allot — distributed resource allocation: multi-resource locks, pools, quotas
@@ -40,30 +39,6 @@ usage:
                                       a browser view of a run, a counterexample or a live cluster (allot ui -h)
   allot version                       the version of this build (also --version)
 `
-
-// version names this build: the module version when installed with go
-// install, and the commit it was built from when the build knows it.
-func version() string {
-	v := "allot (devel)"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = "allot " + bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " commit " + s.Value[:min(12, len(s.Value))]
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return v + " " + bi.GoVersion
-}
 
 // usageError is bad input: exit 2.
 type usageError struct{ error }
