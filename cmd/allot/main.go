@@ -33,6 +33,9 @@ usage:
   allot member list|add|remove --addr A
                                       the members of a running cluster; add or remove one (allot member -h)
   allot certs --out DIR               write a CA, node and client certificates for mTLS (allot certs -h)
+  allot lock --addr A,B,C NAME... -- CMD [ARGS...]
+                                      run CMD holding the lock on the NAMEs, its tokens in
+                                      $ALLOT_TOKEN and $ALLOT_TOKENS (allot lock -h)
   allot bench [--nodes N | --addr A,B,C]
                                       the peer workloads W1-W3 on a cluster (its own of N nodes, 3 by default)
   allot ui TRACE | [sim flags] | --cluster ADDRS
@@ -82,6 +85,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = memberCmd(args[1:], stdout, stderr)
 	case "bench":
 		err = benchCmd(args[1:], stdout, stderr)
+	case "lock":
+		err = lockCmd(args[1:], stdout, stderr)
 	case "certs":
 		err = certsCmd(args[1:], stdout, stderr)
 	case "ui":
@@ -93,12 +98,15 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, member, bench, certs, ui or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, member, lock, bench, certs, ui or version)", args[0])
 	}
 	var ue usageError
+	var es exitStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &es):
+		return int(es)
 	case errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errFailed):
