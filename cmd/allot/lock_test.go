@@ -271,3 +271,32 @@ func TestLockBadInput(t *testing.T) {
 		t.Errorf("allot lock -h: exit %d, %q", code, out)
 	}
 }
+
+// TestLockTLS: allot lock speaks mTLS with a client certificate and
+// token to a secure node (as allot cluster --tls starts them); without
+// the token it gets no session.
+func TestLockTLS(t *testing.T) {
+	secure, dir, token, files, err := secureCluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	addrs, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startServe(t, append([]string{"--nodes", addrs[0], "--node", "0", "--data-dir", t.TempDir()}, secure...)...)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tls := []string{"--addr", addrs[0], "--tls-ca", files.CA, "--tls-cert", files.ClientCert, "--tls-key", files.ClientKey}
+	out, errs, code := allot(t, append(append([]string{"lock"}, tls...), "--token-file", tokenFile, "x", "--", "sh", "-c", "echo $ALLOT_TOKEN")...)
+	if code != 0 || !tokenRE.MatchString(strings.TrimSpace(out)) {
+		t.Errorf("with the token: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	_, errs, code = allot(t, append(append([]string{"lock"}, tls...), "x", "--", "true")...)
+	if code != 2 || !strings.Contains(errs, "unauthenticated") {
+		t.Errorf("without the token: exit %d, stderr %q", code, errs)
+	}
+}
