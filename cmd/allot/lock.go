@@ -117,7 +117,7 @@ func lockCmd(args []string, stdout, stderr io.Writer) error {
 		if got == nil {
 			return nil
 		}
-		fmt.Fprintf(stderr, "allot: lock: %v before the lock was taken\n", got)
+		fmt.Fprintf(stderr, "allot: lock: stopped by %v before the lock was taken\n", got)
 		return exitStatus(128 + int(got.(syscall.Signal)))
 	}
 

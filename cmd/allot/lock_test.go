@@ -179,6 +179,25 @@ func TestLock(t *testing.T) {
 		}
 	})
 
+	t.Run("interrupted while waiting", func(t *testing.T) {
+		// One holds the lock; a second, waiting for it, is interrupted:
+		// it never runs its command, and exits 130.
+		var out1, errs1, out2, errs2 bytes.Buffer
+		f := filepath.Join(t.TempDir(), "log")
+		holder := lockProc(t, &out1, &errs1, "--addr", addrs, "held", "--", "sh", "-c", `echo ready > "$1"; exec sleep 30`, "sh", f)
+		waitFor(t, 15*time.Second, "the holder's command ready", func() bool { return fileHas(f, "ready") })
+		waiter := lockProc(t, &out2, &errs2, "--addr", addrs, "held", "--", "sh", "-c", `echo ran > "$1"`, "sh", f)
+		time.Sleep(500 * time.Millisecond) // waiting for the lock by now, or still opening its session: both end on SIGINT
+		waiter.Process.Signal(os.Interrupt)
+		err := waitProc(t, waiter, 20*time.Second)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGINT) || fileHas(f, "ran") || !strings.HasPrefix(errs2.String(), "allot: lock: stopped by interrupt before the lock was taken") {
+			t.Errorf("interrupted: %v (want exit 130), stderr %q", err, errs2.String())
+		}
+		holder.Process.Signal(syscall.SIGTERM)
+		waitProc(t, holder, 20*time.Second)
+	})
+
 	t.Run("signal", func(t *testing.T) {
 		var out, errs bytes.Buffer
 		f := filepath.Join(t.TempDir(), "log")
