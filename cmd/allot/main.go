@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 )
 
 const usage = `allot — distributed resource allocation: multi-resource locks, pools, quotas
@@ -34,36 +33,15 @@ usage:
   allot member list|add|remove --addr A
                                       the members of a running cluster; add or remove one (allot member -h)
   allot certs --out DIR               write a CA, node and client certificates for mTLS (allot certs -h)
+  allot lock --addr A,B,C NAME... -- CMD [ARGS...]
+                                      run CMD holding the lock on the NAMEs, its tokens in
+                                      $ALLOT_TOKEN and $ALLOT_TOKENS (allot lock -h)
   allot bench [--nodes N | --addr A,B,C]
                                       the peer workloads W1-W3 on a cluster (its own of N nodes, 3 by default)
   allot ui TRACE | [sim flags] | --cluster ADDRS
                                       a browser view of a run, a counterexample or a live cluster (allot ui -h)
   allot version                       the version of this build (also --version)
 `
-
-// version names this build: the module version when installed with go
-// install, and the commit it was built from when the build knows it.
-func version() string {
-	v := "allot (devel)"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = "allot " + bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " commit " + s.Value[:min(12, len(s.Value))]
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return v + " " + bi.GoVersion
-}
 
 // usageError is bad input: exit 2.
 type usageError struct{ error }
@@ -107,6 +85,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = memberCmd(args[1:], stdout, stderr)
 	case "bench":
 		err = benchCmd(args[1:], stdout, stderr)
+	case "lock":
+		err = lockCmd(args[1:], stdout, stderr)
 	case "certs":
 		err = certsCmd(args[1:], stdout, stderr)
 	case "ui":
@@ -118,12 +98,15 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, member, bench, certs, ui or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, member, lock, bench, certs, ui or version)", args[0])
 	}
 	var ue usageError
+	var es exitStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &es):
+		return int(es)
 	case errors.Is(err, errHelp):
 		return 0
 	case errors.Is(err, errFailed):
