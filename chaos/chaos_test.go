@@ -117,10 +117,10 @@ func chaos(t *testing.T, d time.Duration) {
 	}
 }
 
-// TestChaos is two minutes of chaos: a fault schedule of 100s, the time
-// a round of every kind takes with the default --suspect (a node killed
-// is ready again after two or three leases, and the kills take four of
-// the kinds), and the calm.
+// TestChaos is two minutes of chaos: a fault schedule of 100s, room for
+// a round of every kind with the default --suspect (about a minute, more
+// on a loaded machine: a node killed is ready again one to four leases
+// after its restart, and kills are four of the kinds), and the calm.
 func TestChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the allot binary and runs two minutes")

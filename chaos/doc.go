@@ -115,10 +115,10 @@
 // stopped.
 //
 // go test ./chaos runs two minutes (TestChaos: a round of every kind of
-// fault takes about a minute and a half with the default --suspect of
-// 3s, for a node killed is ready again after two or three leases); go
-// test ./chaos -run Soak
-// -soak 10m -timeout 20m runs as long as asked (a test flag, not a
+// fault takes about a minute with the default --suspect of 3s, more on a
+// loaded machine, for a node killed is ready again one to four leases
+// after its restart); go test ./chaos -run Soak -soak 10m -timeout 20m
+// runs as long as asked (a test flag, not a
 // subcommand: the harness needs the test binary as its client process).
 // Every run logs its seed, and a failing one the flag that replays its
 // fault schedule (-seed); -faults picks the kinds (all: every one),
