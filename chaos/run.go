@@ -256,7 +256,7 @@ const (
 )
 
 // IsClientProcess reports whether this process was started as a chaos
-// client process.
+// client process (or as a CPU hog of a Busy fault).
 func IsClientProcess() bool { return os.Getenv(envID) != "" || os.Getenv(envHog) != "" }
 
 // RunClientProcess runs the workers of a client process until the time
