@@ -22,6 +22,10 @@ type Fault struct {
 	Start   int64    `json:"start"`
 	End     int64    `json:"end"`
 	Touched []string `json:"touched,omitempty"`
+	// Nodes are the nodes the fault made unreachable for a while, to
+	// some or all of the others: stopped, down, cut off from a peer or
+	// from a client (none for a fault of the clients or of the machine).
+	Nodes []int `json:"nodes,omitempty"`
 	// Err: the fault's end failed (a node restarted was not ready
 	// again): the service's failure, which fails the run.
 	Err string `json:"err,omitempty"`
@@ -89,6 +93,14 @@ type Report struct {
 	// AfterCalm is the longest a live client waited, from the moment
 	// the faults stopped, for its next completed operation.
 	AfterCalm time.Duration
+	// ExpiredAlive counts the answers ErrSessionExpired to a session
+	// kept alive (each a violation: see Check); ExpiredExcused those the
+	// rule lets pass because two nodes were unreachable meanwhile; and
+	// DoneEarly the sessions whose Done closed before their TTL from the
+	// last keep-alive answered (not a violation: the client closes Done
+	// when no node has answered for its node's lease, shorter than the
+	// TTL, for the lease may have run out: see client.Session.Done).
+	ExpiredAlive, ExpiredExcused, DoneEarly int
 }
 
 // OK reports whether the run shows no violation.
@@ -137,8 +149,9 @@ func Check(in Input) (*Report, error) {
 	}
 
 	type state struct {
-		lost bool       // the session is gone: a grant answered now is not held
-		open []interval // what the client holds, by key (one operation at a time)
+		lost bool          // the session is gone: a grant answered now is not held
+		ttl  time.Duration // the session's TTL (0: not recorded)
+		open []interval    // what the client holds, by key (one operation at a time)
 		keys []string
 	}
 	clients := map[string]*state{}
@@ -178,9 +191,12 @@ func Check(in Input) (*Report, error) {
 			r.Ops[e.Op]++
 			oks[e.Client] = append(oks[e.Client], e.T)
 		}
+		if e.Renewed != 0 && st.ttl > 0 && !st.lost && e.T < e.Renewed+st.ttl.Nanoseconds() {
+			expiredAlive(r, in.Faults, e, st.ttl)
+		}
 		switch {
 		case e.Op == "session":
-			st.lost = false
+			st.lost, st.ttl = false, e.TTL
 		case e.Op == "done" || e.Op == "abandon":
 			st.lost = true
 			closeAll(e.Client, st, e.T)
@@ -351,6 +367,44 @@ func Check(in Input) (*Report, error) {
 	return r, nil
 }
 
+// expiredAlive judges e, a session's Done or a call answered that the
+// session expired, at e.T less than the session's TTL after e.Renewed,
+// the sending of the last keep-alive its node answered (the rule "a
+// client that keeps its session alive is never told it expired"). The
+// node counts the TTL from that keep-alive's arrival, later than its
+// sending, and answered no later than the client recorded the answer,
+// on the same clock: a session that expired by its TTL cannot be
+// answered so. What ends a session sooner is the loss of its node and of
+// its backup together, which the histories cannot see (they do not
+// know which nodes those are): so an answer is let pass when the faults
+// that overlap [e.Renewed, e.T] made two nodes or more unreachable
+// (Fault.Nodes), and is otherwise a violation. A Done is the client's
+// own deadline, which is its node's lease when that is shorter than the
+// TTL and no node has answered (the lease may have run out): counted
+// apart (DoneEarly), not a violation.
+func expiredAlive(r *Report, faults []Fault, e Event, ttl time.Duration) {
+	down := map[int]bool{}
+	for _, f := range faults {
+		if f.Start <= e.T && f.End >= e.Renewed {
+			for _, n := range f.Nodes {
+				down[n] = true
+			}
+		}
+	}
+	switch {
+	case len(down) >= 2:
+		if e.Op != "done" {
+			r.ExpiredExcused++
+		}
+	case e.Op == "done":
+		r.DoneEarly++
+	default:
+		r.ExpiredAlive++
+		r.fail("%s: %s answered %q at %d, %v after the session's last keep-alive answered (TTL %v), with nodes %v unreachable meanwhile: expired while kept alive",
+			e.Client, e.Op, e.Err, e.T, time.Duration(e.T-e.Renewed).Round(time.Millisecond), ttl, slices.Sorted(maps.Keys(down)))
+	}
+}
+
 // longestGap is the longest stretch of [from, to] holding none of the
 // sorted times ts.
 func longestGap(ts []int64, from, to int64) time.Duration {
@@ -418,6 +472,8 @@ func (r *Report) Summary() string {
 	for _, k := range slices.Sorted(maps.Keys(r.Worst)) {
 		fmt.Fprintf(&b, "worst: %s\n", r.Worst[k])
 	}
+	fmt.Fprintf(&b, "expired answers to sessions kept alive: %d (violations); %d more while two nodes or more were unreachable; Done closed within the TTL of an answered keep-alive: %d\n",
+		r.ExpiredAlive, r.ExpiredExcused, r.DoneEarly)
 	fmt.Fprintf(&b, "violations: %d", r.Violations)
 	for _, s := range r.First {
 		fmt.Fprintf(&b, "\n  %s", s)

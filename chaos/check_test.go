@@ -240,6 +240,8 @@ func TestSchedule(t *testing.T) {
 		"fast-restart": {10 * time.Millisecond, 60 * time.Millisecond},
 		"kill-two":     {200 * time.Millisecond, 2 * time.Second},
 		"kill-all":     {200 * time.Millisecond, 2 * time.Second},
+		"busy":         {time.Second, 5 * time.Second},
+		"stutter":      {time.Second, 5 * time.Second},
 	}
 	for seed := range uint64(50) {
 		cfg.Seed = seed
@@ -268,5 +270,73 @@ func TestSchedule(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCheckExpiredAlive shows the rule "a client that keeps its session
+// alive is never told it expired" rejecting an expired answer within the
+// TTL of the last keep-alive answered, and letting pass one after the
+// TTL, one while two nodes were down, a Done (counted apart), and a
+// history written before keep-alives were recorded.
+func TestCheckExpiredAlive(t *testing.T) {
+	ttl := 2 * time.Second
+	expired := func(at, renewed int64) []Event {
+		return []Event{
+			{T: ms(1), Client: "g0/w0", Op: "session", Type: "ok", TTL: ttl},
+			{T: at - 1, Client: "g0/w0", Op: "unlock", Type: "invoke", Keys: []string{"r0"}},
+			{T: at, Client: "g0/w0", Op: "unlock", Type: "fail", Keys: []string{"r0"}, Err: "allot: session expired: no such session", Renewed: renewed},
+		}
+	}
+	node := func(kind string, start, end int64, nodes ...int) Fault {
+		return Fault{Kind: kind, Start: start, End: end, Touched: []string{"*"}, Nodes: nodes}
+	}
+	for _, tc := range []struct {
+		name                string
+		in                  Input
+		alive, excused, don int
+	}{
+		// Told expired 1.5s after a keep-alive answered, on a 2s TTL,
+		// with one node killed meanwhile (its backup adopts).
+		{"expired within the TTL", Input{History: expired(ms(1600), ms(100)), Faults: []Fault{node("node-kill", ms(200), ms(900), 1)}}, 1, 0, 0},
+		// The same with the nodes' CPU starved: still a violation.
+		{"expired within the TTL, busy", Input{History: expired(ms(1600), ms(100)), Faults: []Fault{node("busy", ms(200), ms(900))}}, 1, 0, 0},
+		{"expired after the TTL", Input{History: expired(ms(2200), ms(100))}, 0, 0, 0},
+		{"expired with two nodes down", Input{History: expired(ms(1600), ms(100)), Faults: []Fault{node("kill-two", ms(200), ms(900), 0, 2)}}, 0, 1, 0},
+		// Two faults of one node each, on different nodes, both in the
+		// window: a session's node and its backup may be among them.
+		{"expired with two nodes down in turn", Input{History: expired(ms(1600), ms(100)), Faults: []Fault{node("pause", ms(50), ms(150), 0), node("stutter", ms(1500), ms(1700), 2)}}, 0, 1, 0},
+		// A fault on another node before the keep-alive does not count.
+		{"a fault before the keep-alive", Input{History: expired(ms(1600), ms(300)), Faults: []Fault{node("pause", ms(50), ms(150), 0), node("stutter", ms(1500), ms(1700), 2)}}, 1, 0, 0},
+		{"done within the TTL", Input{History: []Event{
+			{T: ms(1), Client: "g0/w0", Op: "session", Type: "ok", TTL: ttl},
+			{T: ms(1600), Client: "g0/w0", Op: "done", Type: "info", Renewed: ms(100)},
+			// Answers after the Done are not judged: the client saw it lost.
+			{T: ms(1700), Client: "g0/w0", Op: "take", Type: "fail", Keys: []string{"q"}, Err: "allot: session expired", Renewed: ms(100)},
+		}}, 0, 0, 1},
+		{"an old history", Input{History: func() []Event { h := expired(ms(1600), ms(100)); h[0].TTL = 0; return h }()}, 0, 0, 0},
+	} {
+		r, err := Check(tc.in)
+		if err != nil {
+			t.Fatal(tc.name, err)
+		}
+		if r.ExpiredAlive != tc.alive || r.ExpiredExcused != tc.excused || r.DoneEarly != tc.don || r.Violations != tc.alive {
+			t.Errorf("%s: %d expired while alive, %d excused, %d early dones, %d violations; want %d, %d, %d, %d\n%s",
+				tc.name, r.ExpiredAlive, r.ExpiredExcused, r.DoneEarly, r.Violations, tc.alive, tc.excused, tc.don, tc.alive, r.Summary())
+		}
+		if tc.alive > 0 && !strings.Contains(strings.Join(r.First, "\n"), "expired while kept alive") {
+			t.Errorf("%s: the violation does not say so:\n%s", tc.name, r.Summary())
+		}
+	}
+}
+
+// TestHistoryReadsOld: a history line written before sessions recorded
+// their TTL and keep-alives reads as before, with neither.
+func TestHistoryReadsOld(t *testing.T) {
+	old := `{"t":5,"c":"g0/w0","op":"session","type":"ok"}
+{"t":6,"c":"g0/w0","op":"lock","type":"fail","keys":["r0"],"err":"allot: session expired"}
+`
+	h, err := ReadHistory(strings.NewReader(old))
+	if err != nil || len(h) != 2 || h[0].TTL != 0 || h[1].Renewed != 0 || h[1].Err != "allot: session expired" {
+		t.Fatalf("old history: %+v, %v", h, err)
 	}
 }

@@ -42,6 +42,13 @@ type Event struct {
 	N       int            `json:"n,omitempty"`       // permits of a take
 	Version int            `json:"version,omitempty"` // read: the version seen; write: the version written
 	Err     string         `json:"err,omitempty"`
+	// TTL: the session's TTL (session). Histories written before it was
+	// recorded have none, and the checker's rule on expiry skips them.
+	TTL time.Duration `json:"ttl,omitempty"`
+	// Renewed: when the last keep-alive of the session that its node
+	// answered was sent, in Unix nanoseconds (client.Session.Renewed), as
+	// of a fail answered ErrSessionExpired, and of done.
+	Renewed int64 `json:"renewed,omitempty"`
 }
 
 // History collects a client's (or several clients') events and writes

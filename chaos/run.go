@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/service"
 )
 
 // Faults says which kinds of fault a run injects.
@@ -30,12 +31,12 @@ type Faults struct {
 	ClientKill bool // kill -9 of a client process (a new one takes its place)
 	Abandon    bool // a client goroutine stops renewing its session while it holds a lock, pauses past its lease, then writes with its stale token
 	LinkCut    bool // every connection of one node↔node link closed (reconnects at once)
-	Partition  bool // every link of one node refused for 0.2–2s (about Config.Suspect: sometimes taken for a crash)
+	Partition  bool // every link of one node refused for 0.2–2s (below the default Config.Suspect: rarely taken for a crash)
 	ClientCut  bool // one client group's connections to one node refused for 0.1–1.5s
 	// LongPartition: every link of one node refused for Config.Suspect
 	// plus 0.5–2.5s, so that the others surely think it dead and move to
-	// a view without it, while it fences itself. Off by default: the
-	// Partition above already outlasts the default Suspect now and then.
+	// a view without it, while it fences itself. Off by default: a
+	// Pause (1–30s) outlasts the default Suspect often enough.
 	LongPartition bool
 	// NodeKill: kill -9 of a node process, restarted after 0.2–2s.
 	NodeKill bool
@@ -59,6 +60,15 @@ type Faults struct {
 	// KillTwo and KillAll: kill -9 of two nodes, or of every node, at
 	// once, restarted together on their data dirs after 0.2–2s.
 	KillTwo, KillAll bool
+	// Busy: Config.Hogs processes spin on the CPU beside the nodes for
+	// 1–5s, a loaded machine (each ends by itself after the fault too,
+	// should the harness die first).
+	Busy bool
+	// Stutter: a node process stopped (SIGSTOP) and let go (SIGCONT) over
+	// and over for 1–5s, each stop of 10–90ms and each run between of
+	// 5–50ms: a node starved of the CPU, in bursts shorter than any
+	// timeout.
+	Stutter bool
 }
 
 // faultKinds names every kind of fault, in the order runs list them.
@@ -80,6 +90,8 @@ var faultKinds = []struct {
 	{"fast-restart", func(f *Faults) *bool { return &f.FastRestart }},
 	{"kill-two", func(f *Faults) *bool { return &f.KillTwo }},
 	{"kill-all", func(f *Faults) *bool { return &f.KillAll }},
+	{"busy", func(f *Faults) *bool { return &f.Busy }},
+	{"stutter", func(f *Faults) *bool { return &f.Stutter }},
 }
 
 // FaultNames are the names -faults takes.
@@ -104,7 +116,8 @@ func AllFaults() Faults {
 // LegacyFaults are the faults the service before the Raft control plane
 // (an allot serve without --data-dir) was built to survive: AllFaults
 // but the silent drops, bridges, pauses, fast restarts, two and all nodes
-// killed, which it fails.
+// killed, which it fails, and the starved CPU (busy, stutter), which came
+// after it.
 func LegacyFaults() Faults {
 	return Faults{ClientKill: true, Abandon: true, LinkCut: true, Partition: true, ClientCut: true, NodeKill: true}
 }
@@ -160,8 +173,10 @@ type Config struct {
 	// Suspect is the nodes' --suspect: a node whose links stay down this
 	// long is thought dead and the others move to a view without it.
 	Suspect time.Duration
-	Every   time.Duration // mean gap between faults
-	Faults  Faults
+	// Hogs is how many processes spin on the CPU in a Busy fault.
+	Hogs   int
+	Every  time.Duration // mean gap between faults
+	Faults Faults
 	// ClientProcess returns the command of a client process (it runs
 	// RunClientProcess) with env added to its environment.
 	ClientProcess func(env []string) *exec.Cmd
@@ -195,9 +210,12 @@ func (c *Config) Defaults() {
 	defD(&c.Calm, c.Bound+2*time.Second)
 	defD(&c.MaxPause, 30*time.Second)
 	// The service's default: node kills are found after this, and the
-	// longer Partitions are taken for crashes (then the node fences
-	// itself and rejoins), which the run must survive too.
-	defD(&c.Suspect, time.Second)
+	// longer pauses are taken for crashes (then the node fences itself
+	// and rejoins), which the run must survive too.
+	defD(&c.Suspect, service.DefaultSuspect)
+	// Four hogs on a machine of two cores: the load under which the
+	// default --suspect was chosen.
+	def(&c.Hogs, 4)
 	defD(&c.Every, 400*time.Millisecond)
 	if c.Logf == nil {
 		c.Logf = func(string, ...any) {}
@@ -232,15 +250,27 @@ const (
 	envUntil   = "ALLOT_CHAOS_UNTIL"
 	envWorkers = "ALLOT_CHAOS_WORKERS"
 	envTTL     = "ALLOT_CHAOS_TTL"
+	// envHog makes the process a CPU hog until the Unix nanosecond it
+	// holds.
+	envHog = "ALLOT_CHAOS_HOG"
 )
 
 // IsClientProcess reports whether this process was started as a chaos
-// client process.
-func IsClientProcess() bool { return os.Getenv(envID) != "" }
+// client process (or as a CPU hog of a Busy fault).
+func IsClientProcess() bool { return os.Getenv(envID) != "" || os.Getenv(envHog) != "" }
 
 // RunClientProcess runs the workers of a client process until the time
-// its harness gave, writing their history to the file it named.
+// its harness gave, writing their history to the file it named (or, in a
+// Busy fault, spins on the CPU until then).
 func RunClientProcess() error {
+	if v := os.Getenv(envHog); v != "" {
+		until, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("chaos hog: bad environment: %w", err)
+		}
+		hog(time.Unix(0, until))
+		return nil
+	}
 	id := os.Getenv(envID)
 	seed, err1 := strconv.ParseUint(os.Getenv(envSeed), 10, 64)
 	until, err2 := strconv.ParseInt(os.Getenv(envUntil), 10, 64)
@@ -274,6 +304,15 @@ func RunClientProcess() error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// hog spins on one CPU until until: it looks at the clock only every few
+// million steps, so it is on the CPU nearly all the time.
+func hog(until time.Time) {
+	for time.Now().Before(until) {
+		for i := 0; i < 1<<22; i++ {
+		}
+	}
 }
 
 // maxOps bounds each worker's operations (the run's time bounds them
@@ -612,6 +651,8 @@ func (s *schedule) next() draw {
 		d = time.Duration(float64(time.Second) * math.Pow(s.pauses.Seconds(), u))
 	case "fast-restart":
 		d = 10*time.Millisecond + d/20
+	case "busy", "stutter":
+		d = time.Second + d*4
 	default:
 		d = 0
 	}
@@ -657,7 +698,7 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 				p.Cut()
 			}
 		case "partition", "long-partition":
-			f.Target = fmt.Sprintf("node %d for %v", i, d.Round(time.Millisecond))
+			f.Target, f.Nodes = fmt.Sprintf("node %d for %v", i, d.Round(time.Millisecond)), []int{i}
 			ps := r.ns.isolate(i)
 			for _, p := range ps {
 				p.Down()
@@ -667,7 +708,7 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 				p.Up()
 			}
 		case "drop", "drop-oneway", "bridge":
-			f.Target = r.drop(ctx, kind, i, k, d, pick)
+			f.Target, f.Nodes = r.drop(ctx, kind, i, k, d, pick), []int{i, k}
 		case "client-cut":
 			var p *Proxy
 			if g := pick % (len(r.groups) + len(r.procs)); g < len(r.groups) {
@@ -676,7 +717,7 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 				s := r.procs[g-len(r.groups)]
 				p, f.Touched = s.proxies[i], []string{s.id}
 			}
-			f.Target = fmt.Sprintf("%s ↔ node %d for %v", f.Touched[0], i, d.Round(time.Millisecond))
+			f.Target, f.Nodes = fmt.Sprintf("%s ↔ node %d for %v", f.Touched[0], i, d.Round(time.Millisecond)), []int{i}
 			p.Down()
 			sleep(ctx, d)
 			p.Up()
@@ -701,10 +742,20 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 			f.Touched = r.others(w.ID)
 			w.Abandon()
 		case "pause":
-			f.Target = fmt.Sprintf("node %d for %v", i, d.Round(time.Millisecond))
+			f.Target, f.Nodes = fmt.Sprintf("node %d for %v", i, d.Round(time.Millisecond)), []int{i}
 			r.ns.pause(i)
 			sleep(ctx, d)
 			r.ns.cont(i)
+		case "stutter":
+			f.Target, f.Nodes = r.stutter(ctx, i, d, pick), []int{i}
+		case "busy":
+			if r.cfg.ClientProcess == nil {
+				continue
+			}
+			var herr error
+			if f.Target, herr = r.busy(ctx, d); herr != nil {
+				return herr // the harness's failure, not the service's
+			}
 		case "node-kill", "fast-restart", "kill-two", "kill-all":
 			is := []int{i}
 			switch kind {
@@ -716,7 +767,7 @@ func (r *run) inject(ctx context.Context, calm time.Time) error {
 					is = append(is, j)
 				}
 			}
-			f.Target = fmt.Sprintf("nodes %v, down %v", is, d.Round(time.Millisecond))
+			f.Target, f.Nodes = fmt.Sprintf("nodes %v, down %v", is, d.Round(time.Millisecond)), is
 			r.ns.kill(is...)
 			sleep(ctx, d)
 			err = r.ns.restart(is...)
@@ -771,4 +822,53 @@ func (r *run) drop(ctx context.Context, kind string, i, k int, d time.Duration, 
 	ik.ResetOneSide(false)
 	ki.ResetOneSide(true)
 	return fmt.Sprintf("%s for %v, then reset seen by node %d only", desc, d.Round(time.Millisecond), i)
+}
+
+// stutter stops node i and lets it go on, over and over, for d: each
+// stop of 10–90ms, each run between of 5–50ms, drawn from pick (the
+// schedule's draws stay the same whatever a stutter takes). The node is
+// always let go at the end. It returns the fault's description.
+func (r *run) stutter(ctx context.Context, i int, d time.Duration, pick int) string {
+	rnd := rand.New(rand.NewPCG(uint64(pick), 0x5707))
+	end := time.Now().Add(d)
+	stops, stopped := 0, time.Duration(0)
+	for time.Now().Before(end) && ctx.Err() == nil {
+		stop := 10*time.Millisecond + time.Duration(rnd.Int64N(int64(80*time.Millisecond)))
+		t := time.Now()
+		r.ns.pause(i)
+		sleep(ctx, stop)
+		r.ns.cont(i)
+		stops, stopped = stops+1, stopped+time.Since(t)
+		sleep(ctx, 5*time.Millisecond+time.Duration(rnd.Int64N(int64(45*time.Millisecond))))
+	}
+	return fmt.Sprintf("node %d for %v: %d stops, %v stopped", i, d.Round(time.Millisecond), stops, stopped.Round(time.Millisecond))
+}
+
+// busy runs Config.Hogs processes that spin on the CPU for d, beside
+// the nodes and the clients, and kills them at its end. Each also ends by
+// itself a second after d, should the harness not be there to kill it.
+// It returns the fault's description.
+func (r *run) busy(ctx context.Context, d time.Duration) (string, error) {
+	until := time.Now().Add(d + time.Second)
+	var cmds []*exec.Cmd
+	var err error
+	for range r.cfg.Hogs {
+		cmd := r.cfg.ClientProcess([]string{envHog + "=" + strconv.FormatInt(until.UnixNano(), 10)})
+		cmd.Stdout, cmd.Stderr = r.cfg.Stderr, r.cfg.Stderr
+		if err = cmd.Start(); err != nil {
+			break
+		}
+		cmds = append(cmds, cmd)
+	}
+	if err == nil {
+		sleep(ctx, d)
+	}
+	for _, cmd := range cmds {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	if err != nil {
+		return "", fmt.Errorf("a CPU hog: %w", err)
+	}
+	return fmt.Sprintf("%d hogs for %v", len(cmds), d.Round(time.Millisecond)), nil
 }

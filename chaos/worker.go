@@ -72,14 +72,23 @@ func (w *Worker) open(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	ss := &session{s: s, closing: make(chan struct{})}
-	w.put(Event{Op: "session", Type: "ok"})
+	ttl := w.TTL
+	if ttl == 0 {
+		ttl = defaultTTL
+	}
+	w.put(Event{Op: "session", Type: "ok", TTL: ttl})
 	go func() {
 		// The lease may be gone from here on: whatever the session holds
 		// is no longer the worker's, and a grant answered after this is
 		// not either.
 		select {
 		case <-s.Done():
-			w.put(Event{Op: "done", Type: "info"})
+			select {
+			case <-ss.closing:
+				return // closed by the worker (closing first), not lost
+			default:
+			}
+			w.put(Event{Op: "done", Type: "info", Renewed: s.Renewed().UnixNano()})
 		case <-ss.closing:
 		}
 	}()
@@ -163,8 +172,14 @@ func (w *Worker) opCtx(ctx context.Context) (context.Context, context.CancelFunc
 	return context.WithTimeout(ctx, w.OpTimeout)
 }
 
-func fail(e Event, err error) Event {
+// fail is e failed with err; an answer that the session expired says
+// when the session's last keep-alive answered was sent, for the checker
+// to judge whether it could have.
+func fail(ss *session, e Event, err error) Event {
 	e.Type, e.Err = "fail", err.Error()
+	if errors.Is(err, client.ErrSessionExpired) {
+		e.Renewed = ss.s.Renewed().UnixNano()
+	}
 	return e
 }
 
@@ -182,7 +197,7 @@ func (w *Worker) lock(ctx context.Context, ss *session) error {
 	defer cancel()
 	g, err := ss.s.Lock(octx, set...)
 	if err != nil {
-		w.put(fail(inv, err))
+		w.put(fail(ss, inv, err))
 		return err
 	}
 	toks := make([]client.Token, k)
@@ -210,7 +225,7 @@ func (w *Worker) lock(ctx context.Context, ss *session) error {
 	sleep(ctx, time.Duration(w.Rnd.IntN(2000))*time.Microsecond)
 	w.put(Event{Op: "unlock", Type: "invoke", Keys: set})
 	if err := w.giveBack(ctx, g.Unlock); err != nil {
-		w.put(fail(Event{Op: "unlock", Keys: set}, err))
+		w.put(fail(ss, Event{Op: "unlock", Keys: set}, err))
 		return err
 	}
 	w.put(Event{Op: "unlock", Type: "ok", Keys: set})
@@ -257,7 +272,7 @@ func (w *Worker) acquire(ctx context.Context, ss *session) error {
 	sem := ss.s.Semaphore(name, units)
 	g, err := sem.AcquireUnit(octx)
 	if err != nil {
-		w.put(fail(Event{Op: "acquire", Keys: []string{key}}, err))
+		w.put(fail(ss, Event{Op: "acquire", Keys: []string{key}}, err))
 		return err
 	}
 	// A unit is a unit of its view: units are numbered afresh when the
@@ -268,7 +283,7 @@ func (w *Worker) acquire(ctx context.Context, ss *session) error {
 	sleep(ctx, time.Duration(w.Rnd.IntN(2000))*time.Microsecond)
 	w.put(Event{Op: "release", Type: "invoke", Keys: held})
 	if err := w.giveBack(ctx, sem.Release); err != nil {
-		w.put(fail(Event{Op: "release", Keys: held}, err))
+		w.put(fail(ss, Event{Op: "release", Keys: held}, err))
 		return err
 	}
 	w.put(Event{Op: "release", Type: "ok", Keys: held})
@@ -290,7 +305,7 @@ func (w *Worker) take(ctx context.Context, ss *session) error {
 		w.put(Event{Op: "take", Type: "ok", Keys: []string{QuotaName}, Err: "exhausted"})
 		sleep(ctx, 5*time.Millisecond)
 	default:
-		w.put(fail(Event{Op: "take", Keys: []string{QuotaName}, N: n}, err))
+		w.put(fail(ss, Event{Op: "take", Keys: []string{QuotaName}, N: n}, err))
 		return err
 	}
 	w.Ops.Add(1)

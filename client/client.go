@@ -551,6 +551,16 @@ func (s *Session) Node() string {
 	return s.c.conns[s.at].Target()
 }
 
+// Renewed is when the last keep-alive its node answered was sent (at
+// first, the session's opening): the cluster keeps the session at least
+// its TTL from then, unless its node and its backup are lost together.
+// For a test that judges the cluster by what its clients saw.
+func (s *Session) Renewed() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastOK
+}
+
 func (s *Session) lost() { s.once.Do(func() { close(s.done) }) }
 
 // node is the session's node now, and the channel that closes when it
