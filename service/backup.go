@@ -64,6 +64,10 @@ type keeper struct {
 type kept struct {
 	epoch    uint64
 	sessions map[uint64]*backuppb.Session
+	// until: when each session is to end if adopted, by this node's
+	// clock: its newest record's LeftMs from when it came (none from a
+	// primary that sends no LeftMs: a fresh TTL then).
+	until map[uint64]time.Time
 }
 
 func newKeeper() *keeper {
@@ -73,6 +77,7 @@ func newKeeper() *keeper {
 // keep takes the records of r.
 func (k *keeper) keep(r *backuppb.KeepRequest) {
 	pr := primaryRun{int(r.Primary), r.Gen}
+	now := time.Now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.gone[pr] || r.Epoch < k.left[pr] {
@@ -87,7 +92,7 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 		return
 	}
 	if kp == nil {
-		kp = &kept{sessions: map[uint64]*backuppb.Session{}}
+		kp = &kept{sessions: map[uint64]*backuppb.Session{}, until: map[uint64]time.Time{}}
 		k.of[pr] = kp
 	}
 	kp.epoch = max(kp.epoch, r.Epoch)
@@ -95,10 +100,14 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 		if old := kp.sessions[s.Id]; old != nil && old.Seq >= s.Seq {
 			continue // a record sent before one kept already
 		}
+		delete(kp.until, s.Id)
 		if s.Ended {
 			delete(kp.sessions, s.Id)
 		} else {
 			kp.sessions[s.Id] = s
+			if s.LeftMs > 0 {
+				kp.until[s.Id] = now.Add(time.Duration(s.LeftMs) * time.Millisecond)
+			}
 		}
 	}
 	if len(kp.sessions) == 0 {
@@ -107,16 +116,17 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 }
 
 // keeps reports whether this node keeps session id for another node,
-// and for which.
-func (k *keeper) keeps(id uint64) (primary int, ok bool) {
+// for which, and until when it would keep it if it adopted it (zero:
+// a fresh TTL from the adoption).
+func (k *keeper) keeps(id uint64) (primary int, until time.Time, ok bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for pr, kp := range k.of {
 		if _, ok := kp.sessions[id]; ok {
-			return pr.node, true
+			return pr.node, kp.until[id], true
 		}
 	}
-	return -1, false
+	return -1, time.Time{}, false
 }
 
 // successor is the first member of v after node p in the ring of v's
@@ -142,7 +152,7 @@ func successor(p int, v control.View) int {
 // node's own.
 func (n *Node) takeOver(v, prev control.View) []*session {
 	k := n.keeper
-	var adopt []*backuppb.Session
+	var adopt []adoption
 	k.mu.Lock()
 	for pr, kp := range k.of {
 		if v.Epoch <= kp.epoch {
@@ -170,17 +180,17 @@ func (n *Node) takeOver(v, prev control.View) []*session {
 			n.log.Warn("dropping the sessions of a lost node: this node was not its last backup", "primary", pr.node, "gen", pr.gen, "sessions", len(kp.sessions))
 			continue
 		}
-		for _, s := range kp.sessions {
-			adopt = append(adopt, s)
+		for id, s := range kp.sessions {
+			adopt = append(adopt, adoption{s, kp.until[id]})
 		}
 		n.log.Info("adopting the sessions of a lost node", "primary", pr.node, "gen", pr.gen, "epoch", v.Epoch, "sessions", len(kp.sessions))
 	}
 	k.mu.Unlock()
 	var out []*session
-	for _, r := range adopt {
-		s, err := n.adoptSession(r)
+	for _, a := range adopt {
+		s, err := n.adoptSession(a.r, a.until)
 		if err != nil {
-			n.log.Error("adopting a session", "session", r.Id, "err", err)
+			n.log.Error("adopting a session", "session", a.r.Id, "err", err)
 			continue
 		}
 		if s != nil {
@@ -190,10 +200,19 @@ func (n *Node) takeOver(v, prev control.View) []*session {
 	return out
 }
 
-// adoptSession enters the kept session r in the session table, with a
-// fresh TTL, its grants held (to be asked again in the new view); nil if
-// the table has it already.
-func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
+// adoption is a kept session to adopt, and until when (kept.until).
+type adoption struct {
+	r     *backuppb.Session
+	until time.Time
+}
+
+// adoptSession enters the kept session r in the session table, its
+// grants held (to be asked again in the new view), with the deadline
+// until its primary recorded (zero: a fresh TTL, for a primary that
+// records none); nil if the table has it already. The deadline is kept,
+// not started afresh: a session whose client stopped ends when it would
+// have at its node, however many nodes adopt it in turn.
+func (n *Node) adoptSession(r *backuppb.Session, until time.Time) (*session, error) {
 	if n.sessions.get(r.Id) != nil {
 		return nil, nil
 	}
@@ -210,7 +229,11 @@ func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
 	}
 	// Past the node's session limit if need be: the session is one the
 	// cluster has promised to keep.
-	s.deadline = time.Now().Add(s.ttl)
+	s.deadline = until
+	if until.IsZero() {
+		s.deadline = time.Now().Add(s.ttl)
+	}
+	s.adopted, s.recorded = s.deadline, s.deadline
 	n.sessions.add(s, int(^uint(0)>>1))
 	n.metrics.sessions.Inc()
 	n.expiry.add(s, s.deadline)
@@ -224,14 +247,21 @@ func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
 // its last keep-alive, within its TTL: the session cannot be lost before
 // this node's lease runs out, as this node adopts it if its node is
 // lost), "node_addr" the address of the node serving it as far as this
-// node knows.
-func (n *Node) moving(primary int) error {
+// node knows, "kept_ms" how long this node would keep the session if it
+// adopted it now (until: the deadline its newest record gives it; none
+// if zero: a fresh TTL then): the client counts on no more than that
+// either.
+func (n *Node) moving(primary int, until time.Time) error {
 	lease := n.ctl.leaseLeft()
 	if lease <= 0 {
 		return status.Error(codes.Unavailable, "this node is not serving")
 	}
-	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes",
-		"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.memberAddr(primary))
+	meta := []string{"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.memberAddr(primary)}
+	if !until.IsZero() {
+		// What it keeps, rounded down: the client counts on no more.
+		meta = append(meta, "kept_ms", strconv.FormatInt(max(time.Until(until).Milliseconds(), 0), 10))
+	}
+	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes", meta...)
 }
 
 // backupServer is the Backup service of the node: the records of other
