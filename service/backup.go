@@ -233,7 +233,7 @@ func (n *Node) adoptSession(r *backuppb.Session, until time.Time) (*session, err
 	if until.IsZero() {
 		s.deadline = time.Now().Add(s.ttl)
 	}
-	s.adopted, s.recorded = s.deadline, s.deadline
+	s.adopted = s.deadline
 	n.sessions.add(s, int(^uint(0)>>1))
 	n.metrics.sessions.Inc()
 	n.expiry.add(s, s.deadline)

@@ -160,7 +160,14 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 		return
 	}
 	go n.send(q)
-	n.recordAll(n.sessions.list(), to)
+	sessions := n.sessions.list()
+	for _, s := range sessions {
+		// What the old backup kept is no promise of the new one's.
+		s.mu.Lock()
+		s.recorded = time.Time{}
+		s.mu.Unlock()
+	}
+	n.recordAll(sessions, to)
 }
 
 // recordAll records sessions at the backup (node to), waiting a lease at

@@ -319,13 +319,13 @@ func (n *Node) waitLease(ctx context.Context) (time.Duration, error) {
 // KeepAlive implements the Allot service. The node that adopts the
 // session keeps its deadline (backup.go), so the client must never count
 // on the session past the time its backup keeps it: the new deadline is
-// recorded at the backup before the answer (a keep-alive is rare, every
-// third of the TTL or of the node's lease, and off the path of every
-// grant). A backup that does not answer in time (lost, until a view
-// moves the backup) leaves the answer's lease cut to what
-// the backup keeps: the deadline it has plus the slack each record adds
-// (snapshot), so the keep-alives go on for a lease after the backup's
-// last answer before the client's count stops moving.
+// recorded at the backup before the answer, unless the backup keeps the
+// session a TTL from now already (each record asks for a lease more
+// than the deadline: snapshot), so about once per lease; a keep-alive
+// is off the path of every grant. A backup that does not answer in time
+// (lost, until a view moves the backup) leaves the answer's lease cut
+// to what the backup keeps: the keep-alives go on for a lease after the
+// backup's last answer before the client's count stops moving.
 func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepAliveResponse, error) {
 	if n.draining.Load() {
 		return nil, errDraining
@@ -352,7 +352,14 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 	if s.deadline.Before(s.adopted) {
 		s.deadline = s.adopted
 	}
+	// The backup keeping the session a TTL from now already (each
+	// record adds the slack), the answer waits for nothing: a
+	// keep-alive is recorded once per slack, not each time.
+	covered := !s.recorded.Before(s.deadline)
 	s.mu.Unlock()
+	if covered {
+		return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
+	}
 	// A round trip to the backup, normally; a quarter of a lease at
 	// most, and half of what the caller waits.
 	wait := n.cfg.Suspect / 4
