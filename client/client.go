@@ -57,7 +57,12 @@
 //     (Session passes over nodes that are down). A Lock or Acquire cut off
 //     by its node's loss returns ErrUnavailable and may still be held by
 //     the session until it ends; Unlock and Release wait for the move and
-//     are sent again (one the old node did not answer is given up then). A one-node cluster has no backup.
+//     are sent again (one the old node did not answer is given up then),
+//     also when a node that does not know the session says it expired:
+//     a call is ErrSessionExpired only once Done has closed. The adopted
+//     session keeps its deadline (a session whose client stopped ends
+//     within its TTL and the nodes' --suspect of its last keep-alive). A
+//     one-node cluster has no backup.
 //   - A semaphore's units are those of its first use in the cluster
 //     (ErrMismatch otherwise), until nobody holds it at a refresh; a node
 //     keeps at most --max-semaphores semaphores in use (default 1024; the
@@ -114,7 +119,9 @@ var (
 	// units (the units of a name are those of its first use, anywhere).
 	ErrMismatch = errors.New("allot: semaphore units mismatch")
 	// ErrSessionExpired: the session's lease expired (or the session was
-	// closed); its grants are gone.
+	// closed); its grants are gone. A call returns it only once the
+	// session's Done has closed: a node that does not know a session the
+	// client still keeps alive (it moved) is ErrUnavailable meanwhile.
 	ErrSessionExpired = errors.New("allot: session expired")
 	// ErrNotHeld: Unlock or Release of a grant its session does not hold
 	// (any more): given back twice, or after a node answered that it was

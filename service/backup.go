@@ -29,9 +29,10 @@ import (
 // primary last recorded at, whichever member follows the primary in the
 // new view (a node that was its backup in an older view and was away
 // since keeps records grown stale: give-backs and ends were recorded
-// elsewhere). They enter its session table with a fresh TTL, and their
-// grants are asked again in the new view with their tokens, as the node's
-// own held grants are, before the node reports ready. The view serves no
+// elsewhere). They enter its session table with the deadline their
+// records gave them, and their grants are asked again in the new view
+// with their tokens, as the node's own held grants are, before the node
+// reports ready. The view serves no
 // request before every member is ready (control/state.go: the ReadyEntry
 // that opens a view only once every member's is applied;
 // control.Node.step: Serve, on each node, only once its log has the view
@@ -39,6 +40,24 @@ import (
 // at once, the primary and its backup, lose the primary's sessions, as
 // does a backup that moved on from a snapshot of the control log past the
 // view before (it cannot tell it was the last backup).
+//
+// The deadline. Each record says how long the session has left (LeftMs),
+// which the backup counts from when it gets it (the nodes' monotonic
+// clocks differ): the adopter keeps the session's deadline rather than
+// start a fresh TTL, and records the same deadline at its own backup, so
+// a session adopted again and again still ends when its client stopped.
+// The time left is the deadline plus a slack of one lease (--suspect)
+// when the node's keep-alives set it (snapshot; an adopted deadline is
+// passed on as it is). A keep-alive is recorded before it is answered
+// when the backup does not keep the session a TTL from now already, and
+// a backup that does not answer in time (lost) cuts the answer's lease
+// to what it keeps (KeepAlive): the client never counts on the session
+// past what an adopter keeps, and its keep-alives go on for a lease after
+// the backup's last answer, time for the view change that moves the
+// backup. So a session whose client stopped ends at most TTL + --suspect
+// after the last keep-alive its node received, plus the time its record
+// took to reach the backup at each adoption (or at the adoption, if that
+// comes later); a client that keeps it alive is never told it expired.
 
 // primaryRun is a primary's run: its node and its generation in the views.
 type primaryRun struct {
