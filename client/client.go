@@ -908,7 +908,9 @@ func (s *Session) wrap(err error) error {
 		s.lost() // Done's timer is due
 		return w
 	}
-	moving := fmt.Errorf("%w: the node does not know the session, which is alive by this client's count (it moves to the node that serves it): %s", ErrUnavailable, status.Convert(err).Message())
+	// The node's words ("session expired") are not repeated: they would
+	// read as the session's end.
+	moving := fmt.Errorf("%w: the node does not know the session, which is alive by this client's count: it moves to the node that serves it", ErrUnavailable)
 	if cs, ok := w.(*CutShortError); ok {
 		return &CutShortError{Taken: cs.Taken, Asked: cs.Asked, err: moving}
 	}
