@@ -55,9 +55,10 @@ import (
 // past what an adopter keeps, and its keep-alives go on for a lease after
 // the backup's last answer, time for the view change that moves the
 // backup. So a session whose client stopped ends at most TTL + --suspect
-// after the last keep-alive its node received, plus the time its record
-// took to reach the backup at each adoption (or at the adoption, if that
-// comes later); a client that keeps it alive is never told it expired.
+// after the last keep-alive its node received, plus the time its newest
+// record took to reach the backup at each adoption (milliseconds, unless
+// their link was cut), or at the adoption if that comes later; a client
+// that keeps it alive is never told it expired.
 
 // primaryRun is a primary's run: its node and its generation in the views.
 type primaryRun struct {
