@@ -890,9 +890,18 @@ func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context
 // earlier version says SESSION_EXPIRED of every session it does not
 // serve), and the call is ErrUnavailable, as one cut off by its node's
 // loss is, while the session moves.
-// (A Take cut short keeps its count: CutShortError.)
+// (A Take cut short keeps its count: CutShortError.) A client that knows
+// the session's node alone cannot move: a node that does not serve the
+// session (SESSION_NOT_HERE) loses it at once, as the keep-alive would,
+// and the call is ErrSessionExpired, as before that reason.
 func (s *Session) wrap(err error) error {
 	w := wrap(err)
+	if st, ok := status.FromError(err); ok && len(s.c.conns) == 1 && st.Code() == codes.Unavailable {
+		if reason, _ := errorInfo(st); reason == pb.ReasonSessionNotHere {
+			s.lost()
+			return fmt.Errorf("%w: %s", ErrSessionExpired, st.Message())
+		}
+	}
 	if !errors.Is(w, ErrSessionExpired) {
 		return w
 	}

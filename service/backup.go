@@ -49,7 +49,8 @@ import (
 // The time left is the deadline plus a slack of one lease (--suspect)
 // when the node's keep-alives set it (snapshot; an adopted deadline is
 // passed on as it is). A keep-alive is recorded before it is answered
-// when the backup does not keep the session a TTL from now already, and
+// when the backup does not keep the session half a lease past the new
+// deadline already, and
 // a backup that does not answer in time (lost) cuts the answer's lease
 // to what it keeps (KeepAlive): the client never counts on the session
 // past what an adopter keeps, and its keep-alives go on for a lease after

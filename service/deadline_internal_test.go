@@ -58,8 +58,8 @@ func TestAdoptionKeepsTheDeadline(t *testing.T) {
 // not answer in time leaves the answer's lease cut to what the backup
 // keeps of the session, so that the client never counts on the session
 // past the deadline an adopter would keep; and nothing kept, no answer.
-// A keep-alive the backup's last record covers a TTL from now waits for
-// nothing.
+// A keep-alive the backup's last record covers half a lease past its new
+// deadline waits for nothing.
 func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	ctl := &ctlHost{start: time.Now()}
 	ctl.leaseEnd.Store(60_000) // a lease of a minute
@@ -106,7 +106,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	if kept := time.Until(s.recorded); !near(kept, s.ttl+n.cfg.Suspect) {
 		t.Fatalf("the backup keeps the session %v, want the TTL and a lease of slack", kept)
 	}
-	// The backup keeps it a TTL from now still: the next keep-alive
+	// The backup keeps it half a lease past the next deadline: the next keep-alive
 	// makes no record.
 	q.mu.Lock()
 	made := q.next

@@ -320,9 +320,9 @@ func (n *Node) waitLease(ctx context.Context) (time.Duration, error) {
 // session keeps its deadline (backup.go), so the client must never count
 // on the session past the time its backup keeps it: the new deadline is
 // recorded at the backup before the answer, unless the backup keeps the
-// session a TTL from now already (each record asks for a lease more
-// than the deadline: snapshot), so about once per lease; a keep-alive
-// is off the path of every grant. A backup that does not answer in time
+// session half a lease past the new deadline already (each record asks
+// for a lease more than the deadline: snapshot), so about twice per
+// lease; a keep-alive is off the path of every grant. A backup that does not answer in time
 // (lost, until a view moves the backup) leaves the answer's lease cut
 // to what the backup keeps: the keep-alives go on for a lease after the
 // backup's last answer before the client's count stops moving.
@@ -352,10 +352,13 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 	if s.deadline.Before(s.adopted) {
 		s.deadline = s.adopted
 	}
-	// The backup keeping the session a TTL from now already (each
-	// record adds the slack), the answer waits for nothing: a
-	// keep-alive is recorded once per slack, not each time.
-	covered := !s.recorded.Before(s.deadline)
+	// The backup keeping the session half a lease past the new deadline
+	// already (each record adds a lease), the answer waits for nothing:
+	// a keep-alive is recorded about twice per lease, not each time, and
+	// the backup's last record is never more than half a lease and a
+	// keep-alive old, which leaves a lost backup's replacement a TTL and
+	// half a lease, less a keep-alive, to be recorded.
+	covered := !s.recorded.Before(s.deadline.Add(n.cfg.Suspect / 2))
 	s.mu.Unlock()
 	if covered {
 		return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
