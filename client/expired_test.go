@@ -116,3 +116,54 @@ func TestExpiredOnlyOnceDone(t *testing.T) {
 	default:
 	}
 }
+
+// notHereNode serves a session until it no longer does: then it answers
+// as a node of this version that handed it to its backup does
+// (UNAVAILABLE, SESSION_NOT_HERE).
+type notHereNode struct {
+	olderNode
+}
+
+func (f *notHereNode) notServing() error {
+	st, err := status.New(codes.Unavailable, "this node does not serve the session").WithDetails(&errdetails.ErrorInfo{Domain: pb.ErrorDomain, Reason: pb.ReasonSessionNotHere})
+	if err != nil {
+		return err
+	}
+	return st.Err()
+}
+
+func (f *notHereNode) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, error) {
+	if !f.serving() {
+		return nil, f.notServing()
+	}
+	return &pb.LockResponse{Grant: 9}, nil
+}
+
+// TestNotHereLosesAOneNodeClient: a client given one node's address
+// cannot move its session: when that node says it does not serve the
+// session any more (SESSION_NOT_HERE), the session is lost at once (Done
+// closes) and the call is ErrSessionExpired, as before that reason.
+func TestNotHereLosesAOneNodeClient(t *testing.T) {
+	n := &notHereNode{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, serveFake(t, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Orphan()
+	n.forgot.Store(true)
+	if _, err := s.Lock(ctx, "x"); !errors.Is(err, client.ErrSessionExpired) {
+		t.Errorf("Lock at the one node known, which no longer serves the session: %v, want ErrSessionExpired", err)
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Error("the session's Done is open: its client cannot reach the node that serves it")
+	}
+}
