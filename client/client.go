@@ -828,11 +828,11 @@ func (s *Session) call(ctx context.Context, again bool, f func(context.Context, 
 // elsewhere reports whether err says the node called does not serve the
 // session now: it is unavailable (down, unreachable, not serving, or it
 // does not serve this session: SESSION_MOVING, SESSION_NOT_HERE), or it
-// does not know the session (NOT_FOUND but NOT_HELD: a node that only
-// says SESSION_EXPIRED of a session that ended, or one of an earlier
-// version, which says it of every session it does not know, one its
-// backup adopted included). The keep-alive finds out which: it moves the
-// session, or Done closes.
+// does not know the session (NOT_FOUND other than NOT_HELD: a node of
+// this version says it only of a session that ended, one of an earlier
+// version of every session it does not serve, one its backup adopted
+// included). The keep-alive finds out which: it moves the session, or
+// Done closes.
 func elsewhere(err error) bool {
 	return unavailable(err) || status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld)
 }
