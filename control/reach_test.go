@@ -1,0 +1,133 @@
+package control
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/allot-dev/allot/proc"
+)
+
+// cutBound is how long after a cut between two members a view without
+// one of them serves, at most: a lease until the cut side stops counting
+// the other heard, Lease/4 until its next Reach tells the leader, the
+// wait of a run left out that still holds its lease (holdFor of a
+// silence of 0: the leader hears it), and a tenth of a lease for the
+// round trips (proposal, commit, readies) and the ticks between.
+func cutBound(c *cluster) proc.Time {
+	return lease + lease/4 + c.nodes[0].holdFor(0) + lease/10
+}
+
+// followers are the two members of a three-node cluster's view that do
+// not lead, lower id first, and the leader.
+func followers(t *testing.T, c *cluster) (a, b, ld proc.ID) {
+	ld = c.nodes[0].Leader()
+	var fs []proc.ID
+	for i := range c.nodes {
+		if proc.ID(i) != ld {
+			fs = append(fs, proc.ID(i))
+		}
+	}
+	if ld == proc.None || len(fs) != 2 {
+		t.Fatalf("leader %d, followers %v", ld, fs)
+	}
+	return fs[0], fs[1], ld
+}
+
+// cutPair cuts (or mends) the link from a to b, and from b to a unless
+// oneWay.
+func (c *cluster) cutPair(a, b proc.ID, cut, oneWay bool) {
+	c.cut[[2]proc.ID{a, b}] = cut
+	if !oneWay {
+		c.cut[[2]proc.ID{b, a}] = cut
+	}
+	c.logf("cut %d-%d %v (one way %v)", a, b, cut, oneWay)
+}
+
+// views counts the views adopted after epoch e (every node's adoptions
+// of one view count once).
+func (c *cluster) viewsAfter(e uint64) int {
+	k := 0
+	for ep := range c.views {
+		if ep > e {
+			k++
+		}
+	}
+	return k
+}
+
+// TestFollowerCut: the link between the two followers of three is cut
+// (both ways, or one way). The leader hears both, so its own failure
+// detector never changes the view; their Reach reports do: a view
+// without one of them (the higher id: the tie goes to the lower) serves
+// within cutBound, the view stays put while the cut lasts, and once the
+// link is mended both serve again within a lease.
+func TestFollowerCut(t *testing.T) {
+	for _, oneWay := range []bool{false, true} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			t.Run(fmt.Sprintf("oneway=%v/seed=%d", oneWay, seed), func(t *testing.T) {
+				followerCut(t, seed, oneWay)
+			})
+		}
+	}
+}
+
+func followerCut(t *testing.T, seed uint64, oneWay bool) {
+	c := newCluster(t, 3, seed, 0)
+	e := c.settle(20*lease, 3)
+	c.run(3 * lease)
+	a, b, ld := followers(t, c)
+	// One way: the one that no longer hears the other is the higher id
+	// (b hears nothing from a), and the lower id the one (a hears b).
+	c.cutPair(a, b, true, oneWay)
+	cutAt := c.now
+	bound := cutBound(c)
+	e2 := c.settle(bound, 2)
+	took := c.now - cutAt
+	t.Logf("a view without a cut follower served %d after the cut (bound %d, lease %d)", took, bound, lease)
+	v := c.nodes[ld].State().View()
+	if !slices.Equal(v.Members, slices.Sorted(slices.Values([]proc.ID{a, ld}))) {
+		t.Fatalf("view %v after cutting %d-%d (leader %d): want the leader and %d\n%s", v, a, b, ld, a, strings.Join(c.log, "\n"))
+	}
+	// The cut lasts: the view does not move.
+	c.run(20 * lease)
+	if k := c.viewsAfter(e2); k != 0 || c.servingNow()[ld] != e2 {
+		t.Fatalf("%d views after %d under a steady cut; serving %v\n%s", k, e2, c.servingNow(), strings.Join(c.log, "\n"))
+	}
+	c.cutPair(a, b, false, oneWay)
+	healAt := c.now
+	c.settle(lease, 3)
+	t.Logf("all three served again %d after the heal", c.now-healAt)
+	if e2 <= e {
+		t.Fatalf("epoch %d after %d", e2, e)
+	}
+	c.verify()
+}
+
+// TestFollowerCutFive: of five, two followers cut from each other leave
+// a view of four (the other three, and the lower id of the two), within
+// cutBound.
+func TestFollowerCutFive(t *testing.T) {
+	c := newCluster(t, 5, 7, 0)
+	c.settle(20*lease, 5)
+	c.run(3 * lease)
+	ld := c.nodes[0].Leader()
+	var fs []proc.ID
+	for i := range c.nodes {
+		if proc.ID(i) != ld {
+			fs = append(fs, proc.ID(i))
+		}
+	}
+	a, b := fs[1], fs[3]
+	c.cutPair(a, b, true, false)
+	cutAt := c.now
+	c.settle(cutBound(c), 4)
+	t.Logf("a view of four served %d after the cut", c.now-cutAt)
+	if v := c.nodes[ld].State().View(); slices.Contains(v.Members, b) || !slices.Contains(v.Members, a) {
+		t.Fatalf("view %v after cutting %d-%d: want %d out, %d in", v, a, b, b, a)
+	}
+	c.cutPair(a, b, false, false)
+	c.settle(lease, 5)
+	c.verify()
+}
