@@ -508,13 +508,14 @@ func (n *Node) Stopped(now proc.Time, counts []uint64) {
 		return
 	}
 	n.ph = out
-	if n.inView(n.sm.View()) {
-		// The lease ran out in a view that still counts this run in:
-		// the node comes back as a new run, and the leader moves on to
-		// a view with it.
-		n.seq++
-		n.proposeOwn()
-	}
+	// The node comes back as a new run, and the leader moves on to a
+	// view with it: whether its lease ran out in a view that still
+	// counts this run in, or a view left it out while it heard the
+	// leader (a cut to another member). A run once out never comes back
+	// (the service's backups take it for gone): from here on this run
+	// adopts no view (inView), not even one that still has it.
+	n.seq++
+	n.proposeOwn()
 }
 
 // Leave is the driver's word that this run has stopped serving for good:

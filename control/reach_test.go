@@ -62,7 +62,9 @@ func (c *cluster) viewsAfter(e uint64) int {
 // detector never changes the view; their Reach reports do: a view
 // without one of them (the higher id: the tie goes to the lower) serves
 // within cutBound, the view stays put while the cut lasts, and once the
-// link is mended both serve again within a lease.
+// link is mended both serve again within a lease, the one left out as a
+// new run (a run once out never comes back: the service's backups take
+// it for gone).
 func TestFollowerCut(t *testing.T) {
 	for _, oneWay := range []bool{false, true} {
 		for seed := uint64(1); seed <= 5; seed++ {
@@ -80,6 +82,7 @@ func followerCut(t *testing.T, seed uint64, oneWay bool) {
 	a, b, ld := followers(t, c)
 	// One way: the one that no longer hears the other is the higher id
 	// (b hears nothing from a), and the lower id the one (a hears b).
+	gen := c.nodes[ld].State().View().Gens[b]
 	c.cutPair(a, b, true, oneWay)
 	cutAt := c.now
 	bound := cutBound(c)
@@ -99,6 +102,9 @@ func followerCut(t *testing.T, seed uint64, oneWay bool) {
 	healAt := c.now
 	c.settle(lease, 3)
 	t.Logf("all three served again %d after the heal", c.now-healAt)
+	if g := c.nodes[ld].State().View().Gens[b]; g <= gen {
+		t.Fatalf("node %d back in %v as generation %d, was %d: the run left out came back", b, c.nodes[ld].State().View(), g, gen)
+	}
 	if e2 <= e {
 		t.Fatalf("epoch %d after %d", e2, e)
 	}
@@ -130,4 +136,32 @@ func TestFollowerCutFive(t *testing.T) {
 	c.cutPair(a, b, false, false)
 	c.settle(lease, 5)
 	c.verify()
+}
+
+// TestFollowerCutWaitsForTheLease: the cut follower stops hearing the
+// leader too, just before the leader learns of the cut (the leader still
+// hears it), so it never applies the view that leaves it out and serves
+// on until its lease, renewed just before, runs out: the view without it
+// waits for that (holdFor of a silence of 0), and the checker finds no
+// two views serving at once. Without the wait (NoWait) it does.
+func TestFollowerCutWaitsForTheLease(t *testing.T) {
+	for _, broken := range []Broken{0, NoWait} {
+		c := newCluster(t, 3, 4, broken)
+		e := c.settle(20*lease, 3)
+		c.run(3 * lease)
+		a, b, ld := followers(t, c)
+		c.cutPair(a, b, true, false)
+		cutAt := c.now
+		c.run(lease - lease/10)
+		c.cutPair(ld, b, true, true)
+		c.settleAbove(cutBound(c)-(c.now-cutAt), 2, e)
+		err := check(c.spans, len(c.nodes), c.now)
+		switch {
+		case broken == 0 && err != nil:
+			t.Fatalf("%v\n%s", err, strings.Join(c.log, "\n"))
+		case broken == NoWait && err == nil:
+			t.Fatalf("NoWait: no two views served at once\n%s", strings.Join(c.log, "\n"))
+		}
+		t.Logf("broken %d: %v", broken, err)
+	}
 }
