@@ -90,14 +90,18 @@ func (n *Node) hears(a, b proc.ID) bool {
 func (n *Node) linked(a, b proc.ID) bool { return n.hears(a, b) && n.hears(b, a) }
 
 // clique chooses, among the candidates (sorted), the largest set that
-// holds this node (if a candidate) and in which every two linked,
-// preferring the one with the most members of cur, then the first in
-// the order of ids: so that a steady cut keeps the view it led to, and
-// every leader facing the same reports chooses the same. The search
-// tries the candidates in that order, each set before those without its
-// next member, and drops a branch that cannot reach the best size; the
-// configurations it runs on are a few nodes, and when every pair is
-// linked (the common case) it takes them all at once.
+// holds this node (if a candidate) and in which every two linked. Of
+// sets of that size it prefers, in turn: the one whose members the other
+// candidates hear most (a node some no longer hear is the likelier to be
+// dying: of a crashed node, the others lose it one after the other, and
+// in between it must not be kept in place of a live one; of a one-way
+// cut, the side the other cannot hear goes); the one with the most
+// members of cur (a steady cut keeps the view it led to); the first in
+// the order of ids (every leader facing the same reports chooses the
+// same). The search tries the candidates in that order, each set before
+// those without its next member, and drops a branch that cannot reach
+// the best size; the configurations it runs on are a few nodes, and when
+// every pair is linked (the common case) it takes them all at once.
 func (n *Node) clique(cands []proc.ID, cur View) []proc.ID {
 	all := true
 	for i, a := range cands {
@@ -109,6 +113,14 @@ func (n *Node) clique(cands []proc.ID, cur View) []proc.ID {
 		return cands
 	}
 	inCur := func(p proc.ID) bool { _, ok := slices.BinarySearch(cur.Members, p); return ok }
+	heardBy := map[proc.ID]int{}
+	for _, p := range cands {
+		for _, q := range cands {
+			if q != p && n.hears(q, p) {
+				heardBy[p]++
+			}
+		}
+	}
 	order := []proc.ID{}
 	for _, p := range cands {
 		if p != n.cfg.Self && inCur(p) {
@@ -120,11 +132,13 @@ func (n *Node) clique(cands []proc.ID, cur View) []proc.ID {
 			order = append(order, p)
 		}
 	}
-	count := func(s []proc.ID) int {
-		k := 0
+	// score is what the sets of one size are told apart by.
+	score := func(s []proc.ID) [2]int {
+		var k [2]int
 		for _, p := range s {
+			k[0] += heardBy[p]
 			if inCur(p) {
-				k++
+				k[1]++
 			}
 		}
 		return k
@@ -134,11 +148,11 @@ func (n *Node) clique(cands []proc.ID, cur View) []proc.ID {
 		start = []proc.ID{n.cfg.Self}
 	}
 	best := slices.Clone(start)
-	bestCur := count(best)
+	bestScore := score(best)
 	var walk func(i int, in []proc.ID)
 	walk = func(i int, in []proc.ID) {
-		if k := count(in); len(in) > len(best) || len(in) == len(best) && k > bestCur {
-			best, bestCur = slices.Clone(in), k
+		if k := score(in); len(in) > len(best) || len(in) == len(best) && slices.Compare(k[:], bestScore[:]) > 0 {
+			best, bestScore = slices.Clone(in), k
 		}
 		for j := i; j < len(order) && len(in)+len(order)-j >= len(best); j++ {
 			p := order[j]

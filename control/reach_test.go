@@ -60,7 +60,8 @@ func (c *cluster) viewsAfter(e uint64) int {
 // TestFollowerCut: the link between the two followers of three is cut
 // (both ways, or one way). The leader hears both, so its own failure
 // detector never changes the view; their Reach reports do: a view
-// without one of them (the higher id: the tie goes to the lower) serves
+// without one of them (cut both ways, the higher id: the tie goes to the
+// lower; one way, the one the other does not hear) serves
 // within cutBound, the view stays put while the cut lasts, and once the
 // link is mended both serve again within a lease, the one left out as a
 // new run (a run once out never comes back: the service's backups take
@@ -80,9 +81,12 @@ func followerCut(t *testing.T, seed uint64, oneWay bool) {
 	e := c.settle(20*lease, 3)
 	c.run(3 * lease)
 	a, b, ld := followers(t, c)
-	// One way: the one that no longer hears the other is the higher id
-	// (b hears nothing from a), and the lower id the one (a hears b).
-	gen := c.nodes[ld].State().View().Gens[b]
+	// One way, b hears nothing from a: a goes.
+	kept, gone := a, b
+	if oneWay {
+		kept, gone = b, a
+	}
+	gen := c.nodes[ld].State().View().Gens[gone]
 	c.cutPair(a, b, true, oneWay)
 	cutAt := c.now
 	bound := cutBound(c)
@@ -90,8 +94,8 @@ func followerCut(t *testing.T, seed uint64, oneWay bool) {
 	took := c.now - cutAt
 	t.Logf("a view without a cut follower served %d after the cut (bound %d, lease %d)", took, bound, lease)
 	v := c.nodes[ld].State().View()
-	if !slices.Equal(v.Members, slices.Sorted(slices.Values([]proc.ID{a, ld}))) {
-		t.Fatalf("view %v after cutting %d-%d (leader %d): want the leader and %d\n%s", v, a, b, ld, a, strings.Join(c.log, "\n"))
+	if !slices.Equal(v.Members, slices.Sorted(slices.Values([]proc.ID{kept, ld}))) {
+		t.Fatalf("view %v after cutting %d-%d (leader %d): want the leader and %d\n%s", v, a, b, ld, kept, strings.Join(c.log, "\n"))
 	}
 	// The cut lasts: the view does not move.
 	c.run(20 * lease)
@@ -102,8 +106,8 @@ func followerCut(t *testing.T, seed uint64, oneWay bool) {
 	healAt := c.now
 	c.settle(lease, 3)
 	t.Logf("all three served again %d after the heal", c.now-healAt)
-	if g := c.nodes[ld].State().View().Gens[b]; g <= gen {
-		t.Fatalf("node %d back in %v as generation %d, was %d: the run left out came back", b, c.nodes[ld].State().View(), g, gen)
+	if g := c.nodes[ld].State().View().Gens[gone]; g <= gen {
+		t.Fatalf("node %d back in %v as generation %d, was %d: the run left out came back", gone, c.nodes[ld].State().View(), g, gen)
 	}
 	if e2 <= e {
 		t.Fatalf("epoch %d after %d", e2, e)
@@ -163,5 +167,31 @@ func TestFollowerCutWaitsForTheLease(t *testing.T) {
 			t.Fatalf("NoWait: no two views served at once\n%s", strings.Join(c.log, "\n"))
 		}
 		t.Logf("broken %d: %v", broken, err)
+	}
+}
+
+// TestDyingFollowerNotKept: a follower's link to the other follower goes
+// quiet a little before it crashes (its last messages to the leader got
+// out, those to the other did not): for a while the leader still hears
+// it, the other no longer does. The view that leaves it out comes; the
+// live follower is never left out in its place (it would lose its
+// sessions), though the dying one has the lower id.
+func TestDyingFollowerNotKept(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		c := newCluster(t, 3, seed, 0)
+		e := c.settle(20*lease, 3)
+		c.run(3 * lease)
+		a, b, ld := followers(t, c)
+		c.cutPair(a, b, true, true)
+		c.run(lease / 4)
+		c.crash(a)
+		c.settleAbove(cutBound(c), 2, e)
+		if c.lost[b] > 0 {
+			t.Fatalf("seed %d: node %d, alive, fenced as lost in place of node %d, dying\n%s", seed, b, a, strings.Join(c.log, "\n"))
+		}
+		if v := c.nodes[ld].State().View(); slices.Contains(v.Members, a) {
+			t.Fatalf("seed %d: view %v has the crashed node %d", seed, v, a)
+		}
+		c.verify()
 	}
 }
