@@ -59,16 +59,24 @@
 // other, so a one-way cut cuts the pair; a node whose Reach is older than
 // a lease (or that sends none) is taken to hear everyone, and the
 // leader's own failure detector judges it. Among the sets of the largest
-// size the leader takes the one with the most members of the newest view,
-// then the first by ids: a steady cut keeps the view it led to, and a
-// cut between two followers leaves out the one with the higher id. The
-// run left out still holds its lease (the leader hears it: a silence of
-// 0), so the view waits a whole lease's wait: it serves within
+// size the leader takes the one whose members the other candidates hear
+// most (a crashed node is lost by the others one after the other, and
+// must not be kept meanwhile in place of a live one; of a one-way cut,
+// the side the other does not hear goes), then the one with the most
+// members of the newest view (a steady cut keeps the view it led to),
+// then the first by ids (a cut both ways between two followers leaves
+// out the higher id). The run left out still holds its lease (the
+// leader hears it: a silence of 0), so the view waits a whole lease's
+// wait: it serves within
 // Lease (until the cut side stops counting the other heard) + Lease/4
 // (its next Reach) + ((1+2ρ)·Lease)·(1+ρ) + Margin + the round trips of
-// the proposal and the readies, about 2.2 leases and the margin. Once the
+// the proposal and the readies: about 2.3 leases, the margin and the
+// round trips (2.05 leases in the model, 2.0s with the service's lease of
+// a second, TestFollowerCutKeepsGranting in client). Once the
 // link is mended the next Reaches name both sides again and the next view
-// takes the run back, without a wait. The cost is N(N−1) messages every
+// takes the node back, without a wait, as a new run: the run left out
+// fenced when it applied the view, and a run that fenced rejoins as a new
+// one (Stopped), so a run once out never comes back. The cost is N(N−1) messages every
 // Lease/4: 24 a second on 3 nodes with the service's lease of a second,
 // 80 on 5, beside the idle Raft traffic's 60(N−1) + 8N².
 //
