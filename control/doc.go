@@ -43,10 +43,44 @@
 // # Views
 //
 // The leader proposes a view when the nodes it would choose differ from
-// the newest view's: the voters it heard a message from within a lease
+// the newest view's: of the voters it heard a message from within a lease
 // (itself included) that have rejoined, each with its generation
-// (how many rejoins of it were applied), if they are a majority of the
-// configuration. A member applying a view it is in adopts it (the driver
+// (how many rejoins of it were applied), the largest set in which every
+// two heard each other within a lease, if it is a majority of the
+// configuration.
+//
+// The data plane needs every link between the members of a view, not
+// only the links to the leader: a lock's request waits on the nodes that
+// home its names. So every node sends every other voter a Reach every
+// Lease/4, outside the Raft log (Update.Reach, Node.Hear), on the links
+// the data travels on: the voters it heard from within a lease. It is
+// the probe and the report at once. A pair counts as linked only if each
+// side's last Reach (the leader's own hearing, for the leader) names the
+// other, so a one-way cut cuts the pair; a node whose Reach is older than
+// a lease (or that sends none) is taken to hear everyone, and the
+// leader's own failure detector judges it. Among the sets of the largest
+// size the leader takes the one whose members the other candidates hear
+// most (a crashed node is lost by the others one after the other, and
+// must not be kept meanwhile in place of a live one; of a one-way cut,
+// the side the other does not hear goes), then the one with the most
+// members of the newest view (a steady cut keeps the view it led to),
+// then the first by ids (a cut both ways between two followers leaves
+// out the higher id). The run left out still holds its lease (the
+// leader hears it: a silence of 0), so the view waits a whole lease's
+// wait: it serves within
+// Lease (until the cut side stops counting the other heard) + Lease/4
+// (its next Reach) + ((1+2ρ)·Lease)·(1+ρ) + Margin + the round trips of
+// the proposal and the readies: about 2.3 leases, the margin and the
+// round trips (2.05 leases in the model, 2.0s with the service's lease of
+// a second, TestFollowerCutKeepsGranting in client). Once the
+// link is mended the next Reaches name both sides again and the next view
+// takes the node back, without a wait, as a new run: the run left out
+// fenced when it applied the view, and a run that fenced rejoins as a new
+// one (Stopped), so a run once out never comes back. The cost is N(N−1) messages every
+// Lease/4: 24 a second on 3 nodes with the service's lease of a second,
+// 80 on 5, beside the idle Raft traffic's 60(N−1) + 8N².
+//
+// A member applying a view it is in adopts it (the driver
 // stops the older view's instances and asks again for the grants its
 // sessions hold) and proposes its ready; once every member is ready the
 // view is open. A node serves an open view once its hold has passed and

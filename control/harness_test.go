@@ -26,9 +26,12 @@ const (
 	margin = 5
 )
 
+// msg is a message on the model network: a Raft message, or a Reach
+// (reach set: m then only names its sender and receiver).
 type msg struct {
-	at proc.Time
-	m  raftpb.Message
+	at    proc.Time
+	m     raftpb.Message
+	reach *Reach
 }
 
 // span is a node serving a view from start until end (-1: still), in a
@@ -191,6 +194,10 @@ func (c *cluster) step() {
 		if !c.up[to] {
 			continue
 		}
+		if m.reach != nil {
+			c.nodes[to].Hear(c.now, procID(m.m.From), *m.reach)
+			continue
+		}
 		if m.m.Type == raftpb.MsgSnap {
 			if c.lose > 0 {
 				c.lose--
@@ -226,6 +233,11 @@ func (c *cluster) step() {
 		for _, m := range u.Messages {
 			if !c.cut[[2]proc.ID{id, procID(m.To)}] {
 				c.net = append(c.net, msg{at: c.now + 1, m: m})
+			}
+		}
+		for _, to := range u.ReachTo {
+			if !c.cut[[2]proc.ID{id, to}] {
+				c.net = append(c.net, msg{at: c.now + 1, m: raftpb.Message{From: raftID(id), To: raftID(to)}, reach: &u.Reach})
 			}
 		}
 		for _, ch := range u.Changes {

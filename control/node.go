@@ -165,6 +165,10 @@ func (k ChangeKind) String() string {
 // leader (this node was behind the leader's first index) and replaced
 // the node's whole log and State: the driver deletes every entry it
 // kept before it writes Entries.
+//
+// Reach, when ReachTo is not empty, is for the driver to send to each
+// node of ReachTo (on the links its data travels on), like Messages but
+// with nothing to persist first.
 type Update struct {
 	Snapshot  raftpb.Snapshot
 	Restored  bool
@@ -174,11 +178,13 @@ type Update struct {
 	Messages  []raftpb.Message
 	Changes   []Change
 	Members   []Member
+	Reach     Reach
+	ReachTo   []proc.ID
 }
 
 // Empty reports whether u asks for nothing.
 func (u Update) Empty() bool {
-	return raft.IsEmptySnap(u.Snapshot) && raft.IsEmptyHardState(u.HardState) && len(u.Entries) == 0 && len(u.Messages) == 0 && len(u.Changes) == 0 && u.Members == nil
+	return raft.IsEmptySnap(u.Snapshot) && raft.IsEmptyHardState(u.HardState) && len(u.Entries) == 0 && len(u.Messages) == 0 && len(u.Changes) == 0 && u.Members == nil && len(u.ReachTo) == 0
 }
 
 // phase is where this node is with the newest view.
@@ -227,6 +233,10 @@ type Node struct {
 	// heard from, and the view proposal in flight.
 	heard    map[proc.ID]int64
 	leadFrom int64
+	// reports: each node's last Reach (reach.go); reachDue: this
+	// node's own is due in the next Update.
+	reports  map[proc.ID]report
+	reachDue bool
 	proposed int64 // the tick of the last view proposed (0: none in flight)
 
 	seq     uint64 // the rejoins of this run
@@ -324,7 +334,7 @@ func New(cfg Config, d Disk, now proc.Time) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, rn: rn, storage: ms, sm: sm, now: now, conf: d.Snapshot.Metadata.ConfState, snapped: d.Snapshot.Metadata.Index,
-		tickDue: now, heard: map[proc.ID]int64{}, reads: map[uint64]*read{}, farewells: map[uint64]farewell{},
+		tickDue: now, heard: map[proc.ID]int64{}, reports: map[proc.ID]report{}, reads: map[uint64]*read{}, farewells: map[uint64]farewell{},
 		counts: slices.Clone(cfg.Counts), seq: 1,
 	}
 	n.sm.broken = cfg.Broken
@@ -397,6 +407,7 @@ func (n *Node) Tick(now proc.Time) {
 	if n.now >= n.readDue {
 		n.readDue = n.now + n.cfg.Lease/4
 		n.startRead()
+		n.reachDue = !n.removed
 	}
 }
 
@@ -530,13 +541,14 @@ func (n *Node) Stopped(now proc.Time, counts []uint64) {
 		return
 	}
 	n.ph = out
-	if n.inView(n.sm.View()) {
-		// The lease ran out in a view that still counts this run in:
-		// the node comes back as a new run, and the leader moves on to
-		// a view with it.
-		n.seq++
-		n.proposeOwn()
-	}
+	// The node comes back as a new run, and the leader moves on to a
+	// view with it: whether its lease ran out in a view that still
+	// counts this run in, or a view left it out while it heard the
+	// leader (a cut to another member). A run once out never comes back
+	// (the service's backups take it for gone): from here on this run
+	// adopts no view (inView), not even one that still has it.
+	n.seq++
+	n.proposeOwn()
 }
 
 // Leave is the driver's word that this run has stopped serving for good:
@@ -677,29 +689,33 @@ func (n *Node) Limit(epoch uint64, i int) (limit uint64, ok bool) {
 }
 
 // proposeView proposes a new view, on the leader, when the members it
-// would choose are not the newest view's: the nodes heard from within an
-// election timeout (and itself) that have rejoined, if they are a
-// majority of the configuration. One proposal is in flight at a time
-// (made again if not applied within two election timeouts).
+// would choose are not the newest view's: among the nodes heard from
+// within a lease (and itself) that have rejoined, the largest set in
+// which every two heard each other (clique), if it is a majority of the
+// configuration. One proposal is in flight at a time (made again if not
+// applied within two election timeouts).
 func (n *Node) proposeView() {
 	st := n.rn.Status()
 	if st.RaftState != raft.StateLeader || (n.proposed != 0 && n.ticks-n.proposed < 2*ElectionTicks) {
 		return
 	}
 	voters := slices.Sorted(maps.Keys(st.Config.Voters.IDs()))
-	var next View
+	cur := n.sm.View()
+	var cands []proc.ID
 	for _, id := range voters {
 		p := procID(id)
-		alive := p == n.cfg.Self || n.ticks-max(n.heard[p], n.leadFrom) <= LeaseTicks
-		if g := n.sm.gen[p]; alive && g > 0 && !n.sm.left[p] {
-			next.Members = append(next.Members, p)
-			next.Gens = append(next.Gens, g)
+		if g := n.sm.gen[p]; n.alive(p) && g > 0 && !n.sm.left[p] {
+			cands = append(cands, p)
 		}
+	}
+	var next View
+	for _, p := range n.clique(cands, cur) {
+		next.Members = append(next.Members, p)
+		next.Gens = append(next.Gens, n.sm.gen[p])
 	}
 	if 2*len(next.Members) <= len(voters) {
 		return
 	}
-	cur := n.sm.View()
 	if cur.Epoch > 0 && slices.Equal(cur.Members, next.Members) && slices.Equal(cur.Gens, next.Gens) {
 		return
 	}
@@ -886,6 +902,10 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 	n.step(&u)
 	u.Messages = append(u.Messages, n.extra...)
 	n.extra = nil
+	if n.reachDue {
+		n.reachDue = false
+		u.Reach, u.ReachTo = n.reach(), n.reachTo()
+	}
 	return u, nil
 }
 

@@ -24,13 +24,13 @@ func Algorithm() algo.Algorithm {
 	return algo.Algorithm{
 		Name:     "control",
 		Summary:  "the control plane: Raft-agreed views, served under leases",
-		Messages: []proc.Message{Msg{}},
+		Messages: []proc.Message{Msg{}, Reach{}},
 		Timers:   []proc.Timer{TickTimer{}},
 	}
 }
 
 // Process runs a Node as a proc.Process: Raft messages go as Msg through
-// Env.Send, ticks come from Env.After timers (one a Raft tick), and what
+// Env.Send (and each Reach as itself), ticks come from Env.After timers (one a Raft tick), and what
 // the node persists is written to the Disk its driver keeps across the
 // process's restarts. A view it starts serving is an EvView event, a view
 // it stops serving an EvFence. It stands for the whole node: asked to
@@ -71,8 +71,13 @@ func (p *Process) Start(env proc.Env) {
 	p.flush(env)
 }
 
-// Deliver steps a Raft message.
+// Deliver steps a Raft message, or hands the node a Reach.
 func (p *Process) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	if r, ok := m.(Reach); ok {
+		p.node.Hear(env.Now(), from, r)
+		p.flush(env)
+		return
+	}
 	msg, ok := m.(Msg)
 	if !ok {
 		return
@@ -121,6 +126,9 @@ func (p *Process) flush(env proc.Env) {
 				panic(fmt.Sprintf("control process %d: %v", p.cfg.Self, err))
 			}
 			env.Send(procID(m.To), Msg{Raft: b})
+		}
+		for _, to := range u.ReachTo {
+			env.Send(to, u.Reach)
 		}
 		for _, c := range u.Changes {
 			switch c.Kind {

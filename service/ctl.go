@@ -241,8 +241,13 @@ func (h *ctlHost) run(ctx context.Context) {
 	}
 }
 
-// deliver steps a Raft message from another node.
+// deliver steps a Raft message from another node, or hands the control
+// node its Reach.
 func (h *ctlHost) deliver(from proc.ID, m proc.Message) {
+	if r, ok := m.(control.Reach); ok {
+		h.input(func(now proc.Time) error { h.node.Hear(now, from, r); return nil })
+		return
+	}
 	msg, ok := m.(control.Msg)
 	if !ok {
 		return
@@ -344,6 +349,11 @@ func (h *ctlHost) inputLocked(now proc.Time) {
 		}
 		if err != nil && !errors.Is(err, transport.ErrClosed) {
 			h.n.log.Debug("control: send", "to", m.To-1, "err", err)
+		}
+	}
+	for _, to := range u.ReachTo {
+		if err := h.space.Send(proc.ID(h.n.self), to, u.Reach); err != nil && !errors.Is(err, transport.ErrClosed) {
+			h.n.log.Debug("control: send reach", "to", to, "err", err)
 		}
 	}
 	h.leaseEnd.Store(int64(h.node.LeaseEnd()))
