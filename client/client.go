@@ -57,7 +57,12 @@
 //     (Session passes over nodes that are down). A Lock or Acquire cut off
 //     by its node's loss returns ErrUnavailable and may still be held by
 //     the session until it ends; Unlock and Release wait for the move and
-//     are sent again (one the old node did not answer is given up then). A one-node cluster has no backup.
+//     are sent again (one the old node did not answer is given up then),
+//     also when a node that does not know the session says it expired:
+//     a call is ErrSessionExpired only once Done has closed. The adopted
+//     session keeps its deadline (a session whose client stopped ends
+//     within its TTL and the nodes' --suspect of its last keep-alive). A
+//     one-node cluster has no backup.
 //   - A semaphore's units are those of its first use in the cluster
 //     (ErrMismatch otherwise), until nobody holds it at a refresh; a node
 //     keeps at most --max-semaphores semaphores in use (default 1024; the
@@ -114,7 +119,9 @@ var (
 	// units (the units of a name are those of its first use, anywhere).
 	ErrMismatch = errors.New("allot: semaphore units mismatch")
 	// ErrSessionExpired: the session's lease expired (or the session was
-	// closed); its grants are gone.
+	// closed); its grants are gone. A call returns it only once the
+	// session's Done has closed: a node that does not know a session the
+	// client still keeps alive (it moved) is ErrUnavailable meanwhile.
 	ErrSessionExpired = errors.New("allot: session expired")
 	// ErrNotHeld: Unlock or Release of a grant its session does not hold
 	// (any more): given back twice, or after a node answered that it was
@@ -607,11 +614,17 @@ func (s *Session) renewed(k int, sent time.Time, leaseMs int64) time.Duration {
 // backup answered (SESSION_MOVING) a keep-alive sent at sent, with its
 // lease: the session cannot be lost before that node's lease runs out
 // (it adopts the session if its node is lost), nor end at its node
-// before the TTL from the last keep-alive that reached it.
-func (s *Session) keep(sent time.Time, leaseMs int64) {
+// before the TTL from the last keep-alive that reached it, nor at the
+// backup before what it keeps (keptMs, from a node that says; an older
+// one adopts with a fresh TTL).
+func (s *Session) keep(sent time.Time, leaseMs int64, keptMs string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if u := minTime(s.lastOK.Add(s.ttl), sent.Add(time.Duration(leaseMs)*time.Millisecond)); u.After(s.until) {
+	u := minTime(s.lastOK.Add(s.ttl), sent.Add(time.Duration(leaseMs)*time.Millisecond))
+	if keptMs != "" {
+		u = minTime(u, sent.Add(time.Duration(count(keptMs))*time.Millisecond))
+	}
+	if u.After(s.until) {
 		s.until = u
 		s.deadline.Reset(time.Until(u))
 	}
@@ -712,7 +725,7 @@ func (s *Session) move(from int) time.Duration {
 		}
 		if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
 			if reason, meta := errorInfo(st); reason == pb.ReasonSessionMoving {
-				s.keep(sent, int64(count(meta["lease_ms"])))
+				s.keep(sent, int64(count(meta["lease_ms"])), meta["kept_ms"])
 			}
 		}
 		if i%n == 0 {
@@ -811,46 +824,64 @@ func (s *Session) moveNow() {
 	}
 }
 
-// call runs f on the session's node, with ctx; if that node is
-// unavailable and again is set (f is safe to repeat), it waits for the
-// session to move and runs f once more there. With again, a call the
-// node has not answered when the session moves (a frozen node answers
-// nothing) is given up and sent to the new node.
+// call runs f on the session's node, with ctx; if that node does not
+// serve the session (elsewhere) and again is set (f is safe to repeat),
+// it waits for the session to move and runs f again there, until it is
+// answered, the session is lost (Done) or ctx ends. With again, a call
+// the node has not answered when the session moves (a frozen node
+// answers nothing) is given up and sent to the new node.
 func (s *Session) call(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) error {
 	_, err := s.callAt(ctx, again, f)
 	return err
 }
 
+// elsewhere reports whether err says the node called does not serve the
+// session now: it is unavailable (down, unreachable, not serving, or it
+// does not serve this session: SESSION_MOVING, SESSION_NOT_HERE), or it
+// does not know the session (NOT_FOUND but NOT_HELD: a node that only
+// says SESSION_EXPIRED of a session that ended, or one of an earlier
+// version, which says it of every session it does not know, one its
+// backup adopted included). The keep-alive finds out which: it moves the
+// session, or Done closes.
+func elsewhere(err error) bool {
+	return unavailable(err) || status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld)
+}
+
 // callAt is call, also saying which node answered.
 func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) (int, error) {
-	api, at, moved := s.node()
-	lost := func(err error) bool {
-		// Unavailable: the node may be lost. Not found: the node does
-		// not know the session (it expired, or it moved while the node
-		// was away). The keep-alive finds out.
-		return len(s.c.conns) > 1 && (unavailable(err) || status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld))
-	}
 	if !again || len(s.c.conns) == 1 {
+		api, at, _ := s.node()
 		err := f(ctx, api)
-		if err != nil && lost(err) {
+		if err != nil && len(s.c.conns) > 1 && elsewhere(err) {
 			s.moveNow()
 		}
 		return at, err
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-moved:
-			cancel()
-		case <-cctx.Done():
+	for {
+		api, at, moved := s.node()
+		cctx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-moved:
+				cancel()
+			case <-cctx.Done():
+			}
+		}()
+		err := f(cctx, api)
+		cancel()
+		switch {
+		case err == nil || ctx.Err() != nil:
+			return at, err
+		case status.Code(err) == codes.Canceled:
+			select {
+			case <-moved:
+				continue // given up: the session moved meanwhile
+			default:
+				return at, err
+			}
+		case !elsewhere(err):
+			return at, err
 		}
-	}()
-	err := f(cctx, api)
-	cancel()
-	switch {
-	case err == nil || ctx.Err() != nil:
-		return at, err
-	case unavailable(err):
 		s.moveNow()
 		select {
 		case <-moved:
@@ -859,16 +890,50 @@ func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context
 		case <-ctx.Done():
 			return at, err
 		}
-	case status.Code(err) == codes.Canceled:
-		// Given up: the session moved meanwhile.
-	default:
-		if lost(err) {
-			s.moveNow()
-		}
-		return at, err
 	}
-	api, at, _ = s.node()
-	return at, f(ctx, api)
+}
+
+// wrap is the package's wrap of err, an answer to a call of s, except
+// that a node's NOT_FOUND (SESSION_EXPIRED) is ErrSessionExpired only
+// once the session is lost by the client's own count (Done): until then
+// the session may be alive at the node that adopted it (a node of an
+// earlier version says SESSION_EXPIRED of every session it does not
+// serve), and the call is ErrUnavailable, as one cut off by its node's
+// loss is, while the session moves.
+// (A Take cut short keeps its count: CutShortError.) A client that knows
+// the session's node alone cannot move: a node that does not serve the
+// session (SESSION_NOT_HERE) loses it at once, as the keep-alive would,
+// and the call is ErrSessionExpired, as before that reason.
+func (s *Session) wrap(err error) error {
+	w := wrap(err)
+	if st, ok := status.FromError(err); ok && len(s.c.conns) == 1 && st.Code() == codes.Unavailable {
+		if reason, _ := errorInfo(st); reason == pb.ReasonSessionNotHere {
+			s.lost()
+			return fmt.Errorf("%w: %s", ErrSessionExpired, st.Message())
+		}
+	}
+	if !errors.Is(w, ErrSessionExpired) {
+		return w
+	}
+	select {
+	case <-s.done:
+		return w
+	default:
+	}
+	s.mu.Lock()
+	past := !time.Now().Before(s.until)
+	s.mu.Unlock()
+	if past {
+		s.lost() // Done's timer is due
+		return w
+	}
+	// The node's words ("session expired") are not repeated: they would
+	// read as the session's end.
+	moving := fmt.Errorf("%w: the node does not know the session, which is alive by this client's count: it moves to the node that serves it", ErrUnavailable)
+	if cs, ok := w.(*CutShortError); ok {
+		return &CutShortError{Taken: cs.Taken, Asked: cs.Asked, err: moving}
+	}
+	return moving
 }
 
 // Close ends the session and gives back everything it holds.
@@ -955,7 +1020,7 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 		return err
 	})
 	if err != nil {
-		return nil, wrap(err)
+		return nil, s.wrap(err)
 	}
 	s.recorded(mark, at)
 	g := &Grant{s: s, id: r.Grant, tokens: map[string]Token{}}
@@ -981,7 +1046,7 @@ func (s *Session) giveBack(ctx context.Context, id uint64, f func(context.Contex
 	if err == nil {
 		s.gave(id, at)
 	}
-	return wrap(err)
+	return s.wrap(err)
 }
 
 // Semaphore is a semaphore of units units, named name in the cluster.
@@ -1046,7 +1111,7 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 		return err
 	})
 	if err != nil {
-		return nil, wrap(err)
+		return nil, m.s.wrap(err)
 	}
 	m.s.recorded(mark, at)
 	g := &Grant{s: m.s, id: r.Grant, unit: int(r.Unit), tokens: map[string]Token{m.name: {r.Token.GetEpoch(), r.Token.GetCounter()}}}
@@ -1097,7 +1162,7 @@ func (q *Quota) Take(ctx context.Context, n int) error {
 	if err := checkName("quota", q.name, false); err != nil {
 		return err
 	}
-	return wrap(q.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
+	return q.s.wrap(q.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
 		_, err := api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
 		return err
 	}))

@@ -47,7 +47,7 @@ func (f *fakeNode) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.K
 	return &pb.KeepAliveResponse{TtlMs: 10000, LeaseMs: f.lease.Milliseconds()}, nil
 }
 
-func serveFake(t *testing.T, f *fakeNode) string {
+func serveFake(t *testing.T, f pb.AllotServer) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

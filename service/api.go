@@ -26,7 +26,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	}
 	g, err := n.acquire(ctx, s, space.Lock, proc.Request{}, r.Resources, r.TryLock)
 	if err != nil {
-		return nil, err
+		return nil, s.gone(err)
 	}
 	// One counter fences every resource of the grant: it is above the
 	// counter of every earlier holder of each. One token per distinct
@@ -95,7 +95,7 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	}
 	g, err := n.acquire(ctx, s, key, proc.Request{}, nil, r.TryAcquire)
 	if err != nil {
-		return nil, err
+		return nil, s.gone(err)
 	}
 	// The unit its token names: the view may have changed while the
 	// answer waited for the backup, and moved the grant to a unit of

@@ -29,9 +29,10 @@ import (
 // primary last recorded at, whichever member follows the primary in the
 // new view (a node that was its backup in an older view and was away
 // since keeps records grown stale: give-backs and ends were recorded
-// elsewhere). They enter its session table with a fresh TTL, and their
-// grants are asked again in the new view with their tokens, as the node's
-// own held grants are, before the node reports ready. The view serves no
+// elsewhere). They enter its session table with the deadline their
+// records gave them, and their grants are asked again in the new view
+// with their tokens, as the node's own held grants are, before the node
+// reports ready. The view serves no
 // request before every member is ready (control/state.go: the ReadyEntry
 // that opens a view only once every member's is applied;
 // control.Node.step: Serve, on each node, only once its log has the view
@@ -39,6 +40,26 @@ import (
 // at once, the primary and its backup, lose the primary's sessions, as
 // does a backup that moved on from a snapshot of the control log past the
 // view before (it cannot tell it was the last backup).
+//
+// The deadline. Each record says how long the session has left (LeftMs),
+// which the backup counts from when it gets it (the nodes' monotonic
+// clocks differ): the adopter keeps the session's deadline rather than
+// start a fresh TTL, and records the same deadline at its own backup, so
+// a session adopted again and again still ends when its client stopped.
+// The time left is the deadline plus a slack of one lease (--suspect)
+// when the node's keep-alives set it (snapshot; an adopted deadline is
+// passed on as it is). A keep-alive is recorded before it is answered
+// when the backup does not keep the session half a lease past the new
+// deadline already, and
+// a backup that does not answer in time (lost) cuts the answer's lease
+// to what it keeps (KeepAlive): the client never counts on the session
+// past what an adopter keeps, and its keep-alives go on for a lease after
+// the backup's last answer, time for the view change that moves the
+// backup. So a session whose client stopped ends at most TTL + --suspect
+// after the last keep-alive its node received, plus the time its newest
+// record took to reach the backup at each adoption (milliseconds, unless
+// their link was cut), or at the adoption if that comes later; a client
+// that keeps it alive is never told it expired.
 
 // primaryRun is a primary's run: its node and its generation in the views.
 type primaryRun struct {
@@ -64,6 +85,10 @@ type keeper struct {
 type kept struct {
 	epoch    uint64
 	sessions map[uint64]*backuppb.Session
+	// until: when each session is to end if adopted, by this node's
+	// clock: its newest record's LeftMs from when it came (none from a
+	// primary that sends no LeftMs: a fresh TTL then).
+	until map[uint64]time.Time
 }
 
 func newKeeper() *keeper {
@@ -73,6 +98,7 @@ func newKeeper() *keeper {
 // keep takes the records of r.
 func (k *keeper) keep(r *backuppb.KeepRequest) {
 	pr := primaryRun{int(r.Primary), r.Gen}
+	now := time.Now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.gone[pr] || r.Epoch < k.left[pr] {
@@ -87,7 +113,7 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 		return
 	}
 	if kp == nil {
-		kp = &kept{sessions: map[uint64]*backuppb.Session{}}
+		kp = &kept{sessions: map[uint64]*backuppb.Session{}, until: map[uint64]time.Time{}}
 		k.of[pr] = kp
 	}
 	kp.epoch = max(kp.epoch, r.Epoch)
@@ -95,10 +121,14 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 		if old := kp.sessions[s.Id]; old != nil && old.Seq >= s.Seq {
 			continue // a record sent before one kept already
 		}
+		delete(kp.until, s.Id)
 		if s.Ended {
 			delete(kp.sessions, s.Id)
 		} else {
 			kp.sessions[s.Id] = s
+			if s.LeftMs > 0 {
+				kp.until[s.Id] = now.Add(time.Duration(s.LeftMs) * time.Millisecond)
+			}
 		}
 	}
 	if len(kp.sessions) == 0 {
@@ -107,16 +137,17 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 }
 
 // keeps reports whether this node keeps session id for another node,
-// and for which.
-func (k *keeper) keeps(id uint64) (primary int, ok bool) {
+// for which, and until when it would keep it if it adopted it (zero:
+// a fresh TTL from the adoption).
+func (k *keeper) keeps(id uint64) (primary int, until time.Time, ok bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for pr, kp := range k.of {
 		if _, ok := kp.sessions[id]; ok {
-			return pr.node, true
+			return pr.node, kp.until[id], true
 		}
 	}
-	return -1, false
+	return -1, time.Time{}, false
 }
 
 // successor is the first member of v after node p in the ring of v's
@@ -142,7 +173,7 @@ func successor(p int, v control.View) int {
 // node's own.
 func (n *Node) takeOver(v, prev control.View) []*session {
 	k := n.keeper
-	var adopt []*backuppb.Session
+	var adopt []adoption
 	k.mu.Lock()
 	for pr, kp := range k.of {
 		if v.Epoch <= kp.epoch {
@@ -170,17 +201,17 @@ func (n *Node) takeOver(v, prev control.View) []*session {
 			n.log.Warn("dropping the sessions of a lost node: this node was not its last backup", "primary", pr.node, "gen", pr.gen, "sessions", len(kp.sessions))
 			continue
 		}
-		for _, s := range kp.sessions {
-			adopt = append(adopt, s)
+		for id, s := range kp.sessions {
+			adopt = append(adopt, adoption{s, kp.until[id]})
 		}
 		n.log.Info("adopting the sessions of a lost node", "primary", pr.node, "gen", pr.gen, "epoch", v.Epoch, "sessions", len(kp.sessions))
 	}
 	k.mu.Unlock()
 	var out []*session
-	for _, r := range adopt {
-		s, err := n.adoptSession(r)
+	for _, a := range adopt {
+		s, err := n.adoptSession(a.r, a.until)
 		if err != nil {
-			n.log.Error("adopting a session", "session", r.Id, "err", err)
+			n.log.Error("adopting a session", "session", a.r.Id, "err", err)
 			continue
 		}
 		if s != nil {
@@ -190,10 +221,19 @@ func (n *Node) takeOver(v, prev control.View) []*session {
 	return out
 }
 
-// adoptSession enters the kept session r in the session table, with a
-// fresh TTL, its grants held (to be asked again in the new view); nil if
-// the table has it already.
-func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
+// adoption is a kept session to adopt, and until when (kept.until).
+type adoption struct {
+	r     *backuppb.Session
+	until time.Time
+}
+
+// adoptSession enters the kept session r in the session table, its
+// grants held (to be asked again in the new view), with the deadline
+// until its primary recorded (zero: a fresh TTL, for a primary that
+// records none); nil if the table has it already. The deadline is kept,
+// not started afresh: a session whose client stopped ends when it would
+// have at its node, however many nodes adopt it in turn.
+func (n *Node) adoptSession(r *backuppb.Session, until time.Time) (*session, error) {
 	if n.sessions.get(r.Id) != nil {
 		return nil, nil
 	}
@@ -210,7 +250,11 @@ func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
 	}
 	// Past the node's session limit if need be: the session is one the
 	// cluster has promised to keep.
-	s.deadline = time.Now().Add(s.ttl)
+	s.deadline = until
+	if until.IsZero() {
+		s.deadline = time.Now().Add(s.ttl)
+	}
+	s.adopted = s.deadline
 	n.sessions.add(s, int(^uint(0)>>1))
 	n.metrics.sessions.Inc()
 	n.expiry.add(s, s.deadline)
@@ -224,14 +268,21 @@ func (n *Node) adoptSession(r *backuppb.Session) (*session, error) {
 // its last keep-alive, within its TTL: the session cannot be lost before
 // this node's lease runs out, as this node adopts it if its node is
 // lost), "node_addr" the address of the node serving it as far as this
-// node knows.
-func (n *Node) moving(primary int) error {
+// node knows, "kept_ms" how long this node would keep the session if it
+// adopted it now (until: the deadline its newest record gives it; none
+// if zero: a fresh TTL then): the client counts on no more than that
+// either.
+func (n *Node) moving(primary int, until time.Time) error {
 	lease := n.ctl.leaseLeft()
 	if lease <= 0 {
 		return status.Error(codes.Unavailable, "this node is not serving")
 	}
-	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes",
-		"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.memberAddr(primary))
+	meta := []string{"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.memberAddr(primary)}
+	if !until.IsZero() {
+		// What it keeps, rounded down: the client counts on no more.
+		meta = append(meta, "kept_ms", strconv.FormatInt(max(time.Until(until).Milliseconds(), 0), 10))
+	}
+	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes", meta...)
 }
 
 // backupServer is the Backup service of the node: the records of other

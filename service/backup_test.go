@@ -11,7 +11,7 @@ import (
 )
 
 func keeping(k *keeper, id uint64) bool {
-	_, ok := k.keeps(id)
+	_, _, ok := k.keeps(id)
 	return ok
 }
 

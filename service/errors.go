@@ -33,6 +33,9 @@ func statusError(c codes.Code, reason string, msg string, meta ...string) error 
 // Errors every handler may answer.
 var (
 	errExpired = statusError(codes.NotFound, pb.ReasonSessionExpired, "session expired")
+	// errNotHere: the node does not serve the session and cannot tell
+	// that it ended (Node.session).
+	errNotHere = statusError(codes.Unavailable, pb.ReasonSessionNotHere, "this node does not serve the session, which may be alive at another node: try the other nodes")
 	errTaken   = statusError(codes.FailedPrecondition, pb.ReasonTaken, "taken")
 )
 

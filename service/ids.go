@@ -29,3 +29,9 @@ const MaxID = 1 << idBits
 func firstID(self int, run uint64) uint64 {
 	return uint64(self)<<(idRunBits+idCountBits) | run&(1<<idRunBits-1)<<idCountBits
 }
+
+// ownRun reports whether id is of this node's run: its node and run bits
+// are those of the ids the node issues now.
+func (n *Node) ownRun(id uint64) bool {
+	return id>>idCountBits == n.ids.Load()>>idCountBits
+}

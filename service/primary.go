@@ -58,6 +58,7 @@ type record struct {
 	req  *backuppb.KeepRequest
 	done chan struct{} // closed once the backup has it
 	sent time.Time     // when it was last sent (zero: not yet on this stream)
+	end  time.Time     // until when it asks the backup to keep the session (snapshot)
 	// then, if set, runs once the backup has it, or once the queue is
 	// gone (the backup moved: the view that moved it records the
 	// sessions again where they must be).
@@ -159,7 +160,14 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 		return
 	}
 	go n.send(q)
-	n.recordAll(n.sessions.list(), to)
+	sessions := n.sessions.list()
+	for _, s := range sessions {
+		// What the old backup kept is no promise of the new one's.
+		s.mu.Lock()
+		s.recorded = time.Time{}
+		s.mu.Unlock()
+	}
+	n.recordAll(sessions, to)
 }
 
 // recordAll records sessions at the backup (node to), waiting a lease at
@@ -179,12 +187,26 @@ func (n *Node) recordAll(sessions []*session, to int) {
 }
 
 // snapshot is session s as it is now, under a new seq: its held grants,
-// or its end.
-func snapshot(s *session) *backuppb.Session {
+// or its end; and end, until when the backup is to keep it, which it
+// says as the time left from now (LeftMs, counted by the backup from
+// when it gets it). That is the session's deadline plus slack when this
+// node's keep-alives set the deadline: a keep-alive the backup has not
+// had yet is answered for no more than slack beyond what it has
+// (KeepAlive). An adopted session this node has not renewed past the
+// deadline it adopted keeps that deadline, with no slack more: each
+// adoption does not add its own.
+func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	out := &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead}
+	end = s.deadline
+	if s.deadline.After(s.adopted) {
+		end = s.deadline.Add(slack)
+	}
+	// Rounded up, and at least 1 (0 is a primary's that sends none): the
+	// backup never keeps the session for less than it is to.
+	left := max(time.Until(end), time.Millisecond)
+	out = &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead, LeftMs: int64((left + time.Millisecond - 1) / time.Millisecond)}
 	for _, g := range s.grants {
 		g.mu.Lock()
 		held := g.answered && !g.released
@@ -195,7 +217,7 @@ func snapshot(s *session) *backuppb.Session {
 		// The rest is fixed once answered.
 		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
 	}
-	return out
+	return out, end
 }
 
 // push queues the record of s at the backup now, to run then (if set)
@@ -212,7 +234,8 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 		}
 		return nil, nil
 	}
-	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{snapshot(s)}}, done: make(chan struct{}), then: then}
+	snap, end := snapshot(s, n.cfg.Suspect)
+	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{snap}}, done: make(chan struct{}), end: end, then: then}
 	q.mu.Lock()
 	closed := q.closed
 	if !closed {
@@ -236,7 +259,8 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 
 // recordSession records s at the backup and waits until the backup has
 // it, or ctx ends (errNoBackup). The backup may move meanwhile: then it
-// is recorded at the new one.
+// is recorded at the new one. Once it has it, s.recorded says until when
+// the backup keeps s.
 func (n *Node) recordSession(ctx context.Context, s *session) error {
 	for {
 		q, rec := n.push(s, nil)
@@ -249,6 +273,11 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 			same := n.rep.to == q
 			n.rep.mu.Unlock()
 			if same {
+				s.mu.Lock()
+				if rec.end.After(s.recorded) {
+					s.recorded = rec.end
+				}
+				s.mu.Unlock()
 				return nil
 			}
 		case <-q.gone:

@@ -19,6 +19,14 @@ type sessionTable struct {
 	mu   sync.Mutex
 	byID map[uint64]*session
 	peak int // the most sessions byID held since it was last made afresh
+	// handed: this node's sessions it dropped when it stopped serving,
+	// without a recorded end: their backup adopts them, and they may be
+	// alive there. A call of one is told to look for its node
+	// (errNotHere), not that it expired. By id, the time until which it
+	// is kept: its deadline then plus its TTL (its client has found the
+	// adopter by then, or lost it).
+	handed map[uint64]time.Time
+	pruned time.Time // when handed last lost the entries whose time passed
 }
 
 // add adds s unless the table holds most sessions already.
@@ -33,10 +41,20 @@ func (t *sessionTable) add(s *session, most int) bool {
 	return true
 }
 
-func (t *sessionTable) remove(id uint64) {
+// remove removes session id; handed until a time (non-zero): the node
+// drops it without a recorded end, and its backup adopts it.
+func (t *sessionTable) remove(id uint64, handed time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.byID, id)
+	if handed.IsZero() {
+		delete(t.handed, id) // adopted back, and ended here for good
+	} else {
+		if t.handed == nil {
+			t.handed = map[uint64]time.Time{}
+		}
+		t.handed[id] = handed
+	}
 	if len(t.byID) < t.peak/4 {
 		// A Go map never shrinks: after a crowd of sessions is gone, a
 		// fresh one gives the memory back (maps.Clone would keep the
@@ -52,6 +70,25 @@ func (t *sessionTable) get(id uint64) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.byID[id]
+}
+
+// wasHanded reports whether session id was handed to its backup when
+// this node stopped serving (remove), and is kept as such still. The
+// entries whose time has passed go, all of them at most once a second
+// (a lookup costs no walk of a crowd of them).
+func (t *sessionTable) wasHanded(id uint64, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if now.Sub(t.pruned) > time.Second {
+		t.pruned = now
+		for k, until := range t.handed {
+			if now.After(until) {
+				delete(t.handed, k)
+			}
+		}
+	}
+	until, ok := t.handed[id]
+	return ok && !now.After(until)
 }
 
 // list is the open sessions now.
@@ -74,8 +111,33 @@ type session struct {
 	mu       sync.Mutex
 	grants   map[uint64]*grant
 	dead     bool
+	handed   bool      // dead without a recorded end: its backup adopts it (end)
 	deadline time.Time // the lease runs out (moved on by each keep-alive); expiry ends it then
 	seq      uint64    // the last record of the session sent to its backup (primary.go)
+	// adopted: the deadline the session was adopted with (zero for a
+	// session opened here): a keep-alive never moves the deadline
+	// before it, and a record carries it without slack (snapshot).
+	adopted time.Time
+	// recorded: until when the backup keeps the session, as of the
+	// newest record it answered (recordSession): a keep-alive the
+	// backup has not had is answered for no longer than that.
+	recorded time.Time
+}
+
+// gone is err, a call's answer, unless it is errExpired and the session
+// was handed to its backup (end without record: the node stopped
+// serving): then errNotHere, as the session may be alive at the node
+// that adopts it.
+func (s *session) gone(err error) error {
+	if err != errExpired {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.handed {
+		return errNotHere
+	}
+	return err
 }
 
 func (s *session) add(g *grant) bool {
@@ -115,11 +177,16 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		return
 	}
 	s.dead = true
+	s.handed = !record
 	close(s.done)
 	gs := s.grants
 	s.grants = nil
+	var handed time.Time
+	if !record {
+		handed = s.deadline.Add(s.ttl)
+	}
 	s.mu.Unlock()
-	n.sessions.remove(s.id)
+	n.sessions.remove(s.id, handed)
 	n.metrics.sessions.Dec()
 	n.log.Info("session ended", "session", s.id, "why", why, "grants", len(gs))
 	var held []*grant
@@ -180,11 +247,22 @@ func (d *delayed) list() []*grant {
 	return slices.Collect(maps.Keys(d.grants))
 }
 
+// session is the session id this node serves. Otherwise the error says
+// SESSION_EXPIRED only where the session is known to have ended: an id
+// of this node's run, which it does not serve and did not hand to its
+// backup, was closed or ran out here (or was never issued). Every other
+// id may be alive elsewhere: the node keeps it as a backup
+// (SESSION_MOVING), handed it over when it stopped serving, or cannot
+// know it (another node's, or an earlier run's of this node, which its
+// backup adopted): SESSION_NOT_HERE, and the client looks for its node.
 func (n *Node) session(id uint64) (*session, error) {
 	s := n.sessions.get(id)
 	if s == nil {
-		if primary, ok := n.keeper.keeps(id); ok {
-			return nil, n.moving(primary)
+		if primary, until, ok := n.keeper.keeps(id); ok {
+			return nil, n.moving(primary, until)
+		}
+		if n.sessions.wasHanded(id, time.Now()) || !n.ownRun(id) {
+			return nil, errNotHere
 		}
 		return nil, errExpired
 	}
@@ -238,8 +316,17 @@ func (n *Node) waitLease(ctx context.Context) (time.Duration, error) {
 	}
 }
 
-// KeepAlive implements the Allot service.
-func (n *Node) KeepAlive(_ context.Context, r *pb.KeepAliveRequest) (*pb.KeepAliveResponse, error) {
+// KeepAlive implements the Allot service. The node that adopts the
+// session keeps its deadline (backup.go), so the client must never count
+// on the session past the time its backup keeps it: the new deadline is
+// recorded at the backup before the answer, unless the backup keeps the
+// session half a lease past the new deadline already (each record asks
+// for a lease more than the deadline: snapshot), so about twice per
+// lease; a keep-alive is off the path of every grant. A backup that does not answer in time
+// (lost, until a view moves the backup) leaves the answer's lease cut
+// to what the backup keeps: the keep-alives go on for a lease after the
+// backup's last answer before the client's count stops moving.
+func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepAliveResponse, error) {
 	if n.draining.Load() {
 		return nil, errDraining
 	}
@@ -255,13 +342,48 @@ func (n *Node) KeepAlive(_ context.Context, r *pb.KeepAliveRequest) (*pb.KeepAli
 		return nil, status.Error(codes.Unavailable, "this node is not serving")
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	now := time.Now()
 	if s.dead || !now.Before(s.deadline) {
 		// Run out: expiry ends it, if it has not yet.
-		return nil, errExpired
+		s.mu.Unlock()
+		return nil, s.gone(errExpired)
 	}
 	s.deadline = now.Add(s.ttl)
+	if s.deadline.Before(s.adopted) {
+		s.deadline = s.adopted
+	}
+	// The backup keeping the session half a lease past the new deadline
+	// already (each record adds a lease), the answer waits for nothing:
+	// a keep-alive is recorded about twice per lease, not each time, and
+	// the backup's last record is never more than half a lease and a
+	// keep-alive old, which leaves a lost backup's replacement a TTL and
+	// half a lease, less a keep-alive, to be recorded.
+	covered := !s.recorded.Before(s.deadline.Add(n.cfg.Suspect / 2))
+	s.mu.Unlock()
+	if covered {
+		return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
+	}
+	// A round trip to the backup, normally; a quarter of a lease at
+	// most, and half of what the caller waits.
+	wait := n.cfg.Suspect / 4
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)/2)
+	}
+	rctx, cancel := context.WithTimeout(ctx, wait)
+	err = n.recordSession(rctx, s)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+		s.mu.Lock()
+		kept := time.Until(s.recorded)
+		s.mu.Unlock()
+		if kept < time.Millisecond {
+			return nil, errNoBackup
+		}
+		lease = min(lease, kept)
+	}
 	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
 }
 

@@ -40,7 +40,7 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 	for {
 		st, err := n.current(ctx, s.done)
 		if err != nil {
-			return nil, takeShort(err, taken, r.N)
+			return nil, takeShort(s.gone(err), taken, r.N)
 		}
 		got, err := n.take(ctx, s, st, r.Name, taken, r.N)
 		taken += got
@@ -48,7 +48,7 @@ func (n *Node) Take(ctx context.Context, r *pb.TakeRequest) (*pb.TakeResponse, e
 		case errors.Is(err, errViewChanged) && taken < r.N:
 			continue // the rest in the next view
 		case err != nil && !errors.Is(err, errViewChanged):
-			return nil, takeShort(err, taken, r.N)
+			return nil, takeShort(s.gone(err), taken, r.N)
 		}
 		return &pb.TakeResponse{Permits: r.N}, nil
 	}

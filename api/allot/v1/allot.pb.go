@@ -16,9 +16,10 @@
 //	                    name, no resources or more than 128, units outside
 //	                    1..nodes×slots−1, n outside 1..the quota's budget,
 //	                    TTL outside 1ms..24h, an undeclared quota
-//	NOT_FOUND           the session is unknown: expired or closed
-//	                    (SESSION_EXPIRED); or, in a live session, the grant
-//	                    is not held: given back already (NOT_HELD)
+//	NOT_FOUND           the session ended: expired or closed, said only
+//	                    by a node that knows it (SESSION_EXPIRED); or, in a
+//	                    live session, the grant is not held: given back
+//	                    already (NOT_HELD)
 //	FAILED_PRECONDITION TryLock / TryAcquire found the resources taken
 //	                    (TAKEN); or the semaphore has other units in the
 //	                    cluster (UNITS_MISMATCH, metadata "units")
@@ -31,17 +32,26 @@
 //	                    permits says how many (TAKE_CUT_SHORT); or the node
 //	                    keeps the session as its backup and another node
 //	                    serves it (SESSION_MOVING, metadata "lease_ms",
-//	                    "node_addr": the node serving it, as far as known)
+//	                    "kept_ms", "node_addr": the node serving it, as far
+//	                    as known); or the node does not serve the session
+//	                    and cannot tell that it ended (SESSION_NOT_HERE)
 //
 // Which node serves a session. A session is served by one node at a time:
 // the node that opened it, until that node is lost (killed, or cut off past
 // its lease); then by the node that adopts it, the next member after it in
 // the cluster's view, which kept a copy of the session and its grants (each
 // grant is recorded there before it is answered). The adopted session keeps
-// its id, its grants and their tokens, with a fresh TTL. A session's calls
-// go to its node; another node answers them NOT_FOUND (SESSION_EXPIRED:
-// it does not know the session), or, if it is the session's backup,
-// UNAVAILABLE with reason SESSION_MOVING and metadata "lease_ms". A client
+// its id, its grants and their tokens, and its deadline: it ends at most
+// ttl_ms and the nodes' lease (their --suspect) after the last keep-alive
+// its node received, however many nodes adopt it in turn. A session's
+// calls go to its node; another node answers them UNAVAILABLE, with reason
+// SESSION_MOVING and metadata "lease_ms" and "kept_ms" if it is the
+// session's backup, else SESSION_NOT_HERE (it does not serve the session
+// and cannot tell that it ended: the session may be alive elsewhere).
+// NOT_FOUND with SESSION_EXPIRED comes only from the node the session
+// ended at (a node of an earlier version says it of every session it
+// does not serve: a client counts its session lost only by its own count,
+// below). A client
 // whose node does not answer (UNAVAILABLE, connection refused, a
 // keep-alive past its deadline) moves the session: it sends KeepAlive with
 // the same session id to each node of the cluster in turn, its old node
@@ -49,7 +59,8 @@
 // on. Meanwhile the client counts the session alive until
 // min(ttl, lease_ms) after the last keep-alive that succeeded; a
 // SESSION_MOVING answer sent at time t moves that on to min(t + lease_ms,
-// the last successful keep-alive + ttl). When that time passes with no
+// t + kept_ms if given, the last successful keep-alive + ttl). When that
+// time passes with no
 // node answering OK, the session is lost (its node and its backup were
 // both lost). A Lock, Acquire or Take cut off by its node's loss is not
 // answered and may be held by the session until it ends: do not repeat it
@@ -689,7 +700,9 @@ func (x *KeepAliveRequest) GetSession() uint64 {
 type KeepAliveResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	TtlMs int64                  `protobuf:"varint,1,opt,name=ttl_ms,json=ttlMs,proto3" json:"ttl_ms,omitempty"`
-	// lease_ms: as in OpenSessionResponse.
+	// lease_ms: as in OpenSessionResponse; shorter when the session's backup
+	// has not answered this keep-alive's record: no longer than the backup
+	// keeps the session, which is what a node that adopts it keeps.
 	LeaseMs       int64 `protobuf:"varint,2,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -43,6 +43,17 @@ const (
 	// client tries KeepAlive at every node until one answers (allot.proto
 	// says how).
 	ReasonSessionMoving = "SESSION_MOVING"
+	// ReasonSessionNotHere (UNAVAILABLE): the node called does not serve
+	// the session and cannot tell that it ended: it handed the session to
+	// its backup when it stopped serving, or the id is another node's, or
+	// of an earlier run of this node (a restart), whose backup adopts
+	// its sessions. The client looks for the session's node as for
+	// SESSION_MOVING, with no lease to count on: KeepAlive at every node
+	// until one answers; the session is lost when its own count runs
+	// out. SESSION_EXPIRED (NOT_FOUND) is said only of a session known
+	// to have ended. A node of an earlier version answers NOT_FOUND,
+	// SESSION_EXPIRED for all of these.
+	ReasonSessionNotHere = "SESSION_NOT_HERE"
 	// ReasonBadInput (INVALID_ARGUMENT): the request was refused as bad
 	// input; metadata "field" names the field.
 	ReasonBadInput = "BAD_INPUT"

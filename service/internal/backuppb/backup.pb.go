@@ -174,8 +174,16 @@ type Session struct {
 	// seq orders the records of one session: the newest replaces the rest.
 	Seq uint64 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
 	// ended: closed or expired at the primary: forget it.
-	Ended         bool     `protobuf:"varint,4,opt,name=ended,proto3" json:"ended,omitempty"`
-	Grants        []*Grant `protobuf:"bytes,5,rep,name=grants,proto3" json:"grants,omitempty"`
+	Ended  bool     `protobuf:"varint,4,opt,name=ended,proto3" json:"ended,omitempty"`
+	Grants []*Grant `protobuf:"bytes,5,rep,name=grants,proto3" json:"grants,omitempty"`
+	// left_ms: the session's lease left at the primary when this record was
+	// made, in milliseconds rounded up (at least 1). The backup counts it
+	// from when it receives the record, by its own clock (the two nodes'
+	// monotonic clocks differ), so an adopted session keeps its deadline
+	// (a little later, by the record's time on its way) instead of
+	// starting a fresh TTL at each adoption. 0: a primary of an earlier
+	// version that sends none; the adopter then starts a fresh TTL.
+	LeftMs        int64 `protobuf:"varint,6,opt,name=left_ms,json=leftMs,proto3" json:"left_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -243,6 +251,13 @@ func (x *Session) GetGrants() []*Grant {
 		return x.Grants
 	}
 	return nil
+}
+
+func (x *Session) GetLeftMs() int64 {
+	if x != nil {
+		return x.LeftMs
+	}
+	return 0
 }
 
 // Grant is one grant answered to the session: what was asked, and its
@@ -344,13 +359,14 @@ const file_backup_proto_rawDesc = "" +
 	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\x12\x14\n" +
 	"\x05batch\x18\x06 \x01(\x04R\x05batch\"$\n" +
 	"\fKeepResponse\x12\x14\n" +
-	"\x05batch\x18\x01 \x01(\x04R\x05batch\"\x91\x01\n" +
+	"\x05batch\x18\x01 \x01(\x04R\x05batch\"\xaa\x01\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x15\n" +
 	"\x06ttl_ms\x18\x02 \x01(\x03R\x05ttlMs\x12\x10\n" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x14\n" +
 	"\x05ended\x18\x04 \x01(\bR\x05ended\x127\n" +
-	"\x06grants\x18\x05 \x03(\v2\x1f.allot.internal.backup.v1.GrantR\x06grants\"\x83\x01\n" +
+	"\x06grants\x18\x05 \x03(\v2\x1f.allot.internal.backup.v1.GrantR\x06grants\x12\x17\n" +
+	"\aleft_ms\x18\x06 \x01(\x03R\x06leftMs\"\x83\x01\n" +
 	"\x05Grant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
