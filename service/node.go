@@ -307,7 +307,7 @@ func New(cfg Config) (*Node, error) {
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
 	pb.RegisterAdminServer(s, admin{n: n})
-	backuppb.RegisterBackupServer(s, backupServer{n: n})
+	backuppb.RegisterBackupServer(s, backupServer{k: n.keeper})
 	n.registerOps(s)
 	n.ctl.mu.Lock()
 	ms := n.ctl.node.Members()

@@ -14,6 +14,7 @@ import (
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/backuppb"
+	sm "github.com/allot-dev/allot/session"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
@@ -58,7 +59,7 @@ type record struct {
 	req  *backuppb.KeepRequest
 	done chan struct{} // closed once the backup has it
 	sent time.Time     // when it was last sent (zero: not yet on this stream)
-	end  time.Time     // until when it asks the backup to keep the session (snapshot)
+	end  sm.Time       // until when it asks the backup to keep the session (snapshot)
 	// then, if set, runs once the backup has it, or once the queue is
 	// gone (the backup moved: the view that moved it records the
 	// sessions again where they must be).
@@ -70,7 +71,7 @@ func (n *Node) backupOf(v control.View) int {
 	if !v.Has(proc.ID(n.self), genOf(n.self, v)) {
 		return -1
 	}
-	return successor(n.self, v)
+	return sm.Successor(n.self, v)
 }
 
 // genOf is node k's generation in v (0 if it is no member).
@@ -164,7 +165,7 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 	for _, s := range sessions {
 		// What the old backup kept is no promise of the new one's.
 		s.mu.Lock()
-		s.recorded = time.Time{}
+		s.lease.Moved()
 		s.mu.Unlock()
 	}
 	n.recordAll(sessions, to)
@@ -187,26 +188,17 @@ func (n *Node) recordAll(sessions []*session, to int) {
 }
 
 // snapshot is session s as it is now, under a new seq: its held grants,
-// or its end; and end, until when the backup is to keep it, which it
-// says as the time left from now (LeftMs, counted by the backup from
-// when it gets it). That is the session's deadline plus slack when this
-// node's keep-alives set the deadline: a keep-alive the backup has not
-// had yet is answered for no more than slack beyond what it has
-// (KeepAlive). An adopted session this node has not renewed past the
-// deadline it adopted keeps that deadline, with no slack more: each
-// adoption does not add its own.
-func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end time.Time) {
+// or its end; and end, until when the backup is to keep it
+// (session.Lease.RecordEnd: the deadline, plus slack when this node's
+// keep-alives set it), which it says as the time left from now (LeftMs,
+// counted by the backup from when it gets it).
+func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end sm.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	end = s.deadline
-	if s.deadline.After(s.adopted) {
-		end = s.deadline.Add(slack)
-	}
-	// Rounded up, and at least 1 (0 is a primary's that sends none): the
-	// backup never keeps the session for less than it is to.
-	left := max(time.Until(end), time.Millisecond)
-	out = &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead, LeftMs: int64((left + time.Millisecond - 1) / time.Millisecond)}
+	end = s.lease.RecordEnd(slack)
+	left := sm.Left(sessionNow(), end)
+	out = &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead, LeftMs: left.Milliseconds()}
 	for _, g := range s.grants {
 		g.mu.Lock()
 		held := g.answered && !g.released
@@ -259,7 +251,7 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 
 // recordSession records s at the backup and waits until the backup has
 // it, or ctx ends (errNoBackup). The backup may move meanwhile: then it
-// is recorded at the new one. Once it has it, s.recorded says until when
+// is recorded at the new one. Once it has it, s.lease says until when
 // the backup keeps s.
 func (n *Node) recordSession(ctx context.Context, s *session) error {
 	for {
@@ -274,9 +266,7 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 			n.rep.mu.Unlock()
 			if same {
 				s.mu.Lock()
-				if rec.end.After(s.recorded) {
-					s.recorded = rec.end
-				}
+				s.lease.Acked(rec.end)
 				s.mu.Unlock()
 				return nil
 			}

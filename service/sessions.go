@@ -8,10 +8,26 @@ import (
 	"time"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	sm "github.com/allot-dev/allot/session"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
+
+// sessionEpoch is where the sessions' time (session.Time) starts: the
+// process's monotonic clock from then on.
+var sessionEpoch = time.Now()
+
+// sessionNow is the sessions' time now.
+func sessionNow() sm.Time { return sm.Time(time.Since(sessionEpoch)) }
+
+// sessionWall is t on the wall clock (the zero Time stays zero: none).
+func sessionWall(t sm.Time) time.Time {
+	if t == 0 {
+		return time.Time{}
+	}
+	return sessionEpoch.Add(time.Duration(t))
+}
 
 // sessionTable is the node's open sessions, under a lock of its own: a
 // session's lookup waits for nothing else of the node.
@@ -108,20 +124,15 @@ type session struct {
 	ttl  time.Duration
 	done chan struct{}
 
-	mu       sync.Mutex
-	grants   map[uint64]*grant
-	dead     bool
-	handed   bool      // dead without a recorded end: its backup adopts it (end)
-	deadline time.Time // the lease runs out (moved on by each keep-alive); expiry ends it then
-	seq      uint64    // the last record of the session sent to its backup (primary.go)
-	// adopted: the deadline the session was adopted with (zero for a
-	// session opened here): a keep-alive never moves the deadline
-	// before it, and a record carries it without slack (snapshot).
-	adopted time.Time
-	// recorded: until when the backup keeps the session, as of the
-	// newest record it answered (recordSession): a keep-alive the
-	// backup has not had is answered for no longer than that.
-	recorded time.Time
+	mu     sync.Mutex
+	grants map[uint64]*grant
+	dead   bool
+	handed bool   // dead without a recorded end: its backup adopts it (end)
+	seq    uint64 // the last record of the session sent to its backup (primary.go)
+	// lease: the deadline (moved on by each keep-alive; expiry ends the
+	// session then), the one it was adopted with, and what the backup
+	// keeps (recordSession): the rule is session.Lease's.
+	lease sm.Lease
 }
 
 // gone is err, a call's answer, unless it is errExpired and the session
@@ -183,7 +194,7 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	s.grants = nil
 	var handed time.Time
 	if !record {
-		handed = s.deadline.Add(s.ttl)
+		handed = sessionWall(s.lease.Handed())
 	}
 	s.mu.Unlock()
 	n.sessions.remove(s.id, handed)
@@ -282,12 +293,12 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 		return nil, err
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
-	s.deadline = time.Now().Add(s.ttl)
+	s.lease = sm.Open(sessionNow(), s.ttl)
 	if !n.sessions.add(s, n.cfg.MaxSessions) {
 		return nil, n.limitReached("sessions", "this node has its most sessions open, %d (--max-sessions): close some, or open on another node", n.cfg.MaxSessions)
 	}
 	n.metrics.sessions.Inc()
-	n.expiry.add(s, s.deadline)
+	n.expiry.add(s, s.lease.Deadline)
 	rctx, cancel := context.WithTimeout(ctx, 3*n.cfg.Suspect)
 	defer cancel()
 	if err := n.recordSession(rctx, s); err != nil {
@@ -342,15 +353,10 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 		return nil, status.Error(codes.Unavailable, "this node is not serving")
 	}
 	s.mu.Lock()
-	now := time.Now()
-	if s.dead || !now.Before(s.deadline) {
+	if s.dead || !s.lease.Renew(sessionNow()) {
 		// Run out: expiry ends it, if it has not yet.
 		s.mu.Unlock()
 		return nil, s.gone(errExpired)
-	}
-	s.deadline = now.Add(s.ttl)
-	if s.deadline.Before(s.adopted) {
-		s.deadline = s.adopted
 	}
 	// The backup keeping the session half a lease past the new deadline
 	// already (each record adds a lease), the answer waits for nothing:
@@ -358,7 +364,7 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 	// the backup's last record is never more than half a lease and a
 	// keep-alive old, which leaves a lost backup's replacement a TTL and
 	// half a lease, less a keep-alive, to be recorded.
-	covered := !s.recorded.Before(s.deadline.Add(n.cfg.Suspect / 2))
+	covered := s.lease.Covered(n.cfg.Suspect)
 	s.mu.Unlock()
 	if covered {
 		return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
@@ -377,7 +383,7 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 		s.mu.Lock()
-		kept := time.Until(s.recorded)
+		kept := s.lease.Kept(sessionNow())
 		s.mu.Unlock()
 		if kept < time.Millisecond {
 			return nil, errNoBackup
