@@ -97,6 +97,11 @@ func (k *keeper) keeps(id uint64) (primary int, until time.Time, ok bool) {
 	return primary, sessionWall(u), ok
 }
 
+// sessionView is v as the session package reads it.
+func sessionView(v control.View) sm.View {
+	return sm.View{Epoch: v.Epoch, Members: v.Members, Gens: v.Gens}
+}
+
 // takeOver moves into the session table the sessions this node keeps for
 // primaries that view v leaves out, when this node is the one to adopt
 // them (the primary's backup in prev, the view v replaced: the run was
@@ -106,7 +111,7 @@ func (k *keeper) keeps(id uint64) (primary int, until time.Time, ok bool) {
 func (n *Node) takeOver(v, prev control.View) []*session {
 	now := sessionNow()
 	n.keeper.mu.Lock()
-	t := n.keeper.k.TakeOver(now, n.self, v, prev)
+	t := n.keeper.k.TakeOver(now, n.self, sessionView(v), sessionView(prev))
 	n.keeper.mu.Unlock()
 	for _, c := range t.Dropped {
 		n.log.Warn("dropping the sessions of a lost node: this node was not its last backup", "primary", c.Run.Node, "gen", c.Run.Gen, "sessions", c.Sessions)

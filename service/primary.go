@@ -71,7 +71,7 @@ func (n *Node) backupOf(v control.View) int {
 	if !v.Has(proc.ID(n.self), genOf(n.self, v)) {
 		return -1
 	}
-	return sm.Successor(n.self, v)
+	return sm.Successor(n.self, sessionView(v))
 }
 
 // genOf is node k's generation in v (0 if it is no member).

@@ -383,12 +383,12 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 		s.mu.Lock()
-		kept := s.lease.Kept(sessionNow())
+		promised, ok := s.lease.Promise(sessionNow(), lease)
 		s.mu.Unlock()
-		if kept < time.Millisecond {
+		if !ok {
 			return nil, errNoBackup
 		}
-		lease = min(lease, kept)
+		lease = promised
 	}
 	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
 }

@@ -1,5 +1,6 @@
 // Package session is the state of a node's client sessions and the rules
-// that move it, pure like control: no clock, no I/O, no goroutine. Time is
+// that move it, pure like control (and below it: it links neither the
+// control plane nor a driver): no clock, no I/O, no goroutine. Time is
 // an input (Time: the driver's monotonic count), and what a rule decides
 // comes back as data. The service drives it in real time (it keeps the
 // goroutines, gRPC, timers and records on the wire); a simulator can
@@ -26,7 +27,7 @@
 //	   |            |                       |                         |
 //	 Out(now)   RecordEnd(slack):       Keeps(id): the session     TakeOver: Adopt (each
 //	 Covered    the record's Left;      is alive elsewhere          with Lease = Adopt:
-//	 Kept(now)  Acked(end)              (SESSION_MOVING, kept_ms)   the deadline kept),
+//	 Promise    Acked(end)              (SESSION_MOVING, kept_ms)   the deadline kept),
 //	                                                                Adopted, Dropped
 //
 //	Expiry: Add(id, deadline) ─> Next(now): a session due, or how long to wait
@@ -45,8 +46,10 @@
 // most TTL + slack after the last keep-alive its node received (plus the
 // time the newest record took to reach the backup at each adoption). A
 // keep-alive whose record did not reach the backup in time is answered
-// with no more lease than the backup keeps (Kept): the client never
-// counts on the session past what an adopter keeps.
+// with no more lease than the backup keeps (Promise): the client never
+// counts on the session past what an adopter keeps, and counts it from
+// when it sent the keep-alive (Believed, BelievedAtBackup: the client's
+// side of the rule).
 //
 // # The backup's records
 //

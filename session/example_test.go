@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/session"
 )
@@ -25,8 +24,8 @@ func Example() {
 	backup := session.NewKeeper()
 	backup.Keep(sec(4), session.Run{Node: 1, Gen: 1}, 5, false, []session.Record{rec})
 
-	prev := control.View{Epoch: 5, Members: []proc.ID{1, 2}, Gens: []uint64{1, 1}}
-	next := control.View{Epoch: 6, Members: []proc.ID{2}, Gens: []uint64{1}}
+	prev := session.View{Epoch: 5, Members: []proc.ID{1, 2}, Gens: []uint64{1, 1}}
+	next := session.View{Epoch: 6, Members: []proc.ID{2}, Gens: []uint64{1}}
 	t := backup.TakeOver(sec(9), 2, next, prev)
 	for _, a := range t.Adopt {
 		fmt.Printf("node 2 adopts session %d until %v; a keep-alive at 12s moves it to ", a.Record.ID, time.Duration(a.Lease.Deadline))

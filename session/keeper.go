@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 )
 
@@ -134,10 +133,26 @@ func (k *Keeper) Record(id uint64) (Record, bool) {
 	return Record{}, false
 }
 
+// View is a view of the cluster as the records' rules read it: its
+// epoch, its members by id in order, and each one's generation (a
+// control.View's, passed on by the driver: the client, which takes the
+// lease rule from this package, does not link the control plane).
+type View struct {
+	Epoch   uint64
+	Members []proc.ID
+	Gens    []uint64
+}
+
+// Has reports whether node id serves in v as generation gen.
+func (v View) Has(id proc.ID, gen uint64) bool {
+	i, ok := slices.BinarySearch(v.Members, id)
+	return ok && v.Gens[i] == gen
+}
+
 // Successor is the first member of v after node p in the ring of v's
 // members by id (-1 if v has no member but p): p's backup while p is a
 // member, and the node that adopts p's sessions once v leaves p out.
-func Successor(p int, v control.View) int {
+func Successor(p int, v View) int {
 	for _, m := range v.Members {
 		if int(m) > p {
 			return int(m)
@@ -185,7 +200,7 @@ type Count struct {
 // dropped otherwise (another member was its last backup, or this node
 // moved on from a snapshot past prev and cannot know); either way a
 // record of it still on its way is refused.
-func (k *Keeper) TakeOver(now Time, self int, v, prev control.View) TakeOver {
+func (k *Keeper) TakeOver(now Time, self int, v, prev View) TakeOver {
 	var out TakeOver
 	runs := slices.SortedFunc(maps.Keys(k.of), func(a, b Run) int {
 		return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Gen, b.Gen))

@@ -8,15 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/cockroachdb/datadriven"
 )
 
 // view is the view of epoch whose members are the keys of members, each
 // of the generation it maps to.
-func view(epoch uint64, members map[int]uint64) control.View {
-	v := control.View{Epoch: epoch}
+func view(epoch uint64, members map[int]uint64) View {
+	v := View{Epoch: epoch}
 	for m := range members {
 		v.Members = append(v.Members, proc.ID(m))
 	}
@@ -211,7 +210,7 @@ func parseRun(t *testing.T, s string) Run {
 }
 
 // parseView parses E:NODE/GEN,... (E: alone, a view of no member).
-func parseView(t *testing.T, s string) control.View {
+func parseView(t *testing.T, s string) View {
 	e, members, _ := strings.Cut(s, ":")
 	epoch, err := strconv.ParseUint(e, 10, 64)
 	if err != nil {

@@ -21,7 +21,8 @@ func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }
 // at the backup asks it to keep the session until the deadline, plus a
 // slack of one lease when this node's keep-alives set it (RecordEnd); an
 // adopter keeps the deadline its record carried (Adopt); a keep-alive's
-// answer promises no more than the backup keeps (Kept).
+// answer promises no more than the backup keeps (Promise). The client's
+// side: Believed, BelievedAtBackup.
 type Lease struct {
 	TTL time.Duration
 	// Deadline: when the session runs out, unless a keep-alive comes.
@@ -105,10 +106,18 @@ func (l *Lease) Acked(end Time) { l.Recorded = max(l.Recorded, end) }
 // records are no promise of the new one's.
 func (l *Lease) Moved() { l.Recorded = 0 }
 
-// Kept is how long from now the backup keeps the session (negative: it
-// keeps nothing): the most a keep-alive's answer may promise when its
-// record did not reach the backup in time.
-func (l Lease) Kept(now Time) time.Duration { return l.Recorded.Sub(now) }
+// Promise is the lease a keep-alive's answer at now may give, the node's
+// being lease, when the keep-alive's record did not reach the backup in
+// time: no more than the backup keeps the session (an adopter keeps no
+// more). False: the backup keeps nothing, and the keep-alive gets no
+// answer.
+func (l Lease) Promise(now Time, lease time.Duration) (time.Duration, bool) {
+	kept := l.Recorded.Sub(now)
+	if kept < time.Millisecond {
+		return 0, false
+	}
+	return min(lease, kept), true
+}
 
 // Handed is until when a node that dropped the session without a
 // recorded end (it stopped serving; its backup adopts it) keeps telling
@@ -116,3 +125,35 @@ func (l Lease) Kept(now Time) time.Duration { return l.Recorded.Sub(now) }
 // deadline plus a TTL, by when its client has found the adopter, or lost
 // the session.
 func (l Lease) Handed() Time { return l.Deadline.Add(l.TTL) }
+
+// The client's side of the rule: how long a client may count on its
+// session, on its own clock, from when it sent a keep-alive.
+
+// Believed is how long after it sent a keep-alive its session's node
+// answered, with the node's lease (zero or less: a node that says none),
+// a client may count the session alive: its TTL, and no longer than the
+// node serves (a node cut off from the cluster stops serving when its
+// lease runs out, and the others may then hand out what the session
+// holds, unless its backup adopts it).
+func Believed(ttl, lease time.Duration) time.Duration {
+	if lease > 0 {
+		return min(ttl, lease)
+	}
+	return ttl
+}
+
+// BelievedAtBackup is how long after it sent a keep-alive the session's
+// backup answered (SESSION_MOVING: it adopts the session if its node is
+// lost), since after the last keep-alive its node answered was sent, a
+// client may count the session alive: not past the backup's lease (it
+// cannot adopt the session later), nor past the TTL from the last
+// keep-alive that reached its node (the session ends there then), nor,
+// when the backup says (said), past what it keeps (an adopter keeps that
+// deadline; an older node that does not say adopts with a fresh TTL).
+func BelievedAtBackup(ttl, since, lease, kept time.Duration, said bool) time.Duration {
+	b := min(ttl-since, lease)
+	if said {
+		b = min(b, kept)
+	}
+	return b
+}

@@ -52,13 +52,16 @@ func TestLeaseRule(t *testing.T) {
 func TestLeaseRecorded(t *testing.T) {
 	const slack = 400 * time.Millisecond
 	l := Open(0, time.Second)
-	if l.Covered(slack) || l.Kept(0) > 0 {
-		t.Fatalf("nothing recorded: covered %v, kept %v", l.Covered(slack), l.Kept(0))
+	if _, ok := l.Promise(0, time.Minute); l.Covered(slack) || ok {
+		t.Fatalf("nothing recorded: covered %v, a promise %v", l.Covered(slack), ok)
 	}
 	l.Acked(l.RecordEnd(slack)) // kept until 1400
 	l.Acked(900 * ms)           // an older record's answer, late
-	if !l.Covered(slack) || l.Kept(100*ms) != 1300*time.Millisecond {
-		t.Fatalf("recorded until 1400: covered %v, kept at 100 %v", l.Covered(slack), l.Kept(100*ms))
+	if p, _ := l.Promise(100*ms, time.Minute); !l.Covered(slack) || p != 1300*time.Millisecond {
+		t.Fatalf("recorded until 1400: covered %v, promised at 100 %v, want 1.3s", l.Covered(slack), p)
+	}
+	if p, _ := l.Promise(100*ms, time.Second); p != time.Second {
+		t.Fatalf("a node's lease of 1s, the backup's 1.3s: promised %v, want 1s", p)
 	}
 	l.Renew(200 * ms) // deadline 1200: 1400 is exactly half a slack past it
 	if !l.Covered(slack) {
@@ -69,7 +72,7 @@ func TestLeaseRecorded(t *testing.T) {
 		t.Fatal("a keep-alive past half a slack within what the backup keeps needs none")
 	}
 	l.Moved()
-	if l.Kept(201*ms) > 0 || l.Covered(slack) {
+	if _, ok := l.Promise(201*ms, time.Minute); ok || l.Covered(slack) {
 		t.Fatal("a moved backup's records still count")
 	}
 	if got := l.Handed(); got != l.Deadline.Add(time.Second) {
@@ -121,5 +124,33 @@ func TestExpiry(t *testing.T) {
 	}
 	if _, wait, ok := e.Next(0); ok || wait != 0 {
 		t.Fatalf("empty: ok %v, wait %v", ok, wait)
+	}
+}
+
+// TestBelieved: the client's side of the rule, from when it sent the
+// keep-alive.
+func TestBelieved(t *testing.T) {
+	const ttl = 10 * time.Second
+	for _, c := range []struct {
+		lease, want time.Duration
+	}{{3 * time.Second, 3 * time.Second}, {time.Minute, ttl}, {0, ttl}, {-time.Second, ttl}} {
+		if got := Believed(ttl, c.lease); got != c.want {
+			t.Errorf("Believed(10s, %v) = %v, want %v", c.lease, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		since, lease, kept time.Duration
+		said               bool
+		want               time.Duration
+	}{
+		{4 * time.Second, 3 * time.Second, 0, false, 3 * time.Second},                              // the backup's lease
+		{8 * time.Second, 3 * time.Second, 0, false, 2 * time.Second},                              // the TTL from the last keep-alive at the node
+		{1 * time.Second, 3 * time.Second, 2500 * time.Millisecond, true, 2500 * time.Millisecond}, // what the backup keeps
+		{1 * time.Second, 3 * time.Second, 2500 * time.Millisecond, false, 3 * time.Second},        // an older backup, which does not say
+		{12 * time.Second, 3 * time.Second, 0, false, -2 * time.Second},                            // past it: nothing
+	} {
+		if got := BelievedAtBackup(ttl, c.since, c.lease, c.kept, c.said); got != c.want {
+			t.Errorf("BelievedAtBackup(10s, since %v, lease %v, kept %v %v) = %v, want %v", c.since, c.lease, c.kept, c.said, got, c.want)
+		}
 	}
 }
