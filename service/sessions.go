@@ -37,12 +37,8 @@ type sessionTable struct {
 	peak int // the most sessions byID held since it was last made afresh
 	// handed: this node's sessions it dropped when it stopped serving,
 	// without a recorded end: their backup adopts them, and they may be
-	// alive there. A call of one is told to look for its node
-	// (errNotHere), not that it expired. By id, the time until which it
-	// is kept: its deadline then plus its TTL (its client has found the
-	// adopter by then, or lost it).
-	handed map[uint64]time.Time
-	pruned time.Time // when handed last lost the entries whose time passed
+	// alive there (session.Handed).
+	handed sm.Handed
 }
 
 // add adds s unless the table holds most sessions already.
@@ -59,17 +55,14 @@ func (t *sessionTable) add(s *session, most int) bool {
 
 // remove removes session id; handed until a time (non-zero): the node
 // drops it without a recorded end, and its backup adopts it.
-func (t *sessionTable) remove(id uint64, handed time.Time) {
+func (t *sessionTable) remove(id uint64, handed sm.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.byID, id)
-	if handed.IsZero() {
-		delete(t.handed, id) // adopted back, and ended here for good
+	if handed == 0 {
+		t.handed.Remove(id) // adopted back, and ended here for good
 	} else {
-		if t.handed == nil {
-			t.handed = map[uint64]time.Time{}
-		}
-		t.handed[id] = handed
+		t.handed.Add(id, handed)
 	}
 	if len(t.byID) < t.peak/4 {
 		// A Go map never shrinks: after a crowd of sessions is gone, a
@@ -89,22 +82,11 @@ func (t *sessionTable) get(id uint64) *session {
 }
 
 // wasHanded reports whether session id was handed to its backup when
-// this node stopped serving (remove), and is kept as such still. The
-// entries whose time has passed go, all of them at most once a second
-// (a lookup costs no walk of a crowd of them).
-func (t *sessionTable) wasHanded(id uint64, now time.Time) bool {
+// this node stopped serving (remove), and is kept as such still.
+func (t *sessionTable) wasHanded(id uint64, now sm.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if now.Sub(t.pruned) > time.Second {
-		t.pruned = now
-		for k, until := range t.handed {
-			if now.After(until) {
-				delete(t.handed, k)
-			}
-		}
-	}
-	until, ok := t.handed[id]
-	return ok && !now.After(until)
+	return t.handed.Has(id, now)
 }
 
 // list is the open sessions now.
@@ -192,9 +174,9 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	close(s.done)
 	gs := s.grants
 	s.grants = nil
-	var handed time.Time
+	var handed sm.Time
 	if !record {
-		handed = sessionWall(s.lease.Handed())
+		handed = s.lease.Handed()
 	}
 	s.mu.Unlock()
 	n.sessions.remove(s.id, handed)
@@ -259,25 +241,22 @@ func (d *delayed) list() []*grant {
 }
 
 // session is the session id this node serves. Otherwise the error says
-// SESSION_EXPIRED only where the session is known to have ended: an id
-// of this node's run, which it does not serve and did not hand to its
-// backup, was closed or ran out here (or was never issued). Every other
-// id may be alive elsewhere: the node keeps it as a backup
-// (SESSION_MOVING), handed it over when it stopped serving, or cannot
-// know it (another node's, or an earlier run's of this node, which its
-// backup adopted): SESSION_NOT_HERE, and the client looks for its node.
+// SESSION_EXPIRED only where the session is known to have ended
+// (session.Find says where it stands): SESSION_MOVING where the node
+// keeps it as a backup, SESSION_NOT_HERE where it may be alive
+// elsewhere, and the client looks for its node.
 func (n *Node) session(id uint64) (*session, error) {
-	s := n.sessions.get(id)
-	if s == nil {
-		if primary, until, ok := n.keeper.keeps(id); ok {
-			return nil, n.moving(primary, until)
-		}
-		if n.sessions.wasHanded(id, time.Now()) || !n.ownRun(id) {
-			return nil, errNotHere
-		}
-		return nil, errExpired
+	if s := n.sessions.get(id); s != nil {
+		return s, nil
 	}
-	return s, nil
+	primary, until, kept := n.keeper.keeps(id)
+	switch sm.Find(kept, !kept && n.sessions.wasHanded(id, sessionNow()), n.ownRun(id)) {
+	case sm.Moving:
+		return nil, n.moving(primary, until)
+	case sm.NotHere:
+		return nil, errNotHere
+	}
+	return nil, errExpired
 }
 
 // OpenSession implements the Allot service.

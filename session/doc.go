@@ -14,8 +14,10 @@
 // never to be told it expired, and for a session whose client stopped to
 // end no later than TTL + a lease after its last keep-alive. Here it is
 // written once (Lease), beside the backup's side (Keeper: the records of
-// other nodes' sessions, and what a view change does with them) and the
-// queue of deadlines (Expiry).
+// other nodes' sessions, and what a view change does with them), the
+// queue of deadlines (Expiry), and what a node answers a call of a
+// session it does not serve (Find, Handed: "expired" only where the
+// session is known to have ended).
 //
 //	                 driver (the service, in real time)
 //	Open, Renew(now) ─┐   Keep(now, run, recs) ─┐   TakeOver(now, self, v, prev) ─┐
@@ -31,6 +33,7 @@
 //	                                                                Adopted, Dropped
 //
 //	Expiry: Add(id, deadline) ─> Next(now): a session due, or how long to wait
+//	Find(kept, Handed.Has(id, now), own run) ─> Moving | NotHere | Ended
 //
 // # The lease rule
 //
