@@ -88,8 +88,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	go func() {
 		for range q.wake {
 			q.mu.Lock()
-			items := q.items
-			q.items = nil
+			items := q.out.Ack(q.out.Made())
 			q.mu.Unlock()
 			for _, rec := range items {
 				close(rec.done)
@@ -110,14 +109,14 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	// The backup keeps it half a lease past the next deadline: the next keep-alive
 	// makes no record.
 	q.mu.Lock()
-	made := q.next
+	made := q.out.Made()
 	q.mu.Unlock()
 	if _, err := n.KeepAlive(ctx, &pb.KeepAliveRequest{Session: 5}); err != nil {
 		t.Fatal(err)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.next != made {
-		t.Errorf("a keep-alive within the slack of the last one recorded made %d records, want none", q.next-made)
+	if q.out.Made() != made {
+		t.Errorf("a keep-alive within the slack of the last one recorded made %d records, want none", q.out.Made()-made)
 	}
 }

@@ -46,19 +46,15 @@ type backupQueue struct {
 	gen  uint64        // the backup's run: a new run keeps nothing of the old one's records
 	gone chan struct{} // closed when the node is this node's backup no more
 
-	mu     sync.Mutex
-	items  []*record // not answered yet, in order
-	next   uint64    // the id of the next record
-	closed bool      // the sender stopped: no record is queued any more
-	wake   chan struct{}
+	mu   sync.Mutex
+	out  sm.Outbox[*record] // not answered yet, in order; closed once the sender stopped
+	wake chan struct{}
 }
 
 // record is one request of the queue, and its answer.
 type record struct {
-	id   uint64
 	req  *backuppb.KeepRequest
 	done chan struct{} // closed once the backup has it
-	sent time.Time     // when it was last sent (zero: not yet on this stream)
 	end  sm.Time       // until when it asks the backup to keep the session (snapshot)
 	// then, if set, runs once the backup has it, or once the queue is
 	// gone (the backup moved: the view that moved it records the
@@ -229,14 +225,9 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 	snap, end := snapshot(s, n.cfg.Suspect)
 	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{snap}}, done: make(chan struct{}), end: end, then: then}
 	q.mu.Lock()
-	closed := q.closed
-	if !closed {
-		q.next++
-		rec.id = q.next
-		q.items = append(q.items, rec)
-	}
+	_, queued := q.out.Push(rec)
 	q.mu.Unlock()
-	if closed {
+	if !queued {
 		if then != nil {
 			then()
 		}
@@ -293,9 +284,7 @@ func (n *Node) recordLater(s *session, then func()) { n.push(s, then) }
 func (n *Node) send(q *backupQueue) {
 	defer func() {
 		q.mu.Lock()
-		q.closed = true
-		left := q.items
-		q.items = nil
+		left := q.out.Close()
 		q.mu.Unlock()
 		for _, rec := range left {
 			if rec.then != nil {
@@ -354,31 +343,24 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 	var sent uint64 // the last record sent on this stream
 	for {
 		q.mu.Lock()
-		var batch []*record
-		now := time.Now()
-		for _, rec := range q.items {
-			if rec.id > sent {
-				rec.sent = now
-				batch = append(batch, rec)
-			}
-		}
+		batch := q.out.Send(sent, sessionNow())
 		q.mu.Unlock()
 		for len(batch) > 0 {
 			// One message for the records of one view.
-			first := batch[0].req
+			first := batch[0].Record.req
 			// The queue's first record drops whatever the backup kept of
 			// this run before: a node that was its backup once, left the
 			// view and came back, keeps records since grown stale.
-			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch, Forget: batch[0].id == 1}
+			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch, Forget: batch[0].ID == 1}
 			k := 0
-			for _, rec := range batch {
-				if rec.req.Gen != req.Gen || rec.req.Epoch != req.Epoch {
+			for _, p := range batch {
+				if p.Record.req.Gen != req.Gen || p.Record.req.Epoch != req.Epoch {
 					break
 				}
-				req.Sessions = append(req.Sessions, rec.req.Sessions...)
+				req.Sessions = append(req.Sessions, p.Record.req.Sessions...)
 				k++
 			}
-			req.Batch = batch[k-1].id
+			req.Batch = batch[k-1].ID
 			if err := stream.Send(req); err != nil {
 				return err
 			}
@@ -393,7 +375,7 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 		case <-q.wake:
 		case <-tick.C:
 			q.mu.Lock()
-			late := len(q.items) > 0 && q.items[0].id <= sent && time.Since(q.items[0].sent) > silent
+			late := q.out.Silent(sent, sessionNow(), silent)
 			q.mu.Unlock()
 			if late {
 				return errSilent
@@ -412,12 +394,7 @@ func answers(q *backupQueue, stream backuppb.Backup_KeepClient, broken chan<- st
 			return
 		}
 		q.mu.Lock()
-		k := 0
-		for k < len(q.items) && q.items[k].id <= r.Batch {
-			k++
-		}
-		answered := slices.Clone(q.items[:k])
-		q.items = q.items[k:]
+		answered := q.out.Ack(r.Batch)
 		q.mu.Unlock()
 		for _, rec := range answered {
 			close(rec.done)

@@ -34,6 +34,7 @@
 //
 //	Expiry: Add(id, deadline) ─> Next(now): a session due, or how long to wait
 //	Find(kept, Handed.Has(id, now), own run) ─> Moving | NotHere | Ended
+//	Outbox (per backup): Push(record) ─> Send(after, now) ─> Ack(batch): in order; Close: the rest
 //
 // # The lease rule
 //
@@ -59,7 +60,9 @@
 // A primary records at its backup (the next member of the view's ring:
 // Successor) the session when it opens, each grant before it is
 // answered, and each give-back and end before the resources go back.
-// Keep takes the newest record of each session by Seq. When a view leaves
+// The records go in order (Outbox: a backup's answer acknowledges every
+// record up to its batch; a new stream sends again from the first not
+// acknowledged), and Keep takes the newest record of each session by Seq. When a view leaves
 // a primary's run out, TakeOver adopts the sessions kept for it, if this
 // node was its backup in the view before (the one it recorded at last);
 // otherwise the records are stale and dropped.
