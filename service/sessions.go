@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -193,13 +192,10 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		}
 	}
 	give := func() {
+		until := sessionNow().Add(delay)
 		for _, g := range held {
 			if delay > 0 {
-				n.delayed.add(g)
-				time.AfterFunc(delay, func() {
-					g.release()
-					n.delayed.remove(g)
-				})
+				n.expiry.delay(g, until) // expire gives it back then
 			} else {
 				g.release()
 			}
@@ -210,34 +206,6 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		return
 	}
 	give()
-}
-
-// delayed are the grants of ended sessions that the lock-delay holds
-// still: out of the session table, they are asked again at a view change
-// all the same (adopt), so that the delay outlasts it. (The node's loss
-// within the delay ends it: the backup has the session ended.)
-type delayed struct {
-	mu     sync.Mutex
-	grants map[*grant]struct{}
-}
-
-func (d *delayed) add(g *grant) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.grants[g] = struct{}{}
-}
-
-func (d *delayed) remove(g *grant) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.grants, g)
-}
-
-// list is the grants the delay holds now.
-func (d *delayed) list() []*grant {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Collect(maps.Keys(d.grants))
 }
 
 // session is the session id this node serves. Otherwise the error says

@@ -15,7 +15,8 @@
 // end no later than TTL + a lease after its last keep-alive. Here it is
 // written once (Lease), beside the backup's side (Keeper: the records of
 // other nodes' sessions, and what a view change does with them), the
-// queue of deadlines (Expiry), and what a node answers a call of a
+// queue of deadlines (Expiry), the lock-delays of ended sessions'
+// grants (Delays), and what a node answers a call of a
 // session it does not serve (Find, Handed: "expired" only where the
 // session is known to have ended).
 //
@@ -34,6 +35,7 @@
 //
 //	Expiry: Add(id, deadline) ─> Next(now): a session due, or how long to wait
 //	Find(kept, Handed.Has(id, now), own run) ─> Moving | NotHere | Ended
+//	Delays: Add(grant, end + lock-delay) ─> Due(now): grants to give back; Held: to ask again in a view
 //	Outbox (per backup): Push(record) ─> Send(after, now) ─> Ack(batch): in order; Close: the rest
 //
 // # The lease rule
