@@ -90,11 +90,10 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 // keeps reports whether this node keeps session id for another node,
 // for which, and until when it would keep it if it adopted it (zero:
 // a fresh TTL from the adoption).
-func (k *keeper) keeps(id uint64) (primary int, until time.Time, ok bool) {
+func (k *keeper) keeps(id uint64) (primary int, until sm.Time, ok bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	primary, u, ok := k.k.Keeps(id)
-	return primary, sessionWall(u), ok
+	return k.k.Keeps(id)
 }
 
 // sessionView is v as the session package reads it.
@@ -173,15 +172,14 @@ func (n *Node) adoptSession(a sm.Adoption) (*session, error) {
 // adopted it now (until: the deadline its newest record gives it; none
 // if zero: a fresh TTL then): the client counts on no more than that
 // either.
-func (n *Node) moving(primary int, until time.Time) error {
+func (n *Node) moving(primary int, until sm.Time) error {
 	lease := n.ctl.leaseLeft()
 	if lease <= 0 {
 		return status.Error(codes.Unavailable, "this node is not serving")
 	}
 	meta := []string{"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.memberAddr(primary)}
-	if !until.IsZero() {
-		// What it keeps, rounded down: the client counts on no more.
-		meta = append(meta, "kept_ms", strconv.FormatInt(max(time.Until(until).Milliseconds(), 0), 10))
+	if until != 0 {
+		meta = append(meta, "kept_ms", strconv.FormatInt(sm.Kept(sessionNow(), until).Milliseconds(), 10))
 	}
 	return statusError(codes.Unavailable, pb.ReasonSessionMoving, "the session is served by another node, and this node adopts it if that node is lost: try the other nodes", meta...)
 }

@@ -28,18 +28,18 @@ func TestAdoptionKeepsTheDeadline(t *testing.T) {
 		{Id: 71, TtlMs: 10000, Seq: 1, LeftMs: 1500},
 		{Id: 72, TtlMs: 10000, Seq: 1}, // an older primary's
 	}})
-	if _, until, ok := n.keeper.keeps(71); !ok || !near(time.Until(until), 1500*time.Millisecond) {
-		t.Fatalf("the backup keeps session 71 %v more, want 1.5s", time.Until(until))
+	if _, until, ok := n.keeper.keeps(71); !ok || !near(until.Sub(sessionNow()), 1500*time.Millisecond) {
+		t.Fatalf("the backup keeps session 71 %v more, want 1.5s", until.Sub(sessionNow()))
 	}
 	got := n.takeOver(view(6, map[int]uint64{2: 1}), view(5, map[int]uint64{1: 3, 2: 1}))
 	if len(got) != 2 {
 		t.Fatalf("adopted %d sessions, want 2", len(got))
 	}
 	s, old := n.sessions.get(71), n.sessions.get(72)
-	if left := time.Until(sessionWall(s.lease.Deadline)); !near(left, 1500*time.Millisecond) {
+	if left := s.lease.Deadline.Sub(sessionNow()); !near(left, 1500*time.Millisecond) {
 		t.Fatalf("the adopted session has %v left, want the 1.5s its record said, not a fresh TTL of 10s", left)
 	}
-	if left := time.Until(sessionWall(old.lease.Deadline)); !near(left, 10*time.Second) {
+	if left := old.lease.Deadline.Sub(sessionNow()); !near(left, 10*time.Second) {
 		t.Fatalf("a session recorded with no time left has %v left, want a fresh TTL of 10s", left)
 	}
 	const slack = time.Second
@@ -103,7 +103,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	if r.LeaseMs < 50_000 {
 		t.Fatalf("answered with a lease of %dms once the backup has the keep-alive, want the node's (a minute)", r.LeaseMs)
 	}
-	if kept := time.Until(sessionWall(s.lease.Recorded)); !near(kept, s.ttl+n.cfg.Suspect) {
+	if kept := s.lease.Recorded.Sub(sessionNow()); !near(kept, s.ttl+n.cfg.Suspect) {
 		t.Fatalf("the backup keeps the session %v, want the TTL and a lease of slack", kept)
 	}
 	// The backup keeps it half a lease past the next deadline: the next keep-alive

@@ -20,14 +20,6 @@ var sessionEpoch = time.Now()
 // sessionNow is the sessions' time now.
 func sessionNow() sm.Time { return sm.Time(time.Since(sessionEpoch)) }
 
-// sessionWall is t on the wall clock (the zero Time stays zero: none).
-func sessionWall(t sm.Time) time.Time {
-	if t == 0 {
-		return time.Time{}
-	}
-	return sessionEpoch.Add(time.Duration(t))
-}
-
 // sessionTable is the node's open sessions, under a lock of its own: a
 // session's lookup waits for nothing else of the node.
 type sessionTable struct {

@@ -126,6 +126,14 @@ func (l Lease) Promise(now Time, lease time.Duration) (time.Duration, bool) {
 // the session.
 func (l Lease) Handed() Time { return l.Deadline.Add(l.TTL) }
 
+// Kept is how long from now a backup that would adopt the session with
+// the deadline until (Keeper.Keeps) keeps it, rounded down to the
+// millisecond, and never less than zero: what it tells a client of the
+// session, which counts on no more (BelievedAtBackup).
+func Kept(now, until Time) time.Duration {
+	return max(until.Sub(now), 0).Truncate(time.Millisecond)
+}
+
 // The client's side of the rule: how long a client may count on its
 // session, on its own clock, from when it sent a keep-alive.
 

@@ -154,3 +154,20 @@ func TestBelieved(t *testing.T) {
 		}
 	}
 }
+
+// TestKept: what a backup tells a client it keeps is rounded down, and
+// never negative.
+func TestKept(t *testing.T) {
+	for _, c := range []struct {
+		now, until Time
+		want       time.Duration
+	}{
+		{0, 1500 * ms, 1500 * time.Millisecond},
+		{1, 1500 * ms, 1499 * time.Millisecond},
+		{2000 * ms, 1500 * ms, 0},
+	} {
+		if got := Kept(c.now, c.until); got != c.want {
+			t.Errorf("Kept(%d, %d) = %v, want %v", c.now, c.until, got, c.want)
+		}
+	}
+}
