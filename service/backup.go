@@ -19,7 +19,7 @@ import (
 
 // Sessions that outlive their node. A session lives on the node that
 // opened it, its primary, which serves its calls; the primary's backup is
-// the next member after it in the view's ring of members (successor). The
+// the next member after it in the view's ring of members (Successor). The
 // primary records at its backup (primary.go) the session when it opens,
 // each grant before the grant is answered, and a give-back or the
 // session's end before the resources go back; the backup keeps the
@@ -60,6 +60,11 @@ import (
 // record took to reach the backup at each adoption (milliseconds, unless
 // their link was cut), or at the adoption if that comes later; a client
 // that keeps it alive is never told it expired.
+//
+// The rules above (the deadline's, the records', what a view change does
+// with them) are the pure package session's (Lease, Outbox, Keeper),
+// which a simulator can run as well; this file and primary.go drive it:
+// the streams, the locks, the goroutines.
 
 // keeper is what this node keeps as the backup of other nodes' sessions
 // (session.Keeper: the records, and the rules of a view change), under a
