@@ -81,15 +81,21 @@ func newKeeper() *keeper { return &keeper{k: sm.NewKeeper()} }
 func (k *keeper) keep(r *backuppb.KeepRequest) {
 	recs := make([]sm.Record, len(r.Sessions))
 	for i, s := range r.Sessions {
-		recs[i] = sm.Record{ID: s.Id, TTL: time.Duration(s.TtlMs) * time.Millisecond, Seq: s.Seq, Ended: s.Ended, Left: time.Duration(s.LeftMs) * time.Millisecond}
-		for _, g := range s.Grants {
-			recs[i].Grants = append(recs[i].Grants, sm.Grant{ID: g.Id, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit})
-		}
+		recs[i] = fromPB(s)
 	}
 	now := sessionNow()
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.k.Keep(now, sm.Run{Node: int(r.Primary), Gen: r.Gen}, r.Epoch, r.Forget, recs)
+}
+
+// fromPB is the record s from the wire (recordPB, primary.go, writes it).
+func fromPB(s *backuppb.Session) sm.Record {
+	r := sm.Record{ID: s.Id, TTL: time.Duration(s.TtlMs) * time.Millisecond, Seq: s.Seq, Ended: s.Ended, Left: time.Duration(s.LeftMs) * time.Millisecond}
+	for _, g := range s.Grants {
+		r.Grants = append(r.Grants, sm.Grant{ID: g.Id, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit})
+	}
+	return r
 }
 
 // keeps reports whether this node keeps session id for another node,
@@ -147,7 +153,7 @@ func (n *Node) adoptSession(a sm.Adoption) (*session, error) {
 	if n.sessions.get(r.ID) != nil {
 		return nil, nil
 	}
-	s := &session{id: r.ID, ttl: r.TTL, done: make(chan struct{}), grants: map[uint64]*grant{}, lease: a.Lease}
+	s := &session{id: r.ID, ttl: r.TTL, done: make(chan struct{}), grants: map[uint64]*grant{}, st: sm.Adopted(a)}
 	for _, rg := range r.Grants {
 		key, err := space.ParseKey(rg.Key)
 		if err != nil {
@@ -162,7 +168,7 @@ func (n *Node) adoptSession(a sm.Adoption) (*session, error) {
 	// cluster has promised to keep.
 	n.sessions.add(s, int(^uint(0)>>1))
 	n.metrics.sessions.Inc()
-	n.expiry.add(s, s.lease.Deadline)
+	n.expiry.add(s, s.st.Deadline)
 	return s, nil
 }
 

@@ -36,18 +36,18 @@ func TestAdoptionKeepsTheDeadline(t *testing.T) {
 		t.Fatalf("adopted %d sessions, want 2", len(got))
 	}
 	s, old := n.sessions.get(71), n.sessions.get(72)
-	if left := s.lease.Deadline.Sub(sessionNow()); !near(left, 1500*time.Millisecond) {
+	if left := s.st.Deadline.Sub(sessionNow()); !near(left, 1500*time.Millisecond) {
 		t.Fatalf("the adopted session has %v left, want the 1.5s its record said, not a fresh TTL of 10s", left)
 	}
-	if left := old.lease.Deadline.Sub(sessionNow()); !near(left, 10*time.Second) {
+	if left := old.st.Deadline.Sub(sessionNow()); !near(left, 10*time.Second) {
 		t.Fatalf("a session recorded with no time left has %v left, want a fresh TTL of 10s", left)
 	}
 	const slack = time.Second
-	if r, end := snapshot(s, slack); !near(time.Duration(r.LeftMs)*time.Millisecond, 1500*time.Millisecond) || end != s.lease.Deadline {
-		t.Fatalf("the adopter's record says %dms left (end %v after the deadline), want the adopted deadline, with no slack", r.LeftMs, end.Sub(s.lease.Deadline))
+	if r, end := snapshot(s, slack); !near(time.Duration(r.LeftMs)*time.Millisecond, 1500*time.Millisecond) || end != s.st.Deadline {
+		t.Fatalf("the adopter's record says %dms left (end %v after the deadline), want the adopted deadline, with no slack", r.LeftMs, end.Sub(s.st.Deadline))
 	}
 	s.mu.Lock()
-	s.lease.Renew(sessionNow()) // a keep-alive
+	s.st.Renew(sessionNow()) // a keep-alive
 	s.mu.Unlock()
 	if r, _ := snapshot(s, slack); !near(time.Duration(r.LeftMs)*time.Millisecond, s.ttl+slack) {
 		t.Fatalf("after a keep-alive the record says %dms left, want the TTL and the slack", r.LeftMs)
@@ -67,8 +67,8 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	q := &backupQueue{node: 1, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
 	n := &Node{self: 0, cfg: Config{Suspect: 400 * time.Millisecond}, log: slog.New(slog.DiscardHandler), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics(), ctl: ctl, rep: &replicator{to: q}}
 	ctl.n = n
-	s := &session{id: 5, ttl: 10 * time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}, lease: sm.Open(sessionNow(), 10*time.Second)}
-	s.lease.Recorded = sessionNow().Add(time.Second)
+	s := &session{id: 5, ttl: 10 * time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}, st: sm.Opened(5, sessionNow(), 10*time.Second)}
+	s.st.Recorded = sessionNow().Add(time.Second)
 	n.sessions.add(s, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -80,7 +80,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	if r.LeaseMs <= 0 || r.LeaseMs > 1000 {
 		t.Fatalf("answered with a lease of %dms while the backup keeps the session 1s at most, want at most that", r.LeaseMs)
 	}
-	s.lease.Recorded = sessionNow().Add(-time.Millisecond)
+	s.st.Recorded = sessionNow().Add(-time.Millisecond)
 	if _, err := n.KeepAlive(ctx, &pb.KeepAliveRequest{Session: 5}); err != errNoBackup {
 		t.Fatalf("answered %v with nothing kept at the backup, want %v", err, errNoBackup)
 	}
@@ -103,7 +103,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	if r.LeaseMs < 50_000 {
 		t.Fatalf("answered with a lease of %dms once the backup has the keep-alive, want the node's (a minute)", r.LeaseMs)
 	}
-	if kept := s.lease.Recorded.Sub(sessionNow()); !near(kept, s.ttl+n.cfg.Suspect) {
+	if kept := s.st.Recorded.Sub(sessionNow()); !near(kept, s.ttl+n.cfg.Suspect) {
 		t.Fatalf("the backup keeps the session %v, want the TTL and a lease of slack", kept)
 	}
 	// The backup keeps it half a lease past the next deadline: the next keep-alive

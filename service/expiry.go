@@ -104,12 +104,12 @@ func (n *Node) expire(ctx context.Context) {
 		s, wait := n.expiry.next(now)
 		if s != nil {
 			s.mu.Lock()
-			dead, lease := s.dead, s.lease
+			st := s.st
 			s.mu.Unlock()
 			switch {
-			case dead: // closed
-			case !lease.Out(now):
-				n.expiry.add(s, lease.Deadline) // kept alive meanwhile
+			case st.Ended: // closed
+			case !st.Out(now):
+				n.expiry.add(s, st.Deadline) // kept alive meanwhile
 			case n.ctl.leaseLeft() <= 0:
 				// Past the node's own lease the session is not this
 				// node's to end: the cluster may have moved on without

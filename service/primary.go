@@ -161,7 +161,7 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 	for _, s := range sessions {
 		// What the old backup kept is no promise of the new one's.
 		s.mu.Lock()
-		s.lease.Moved()
+		s.st.Moved()
 		s.mu.Unlock()
 	}
 	n.recordAll(sessions, to)
@@ -185,16 +185,13 @@ func (n *Node) recordAll(sessions []*session, to int) {
 
 // snapshot is session s as it is now, under a new seq: its held grants,
 // or its end; and end, until when the backup is to keep it
-// (session.Lease.RecordEnd: the deadline, plus slack when this node's
+// (session.Session.Record: the deadline, plus slack when this node's
 // keep-alives set it), which it says as the time left from now (LeftMs,
 // counted by the backup from when it gets it).
 func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end sm.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seq++
-	end = s.lease.RecordEnd(slack)
-	left := sm.Left(sessionNow(), end)
-	out = &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead, LeftMs: left.Milliseconds()}
+	var grants []sm.Grant
 	for _, g := range s.grants {
 		g.mu.Lock()
 		held := g.answered && !g.released
@@ -203,9 +200,19 @@ func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end sm.Ti
 			continue
 		}
 		// The rest is fixed once answered.
-		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
+		grants = append(grants, sm.Grant{ID: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
 	}
-	return out, end
+	r, end := s.st.Record(sessionNow(), slack, grants)
+	return recordPB(r), end
+}
+
+// recordPB is r on the wire; fromPB (backup.go) reads it back.
+func recordPB(r sm.Record) *backuppb.Session {
+	out := &backuppb.Session{Id: r.ID, TtlMs: r.TTL.Milliseconds(), Seq: r.Seq, Ended: r.Ended, LeftMs: r.Left.Milliseconds()}
+	for _, g := range r.Grants {
+		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.ID, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit})
+	}
+	return out
 }
 
 // push queues the record of s at the backup now, to run then (if set)
@@ -242,7 +249,7 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 
 // recordSession records s at the backup and waits until the backup has
 // it, or ctx ends (errNoBackup). The backup may move meanwhile: then it
-// is recorded at the new one. Once it has it, s.lease says until when
+// is recorded at the new one. Once it has it, s.st says until when
 // the backup keeps s.
 func (n *Node) recordSession(ctx context.Context, s *session) error {
 	for {
@@ -257,7 +264,7 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 			n.rep.mu.Unlock()
 			if same {
 				s.mu.Lock()
-				s.lease.Acked(rec.end)
+				s.st.Acked(rec.end)
 				s.mu.Unlock()
 				return nil
 			}

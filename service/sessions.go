@@ -93,19 +93,17 @@ func (t *sessionTable) list() []*session {
 
 // session is a client's session: a lease renewed by keep-alives.
 type session struct {
-	id   uint64
-	ttl  time.Duration
+	id   uint64        // st.ID, read without the lock
+	ttl  time.Duration // st.TTL, read without the lock
 	done chan struct{}
 
 	mu     sync.Mutex
 	grants map[uint64]*grant
-	dead   bool
-	handed bool   // dead without a recorded end: its backup adopts it (end)
-	seq    uint64 // the last record of the session sent to its backup (primary.go)
-	// lease: the deadline (moved on by each keep-alive; expiry ends the
-	// session then), the one it was adopted with, and what the backup
-	// keeps (recordSession): the rule is session.Lease's.
-	lease sm.Lease
+	// st: the session's lease (moved on by each keep-alive; expiry ends
+	// the session at its deadline), the seq of its newest record at the
+	// backup (primary.go), and whether it ended, and how (end): the rules
+	// are session.Session's.
+	st sm.Session
 }
 
 // gone is err, a call's answer, unless it is errExpired and the session
@@ -118,7 +116,7 @@ func (s *session) gone(err error) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.handed {
+	if s.st.Gone() == sm.NotHere {
 		return errNotHere
 	}
 	return err
@@ -127,7 +125,7 @@ func (s *session) gone(err error) error {
 func (s *session) add(g *grant) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.dead {
+	if s.st.Ended {
 		return false
 	}
 	s.grants[g.id] = g
@@ -156,19 +154,14 @@ func (s *session) take(id uint64) *grant {
 // stopped serving), the backup keeps the session and adopts it.
 func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	s.mu.Lock()
-	if s.dead {
+	handed, ok := s.st.End(record)
+	if !ok {
 		s.mu.Unlock()
 		return
 	}
-	s.dead = true
-	s.handed = !record
 	close(s.done)
 	gs := s.grants
 	s.grants = nil
-	var handed sm.Time
-	if !record {
-		handed = s.lease.Handed()
-	}
 	s.mu.Unlock()
 	n.sessions.remove(s.id, handed)
 	n.metrics.sessions.Dec()
@@ -232,12 +225,12 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 		return nil, err
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
-	s.lease = sm.Open(sessionNow(), s.ttl)
+	s.st = sm.Opened(s.id, sessionNow(), s.ttl)
 	if !n.sessions.add(s, n.cfg.MaxSessions) {
 		return nil, n.limitReached("sessions", "this node has its most sessions open, %d (--max-sessions): close some, or open on another node", n.cfg.MaxSessions)
 	}
 	n.metrics.sessions.Inc()
-	n.expiry.add(s, s.lease.Deadline)
+	n.expiry.add(s, s.st.Deadline)
 	rctx, cancel := context.WithTimeout(ctx, 3*n.cfg.Suspect)
 	defer cancel()
 	if err := n.recordSession(rctx, s); err != nil {
@@ -292,7 +285,7 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 		return nil, status.Error(codes.Unavailable, "this node is not serving")
 	}
 	s.mu.Lock()
-	if s.dead || !s.lease.Renew(sessionNow()) {
+	if !s.st.KeepAlive(sessionNow()) {
 		// Run out: expiry ends it, if it has not yet.
 		s.mu.Unlock()
 		return nil, s.gone(errExpired)
@@ -303,7 +296,7 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 	// the backup's last record is never more than half a lease and a
 	// keep-alive old, which leaves a lost backup's replacement a TTL and
 	// half a lease, less a keep-alive, to be recorded.
-	covered := s.lease.Covered(n.cfg.Suspect)
+	covered := s.st.Covered(n.cfg.Suspect)
 	s.mu.Unlock()
 	if covered {
 		return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
@@ -322,7 +315,7 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 		s.mu.Lock()
-		promised, ok := s.lease.Promise(sessionNow(), lease)
+		promised, ok := s.st.Promise(sessionNow(), lease)
 		s.mu.Unlock()
 		if !ok {
 			return nil, errNoBackup

@@ -13,7 +13,9 @@
 // had to agree with the others for a client that keeps its session alive
 // never to be told it expired, and for a session whose client stopped to
 // end no later than TTL + a lease after its last keep-alive. Here it is
-// written once (Lease), beside the backup's side (Keeper: the records of
+// written once (Lease, part of each Session's state with the seq of its
+// records and whether it ended), beside the records a node owes its
+// backup (Outbox), the backup's side (Keeper: the records of
 // other nodes' sessions, and what a view change does with them), the
 // queue of deadlines (Expiry), the lock-delays of ended sessions'
 // grants (Delays), and what a node answers a call of a
@@ -21,17 +23,17 @@
 // session is known to have ended).
 //
 //	                 driver (the service, in real time)
-//	Open, Renew(now) ─┐   Keep(now, run, recs) ─┐   TakeOver(now, self, v, prev) ─┐
-//	                  v                         v                                 v
-//	+-- Lease (per session) ---------+  +-- Keeper -------------------------------------+
-//	| TTL, Deadline, Adopted,        |  | per primary Run: newest Record per session   |
-//	| Recorded (what the backup has) |  | (Seq), until = now + Left; gone, left runs   |
-//	+--------------------------------+  +----------------------------------------------+
-//	   |            |                       |                         |
-//	 Out(now)   RecordEnd(slack):       Keeps(id): the session     TakeOver: Adopt (each
-//	 Covered    the record's Left;      is alive elsewhere          with Lease = Adopt:
-//	 Promise    Acked(end)              (SESSION_MOVING, kept_ms)   the deadline kept),
-//	                                                                Adopted, Dropped
+//	Opened, KeepAlive(now), ─┐  Keep(now, run, recs) ─┐  TakeOver(now, self, v, prev) ─┐
+//	End(record)              v                        v                                v
+//	+-- Session -------------------+  +-- Keeper (the backup's side) -------------------+
+//	| Lease: TTL, Deadline,        |  | per primary Run: newest Record per session (Seq) |
+//	| Adopted, Recorded; Seq;      |  | until = arrival + Left; runs gone, runs left     |
+//	| Ended, Handed                |  +--------------------------------------------------+
+//	+------------------------------+        |                          |
+//	   |           |          |         Keeps(id): alive          TakeOver: Adopt (each
+//	 Out(now)   Record(now):  Gone()    elsewhere (SESSION_MOVING,  Lease = Adopt: the
+//	 Covered    Left, end;              kept_ms = Kept)             deadline kept),
+//	 Promise    Acked(end)                                          Adopted, Dropped
 //
 //	Expiry: Add(id, deadline) ─> Next(now): a session due, or how long to wait
 //	Find(kept, Handed.Has(id, now), own run) ─> Moving | NotHere | Ended
