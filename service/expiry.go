@@ -81,7 +81,7 @@ func (e *expiry) next(now sm.Time) (s *session, wait time.Duration) {
 }
 
 // expiryRetry is how soon a session due to expire while the node has no
-// lease is looked at again.
+// lease is looked at again (session.Wait says why it is not ended then).
 const expiryRetry = 50 * time.Millisecond
 
 // expire ends the sessions of n as their leases run out, while the node
@@ -106,23 +106,12 @@ func (n *Node) expire(ctx context.Context) {
 			s.mu.Lock()
 			st := s.st
 			s.mu.Unlock()
-			switch {
-			case st.Ended: // closed
-			case !st.Out(now):
-				n.expiry.add(s, st.Deadline) // kept alive meanwhile
-			case n.ctl.leaseLeft() <= 0:
-				// Past the node's own lease the session is not this
-				// node's to end: the cluster may have moved on without
-				// the node (frozen, cut off) and the session's backup
-				// adopted it, grants and all, for a client that kept it
-				// alive there. Ended here, its grants would be held
-				// under the lock-delay and asked for again in the next
-				// view beside the backup's, each waiting for the other:
-				// that view would never serve. The node fences itself if
-				// it was left out (its sessions end, nothing delayed);
-				// if its lease comes back, the session is looked at then.
+			switch st.Due(now, n.ctl.leaseLeft() > 0) {
+			case sm.Later:
+				n.expiry.add(s, st.Deadline)
+			case sm.Wait:
 				n.expiry.add(s, now.Add(expiryRetry))
-			default:
+			case sm.Expire:
 				n.end(s, n.cfg.LockDelay, "lease expired", true)
 			}
 			continue

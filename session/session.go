@@ -62,3 +62,40 @@ func (s *Session) Record(now Time, slack time.Duration, grants []Grant) (r Recor
 	end = s.RecordEnd(slack)
 	return Record{ID: s.ID, TTL: s.TTL, Seq: s.Seq, Ended: s.Ended, Left: Left(now, end), Grants: grants}, end
 }
+
+// Verdict is what the driver does with a session its Expiry brought up.
+type Verdict uint8
+
+const (
+	// Drop: the session ended already; nothing to do.
+	Drop Verdict = iota
+	// Later: kept alive meanwhile; look again at its deadline.
+	Later
+	// Wait: run out, but the node holds no lease, and the session is not
+	// its to end: the cluster may have moved on without the node (frozen,
+	// cut off) and the session's backup adopted it, grants and all, for a
+	// client that kept it alive there. Ended here, its grants would be
+	// held under the lock-delay and asked for again in the next view
+	// beside the backup's, each waiting for the other: that view would
+	// never serve. The node fences itself if it was left out (its
+	// sessions are handed over, nothing delayed); if its lease comes
+	// back, the session is looked at again: soon.
+	Wait
+	// Expire: run out while the node serves: end it, its end recorded,
+	// its grants held the lock-delay more.
+	Expire
+)
+
+// Due is the verdict on the session at now; serving: whether the node
+// holds its lease.
+func (s *Session) Due(now Time, serving bool) Verdict {
+	switch {
+	case s.Ended:
+		return Drop
+	case !s.Out(now):
+		return Later
+	case !serving:
+		return Wait
+	}
+	return Expire
+}

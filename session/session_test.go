@@ -35,3 +35,28 @@ func TestSession(t *testing.T) {
 		t.Fatalf("closed: ok %v, handed %v, gone %v; want Ended", ok, handed, closed.Gone())
 	}
 }
+
+// TestDue: a session its expiry brings up is dropped once ended, looked
+// at again while alive, ended once run out, but never by a node without
+// its lease.
+func TestDue(t *testing.T) {
+	s := Opened(7, 0, time.Second)
+	for _, c := range []struct {
+		now     Time
+		serving bool
+		want    Verdict
+	}{
+		{500 * ms, true, Later},
+		{500 * ms, false, Later},
+		{1000 * ms, false, Wait},
+		{1000 * ms, true, Expire},
+	} {
+		if got := s.Due(c.now, c.serving); got != c.want {
+			t.Errorf("Due(%v, serving %v) = %v, want %v", c.now/ms, c.serving, got, c.want)
+		}
+	}
+	s.End(true)
+	if got := s.Due(2000*ms, true); got != Drop {
+		t.Errorf("an ended session: %v, want Drop", got)
+	}
+}
