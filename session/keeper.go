@@ -123,16 +123,6 @@ func (k *Keeper) Keeps(id uint64) (primary int, until Time, ok bool) {
 	return -1, 0, false
 }
 
-// Record is the record kept of session id, if any.
-func (k *Keeper) Record(id uint64) (Record, bool) {
-	for _, kp := range k.of {
-		if r, ok := kp.sessions[id]; ok {
-			return r, true
-		}
-	}
-	return Record{}, false
-}
-
 // View is a view of the cluster as the records' rules read it: its
 // epoch, its members by id in order, and each one's generation (a
 // control.View's, passed on by the driver: the client, which takes the

@@ -126,7 +126,7 @@ func randomAdoptions(seed uint64) string {
 			}
 		}
 		deliver(now)
-		if got, ok := k.Record(1); !ok || got.Seq != newestSeq {
+		if got, ok := recordOf(k, 1); !ok || got.Seq != newestSeq {
 			return "the backup does not keep the newest record it got"
 		}
 		out := k.TakeOver(now, hop+1, view(6, map[int]uint64{hop + 1: 1}), view(5, map[int]uint64{hop: 1, hop + 1: 1}))
