@@ -112,57 +112,55 @@ func TestKeeperKeepsTheNewest(t *testing.T) {
 //
 // Times are in milliseconds of the driver's time.
 func TestKeeper(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		k := NewKeeper()
-		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-			switch td.Cmd {
-			case "keep":
-				var now, epoch int
-				var run string
-				td.ScanArgs(t, "now", &now)
-				td.ScanArgs(t, "run", &run)
-				td.ScanArgs(t, "epoch", &epoch)
-				var recs []Record
-				for line := range strings.Lines(td.Input) {
-					recs = append(recs, parseRecord(t, line))
-				}
-				k.Keep(Time(now)*ms, parseRun(t, run), uint64(epoch), td.HasArg("forget"), recs)
-				return dump(k)
-			case "keeps":
-				var id int
-				td.ScanArgs(t, "id", &id)
-				p, until, ok := k.Keeps(uint64(id))
-				if !ok {
-					return "not kept"
-				}
-				if until == 0 {
-					return fmt.Sprintf("kept for %d, a fresh TTL if adopted", p)
-				}
-				return fmt.Sprintf("kept for %d, until %d", p, until/ms)
-			case "takeover":
-				var now, self int
-				var v, prev string
-				td.ScanArgs(t, "now", &now)
-				td.ScanArgs(t, "self", &self)
-				td.ScanArgs(t, "view", &v)
-				td.ScanArgs(t, "prev", &prev)
-				got := k.TakeOver(Time(now)*ms, self, parseView(t, v), parseView(t, prev))
-				var b strings.Builder
-				for _, c := range got.Dropped {
-					fmt.Fprintf(&b, "dropped %d/%d: %d sessions\n", c.Run.Node, c.Run.Gen, c.Sessions)
-				}
-				for _, c := range got.Adopted {
-					fmt.Fprintf(&b, "adopted %d/%d: %d sessions\n", c.Run.Node, c.Run.Gen, c.Sessions)
-				}
-				for _, a := range got.Adopt {
-					fmt.Fprintf(&b, "  session %d deadline %d grants %v\n", a.Record.ID, a.Lease.Deadline/ms, grantIDs(a.Record))
-				}
-				b.WriteString(dump(k))
-				return b.String()
+	k := NewKeeper()
+	datadriven.RunTest(t, "testdata/keeper", func(t *testing.T, td *datadriven.TestData) string {
+		switch td.Cmd {
+		case "keep":
+			var now, epoch int
+			var run string
+			td.ScanArgs(t, "now", &now)
+			td.ScanArgs(t, "run", &run)
+			td.ScanArgs(t, "epoch", &epoch)
+			var recs []Record
+			for line := range strings.Lines(td.Input) {
+				recs = append(recs, parseRecord(t, line))
 			}
-			td.Fatalf(t, "unknown directive %q", td.Cmd)
-			return ""
-		})
+			k.Keep(Time(now)*ms, parseRun(t, run), uint64(epoch), td.HasArg("forget"), recs)
+			return dump(k)
+		case "keeps":
+			var id int
+			td.ScanArgs(t, "id", &id)
+			p, until, ok := k.Keeps(uint64(id))
+			if !ok {
+				return "not kept"
+			}
+			if until == 0 {
+				return fmt.Sprintf("kept for %d, a fresh TTL if adopted", p)
+			}
+			return fmt.Sprintf("kept for %d, until %d", p, until/ms)
+		case "takeover":
+			var now, self int
+			var v, prev string
+			td.ScanArgs(t, "now", &now)
+			td.ScanArgs(t, "self", &self)
+			td.ScanArgs(t, "view", &v)
+			td.ScanArgs(t, "prev", &prev)
+			got := k.TakeOver(Time(now)*ms, self, parseView(t, v), parseView(t, prev))
+			var b strings.Builder
+			for _, c := range got.Dropped {
+				fmt.Fprintf(&b, "dropped %d/%d: %d sessions\n", c.Run.Node, c.Run.Gen, c.Sessions)
+			}
+			for _, c := range got.Adopted {
+				fmt.Fprintf(&b, "adopted %d/%d: %d sessions\n", c.Run.Node, c.Run.Gen, c.Sessions)
+			}
+			for _, a := range got.Adopt {
+				fmt.Fprintf(&b, "  session %d deadline %d grants %v\n", a.Record.ID, a.Lease.Deadline/ms, grantIDs(a.Record))
+			}
+			b.WriteString(dump(k))
+			return b.String()
+		}
+		td.Fatalf(t, "unknown directive %q", td.Cmd)
+		return ""
 	})
 }
 
