@@ -98,6 +98,7 @@ import (
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/mtls"
+	"github.com/allot-dev/allot/session"
 )
 
 // Errors. Bad input is refused by the client before anything is sent.
@@ -579,16 +580,10 @@ func (s *Session) node() (pb.AllotClient, int, <-chan struct{}) {
 }
 
 // bound is how long the session may be believed alive after a request
-// was sent, given the answer's lease: the session's TTL, and no longer
-// than its node may serve (the node's lease in the control plane: a node
-// cut off from the cluster stops serving when it runs out, and the
-// others may then hand out what this session holds, unless its backup
-// adopts it).
+// was sent, given the answer's lease (session.Believed: the TTL, and no
+// longer than its node may serve).
 func (s *Session) bound(leaseMs int64) time.Duration {
-	if leaseMs > 0 {
-		return min(s.ttl, time.Duration(leaseMs)*time.Millisecond)
-	}
-	return s.ttl
+	return session.Believed(s.ttl, time.Duration(leaseMs)*time.Millisecond)
 }
 
 // renewed moves the deadline after a keep-alive sent at sent succeeded at
@@ -612,18 +607,13 @@ func (s *Session) renewed(k int, sent time.Time, leaseMs int64) time.Duration {
 
 // keep moves the deadline after a node that keeps the session as its
 // backup answered (SESSION_MOVING) a keep-alive sent at sent, with its
-// lease: the session cannot be lost before that node's lease runs out
-// (it adopts the session if its node is lost), nor end at its node
-// before the TTL from the last keep-alive that reached it, nor at the
-// backup before what it keeps (keptMs, from a node that says; an older
-// one adopts with a fresh TTL).
+// lease and what it keeps (keptMs, from a node that says): as far as
+// session.BelievedAtBackup allows, never back.
 func (s *Session) keep(sent time.Time, leaseMs int64, keptMs string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	u := minTime(s.lastOK.Add(s.ttl), sent.Add(time.Duration(leaseMs)*time.Millisecond))
-	if keptMs != "" {
-		u = minTime(u, sent.Add(time.Duration(count(keptMs))*time.Millisecond))
-	}
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	u := sent.Add(session.BelievedAtBackup(s.ttl, sent.Sub(s.lastOK), ms(leaseMs), ms(int64(count(keptMs))), keptMs != ""))
 	if u.After(s.until) {
 		s.until = u
 		s.deadline.Reset(time.Until(u))

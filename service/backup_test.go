@@ -27,68 +27,6 @@ func view(epoch uint64, members map[int]uint64) control.View {
 	return v
 }
 
-// TestSuccessor: a node's backup is the next member by id, round the
-// ring; none when it is alone.
-func TestSuccessor(t *testing.T) {
-	v := view(1, map[int]uint64{0: 1, 2: 1, 5: 1})
-	for p, want := range map[int]int{0: 2, 2: 5, 5: 0, 1: 2, 3: 5, 7: 0} {
-		if got := successor(p, v); got != want {
-			t.Errorf("successor(%d) in %v: %d, want %d", p, v.Members, got, want)
-		}
-	}
-	if got := successor(4, view(1, map[int]uint64{4: 1})); got != -1 {
-		t.Errorf("the successor of the only member: %d, want none", got)
-	}
-}
-
-// TestKeeperKeepsTheNewest: a session's record replaces one of a smaller
-// seq only; an ended one removes it; a forget drops the primary's; a
-// record of a run already adopted is refused.
-func TestKeeperKeepsTheNewest(t *testing.T) {
-	k := newKeeper()
-	rec := func(seq uint64, ended bool, grants ...uint64) *backuppb.Session {
-		s := &backuppb.Session{Id: 7, TtlMs: 1000, Seq: seq, Ended: ended}
-		for _, g := range grants {
-			s.Grants = append(s.Grants, &backuppb.Grant{Id: g, Key: "lock"})
-		}
-		return s
-	}
-	grants := func() []uint64 {
-		var out []uint64
-		for _, kp := range k.of {
-			if s := kp.sessions[7]; s != nil {
-				for _, g := range s.Grants {
-					out = append(out, g.Id)
-				}
-			}
-		}
-		return out
-	}
-	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(2, false, 10, 11)}})
-	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(1, false, 10)}})
-	if got := grants(); !slices.Equal(got, []uint64{10, 11}) || !keeping(k, 7) {
-		t.Fatalf("after a record and an older one: grants %v, want [10 11]", got)
-	}
-	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(3, false, 11)}})
-	if got := grants(); !slices.Equal(got, []uint64{11}) {
-		t.Fatalf("after a give-back: grants %v, want [11]", got)
-	}
-	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(4, true)}})
-	if keeping(k, 7) {
-		t.Fatal("an ended session is still kept")
-	}
-	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(5, false, 12)}})
-	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Forget: true})
-	if keeping(k, 7) {
-		t.Fatal("a forgotten session is still kept")
-	}
-	k.gone[primaryRun{1, 3}] = true
-	k.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{rec(6, false, 12)}})
-	if keeping(k, 7) {
-		t.Fatal("a record of a run whose sessions were adopted was kept")
-	}
-}
-
 // TestTakeOver: a node adopts the sessions it keeps for a primary run only
 // in a view newer than the run's records that leaves the run out, and
 // only as the run's backup in the view before; the grants come with their

@@ -502,7 +502,7 @@ func (n *Node) adopt(v space.View, cv, prev control.View) {
 		s.mu.Unlock()
 	}
 	// And those of ended sessions that the lock-delay holds still.
-	for _, g := range n.delayed.list() {
+	for _, g := range n.expiry.delayed() {
 		if g.held() {
 			held = append(held, g)
 		}

@@ -8,6 +8,7 @@ import (
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/service/internal/backuppb"
+	sm "github.com/allot-dev/allot/session"
 )
 
 // near reports whether d is within 100ms of want.
@@ -27,26 +28,26 @@ func TestAdoptionKeepsTheDeadline(t *testing.T) {
 		{Id: 71, TtlMs: 10000, Seq: 1, LeftMs: 1500},
 		{Id: 72, TtlMs: 10000, Seq: 1}, // an older primary's
 	}})
-	if _, until, ok := n.keeper.keeps(71); !ok || !near(time.Until(until), 1500*time.Millisecond) {
-		t.Fatalf("the backup keeps session 71 %v more, want 1.5s", time.Until(until))
+	if _, until, ok := n.keeper.keeps(71); !ok || !near(until.Sub(sessionNow()), 1500*time.Millisecond) {
+		t.Fatalf("the backup keeps session 71 %v more, want 1.5s", until.Sub(sessionNow()))
 	}
 	got := n.takeOver(view(6, map[int]uint64{2: 1}), view(5, map[int]uint64{1: 3, 2: 1}))
 	if len(got) != 2 {
 		t.Fatalf("adopted %d sessions, want 2", len(got))
 	}
 	s, old := n.sessions.get(71), n.sessions.get(72)
-	if left := time.Until(s.deadline); !near(left, 1500*time.Millisecond) {
+	if left := s.st.Deadline.Sub(sessionNow()); !near(left, 1500*time.Millisecond) {
 		t.Fatalf("the adopted session has %v left, want the 1.5s its record said, not a fresh TTL of 10s", left)
 	}
-	if left := time.Until(old.deadline); !near(left, 10*time.Second) {
+	if left := old.st.Deadline.Sub(sessionNow()); !near(left, 10*time.Second) {
 		t.Fatalf("a session recorded with no time left has %v left, want a fresh TTL of 10s", left)
 	}
 	const slack = time.Second
-	if r, end := snapshot(s, slack); !near(time.Duration(r.LeftMs)*time.Millisecond, 1500*time.Millisecond) || !end.Equal(s.deadline) {
-		t.Fatalf("the adopter's record says %dms left (end %v after the deadline), want the adopted deadline, with no slack", r.LeftMs, end.Sub(s.deadline))
+	if r, end := snapshot(s, slack); !near(time.Duration(r.LeftMs)*time.Millisecond, 1500*time.Millisecond) || end != s.st.Deadline {
+		t.Fatalf("the adopter's record says %dms left (end %v after the deadline), want the adopted deadline, with no slack", r.LeftMs, end.Sub(s.st.Deadline))
 	}
 	s.mu.Lock()
-	s.deadline = time.Now().Add(s.ttl) // a keep-alive
+	s.st.Renew(sessionNow()) // a keep-alive
 	s.mu.Unlock()
 	if r, _ := snapshot(s, slack); !near(time.Duration(r.LeftMs)*time.Millisecond, s.ttl+slack) {
 		t.Fatalf("after a keep-alive the record says %dms left, want the TTL and the slack", r.LeftMs)
@@ -66,8 +67,8 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	q := &backupQueue{node: 1, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
 	n := &Node{self: 0, cfg: Config{Suspect: 400 * time.Millisecond}, log: slog.New(slog.DiscardHandler), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics(), ctl: ctl, rep: &replicator{to: q}}
 	ctl.n = n
-	s := &session{id: 5, ttl: 10 * time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}, deadline: time.Now().Add(10 * time.Second)}
-	s.recorded = time.Now().Add(time.Second)
+	s := &session{id: 5, ttl: 10 * time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}, st: sm.Opened(5, sessionNow(), 10*time.Second)}
+	s.st.Recorded = sessionNow().Add(time.Second)
 	n.sessions.add(s, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -79,7 +80,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	if r.LeaseMs <= 0 || r.LeaseMs > 1000 {
 		t.Fatalf("answered with a lease of %dms while the backup keeps the session 1s at most, want at most that", r.LeaseMs)
 	}
-	s.recorded = time.Now().Add(-time.Millisecond)
+	s.st.Recorded = sessionNow().Add(-time.Millisecond)
 	if _, err := n.KeepAlive(ctx, &pb.KeepAliveRequest{Session: 5}); err != errNoBackup {
 		t.Fatalf("answered %v with nothing kept at the backup, want %v", err, errNoBackup)
 	}
@@ -87,8 +88,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	go func() {
 		for range q.wake {
 			q.mu.Lock()
-			items := q.items
-			q.items = nil
+			items := q.out.Ack(q.out.Made())
 			q.mu.Unlock()
 			for _, rec := range items {
 				close(rec.done)
@@ -103,20 +103,20 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	if r.LeaseMs < 50_000 {
 		t.Fatalf("answered with a lease of %dms once the backup has the keep-alive, want the node's (a minute)", r.LeaseMs)
 	}
-	if kept := time.Until(s.recorded); !near(kept, s.ttl+n.cfg.Suspect) {
+	if kept := s.st.Recorded.Sub(sessionNow()); !near(kept, s.ttl+n.cfg.Suspect) {
 		t.Fatalf("the backup keeps the session %v, want the TTL and a lease of slack", kept)
 	}
 	// The backup keeps it half a lease past the next deadline: the next keep-alive
 	// makes no record.
 	q.mu.Lock()
-	made := q.next
+	made := q.out.Made()
 	q.mu.Unlock()
 	if _, err := n.KeepAlive(ctx, &pb.KeepAliveRequest{Session: 5}); err != nil {
 		t.Fatal(err)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.next != made {
-		t.Errorf("a keep-alive within the slack of the last one recorded made %d records, want none", q.next-made)
+	if q.out.Made() != made {
+		t.Errorf("a keep-alive within the slack of the last one recorded made %d records, want none", q.out.Made()-made)
 	}
 }

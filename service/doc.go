@@ -61,6 +61,12 @@
 // adopts the sessions in adopt (ctl.go), before it reports ready, and
 // asks their grants again with their tokens. A call of a session at its
 // backup is UNAVAILABLE with reason SESSION_MOVING: the client moves.
+// The sessions' lease rule (when a keep-alive moves the deadline, what a
+// record asks the backup to keep, an adopter's deadline), the backup's
+// records and what a view change does with them, and the queue of
+// deadlines are the pure package session's (Lease, Keeper, Expiry): this
+// package drives them in real time, with the locks, goroutines and
+// records on the wire.
 //
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the

@@ -163,7 +163,6 @@ type Node struct {
 	// The API's state: the clients' sessions (sessions.go), the ids of
 	// sessions and grants (ids.go), and whether the node is shutting down.
 	sessions sessionTable
-	delayed  delayed       // ended sessions' grants within the lock-delay
 	ids      atomic.Uint64 // the last id issued
 	draining atomic.Bool
 
@@ -180,7 +179,8 @@ type Node struct {
 
 	// semUnits: semaphore name -> its units as the control log recorded
 	// them, and when (semaphores.go); expiry ends the sessions whose
-	// lease ran out (expiry.go); refreshWake wakes the refresher
+	// lease ran out and gives back the grants whose lock-delay is over
+	// (expiry.go); refreshWake wakes the refresher
 	// (refresh.go).
 	semUnits    sync.Map
 	expiry      *expiry
@@ -235,7 +235,6 @@ func New(cfg Config) (*Node, error) {
 		algs:     map[algo.Kind]algo.Algorithm{},
 		views:    views{instances: map[space.Space]*instance{}},
 		sessions: sessionTable{byID: map[uint64]*session{}},
-		delayed:  delayed{grants: map[*grant]struct{}{}},
 		expiry:   newExpiry(),
 		metrics:  newMetrics(),
 		peers:    map[int]string{},
@@ -307,7 +306,7 @@ func New(cfg Config) (*Node, error) {
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
 	pb.RegisterAdminServer(s, admin{n: n})
-	backuppb.RegisterBackupServer(s, backupServer{n: n})
+	backuppb.RegisterBackupServer(s, backupServer{k: n.keeper})
 	n.registerOps(s)
 	n.ctl.mu.Lock()
 	ms := n.ctl.node.Members()

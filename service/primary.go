@@ -14,6 +14,7 @@ import (
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/backuppb"
+	sm "github.com/allot-dev/allot/session"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
@@ -45,20 +46,16 @@ type backupQueue struct {
 	gen  uint64        // the backup's run: a new run keeps nothing of the old one's records
 	gone chan struct{} // closed when the node is this node's backup no more
 
-	mu     sync.Mutex
-	items  []*record // not answered yet, in order
-	next   uint64    // the id of the next record
-	closed bool      // the sender stopped: no record is queued any more
-	wake   chan struct{}
+	mu   sync.Mutex
+	out  sm.Outbox[*record] // not answered yet, in order; closed once the sender stopped
+	wake chan struct{}
 }
 
 // record is one request of the queue, and its answer.
 type record struct {
-	id   uint64
 	req  *backuppb.KeepRequest
 	done chan struct{} // closed once the backup has it
-	sent time.Time     // when it was last sent (zero: not yet on this stream)
-	end  time.Time     // until when it asks the backup to keep the session (snapshot)
+	end  sm.Time       // until when it asks the backup to keep the session (snapshot)
 	// then, if set, runs once the backup has it, or once the queue is
 	// gone (the backup moved: the view that moved it records the
 	// sessions again where they must be).
@@ -70,7 +67,7 @@ func (n *Node) backupOf(v control.View) int {
 	if !v.Has(proc.ID(n.self), genOf(n.self, v)) {
 		return -1
 	}
-	return successor(n.self, v)
+	return sm.Successor(n.self, sessionView(v))
 }
 
 // genOf is node k's generation in v (0 if it is no member).
@@ -164,7 +161,7 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 	for _, s := range sessions {
 		// What the old backup kept is no promise of the new one's.
 		s.mu.Lock()
-		s.recorded = time.Time{}
+		s.st.Moved()
 		s.mu.Unlock()
 	}
 	n.recordAll(sessions, to)
@@ -187,26 +184,14 @@ func (n *Node) recordAll(sessions []*session, to int) {
 }
 
 // snapshot is session s as it is now, under a new seq: its held grants,
-// or its end; and end, until when the backup is to keep it, which it
-// says as the time left from now (LeftMs, counted by the backup from
-// when it gets it). That is the session's deadline plus slack when this
-// node's keep-alives set the deadline: a keep-alive the backup has not
-// had yet is answered for no more than slack beyond what it has
-// (KeepAlive). An adopted session this node has not renewed past the
-// deadline it adopted keeps that deadline, with no slack more: each
-// adoption does not add its own.
-func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end time.Time) {
+// or its end; and end, until when the backup is to keep it
+// (session.Session.Record: the deadline, plus slack when this node's
+// keep-alives set it), which it says as the time left from now (LeftMs,
+// counted by the backup from when it gets it).
+func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end sm.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seq++
-	end = s.deadline
-	if s.deadline.After(s.adopted) {
-		end = s.deadline.Add(slack)
-	}
-	// Rounded up, and at least 1 (0 is a primary's that sends none): the
-	// backup never keeps the session for less than it is to.
-	left := max(time.Until(end), time.Millisecond)
-	out = &backuppb.Session{Id: s.id, TtlMs: s.ttl.Milliseconds(), Seq: s.seq, Ended: s.dead, LeftMs: int64((left + time.Millisecond - 1) / time.Millisecond)}
+	var grants []sm.Grant
 	for _, g := range s.grants {
 		g.mu.Lock()
 		held := g.answered && !g.released
@@ -215,9 +200,19 @@ func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end time.
 			continue
 		}
 		// The rest is fixed once answered.
-		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
+		grants = append(grants, sm.Grant{ID: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
 	}
-	return out, end
+	r, end := s.st.Record(sessionNow(), slack, grants)
+	return recordPB(r), end
+}
+
+// recordPB is r on the wire; fromPB (backup.go) reads it back.
+func recordPB(r sm.Record) *backuppb.Session {
+	out := &backuppb.Session{Id: r.ID, TtlMs: r.TTL.Milliseconds(), Seq: r.Seq, Ended: r.Ended, LeftMs: r.Left.Milliseconds()}
+	for _, g := range r.Grants {
+		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.ID, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit})
+	}
+	return out
 }
 
 // push queues the record of s at the backup now, to run then (if set)
@@ -237,14 +232,9 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 	snap, end := snapshot(s, n.cfg.Suspect)
 	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{snap}}, done: make(chan struct{}), end: end, then: then}
 	q.mu.Lock()
-	closed := q.closed
-	if !closed {
-		q.next++
-		rec.id = q.next
-		q.items = append(q.items, rec)
-	}
+	_, queued := q.out.Push(rec)
 	q.mu.Unlock()
-	if closed {
+	if !queued {
 		if then != nil {
 			then()
 		}
@@ -259,7 +249,7 @@ func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
 
 // recordSession records s at the backup and waits until the backup has
 // it, or ctx ends (errNoBackup). The backup may move meanwhile: then it
-// is recorded at the new one. Once it has it, s.recorded says until when
+// is recorded at the new one. Once it has it, s.st says until when
 // the backup keeps s.
 func (n *Node) recordSession(ctx context.Context, s *session) error {
 	for {
@@ -274,9 +264,7 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 			n.rep.mu.Unlock()
 			if same {
 				s.mu.Lock()
-				if rec.end.After(s.recorded) {
-					s.recorded = rec.end
-				}
+				s.st.Acked(rec.end)
 				s.mu.Unlock()
 				return nil
 			}
@@ -303,9 +291,7 @@ func (n *Node) recordLater(s *session, then func()) { n.push(s, then) }
 func (n *Node) send(q *backupQueue) {
 	defer func() {
 		q.mu.Lock()
-		q.closed = true
-		left := q.items
-		q.items = nil
+		left := q.out.Close()
 		q.mu.Unlock()
 		for _, rec := range left {
 			if rec.then != nil {
@@ -364,31 +350,24 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 	var sent uint64 // the last record sent on this stream
 	for {
 		q.mu.Lock()
-		var batch []*record
-		now := time.Now()
-		for _, rec := range q.items {
-			if rec.id > sent {
-				rec.sent = now
-				batch = append(batch, rec)
-			}
-		}
+		batch := q.out.Send(sent, sessionNow())
 		q.mu.Unlock()
 		for len(batch) > 0 {
 			// One message for the records of one view.
-			first := batch[0].req
+			first := batch[0].Record.req
 			// The queue's first record drops whatever the backup kept of
 			// this run before: a node that was its backup once, left the
 			// view and came back, keeps records since grown stale.
-			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch, Forget: batch[0].id == 1}
+			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch, Forget: batch[0].ID == 1}
 			k := 0
-			for _, rec := range batch {
-				if rec.req.Gen != req.Gen || rec.req.Epoch != req.Epoch {
+			for _, p := range batch {
+				if p.Record.req.Gen != req.Gen || p.Record.req.Epoch != req.Epoch {
 					break
 				}
-				req.Sessions = append(req.Sessions, rec.req.Sessions...)
+				req.Sessions = append(req.Sessions, p.Record.req.Sessions...)
 				k++
 			}
-			req.Batch = batch[k-1].id
+			req.Batch = batch[k-1].ID
 			if err := stream.Send(req); err != nil {
 				return err
 			}
@@ -403,7 +382,7 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 		case <-q.wake:
 		case <-tick.C:
 			q.mu.Lock()
-			late := len(q.items) > 0 && q.items[0].id <= sent && time.Since(q.items[0].sent) > silent
+			late := q.out.Silent(sent, sessionNow(), silent)
 			q.mu.Unlock()
 			if late {
 				return errSilent
@@ -422,12 +401,7 @@ func answers(q *backupQueue, stream backuppb.Backup_KeepClient, broken chan<- st
 			return
 		}
 		q.mu.Lock()
-		k := 0
-		for k < len(q.items) && q.items[k].id <= r.Batch {
-			k++
-		}
-		answered := slices.Clone(q.items[:k])
-		q.items = q.items[k:]
+		answered := q.out.Ack(r.Batch)
 		q.mu.Unlock()
 		for _, rec := range answered {
 			close(rec.done)

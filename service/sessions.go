@@ -3,15 +3,22 @@ package service
 import (
 	"context"
 	"maps"
-	"slices"
 	"sync"
 	"time"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	sm "github.com/allot-dev/allot/session"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
+
+// sessionEpoch is where the sessions' time (session.Time) starts: the
+// process's monotonic clock from then on.
+var sessionEpoch = time.Now()
+
+// sessionNow is the sessions' time now.
+func sessionNow() sm.Time { return sm.Time(time.Since(sessionEpoch)) }
 
 // sessionTable is the node's open sessions, under a lock of its own: a
 // session's lookup waits for nothing else of the node.
@@ -21,12 +28,8 @@ type sessionTable struct {
 	peak int // the most sessions byID held since it was last made afresh
 	// handed: this node's sessions it dropped when it stopped serving,
 	// without a recorded end: their backup adopts them, and they may be
-	// alive there. A call of one is told to look for its node
-	// (errNotHere), not that it expired. By id, the time until which it
-	// is kept: its deadline then plus its TTL (its client has found the
-	// adopter by then, or lost it).
-	handed map[uint64]time.Time
-	pruned time.Time // when handed last lost the entries whose time passed
+	// alive there (session.Handed).
+	handed sm.Handed
 }
 
 // add adds s unless the table holds most sessions already.
@@ -43,17 +46,14 @@ func (t *sessionTable) add(s *session, most int) bool {
 
 // remove removes session id; handed until a time (non-zero): the node
 // drops it without a recorded end, and its backup adopts it.
-func (t *sessionTable) remove(id uint64, handed time.Time) {
+func (t *sessionTable) remove(id uint64, handed sm.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.byID, id)
-	if handed.IsZero() {
-		delete(t.handed, id) // adopted back, and ended here for good
+	if handed == 0 {
+		t.handed.Remove(id) // adopted back, and ended here for good
 	} else {
-		if t.handed == nil {
-			t.handed = map[uint64]time.Time{}
-		}
-		t.handed[id] = handed
+		t.handed.Add(id, handed)
 	}
 	if len(t.byID) < t.peak/4 {
 		// A Go map never shrinks: after a crowd of sessions is gone, a
@@ -73,22 +73,11 @@ func (t *sessionTable) get(id uint64) *session {
 }
 
 // wasHanded reports whether session id was handed to its backup when
-// this node stopped serving (remove), and is kept as such still. The
-// entries whose time has passed go, all of them at most once a second
-// (a lookup costs no walk of a crowd of them).
-func (t *sessionTable) wasHanded(id uint64, now time.Time) bool {
+// this node stopped serving (remove), and is kept as such still.
+func (t *sessionTable) wasHanded(id uint64, now sm.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if now.Sub(t.pruned) > time.Second {
-		t.pruned = now
-		for k, until := range t.handed {
-			if now.After(until) {
-				delete(t.handed, k)
-			}
-		}
-	}
-	until, ok := t.handed[id]
-	return ok && !now.After(until)
+	return t.handed.Has(id, now)
 }
 
 // list is the open sessions now.
@@ -104,24 +93,17 @@ func (t *sessionTable) list() []*session {
 
 // session is a client's session: a lease renewed by keep-alives.
 type session struct {
-	id   uint64
-	ttl  time.Duration
+	id   uint64        // st.ID, read without the lock
+	ttl  time.Duration // st.TTL, read without the lock
 	done chan struct{}
 
-	mu       sync.Mutex
-	grants   map[uint64]*grant
-	dead     bool
-	handed   bool      // dead without a recorded end: its backup adopts it (end)
-	deadline time.Time // the lease runs out (moved on by each keep-alive); expiry ends it then
-	seq      uint64    // the last record of the session sent to its backup (primary.go)
-	// adopted: the deadline the session was adopted with (zero for a
-	// session opened here): a keep-alive never moves the deadline
-	// before it, and a record carries it without slack (snapshot).
-	adopted time.Time
-	// recorded: until when the backup keeps the session, as of the
-	// newest record it answered (recordSession): a keep-alive the
-	// backup has not had is answered for no longer than that.
-	recorded time.Time
+	mu     sync.Mutex
+	grants map[uint64]*grant
+	// st: the session's lease (moved on by each keep-alive; expiry ends
+	// the session at its deadline), the seq of its newest record at the
+	// backup (primary.go), and whether it ended, and how (end): the rules
+	// are session.Session's.
+	st sm.Session
 }
 
 // gone is err, a call's answer, unless it is errExpired and the session
@@ -134,7 +116,7 @@ func (s *session) gone(err error) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.handed {
+	if s.st.Gone() == sm.NotHere {
 		return errNotHere
 	}
 	return err
@@ -143,7 +125,7 @@ func (s *session) gone(err error) error {
 func (s *session) add(g *grant) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.dead {
+	if s.st.Ended {
 		return false
 	}
 	s.grants[g.id] = g
@@ -172,19 +154,14 @@ func (s *session) take(id uint64) *grant {
 // stopped serving), the backup keeps the session and adopts it.
 func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	s.mu.Lock()
-	if s.dead {
+	handed, ok := s.st.End(record)
+	if !ok {
 		s.mu.Unlock()
 		return
 	}
-	s.dead = true
-	s.handed = !record
 	close(s.done)
 	gs := s.grants
 	s.grants = nil
-	var handed time.Time
-	if !record {
-		handed = s.deadline.Add(s.ttl)
-	}
 	s.mu.Unlock()
 	n.sessions.remove(s.id, handed)
 	n.metrics.sessions.Dec()
@@ -200,13 +177,10 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		}
 	}
 	give := func() {
+		until := sessionNow().Add(delay)
 		for _, g := range held {
 			if delay > 0 {
-				n.delayed.add(g)
-				time.AfterFunc(delay, func() {
-					g.release()
-					n.delayed.remove(g)
-				})
+				n.expiry.delay(g, until) // expire gives it back then
 			} else {
 				g.release()
 			}
@@ -219,54 +193,23 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	give()
 }
 
-// delayed are the grants of ended sessions that the lock-delay holds
-// still: out of the session table, they are asked again at a view change
-// all the same (adopt), so that the delay outlasts it. (The node's loss
-// within the delay ends it: the backup has the session ended.)
-type delayed struct {
-	mu     sync.Mutex
-	grants map[*grant]struct{}
-}
-
-func (d *delayed) add(g *grant) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.grants[g] = struct{}{}
-}
-
-func (d *delayed) remove(g *grant) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.grants, g)
-}
-
-// list is the grants the delay holds now.
-func (d *delayed) list() []*grant {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Collect(maps.Keys(d.grants))
-}
-
 // session is the session id this node serves. Otherwise the error says
-// SESSION_EXPIRED only where the session is known to have ended: an id
-// of this node's run, which it does not serve and did not hand to its
-// backup, was closed or ran out here (or was never issued). Every other
-// id may be alive elsewhere: the node keeps it as a backup
-// (SESSION_MOVING), handed it over when it stopped serving, or cannot
-// know it (another node's, or an earlier run's of this node, which its
-// backup adopted): SESSION_NOT_HERE, and the client looks for its node.
+// SESSION_EXPIRED only where the session is known to have ended
+// (session.Find says where it stands): SESSION_MOVING where the node
+// keeps it as a backup, SESSION_NOT_HERE where it may be alive
+// elsewhere, and the client looks for its node.
 func (n *Node) session(id uint64) (*session, error) {
-	s := n.sessions.get(id)
-	if s == nil {
-		if primary, until, ok := n.keeper.keeps(id); ok {
-			return nil, n.moving(primary, until)
-		}
-		if n.sessions.wasHanded(id, time.Now()) || !n.ownRun(id) {
-			return nil, errNotHere
-		}
-		return nil, errExpired
+	if s := n.sessions.get(id); s != nil {
+		return s, nil
 	}
-	return s, nil
+	primary, until, kept := n.keeper.keeps(id)
+	switch sm.Find(kept, !kept && n.sessions.wasHanded(id, sessionNow()), n.ownRun(id)) {
+	case sm.Moving:
+		return nil, n.moving(primary, until)
+	case sm.NotHere:
+		return nil, errNotHere
+	}
+	return nil, errExpired
 }
 
 // OpenSession implements the Allot service.
@@ -282,12 +225,12 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 		return nil, err
 	}
 	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
-	s.deadline = time.Now().Add(s.ttl)
+	s.st = sm.Opened(s.id, sessionNow(), s.ttl)
 	if !n.sessions.add(s, n.cfg.MaxSessions) {
 		return nil, n.limitReached("sessions", "this node has its most sessions open, %d (--max-sessions): close some, or open on another node", n.cfg.MaxSessions)
 	}
 	n.metrics.sessions.Inc()
-	n.expiry.add(s, s.deadline)
+	n.expiry.add(s, s.st.Deadline)
 	rctx, cancel := context.WithTimeout(ctx, 3*n.cfg.Suspect)
 	defer cancel()
 	if err := n.recordSession(rctx, s); err != nil {
@@ -342,15 +285,10 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 		return nil, status.Error(codes.Unavailable, "this node is not serving")
 	}
 	s.mu.Lock()
-	now := time.Now()
-	if s.dead || !now.Before(s.deadline) {
+	if !s.st.KeepAlive(sessionNow()) {
 		// Run out: expiry ends it, if it has not yet.
 		s.mu.Unlock()
 		return nil, s.gone(errExpired)
-	}
-	s.deadline = now.Add(s.ttl)
-	if s.deadline.Before(s.adopted) {
-		s.deadline = s.adopted
 	}
 	// The backup keeping the session half a lease past the new deadline
 	// already (each record adds a lease), the answer waits for nothing:
@@ -358,7 +296,7 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 	// the backup's last record is never more than half a lease and a
 	// keep-alive old, which leaves a lost backup's replacement a TTL and
 	// half a lease, less a keep-alive, to be recorded.
-	covered := !s.recorded.Before(s.deadline.Add(n.cfg.Suspect / 2))
+	covered := s.st.Covered(n.cfg.Suspect)
 	s.mu.Unlock()
 	if covered {
 		return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
@@ -377,12 +315,12 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 		s.mu.Lock()
-		kept := time.Until(s.recorded)
+		promised, ok := s.st.Promise(sessionNow(), lease)
 		s.mu.Unlock()
-		if kept < time.Millisecond {
+		if !ok {
 			return nil, errNoBackup
 		}
-		lease = min(lease, kept)
+		lease = promised
 	}
 	return &pb.KeepAliveResponse{TtlMs: s.ttl.Milliseconds(), LeaseMs: lease.Milliseconds()}, nil
 }

@@ -30,6 +30,7 @@ var rules = []struct {
 	{"check", append([]string{"algo/..."}, drivers...), "checkers read events, never an algorithm"},
 	{"metrics", append([]string{"algo/..."}, drivers...), "metrics read events, never an algorithm"},
 	{"scenario", []string{"run", "experiments", "cmd"}, "settings sit below what runs them"},
+	{"session", append([]string{"control", "client", "workload", "scenario", "run", "experiments", "cmd"}, drivers...), "the sessions' machine is pure: every driver runs it, and the client takes its lease rule without the control plane"},
 	{"ctlsim", []string{"workload", "scenario", "run", "experiments", "conformance", "cmd"}, "the control plane's runs take their faults as values, not settings"},
 	{"mtls", append([]string{"algo", "client", "cmd"}, drivers...), "the client loads its certificates too: mtls must not bring the node along"},
 	{"ui", append([]string{"algo/...", "client", "cmd", "run", "scenario"}, drivers...), "the browser view reads traces and the nodes' status over HTTP: it runs nothing"},
