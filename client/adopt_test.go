@@ -273,3 +273,60 @@ func verifyAll(t *testing.T, c *crashable) {
 	}
 	verifyLogs(t, c.records(t))
 }
+
+// TestCloseAtTheAdopter: the session's node is killed and restarted at
+// once while the session holds a lock, and the client closes the session
+// at once, before its keep-alives found where it went: the close reaches
+// the restarted node, which does not serve the session (SESSION_NOT_HERE).
+// The session is alive at its backup, which adopts it with the grant, so
+// the close must end it there: a waiter gets the lock well before the
+// TTL. (Seen in TestFollowerCutKeepsGranting: a locker whose Lock answered
+// "not here" closed its session at the node left out of the view, and the
+// adopted session held its lock until its deadline, every other locker
+// waiting behind it.)
+func TestCloseAtTheAdopter(t *testing.T) {
+	c := newCrashable(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	cl, err := client.Dial(ctx, c.addrs...) // the first session opens on node 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	const ttl = 20 * time.Second
+	s, err := cl.Session(ctx, client.WithTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Node() != c.addrs[0] {
+		t.Fatalf("the session opened on %s, want node 0 (%s)", s.Node(), c.addrs[0])
+	}
+	wcl, err := client.Dial(ctx, c.addrs[2], c.addrs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wcl.Close()
+	waiter, err := wcl.Session(ctx, client.WithTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close(context.Background())
+	if _, err := s.Lock(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	c.crash(0)
+	c.start(0, nil)
+	killed := time.Now()
+	err = s.Close(ctx)
+	t.Logf("closed %v after the kill: %v", time.Since(killed).Round(time.Millisecond), err)
+	if err != nil {
+		t.Errorf("Close: %v (the session is alive at its backup, which adopts it)", err)
+	}
+	lctx, lcancel := context.WithTimeout(ctx, ttl/2)
+	defer lcancel()
+	if _, err := waiter.Lock(lctx, "x"); err != nil {
+		t.Fatalf("the waiter, %v after the kill: %v (the closed session held the lock until its TTL, %v)", time.Since(killed).Round(time.Millisecond), err, ttl)
+	}
+	t.Logf("the waiter was granted %v after the kill", time.Since(killed).Round(time.Millisecond))
+	verifyAll(t, c)
+}

@@ -926,17 +926,84 @@ func (s *Session) wrap(err error) error {
 	return moving
 }
 
-// Close ends the session and gives back everything it holds.
+// Close ends the session and gives back everything it holds. When the
+// session's node does not serve it (its backup adopted it, or is about
+// to), Close ends it at the node that does: it may wait for the adoption,
+// until ctx ends or the session's deadline passes.
 func (s *Session) Close(ctx context.Context) error {
 	s.stopOnce.Do(func() { close(s.stop) })
 	s.deadline.Stop()
 	defer s.lost()
-	// Not sent again elsewhere: the keep-alives have stopped, so the
-	// session will not move; unreachable, it expires after its TTL.
-	return wrap(s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
-		_, err := api.CloseSession(ctx, &pb.CloseSessionRequest{Session: s.id})
-		return err
-	}))
+	api, at, _ := s.node()
+	_, err := api.CloseSession(ctx, &pb.CloseSessionRequest{Session: s.id})
+	if err != nil && len(s.c.conns) > 1 && elsewhere(err) {
+		err = s.closeElsewhere(ctx, at, err)
+	}
+	return wrap(err)
+}
+
+// closeElsewhere closes the session at the node that serves it now, when
+// node at, the one the client knew, answered err: it does not serve the
+// session, or it could not be reached. The session may be alive at the
+// backup that adopted it (its node stopped serving: it left the view, or
+// its lease ran out, or it was restarted) with every grant it held, and
+// the keep-alives, stopped, will not move it there: closed nowhere, it
+// would hold those grants until its deadline, every waiter on them
+// behind it. (Seen when a follower cut from another was left out of the
+// view: a locker whose Lock answered "not here" closed its session, the
+// close went to the node it had left, and the adopted session held its
+// lock for the rest of its TTL, the other lockers waiting on it.) So
+// every node is asked, and asked again after a pause while one may still
+// come to serve it: it keeps the session as its backup (SESSION_MOVING:
+// it adopts it once the view moves on) or gave no answer (unreachable,
+// too slow); until ctx ends or the session is past its deadline by the
+// client's count (then it has ended anyway). It returns nil once a node
+// closed it, err if none did.
+func (s *Session) closeElsewhere(ctx context.Context, at int, err error) error {
+	s.mu.Lock()
+	until := s.until
+	s.mu.Unlock()
+	answers := make([]error, len(s.c.api))
+	answers[at] = err
+	for first := true; ; first = false {
+		again := false
+		for k, api := range s.c.api {
+			if !first || k != at {
+				cctx, cancel := context.WithTimeout(ctx, min(s.ttl, moveTry))
+				_, answers[k] = api.CloseSession(cctx, &pb.CloseSessionRequest{Session: s.id})
+				cancel()
+				if answers[k] == nil {
+					return nil
+				}
+			}
+			again = again || !serves(answers[k])
+		}
+		if !again || !time.Now().Before(until) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(movePause):
+		}
+	}
+}
+
+// serves is false when a node's answer err to a call of a session says
+// that it does not serve the session and will not come to: it handed it
+// to its backup, or never had it (SESSION_NOT_HERE), or it ended there
+// (NOT_FOUND). A backup that keeps it (SESSION_MOVING) may adopt it, and
+// a node that did not answer may serve it.
+func serves(err error) bool {
+	st, ok := status.FromError(err)
+	switch {
+	case !ok:
+		return true
+	case st.Code() == codes.NotFound:
+		return false
+	}
+	reason, _ := errorInfo(st)
+	return reason != pb.ReasonSessionNotHere
 }
 
 // Orphan stops keeping the session alive without closing it, as a client

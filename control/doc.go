@@ -65,7 +65,11 @@
 // the side the other does not hear goes), then the one with the most
 // members of the newest view (a steady cut keeps the view it led to),
 // then the first by ids (a cut both ways between two followers leaves
-// out the higher id). The run left out still holds its lease (the
+// out the higher id); but while the newest view's members among the
+// candidates are all linked and as many as the largest set, they stay
+// the view (as a cut heals, the two sides hear each other again a Reach
+// apart, and that moment's scores must not swap the one kept for the one
+// left out). The run left out still holds its lease (the
 // leader hears it: a silence of 0), so the view waits a whole lease's
 // wait: it serves within
 // Lease (until the cut side stops counting the other heard) + Lease/4

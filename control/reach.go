@@ -103,13 +103,7 @@ func (n *Node) linked(a, b proc.ID) bool { return n.hears(a, b) && n.hears(b, a)
 // the best size; the configurations it runs on are a few nodes, and when
 // every pair is linked (the common case) it takes them all at once.
 func (n *Node) clique(cands []proc.ID, cur View) []proc.ID {
-	all := true
-	for i, a := range cands {
-		for _, b := range cands[i+1:] {
-			all = all && n.linked(a, b)
-		}
-	}
-	if all {
+	if n.allLinked(cands) {
 		return cands
 	}
 	inCur := func(p proc.ID) bool { _, ok := slices.BinarySearch(cur.Members, p); return ok }
@@ -166,6 +160,38 @@ func (n *Node) clique(cands []proc.ID, cur View) []proc.ID {
 		}
 	}
 	walk(0, start)
+	// The members of cur among the candidates, if every two of them are
+	// linked and they are as many as the best set, stay the view, whatever
+	// the others' hearing says: a change of view costs a lease's wait,
+	// and nothing is gained by one set of that size over another while
+	// cur's own links hold. (After a cut heals, the side left out and the
+	// side kept hear each other again at slightly different times: for up
+	// to a Lease/4, one's last Reach names the other and not the reverse,
+	// which scores the one left out above the one kept, and the view
+	// swapped them, the kept node's sessions moving away just as the cut
+	// ended.)
+	var kept []proc.ID
+	for _, p := range cands {
+		if inCur(p) {
+			kept = append(kept, p)
+		}
+	}
+	_, self := slices.BinarySearch(cands, n.cfg.Self)
+	if len(kept) == len(best) && (!self || slices.Contains(kept, n.cfg.Self)) && n.allLinked(kept) {
+		return kept
+	}
 	slices.Sort(best)
 	return best
+}
+
+// allLinked reports whether every two of s are linked.
+func (n *Node) allLinked(s []proc.ID) bool {
+	for i, a := range s {
+		for _, b := range s[i+1:] {
+			if !n.linked(a, b) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -195,3 +195,32 @@ func TestDyingFollowerNotKept(t *testing.T) {
 		c.verify()
 	}
 }
+
+// TestCliqueKeepsTheViewAtTheHeal: a cut between followers 1 and 2 left
+// 1 out (the view is {0, 2}); the link is mended, and 2's last Reach
+// names 1 before 1's names 2. The largest set of linked members is still
+// of two, and the view's own pair is linked: the view stays, rather than
+// swap 2 for 1 (which 2's hearing scores higher) and move 2's sessions
+// away as the cut ends.
+func TestCliqueKeepsTheViewAtTheHeal(t *testing.T) {
+	n := &Node{
+		cfg:   Config{Self: 0},
+		ticks: 100,
+		heard: map[proc.ID]int64{1: 100, 2: 100},
+		reports: map[proc.ID]report{
+			1: {at: 95, heard: []proc.ID{0, 1}},     // sent before 2's Reach came
+			2: {at: 100, heard: []proc.ID{0, 1, 2}}, // hears 1 again
+		},
+	}
+	cur := View{Epoch: 10, Members: []proc.ID{0, 2}, Gens: []uint64{1, 1}}
+	if got := n.clique([]proc.ID{0, 1, 2}, cur); !slices.Equal(got, cur.Members) {
+		t.Fatalf("clique chose %v, want the view's %v, still linked", got, cur.Members)
+	}
+	// The view's own pair no longer linked (2 stops hearing 0): the
+	// view moves on to the pair that is.
+	n.reports[2] = report{at: 100, heard: []proc.ID{1, 2}}
+	n.reports[1] = report{at: 100, heard: []proc.ID{0, 1, 2}}
+	if got := n.clique([]proc.ID{0, 1, 2}, cur); !slices.Equal(got, []proc.ID{0, 1}) {
+		t.Fatalf("clique chose %v, want [0 1]", got)
+	}
+}
