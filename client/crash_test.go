@@ -51,15 +51,47 @@ func newCrashableVia(t *testing.T, n int, via func(i int, addrs []string) []stri
 		c.addrs = append(c.addrs, ln.Addr().String())
 		c.dirs = append(c.dirs, t.TempDir())
 	}
+	// The nodes start together, as a new cluster's processes do. Before
+	// it starts a new log, each node asks its peers for half a lease
+	// whether their log has a start of it, and a peer still in that check
+	// does not answer: started one after the other, each node would come
+	// up that much after the one before, and the cluster's first views
+	// would form without the last ones (then crashing those would leave
+	// every view as it was, which is not what the tests mean by it).
+	runs := make([]run, n)
+	var wg sync.WaitGroup
 	for i := range n {
-		c.start(i, lns[i])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i] = c.open(i, lns[i])
+		}()
 	}
+	wg.Wait()
 	t.Cleanup(func() {
 		for i := range n {
 			c.crash(i)
 		}
 	})
+	for i, r := range runs { // every run that started, before one fails the test
+		if r.err == nil {
+			c.install(i, r)
+		}
+	}
+	for i, r := range runs {
+		if r.err != nil {
+			c.install(i, r)
+		}
+	}
 	return c
+}
+
+// run is one run of a node, opened but not yet a member of the crashable.
+type run struct {
+	nd  *service.Node
+	srv *grpc.Server
+	log *bytes.Buffer
+	err error
 }
 
 func (c *crashable) start(i int, ln net.Listener) {
@@ -76,6 +108,11 @@ func (c *crashable) start(i int, ln net.Listener) {
 			c.t.Fatal(err)
 		}
 	}
+	c.install(i, c.open(i, ln))
+}
+
+// open starts node i's run on ln; it may run in any goroutine.
+func (c *crashable) open(i int, ln net.Listener) run {
 	log := &bytes.Buffer{}
 	cfg := service.Config{Cluster: service.Cluster{Nodes: c.addrs, Slots: 4, Quotas: testQuotas}, Self: i, Events: log, Suspect: testSuspect, DataDir: c.dirs[i]}
 	if c.via != nil {
@@ -83,16 +120,25 @@ func (c *crashable) start(i int, ln net.Listener) {
 	}
 	nd, err := service.New(cfg)
 	if err != nil {
-		c.t.Fatal(err)
+		return run{err: err}
 	}
 	s := grpc.NewServer()
 	if err := nd.Register(s); err != nil {
-		c.t.Fatal(err)
+		return run{err: err}
 	}
 	go s.Serve(ln)
+	return run{nd: nd, srv: s, log: log}
+}
+
+// install makes run r node i's, or fails the test if it did not start.
+func (c *crashable) install(i int, r run) {
+	c.t.Helper()
+	if r.err != nil {
+		c.t.Fatalf("node %d: %v", i, r.err)
+	}
 	c.mu.Lock()
-	c.nodes[i], c.srvs[i] = nd, s
-	c.logs = append(c.logs, log)
+	c.nodes[i], c.srvs[i] = r.nd, r.srv
+	c.logs = append(c.logs, r.log)
 	c.mu.Unlock()
 }
 
@@ -104,6 +150,15 @@ func (c *crashable) inView(i, k int, epoch uint64) bool {
 	c.mu.Unlock()
 	ms, newest := nd.Members()
 	return newest == epoch && slices.ContainsFunc(ms, func(m service.MemberInfo) bool { return m.ID == k && m.InView })
+}
+
+// epoch is the newest view node i has applied.
+func (c *crashable) epoch(i int) uint64 {
+	c.mu.Lock()
+	nd := c.nodes[i]
+	c.mu.Unlock()
+	_, newest := nd.Members()
+	return newest
 }
 
 // crash stops node i at once: its connections close, its sessions and
@@ -358,6 +413,15 @@ func TestQuotaHeldWhileNodesAway(t *testing.T) {
 	// when it was lost: with a lease of a second, a loaded machine may
 	// make node 0 miss a renewal (it fences itself and its sessions end,
 	// as it must); what is tested is what the quota answers.
+	// The two that crash must be members of the view the permits are
+	// taken in: a crash of nodes outside it changes no view, the quota is
+	// not held, and the Takes below would spend it all.
+	for !c.inView(0, 3, c.epoch(0)) || !c.inView(0, 4, c.epoch(0)) {
+		if ctx.Err() != nil {
+			t.Fatalf("nodes 3 and 4 never in node 0's view: %v", ctx.Err())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	s0 := session(t, ctx, c.addrs[0])
 	take := func(n int) error {
 		for {
