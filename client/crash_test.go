@@ -51,15 +51,62 @@ func newCrashableVia(t *testing.T, n int, via func(i int, addrs []string) []stri
 		c.addrs = append(c.addrs, ln.Addr().String())
 		c.dirs = append(c.dirs, t.TempDir())
 	}
+	// The nodes start together, as a new cluster's processes do. Before
+	// it starts a new log, each node asks its peers for half a lease
+	// whether their log has a start of it, and a peer still in that check
+	// does not answer: started one after the other, each node would come
+	// up that much after the one before, and the cluster's first views
+	// would form without the last ones (then crashing those would leave
+	// every view as it was, which is not what the tests mean by it).
+	runs := make([]run, n)
+	var wg sync.WaitGroup
 	for i := range n {
-		c.start(i, lns[i])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i] = c.open(i, lns[i])
+		}()
 	}
+	wg.Wait()
 	t.Cleanup(func() {
 		for i := range n {
 			c.crash(i)
 		}
 	})
+	for i, r := range runs { // every run that started, before one fails the test
+		if r.err == nil {
+			c.install(i, r)
+		}
+	}
+	for i, r := range runs {
+		if r.err != nil {
+			c.install(i, r)
+		}
+	}
+	// The tests crash, cut and restart members of the view: a node that
+	// came up after the first views formed (a loaded machine) would be in
+	// none yet, and crashing it would change nothing. Every node's newest
+	// view has every node before a test begins.
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; i < n; {
+		if c.allInView(i) {
+			i++
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node %d's view never had all %d nodes", i, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	return c
+}
+
+// run is one run of a node, opened but not yet a member of the crashable.
+type run struct {
+	nd  *service.Node
+	srv *grpc.Server
+	log *bytes.Buffer
+	err error
 }
 
 func (c *crashable) start(i int, ln net.Listener) {
@@ -76,6 +123,11 @@ func (c *crashable) start(i int, ln net.Listener) {
 			c.t.Fatal(err)
 		}
 	}
+	c.install(i, c.open(i, ln))
+}
+
+// open starts node i's run on ln; it may run in any goroutine.
+func (c *crashable) open(i int, ln net.Listener) run {
 	log := &bytes.Buffer{}
 	cfg := service.Config{Cluster: service.Cluster{Nodes: c.addrs, Slots: 4, Quotas: testQuotas}, Self: i, Events: log, Suspect: testSuspect, DataDir: c.dirs[i]}
 	if c.via != nil {
@@ -83,16 +135,25 @@ func (c *crashable) start(i int, ln net.Listener) {
 	}
 	nd, err := service.New(cfg)
 	if err != nil {
-		c.t.Fatal(err)
+		return run{err: err}
 	}
 	s := grpc.NewServer()
 	if err := nd.Register(s); err != nil {
-		c.t.Fatal(err)
+		return run{err: err}
 	}
 	go s.Serve(ln)
+	return run{nd: nd, srv: s, log: log}
+}
+
+// install makes run r node i's, or fails the test if it did not start.
+func (c *crashable) install(i int, r run) {
+	c.t.Helper()
+	if r.err != nil {
+		c.t.Fatalf("node %d: %v", i, r.err)
+	}
 	c.mu.Lock()
-	c.nodes[i], c.srvs[i] = nd, s
-	c.logs = append(c.logs, log)
+	c.nodes[i], c.srvs[i] = r.nd, r.srv
+	c.logs = append(c.logs, r.log)
 	c.mu.Unlock()
 }
 
@@ -104,6 +165,16 @@ func (c *crashable) inView(i, k int, epoch uint64) bool {
 	c.mu.Unlock()
 	ms, newest := nd.Members()
 	return newest == epoch && slices.ContainsFunc(ms, func(m service.MemberInfo) bool { return m.ID == k && m.InView })
+}
+
+// allInView says whether the newest view node i has applied has every
+// node of the crashable.
+func (c *crashable) allInView(i int) bool {
+	c.mu.Lock()
+	nd := c.nodes[i]
+	c.mu.Unlock()
+	ms, newest := nd.Members()
+	return newest > 0 && len(ms) == len(c.addrs) && !slices.ContainsFunc(ms, func(m service.MemberInfo) bool { return !m.InView })
 }
 
 // crash stops node i at once: its connections close, its sessions and
@@ -354,6 +425,11 @@ func TestQuotaHeldWhileNodesAway(t *testing.T) {
 	c := newCrashable(t, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// The two that crash are members of the view the permits are taken
+	// in (newCrashable waits for it): a crash of nodes outside it would
+	// change no view, the quota would not be held, and the Takes below
+	// would spend it all.
+	//
 	// take takes n permits through node 0 on a session it opens again
 	// when it was lost: with a lease of a second, a loaded machine may
 	// make node 0 miss a renewal (it fences itself and its sessions end,

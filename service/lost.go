@@ -120,21 +120,23 @@ func (n *Node) checkDataLost(dir string) error {
 			answers <- answer{k, r}
 		}()
 	}
-	var refusal error
+	// One peer with a start of this node settles it: the check refuses
+	// at once, without waiting out the others. Only a start of a new log
+	// needs every peer heard (or its time out).
 	for range peers {
 		a := <-answers
-		if a.r == nil || refusal != nil || !slices.Equal(a.r.GetCluster().GetBootstrap(), n.c.Nodes) {
+		if a.r == nil || !slices.Equal(a.r.GetCluster().GetBootstrap(), n.c.Nodes) {
 			continue // silent, or another cluster's
 		}
 		i := slices.IndexFunc(a.r.Members, func(m *pb.Member) bool { return int(m.Id) == n.self })
 		switch {
 		case i < 0 && n.self < len(n.c.Nodes): // a node that started the cluster leaves it only removed
-			refusal = fmt.Errorf("%w: node %d's data directory %s is empty, and node %d's log has removed it (applied up to index %d): %s",
+			return fmt.Errorf("%w: node %d's data directory %s is empty, and node %d's log has removed it (applied up to index %d): %s",
 				ErrDataLost, n.self, dir, a.peer, a.r.Applied, comeBack(n.self))
 		case i >= 0 && a.r.Members[i].Rejoins > 0:
-			refusal = fmt.Errorf("%w: node %d's data directory %s is empty, but the cluster has run with it (node %d has applied index %d, where node %d joined): %s",
+			return fmt.Errorf("%w: node %d's data directory %s is empty, but the cluster has run with it (node %d has applied index %d, where node %d joined): %s",
 				ErrDataLost, n.self, dir, a.peer, a.r.Applied, n.self, comeBack(n.self))
 		}
 	}
-	return refusal
+	return nil
 }
