@@ -40,14 +40,7 @@ func TestDelays(t *testing.T) {
 // look at or after that, and each goes back once. Each run logs its
 // seed; -seed=N runs that one again.
 func TestRandomDelays(t *testing.T) {
-	seeds := 300
-	base := rand.Uint64()
-	if *seedFlag != 0 {
-		seeds, base = 1, *seedFlag
-	}
-	t.Logf("seeds %d.. (-seed=N runs one again)", base)
-	for i := range seeds {
-		seed := base + uint64(i)
+	for seed := range seeds(t) {
 		r := rand.New(rand.NewPCG(seed, 41))
 		var d Delays[int]
 		until := map[int]Time{}

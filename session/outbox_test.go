@@ -45,14 +45,7 @@ func TestOutbox(t *testing.T) {
 // made: acknowledged in order, or given back by the close. Each run logs
 // its seed; -seed=N runs that one again.
 func TestRandomOutbox(t *testing.T) {
-	seeds := 300
-	base := rand.Uint64()
-	if *seedFlag != 0 {
-		seeds, base = 1, *seedFlag
-	}
-	t.Logf("seeds %d.. (-seed=N runs one again)", base)
-	for i := range seeds {
-		seed := base + uint64(i)
+	for seed := range seeds(t) {
 		r := rand.New(rand.NewPCG(seed, 37))
 		var o Outbox[int]
 		var made, back []int

@@ -3,12 +3,30 @@ package session
 import (
 	"flag"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"testing"
 	"time"
 )
 
-var seedFlag = flag.Uint64("seed", 0, "run TestRandomAdoptions with this seed only (0: a fresh one each run)")
+var seedFlag = flag.Uint64("seed", 0, "run the property tests (TestRandom*) with this seed only (0: fresh ones each run)")
+
+// seeds are a property test's seeds: 300 from a fresh base, which it
+// logs, or the one -seed names.
+func seeds(t *testing.T) iter.Seq[uint64] {
+	n, base := 300, rand.Uint64()
+	if *seedFlag != 0 {
+		n, base = 1, *seedFlag
+	}
+	t.Logf("seeds %d.. (-seed=N runs one again)", base)
+	return func(yield func(uint64) bool) {
+		for i := range n {
+			if !yield(base + uint64(i)) {
+				return
+			}
+		}
+	}
+}
 
 // TestRandomAdoptions drives a session through random keep-alives,
 // records that reach the backup late, out of order and again, and a
@@ -24,14 +42,7 @@ var seedFlag = flag.Uint64("seed", 0, "run TestRandomAdoptions with this seed on
 //
 // Each run logs its seed; -seed=N runs that one again.
 func TestRandomAdoptions(t *testing.T) {
-	seeds := 300
-	base := rand.Uint64()
-	if *seedFlag != 0 {
-		seeds, base = 1, *seedFlag
-	}
-	t.Logf("seeds %d.. (-seed=N runs one again)", base)
-	for i := range seeds {
-		seed := base + uint64(i)
+	for seed := range seeds(t) {
 		if msg := randomAdoptions(seed); msg != "" {
 			t.Fatalf("seed %d: %s", seed, msg)
 		}
