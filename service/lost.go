@@ -86,7 +86,10 @@ func comeBack(id int) string {
 // checkDataLost refuses to start a new log in dir, if it is empty, when a
 // node this one can reach has applied a start of it, or its removal.
 // Nodes that do not answer within half a lease count for nothing: a new
-// cluster's nodes, starting together, are all in this check at once.
+// cluster's nodes, starting together, are all in this check at once (a
+// node's process should take its port only once New returned, as allot
+// serve does, so that the others' calls are refused at once rather than
+// held until the timeout).
 func (n *Node) checkDataLost(dir string) error {
 	if empty, err := store.Empty(dir); err != nil || !empty {
 		return err

@@ -254,11 +254,18 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err := o.profile.check(o.metrics != ""); err != nil {
 		return err
 	}
+	// The port is tried first, so that a port in use is said before the
+	// data directory is touched, and taken for good only once the node is
+	// built: while New checks that this node's data is not lost, it asks
+	// the other nodes, and a new cluster's nodes are all in that check
+	// at once; a port that refuses them answers at once, where one that
+	// listened and did not serve yet kept each of them waiting out the
+	// check's whole timeout.
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return badf("%v", err)
 	}
-	defer ln.Close()
+	ln.Close()
 	var mln net.Listener
 	if o.metrics != "" {
 		if mln, err = net.Listen("tcp", o.metrics); err != nil {
@@ -285,6 +292,11 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badf("%v", err)
 	}
+	if ln, err = net.Listen("tcp", addr); err != nil {
+		n.Shutdown(context.Background())
+		return badf("%v", err)
+	}
+	defer ln.Close()
 	if a := n.Addr(); a != "" && a != addr {
 		n.Shutdown(context.Background())
 		return badf("node %d is a member at %s, not %s: a node under a new address is a remove and an add (allot member)", o.self, a, addr)

@@ -8,9 +8,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/allot-dev/allot/client"
 	"github.com/allot-dev/allot/service/store"
@@ -233,5 +240,59 @@ func TestTruncatedAndForeignDataDir(t *testing.T) {
 	} {
 		out, code := serveOnce(t, 30*time.Second, c.args...)
 		refusedOnce(t, c.what, out, code, c.want)
+	}
+}
+
+// TestNewClusterStartsAtOnce: a new cluster's nodes, started together on
+// empty data directories, are all in the data-loss check at once, each
+// asking the others. A node in the check must refuse the others' calls
+// at once (its port is not taken yet), not hold them: each node used to
+// wait out the check's whole timeout (half of --suspect) before it even
+// started serving its API. With --suspect 20s that was 10 s; it is the
+// time to a health answer (any status) that is judged, not the time to
+// ready, which a long --suspect draws out by itself.
+func TestNewClusterStartsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts allot serve processes")
+	}
+	dir := t.TempDir()
+	addrs, err := freePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			if _, err := tryServe(t, "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
+				"--suspect", "20s", "--peer-timeout", "15s"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	defer wg.Wait()
+	for _, a := range addrs {
+		conn, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			_, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+			cancel()
+			if err == nil || status.Code(err) != codes.Unavailable && status.Code(err) != codes.DeadlineExceeded {
+				break
+			}
+			if time.Since(start) > 20*time.Second {
+				t.Fatalf("node at %s: no answer within 20s: %v", a, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		conn.Close()
+	}
+	if took := time.Since(start); took > 6*time.Second {
+		t.Errorf("a new cluster's nodes took %v to answer, want well under the check's timeout of 10s", took.Round(time.Millisecond))
+	} else {
+		t.Logf("a new cluster's nodes answered in %v", took.Round(time.Millisecond))
 	}
 }
