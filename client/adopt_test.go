@@ -8,8 +8,10 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/client"
@@ -328,5 +330,70 @@ func TestCloseAtTheAdopter(t *testing.T) {
 		t.Fatalf("the waiter, %v after the kill: %v (the closed session held the lock until its TTL, %v)", time.Since(killed).Round(time.Millisecond), err, ttl)
 	}
 	t.Logf("the waiter was granted %v after the kill", time.Since(killed).Round(time.Millisecond))
+	verifyAll(t, c)
+}
+
+// TestLockAskedAgainAtTheAdopter: a Lock answered by the session's node,
+// which is killed before the answer could reach the client (here: the
+// answer is set aside), while the session's backup has the grant. The
+// client asks again, under the same call number, where the session
+// moved: the adopter must answer with the grant the first try made (same
+// grant, same token), not make a second request of the same session wait
+// behind it — it waited for as long as the client kept the session
+// alive. The same number with another request is refused.
+func TestLockAskedAgainAtTheAdopter(t *testing.T) {
+	c := newCrashable(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	cl, err := client.Dial(ctx, c.addrs...) // the first session opens on node 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	s, err := cl.Session(ctx, client.WithTTL(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	if s.Node() != c.addrs[0] {
+		t.Fatalf("the session opened on %s, want node 0 (%s)", s.Node(), c.addrs[0])
+	}
+	api := func(addr string) pb.AllotClient {
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cc.Close() })
+		return pb.NewAllotClient(cc)
+	}
+	const call = 1 << 40 // beyond the numbers the client's own calls take
+	first, err := api(c.addrs[0]).Lock(ctx, &pb.LockRequest{Session: s.ID(), Resources: []string{"x", "y"}, Call: call})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.crash(0)
+	c.start(0, nil)
+	untilServes(ctx, t, c.addrs[1], s.ID())
+	actx, acancel := context.WithTimeout(ctx, 5*time.Second)
+	defer acancel()
+	again, err := api(c.addrs[1]).Lock(actx, &pb.LockRequest{Session: s.ID(), Resources: []string{"x", "y"}, Call: call})
+	if err != nil {
+		t.Fatalf("the Lock asked again at the adopter: %v (the first try's grant %d is held by the same session)", err, first.Grant)
+	}
+	if again.Grant != first.Grant || !proto.Equal(&pb.LockResponse{Tokens: again.Tokens}, &pb.LockResponse{Tokens: first.Tokens}) {
+		t.Errorf("asked again, the Lock answered grant %d %v, want the first try's %d %v", again.Grant, again.Tokens, first.Grant, first.Tokens)
+	}
+	_, err = api(c.addrs[1]).Lock(actx, &pb.LockRequest{Session: s.ID(), Resources: []string{"z"}, Call: call})
+	if status.Code(err) != codes.InvalidArgument {
+		t.Errorf("another request under the same call number: %v, want InvalidArgument", err)
+	}
+	if _, err := api(c.addrs[1]).Unlock(ctx, &pb.UnlockRequest{Session: s.ID(), Grant: first.Grant}); err != nil {
+		t.Fatalf("unlock at the adopter: %v", err)
+	}
+	g, err := s.Lock(actx, "x", "y")
+	if err != nil {
+		t.Fatalf("the session's next Lock: %v", err)
+	}
+	g.Unlock(ctx)
 	verifyAll(t, c)
 }

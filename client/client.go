@@ -536,6 +536,12 @@ type Session struct {
 	// seq numbers them.
 	given []givenBack
 	seq   uint64
+	// calls numbers the session's Locks and Acquires: one asked again
+	// where the session moved (its answer lost with its node) goes under
+	// the same number, and a node that holds the grant of the first try
+	// answers with it (a node of an earlier version ignores the number:
+	// the second try then waits behind the first's grant).
+	calls atomic.Uint64
 }
 
 // givenBack is a grant given back at node at, the seq-th of its session.
@@ -1072,8 +1078,9 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 	}
 	var r *pb.LockResponse
 	mark := s.mark()
-	at, err := s.callAt(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
-		r, err = api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
+	call := s.calls.Add(1)
+	at, err := s.callAt(ctx, true, func(ctx context.Context, api pb.AllotClient) (err error) {
+		r, err = api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try, Call: call})
 		return err
 	})
 	if err != nil {
@@ -1163,8 +1170,9 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 	}
 	var r *pb.AcquireResponse
 	mark := m.s.mark()
-	at, err := m.s.callAt(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
-		r, err = api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
+	call := m.s.calls.Add(1)
+	at, err := m.s.callAt(ctx, true, func(ctx context.Context, api pb.AllotClient) (err error) {
+		r, err = api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try, Call: call})
 		return err
 	})
 	if err != nil {

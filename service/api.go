@@ -24,7 +24,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 	if err != nil {
 		return nil, err
 	}
-	g, err := n.acquire(ctx, s, space.Lock, proc.Request{}, r.Resources, r.TryLock)
+	g, err := n.acquire(ctx, s, space.Lock, proc.Request{}, r.Resources, r.TryLock, r.Call)
 	if err != nil {
 		return nil, s.gone(err)
 	}
@@ -93,7 +93,7 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err := key.Check(); err != nil {
 		return nil, badInput("name", "%v", err)
 	}
-	g, err := n.acquire(ctx, s, key, proc.Request{}, nil, r.TryAcquire)
+	g, err := n.acquire(ctx, s, key, proc.Request{}, nil, r.TryAcquire, r.Call)
 	if err != nil {
 		return nil, s.gone(err)
 	}

@@ -93,7 +93,7 @@ func (k *keeper) keep(r *backuppb.KeepRequest) {
 func fromPB(s *backuppb.Session) sm.Record {
 	r := sm.Record{ID: s.Id, TTL: time.Duration(s.TtlMs) * time.Millisecond, Seq: s.Seq, Ended: s.Ended, Left: time.Duration(s.LeftMs) * time.Millisecond}
 	for _, g := range s.Grants {
-		r.Grants = append(r.Grants, sm.Grant{ID: g.Id, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit})
+		r.Grants = append(r.Grants, sm.Grant{ID: g.Id, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit, Call: g.Call})
 	}
 	return r
 }
@@ -162,7 +162,7 @@ func (n *Node) adoptSession(a sm.Adoption) (*session, error) {
 		// Not in an instance of this node yet (in is nil): regrant puts
 		// it in one (a lock's names get their ids of the view there); a
 		// give-back before that is done there.
-		s.grants[rg.ID] = &grant{id: rg.ID, key: key, names: rg.Names, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, tokenUnit: rg.Unit, answered: true}
+		s.grants[rg.ID] = &grant{id: rg.ID, call: rg.Call, key: key, names: rg.Names, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, tokenUnit: rg.Unit, answered: true}
 	}
 	// Past the node's session limit if need be: the session is one the
 	// cluster has promised to keep.

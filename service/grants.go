@@ -23,8 +23,12 @@ var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
 // resource ids in each view (names.go). The grant is registered with the
 // session before the request is made, so an expiring session finds it. A
 // request still waiting when the view changes starts over in the next
-// one.
-func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, lockNames []string, try bool) (*grant, error) {
+// one. A request the session made before under the same call number
+// (not 0), and holds the grant of, is answered with that grant: the
+// client asks again a request whose answer it did not get (its node
+// lost, the connection cut), and the first try's grant may be held,
+// here or at the backup that adopted the session.
+func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, lockNames []string, try bool, call uint64) (*grant, error) {
 	var trying <-chan time.Time
 	if try {
 		t := time.NewTimer(n.cfg.TryWait)
@@ -38,6 +42,17 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		st, err := n.current(ctx, s.done)
 		if err != nil {
 			return nil, err
+		}
+		// In a ready view: an adopted grant is held again there. Like
+		// any answer, never before the session's backup has it (an
+		// adopter records its sessions at its own backup anew).
+		if g, err := s.answered(call, key, lockNames); err != nil {
+			return nil, err
+		} else if g != nil {
+			if err := n.recordSession(ctx, s); err != nil {
+				return nil, err
+			}
+			return g, nil
 		}
 		if key.Kind == algo.Pool {
 			// A semaphore's units are checked in the view it is asked
@@ -80,7 +95,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 				return nil, err
 			}
 		}
-		g := &grant{id: n.id(), key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
+		g := &grant{id: n.id(), call: call, key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
 		if !s.add(g) {
 			in.free <- sl
 			return nil, errExpired
@@ -271,6 +286,7 @@ func (n *Node) regrant(g *grant, st *epochState) {
 // grant is one Lock or Acquire answered to a session.
 type grant struct {
 	id      uint64
+	call    uint64       // the client's number of the request (0: none)
 	key     space.Key    // the lock or a semaphore
 	req     proc.Request // what was asked (a lock: in the view it was asked in)
 	names   []string     // a lock's names, as asked

@@ -200,7 +200,7 @@ func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end sm.Ti
 			continue
 		}
 		// The rest is fixed once answered.
-		grants = append(grants, sm.Grant{ID: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
+		grants = append(grants, sm.Grant{ID: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit, Call: g.call})
 	}
 	r, end := s.st.Record(sessionNow(), slack, grants)
 	return recordPB(r), end
@@ -210,7 +210,7 @@ func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end sm.Ti
 func recordPB(r sm.Record) *backuppb.Session {
 	out := &backuppb.Session{Id: r.ID, TtlMs: r.TTL.Milliseconds(), Seq: r.Seq, Ended: r.Ended, LeftMs: r.Left.Milliseconds()}
 	for _, g := range r.Grants {
-		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.ID, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit})
+		out.Grants = append(out.Grants, &backuppb.Grant{Id: g.ID, Key: g.Key, Names: g.Names, Epoch: g.Epoch, Counter: g.Counter, Unit: g.Unit, Call: g.Call})
 	}
 	return out
 }

@@ -3,10 +3,12 @@ package service
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/service/internal/space"
 	sm "github.com/allot-dev/allot/session"
 
 	"google.golang.org/grpc/codes"
@@ -130,6 +132,28 @@ func (s *session) add(g *grant) bool {
 	}
 	s.grants[g.id] = g
 	return true
+}
+
+// answered is the grant s holds of its request call (nil if none, or
+// call is 0), or an error if that grant answered another request than
+// key and names: a client numbers its requests afresh, and asks one
+// again only as it was.
+func (s *session) answered(call uint64, key space.Key, names []string) (*grant, error) {
+	if call == 0 {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.grants {
+		if g.call != call || !g.held() {
+			continue
+		}
+		if g.key != key || !slices.Equal(g.names, names) {
+			return nil, badInput("call", "call %d of session %d was another request (%s %q): a request is asked again only as it was", call, s.id, g.key.String(), g.names)
+		}
+		return g, nil
+	}
+	return nil, nil
 }
 
 func (s *session) drop(g *grant) {

@@ -24,6 +24,9 @@ type Grant struct {
 	Epoch   uint64
 	Counter uint64
 	Unit    int32 // a semaphore's unit in view Epoch: the one its token names
+	// Call is the client's number of the request the grant answers (0:
+	// none): an adopter answers that request asked again with this grant.
+	Call uint64
 }
 
 // Record is a session as its primary recorded it at its backup.

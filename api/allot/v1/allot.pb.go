@@ -902,7 +902,14 @@ type LockRequest struct {
 	// resource is taken. Field 3 was named try (a keyword in Python): the
 	// wire format is the same, only the name in generated code and JSON
 	// changed.
-	TryLock       bool `protobuf:"varint,3,opt,name=try_lock,json=tryLock,proto3" json:"try_lock,omitempty"`
+	TryLock bool `protobuf:"varint,3,opt,name=try_lock,json=tryLock,proto3" json:"try_lock,omitempty"`
+	// call: the client's number of this request in its session (0: none,
+	// as before). A request whose answer was lost (its node lost, the
+	// connection cut) is asked again under the same number, at the node
+	// that serves the session now: if the session holds the grant the
+	// first try made (its record reached the backup that adopted it), that
+	// grant is the answer, not a second one waiting behind it.
+	Call          uint64 `protobuf:"varint,4,opt,name=call,proto3" json:"call,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -956,6 +963,13 @@ func (x *LockRequest) GetTryLock() bool {
 		return x.TryLock
 	}
 	return false
+}
+
+func (x *LockRequest) GetCall() uint64 {
+	if x != nil {
+		return x.Call
+	}
+	return 0
 }
 
 type LockResponse struct {
@@ -1106,7 +1120,9 @@ type AcquireRequest struct {
 	Units   int32                  `protobuf:"varint,3,opt,name=units,proto3" json:"units,omitempty"`
 	// try_acquire: fail with FAILED_PRECONDITION instead of waiting when
 	// every unit is taken. Field 4 was named try, as in LockRequest.
-	TryAcquire    bool `protobuf:"varint,4,opt,name=try_acquire,json=tryAcquire,proto3" json:"try_acquire,omitempty"`
+	TryAcquire bool `protobuf:"varint,4,opt,name=try_acquire,json=tryAcquire,proto3" json:"try_acquire,omitempty"`
+	// call: as LockRequest's.
+	Call          uint64 `protobuf:"varint,5,opt,name=call,proto3" json:"call,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1167,6 +1183,13 @@ func (x *AcquireRequest) GetTryAcquire() bool {
 		return x.TryAcquire
 	}
 	return false
+}
+
+func (x *AcquireRequest) GetCall() uint64 {
+	if x != nil {
+		return x.Call
+	}
+	return 0
 }
 
 type AcquireResponse struct {
@@ -2002,24 +2025,26 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x05Token\x12\x1a\n" +
 	"\bresource\x18\x01 \x01(\tR\bresource\x12\x14\n" +
 	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\x12\x18\n" +
-	"\acounter\x18\x03 \x01(\x04R\acounter\"`\n" +
+	"\acounter\x18\x03 \x01(\x04R\acounter\"t\n" +
 	"\vLockRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x1c\n" +
 	"\tresources\x18\x02 \x03(\tR\tresources\x12\x19\n" +
-	"\btry_lock\x18\x03 \x01(\bR\atryLock\"M\n" +
+	"\btry_lock\x18\x03 \x01(\bR\atryLock\x12\x12\n" +
+	"\x04call\x18\x04 \x01(\x04R\x04call\"M\n" +
 	"\fLockResponse\x12\x14\n" +
 	"\x05grant\x18\x01 \x01(\x04R\x05grant\x12'\n" +
 	"\x06tokens\x18\x02 \x03(\v2\x0f.allot.v1.TokenR\x06tokens\"?\n" +
 	"\rUnlockRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x14\n" +
 	"\x05grant\x18\x02 \x01(\x04R\x05grant\"\x10\n" +
-	"\x0eUnlockResponse\"u\n" +
+	"\x0eUnlockResponse\"\x89\x01\n" +
 	"\x0eAcquireRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\x04R\asession\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
 	"\x05units\x18\x03 \x01(\x05R\x05units\x12\x1f\n" +
 	"\vtry_acquire\x18\x04 \x01(\bR\n" +
-	"tryAcquire\"b\n" +
+	"tryAcquire\x12\x12\n" +
+	"\x04call\x18\x05 \x01(\x04R\x04call\"b\n" +
 	"\x0fAcquireResponse\x12\x14\n" +
 	"\x05grant\x18\x01 \x01(\x04R\x05grant\x12\x12\n" +
 	"\x04unit\x18\x02 \x01(\x05R\x04unit\x12%\n" +

@@ -270,6 +270,7 @@ type Grant struct {
 	Epoch         uint64                 `protobuf:"varint,4,opt,name=epoch,proto3" json:"epoch,omitempty"`
 	Counter       uint64                 `protobuf:"varint,5,opt,name=counter,proto3" json:"counter,omitempty"`
 	Unit          int32                  `protobuf:"varint,6,opt,name=unit,proto3" json:"unit,omitempty"` // a semaphore's unit in view epoch: the one its token names
+	Call          uint64                 `protobuf:"varint,7,opt,name=call,proto3" json:"call,omitempty"` // the client's number of the request it answers (0: none)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -346,6 +347,13 @@ func (x *Grant) GetUnit() int32 {
 	return 0
 }
 
+func (x *Grant) GetCall() uint64 {
+	if x != nil {
+		return x.Call
+	}
+	return 0
+}
+
 var File_backup_proto protoreflect.FileDescriptor
 
 const file_backup_proto_rawDesc = "" +
@@ -366,14 +374,15 @@ const file_backup_proto_rawDesc = "" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x14\n" +
 	"\x05ended\x18\x04 \x01(\bR\x05ended\x127\n" +
 	"\x06grants\x18\x05 \x03(\v2\x1f.allot.internal.backup.v1.GrantR\x06grants\x12\x17\n" +
-	"\aleft_ms\x18\x06 \x01(\x03R\x06leftMs\"\x83\x01\n" +
+	"\aleft_ms\x18\x06 \x01(\x03R\x06leftMs\"\x97\x01\n" +
 	"\x05Grant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x10\n" +
 	"\x03key\x18\x02 \x01(\tR\x03key\x12\x14\n" +
 	"\x05names\x18\x03 \x03(\tR\x05names\x12\x14\n" +
 	"\x05epoch\x18\x04 \x01(\x04R\x05epoch\x12\x18\n" +
 	"\acounter\x18\x05 \x01(\x04R\acounter\x12\x12\n" +
-	"\x04unit\x18\x06 \x01(\x05R\x04unit2c\n" +
+	"\x04unit\x18\x06 \x01(\x05R\x04unit\x12\x12\n" +
+	"\x04call\x18\a \x01(\x04R\x04call2c\n" +
 	"\x06Backup\x12Y\n" +
 	"\x04Keep\x12%.allot.internal.backup.v1.KeepRequest\x1a&.allot.internal.backup.v1.KeepResponse(\x010\x01B6Z4github.com/allot-dev/allot/service/internal/backuppbb\x06proto3"
 
