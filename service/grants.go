@@ -29,12 +29,6 @@ var errDraining = status.Error(codes.Unavailable, "the node is shutting down")
 // lost, the connection cut), and the first try's grant may be held,
 // here or at the backup that adopted the session.
 func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.Request, lockNames []string, try bool, call uint64) (*grant, error) {
-	var trying <-chan time.Time
-	if try {
-		t := time.NewTimer(n.cfg.TryWait)
-		defer t.Stop()
-		trying = t.C
-	}
 	for {
 		if n.draining.Load() {
 			return nil, errDraining
@@ -85,6 +79,16 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 			return nil, n.limitReached("locks", "this node has its most lock requests open at once, %d (--max-locks): unlock some, or lock on another node", n.cfg.MaxLocks)
 		case err != nil:
 			return nil, status.Error(codes.Internal, err.Error())
+		}
+		var trying <-chan time.Time
+		if try {
+			// From here on: the view's wait and a new semaphore's first
+			// record in the control log (a Raft round, which a loaded
+			// machine draws out past TryWait) say nothing of whether the
+			// resource is taken.
+			t := time.NewTimer(n.cfg.TryWait)
+			defer t.Stop()
+			trying = t.C
 		}
 		if sl == nil {
 			sl, err = in.idle(ctx, st.retired, s.done, trying, claimed)
