@@ -107,3 +107,40 @@ func TestPythonClientSessions(t *testing.T) {
 		t.Errorf("some of the Python client's tests were skipped")
 	}
 }
+
+// TestPythonClientInstalls installs the Python client with pip from the
+// checkout, as its README says, into a virtual environment that sees the
+// system's grpcio and protobuf (no network: --no-build-isolation uses the
+// environment's setuptools), and runs its tests that need no cluster on
+// the installed package. About 15-20 s (pip): only with
+// ALLOT_TEST_PIP=1.
+func TestPythonClientInstalls(t *testing.T) {
+	if os.Getenv("ALLOT_TEST_PIP") != "1" {
+		t.Skip("set ALLOT_TEST_PIP=1 to install the Python client with pip (15-20 s)")
+	}
+	py := pythonWithGRPC()
+	if py == "" {
+		t.Skip("no python3 with grpcio and protobuf >= 3.20 (Debian: apt-get install python3-grpcio)")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "clients", "python"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(t.TempDir(), "venv")
+	// pip builds in a copy of the project: the checkout is left as it was.
+	src := filepath.Join(t.TempDir(), "python")
+	for _, c := range [][]string{
+		{py, "-m", "venv", "--system-site-packages", venv},
+		{"cp", "-r", dir, src},
+		{filepath.Join(venv, "bin", "pip"), "install", "--no-build-isolation", "--no-deps", "-q", src},
+		// Outside the checkout, without PYTHONPATH: the installed package.
+		{filepath.Join(venv, "bin", "python"), "-c", "import allot, allot.v1.allot_pb2_grpc; assert '/site-packages/' in allot.__file__, allot.__file__"},
+		{filepath.Join(venv, "bin", "python"), "-m", "unittest", "discover", "-s", filepath.Join(dir, "tests"), "-p", "test_unit.py"},
+	} {
+		cmd := exec.Command(c[0], c[1:]...)
+		cmd.Dir = t.TempDir()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, out)
+		}
+	}
+}
