@@ -46,14 +46,44 @@ func checkAllotArgs(args []string) error {
 		return err
 	case "repro":
 		// Its flags may follow its names: -h at the end makes it parse
-		// them all and stop before it runs anything.
+		// them all and stop before it runs anything; the names (not
+		// merge's files) are then looked up as it would.
 		var stderr strings.Builder
 		if code := realMain(append(slices.Clone(args), "-h"), io.Discard, &stderr); code != 0 {
 			return fmt.Errorf("exit %d: %s", code, strings.TrimSpace(stderr.String()))
 		}
-		return nil
+		if len(args) > 1 && args[1] == "merge" {
+			return nil
+		}
+		_, err := choose(reproNames(args[1:]))
+		return err
 	}
 	return fmt.Errorf("no check for allot %s here: add one to checkAllotArgs", args[0])
+}
+
+// reproNames are the reproductions allot repro's args name: the words
+// that are neither flags nor a flag's value (the flags that take one are
+// those its help shows with a type, "  -out string").
+func reproNames(args []string) []string {
+	var help strings.Builder
+	realMain([]string{"repro", "-h"}, &help, io.Discard)
+	takesValue := map[string]bool{}
+	for _, l := range strings.Split(help.String(), "\n") {
+		if f := strings.Fields(l); strings.HasPrefix(l, "  -") && len(f) > 1 {
+			takesValue[f[0]] = true
+		}
+	}
+	var names []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			names = append(names, a)
+		case !strings.Contains(a, "=") && takesValue["-"+strings.TrimLeft(a, "-")]:
+			i++ // its value
+		}
+	}
+	return names
 }
 
 // commandLine is an allot command line found in a packaging file.
@@ -283,11 +313,36 @@ func unitCommands(name, text string, env map[string]string) ([]commandLine, erro
 	return out, sc.Err()
 }
 
+// shellDefault is a shell parameter with a default, "${1:-rhee}".
+var shellDefault = regexp.MustCompile(`\$\{[A-Za-z0-9_]+:-([^}]*)\}`)
+
+// scriptCommands are the allot command lines of a shell script (a Slurm
+// batch file): each line that is not a comment and runs allot, its words
+// split at spaces, quotes dropped, ${N:-DEFAULT} its default.
+func scriptCommands(name, text string) []commandLine {
+	var out []commandLine
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(strings.NewReplacer(`"`, "", "'", "").Replace(shellDefault.ReplaceAllString(line, "$1")))
+		for k, w := range f {
+			if w == "allot" || strings.HasSuffix(w, "/allot") {
+				out = append(out, commandLine{where: fmt.Sprintf("%s:%d", name, i+1), args: f[k+1:]})
+				break
+			}
+		}
+	}
+	return out
+}
+
 // TestDeployFiles checks the packaging files under deploy/ as far as this
 // machine allows (it has no Docker and no Kubernetes): every YAML file
 // parses; every allot command line they hold — the Kubernetes manifests'
 // and jobs' args, the compose services' commands, the Dockerfile's
-// ENTRYPOINT and CMD, the systemd unit's ExecStart — passes the
+// ENTRYPOINT and CMD, the systemd unit's ExecStart, the Slurm batch
+// file's — passes the
 // command's own flag parsing and checks; the Dockerfile builds in stages,
 // static, and runs as a user other than root; systemd-analyze verifies
 // the unit and promtool the alert rules (check and unit tests), where
@@ -332,6 +387,14 @@ func TestDeployFiles(t *testing.T) {
 			}
 			all = append(all, c)
 			want[rel] = 1
+		case ext == ".sbatch" || ext == ".sh":
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			cl := scriptCommands(rel, string(b))
+			all = append(all, cl...)
+			want[rel] = len(cl)
 		case ext == ".service":
 			b, err := os.ReadFile(path)
 			if err != nil {
@@ -351,7 +414,7 @@ func TestDeployFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A file whose commands were not found would pass unchecked.
-	for f, n := range map[string]int{"compose.yaml": 3, "kubernetes/allot.yaml": 3, "Dockerfile": 1, "systemd/allot.service": 1, "repro-job.yaml": 1, "repro-merge.yaml": 1} {
+	for f, n := range map[string]int{"compose.yaml": 3, "kubernetes/allot.yaml": 3, "Dockerfile": 1, "systemd/allot.service": 1, "repro-job.yaml": 1, "repro-merge.yaml": 1, "repro.sbatch": 1} {
 		if want[f] != n {
 			t.Errorf("%s: %d allot command lines found, want %d", f, want[f], n)
 		}
@@ -421,6 +484,9 @@ spec:
 		if _, err := dockerCommand(df); err == nil {
 			t.Errorf("Dockerfile passed:\n%s", df)
 		}
+	}
+	if sc := scriptCommands("s", "# allot repro x\nexec allot repro \"${1:-nosuch}\" --out r\n"); len(sc) != 1 || checkAllotArgs(sc[0].args) == nil {
+		t.Errorf("a batch file's allot repro of an unknown reproduction passed: %v", sc)
 	}
 	cl, err = unitCommands("u", "ExecStart=/usr/bin/allot serve --node ${NODE} --nodes a:1\n", nil)
 	if err != nil || checkAllotArgs(cl[0].args) == nil {
