@@ -100,6 +100,20 @@ class ClusterTest(unittest.TestCase):
         with self.c.session(ttl=10) as t:
             t.lock("py/orphan", timeout=10).unlock()  # given back with the session
 
+    def test_client_close_stops_keepalives(self):
+        # Sessions left open stop being kept alive (their keep-alive
+        # threads end quietly, not on the closed channels' errors).
+        escaped = []
+        hook = threading.excepthook
+        threading.excepthook = lambda args: escaped.append(args.exc_value)
+        self.addCleanup(setattr, threading, "excepthook", hook)
+        c = client()
+        s = c.session(ttl=3)
+        c.close()
+        s._thread.join(5)
+        self.assertFalse(s._thread.is_alive())
+        self.assertEqual(escaped, [])
+
     def test_zz_session_moves_when_its_node_is_killed(self):
         # Last (by name): it kills a node. The session opens on node 1,
         # holds a lock and a unit, and node 1 is killed (SIGKILL); the

@@ -33,6 +33,7 @@ import collections
 import itertools
 import threading
 import time
+import weakref
 from typing import NamedTuple
 
 import grpc
@@ -156,8 +157,14 @@ class Client:
             self._channels.append(ch)
         self._stubs = [pb_grpc.AllotStub(ch) for ch in self._channels]
         self._next = itertools.count()
+        self._sessions = weakref.WeakSet()
 
     def close(self):
+        """Closes the connections. Sessions still open stop being kept
+        alive (as with Session.orphan): their leases run out at the nodes
+        after their TTL; close them first to give their grants back now."""
+        for s in list(self._sessions):
+            s.orphan()
         for ch in self._channels:
             ch.close()
 
@@ -189,7 +196,9 @@ class Client:
                 if (code == grpc.StatusCode.UNAVAILABLE or reason == E.NODE_LIMIT) and _left(deadline) != 0:
                     continue
                 break
-            return Session(self, at, r.session, ttl, sent, r.lease_ms)
+            s = Session(self, at, r.session, ttl, sent, r.lease_ms)
+            self._sessions.add(s)
+            return s
         raise E.from_rpc(err)
 
 
@@ -258,7 +267,7 @@ class Session:
         self._given = []
         self._seq = 0
         self.done = _Done(self)
-        self._thread = threading.Thread(target=self._keep_alive, args=(b / 3,), name="allot-keepalive-%d" % sid, daemon=True)
+        self._thread = threading.Thread(target=self._keeping, args=(b / 3,), name="allot-keepalive-%d" % sid, daemon=True)
         self._thread.start()
 
     # -- the lease ---------------------------------------------------------
@@ -305,7 +314,7 @@ class Session:
                 self._at = k
                 self._gen += 1
                 if self._given:
-                    threading.Thread(target=self._give_again, args=(k,), daemon=True).start()
+                    threading.Thread(target=self._giving_again, args=(k,), daemon=True).start()
             self._last_ok, self._until = sent, sent + b
             self._cv.notify_all()
         return b
@@ -319,6 +328,14 @@ class Session:
             if u > self._until:
                 self._until = u
                 self._cv.notify_all()
+
+    def _keeping(self, every):
+        try:
+            self._keep_alive(every)
+        except ValueError:
+            # grpc's "Cannot invoke RPC on closed channel": Client.close
+            # stopped the session (orphan) while a keep-alive was due.
+            pass
 
     def _keep_alive(self, every):
         n = len(self._c._stubs)
@@ -486,6 +503,12 @@ class Session:
         answered by node at: its backup has them."""
         with self._cv:
             self._given = [g for g in self._given if not (g[0] <= mark and g[3] == at)]
+
+    def _giving_again(self, k):
+        try:
+            self._give_again(k)
+        except ValueError:
+            pass  # the client's channels closed: nothing to give back to
 
     def _give_again(self, k):
         """Gives back at node k, where the session moved, what it gave back
