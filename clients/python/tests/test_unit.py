@@ -2,6 +2,7 @@
 mapping from gRPC codes and ErrorInfo reasons, and the session's rule
 that a node's SESSION_EXPIRED means lost only by the client's count."""
 
+import concurrent.futures
 import threading
 import time
 import unittest
@@ -201,6 +202,82 @@ class SessionRuleTest(unittest.TestCase):
         self.assertTrue(s.done.wait(2))
         self.assertLess(time.monotonic() - t0, 1)
         self.assertFalse(_session(3, 10).done.wait(0.01))
+
+
+class _Method:
+    """A fake unary method of a fake node: answers from a list of results
+    (an exception is raised), recording its requests."""
+
+    def __init__(self, node, name, log, answers):
+        self.node, self.name, self.log, self.answers = node, name, log, answers
+
+    def __call__(self, req, timeout=None):
+        self.log.append((self.node, self.name, req.grant))
+        a = self.answers.pop(0) if self.answers else None
+        if isinstance(a, Exception):
+            raise a
+        return a
+
+    def future(self, req, timeout=None):
+        f = concurrent.futures.Future()
+        try:
+            f.set_result(self(req, timeout))
+        except grpc.RpcError as e:
+            f.set_exception(e)
+        return f
+
+
+class _Node:
+    def __init__(self, k, log, answers):
+        for name in ("Unlock", "Release"):
+            setattr(self, name, _Method(k, name, log, answers.get(name, [])))
+
+
+class GiveBackTest(unittest.TestCase):
+    def session(self, answers):
+        s = _session(3, 10)
+        s._stopped = False
+        self.log = []
+        s._c._stubs = [_Node(k, self.log, answers.get(k, {})) for k in range(3)]
+        return s
+
+    def test_given_again_where_the_session_moved(self):
+        # A node answers a give-back before the session's backup has it:
+        # what was given back since the last grant the same node answered
+        # is given back again where the session moves (NOT_HELD there: it
+        # was not needed); what a later grant's answer covers is not.
+        s = self.session({2: {"Unlock": [None, FakeRpcError(C.NOT_FOUND, "not held", E.NOT_HELD)], "Release": [None]}})
+        s._gave(6, "lock", 1)  # at the node before: node 0's backup may not have it
+        s._gave(7, "lock", 0)
+        s._recorded(s._mark(), 0)  # a Lock sent after them answered by node 0
+        s._gave(8, "lock", 0)
+        s._gave(9, "semaphore", 0)
+        s._give_again(2)
+        self.assertEqual(self.log, [(2, "Unlock", 6), (2, "Unlock", 8), (2, "Release", 9)])
+        self.assertEqual(s._given, [])
+
+    def test_kept_when_the_new_node_fails(self):
+        s = self.session({1: {"Unlock": [FakeRpcError(C.UNAVAILABLE, "down")]}})
+        s._gave(8, "lock", 0)
+        s._give_again(1)
+        self.assertEqual([g[1] for g in s._given], [8])  # the next move gives it again
+
+    def test_unlock_rides_over_a_move(self):
+        # Node 0 does not serve the session: the Unlock waits for the move
+        # (here: node 1 answers a keep-alive) and is sent again there.
+        s = self.session({0: {"Unlock": [FakeRpcError(C.UNAVAILABLE, "connection refused")]}})
+        threading.Timer(0.05, lambda: s._renewed(1, time.monotonic(), 3000)).start()
+        g = allot.Grant(s, 5, "lock", {"a": allot.Token(1, 1)})
+        g.unlock(timeout=5)
+        self.assertEqual(self.log, [(0, "Unlock", 5), (1, "Unlock", 5)])
+        self.assertEqual(s.node, "127.0.0.1:2")
+        self.assertTrue(s._kicked)  # the keep-alive was asked to look for the node
+
+    def test_unlock_not_repeated_when_not_held(self):
+        s = self.session({0: {"Unlock": [FakeRpcError(C.NOT_FOUND, "not held", E.NOT_HELD)]}})
+        with self.assertRaises(allot.NotHeldError):
+            allot.Grant(s, 5, "lock", {"a": allot.Token(1, 1)}).unlock(timeout=5)
+        self.assertEqual(self.log, [(0, "Unlock", 5)])
 
 
 class InputTest(unittest.TestCase):
