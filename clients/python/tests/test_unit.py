@@ -1,6 +1,7 @@
 """Tests of the client that need no cluster: the lease rule, the error
-mapping from gRPC codes and ErrorInfo reasons, and the session's rule
-that a node's SESSION_EXPIRED means lost only by the client's count."""
+mapping from gRPC codes and ErrorInfo reasons, the session's rule that a
+node's SESSION_EXPIRED means lost only by the client's count, and the
+give-backs around a move (on fake nodes)."""
 
 import concurrent.futures
 import threading
