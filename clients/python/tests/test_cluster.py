@@ -16,6 +16,7 @@ import time
 import unittest
 
 import allot
+import allot.v1.allot_pb2
 
 NODES = [tuple(p.split("=")) for p in os.environ.get("ALLOT_NODES", "").split(",") if p]
 ADDRS = [a for a, _ in NODES]
@@ -99,6 +100,17 @@ class ClusterTest(unittest.TestCase):
             s.lock("py/orphan2")
         with self.c.session(ttl=10) as t:
             t.lock("py/orphan", timeout=10).unlock()  # given back with the session
+
+    def test_near(self):
+        # A session opened near a name is on the name's home, whichever
+        # node the client would have tried first.
+        stub = self.c._stubs[0]
+        home = stub.Locate(allot.v1.allot_pb2.LocateRequest(name="py/near"), timeout=10).node_addr
+        for first in range(len(ADDRS)):
+            c = client(first)
+            self.addCleanup(c.close)
+            with c.session(ttl=10, near="py/near") as s:
+                self.assertEqual(s.node, home)
 
     def test_client_close_stops_keepalives(self):
         # Sessions left open stop being kept alive (their keep-alive

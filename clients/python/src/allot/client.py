@@ -31,6 +31,7 @@ api/allot/v1/allot.proto state for every client:
 
 import collections
 import itertools
+import socket
 import threading
 import time
 import weakref
@@ -174,15 +175,27 @@ class Client:
     def __exit__(self, *exc):
         self.close()
 
-    def session(self, ttl=10.0, timeout=None):
+    def session(self, ttl=10.0, timeout=None, near=None):
         """Opens a session of ttl seconds (at most 24h) on one of the
         nodes, kept alive until it is closed or lost. A node that is down
-        or at its most sessions is passed over for the next."""
+        or at its most sessions is passed over for the next.
+
+        near: open it on the node where that lock name lives (its
+        resource manager), if the client has that node's address: a lock
+        of that name alone then takes no message between nodes. A
+        placement, not a promise (as the Go client's WithNear): without
+        an answer, or the address, the session opens as without it, and
+        it stays where it opened when the members change."""
         if not (0 < ttl <= MAX_TTL):
             raise E.InvalidError("allot: a session TTL must be positive and at most 24h, got %r" % (ttl,), metadata={"field": "ttl"})
         deadline = None if timeout is None else time.monotonic() + timeout
         n = len(self._stubs)
         first = next(self._next)
+        if near is not None:
+            _check_name("near", near)
+            k = self._home(near, first, deadline)
+            if k is not None:
+                first = k
         req = pb.OpenSessionRequest(ttl_ms=max(1, int(ttl * 1000)))
         err = None
         for i in range(n):
@@ -200,6 +213,36 @@ class Client:
             self._sessions.add(s)
             return s
         raise E.from_rpc(err)
+
+
+    def _home(self, name, first, deadline):
+        """The index of the node where name is at home, as the first node
+        (from first on) that answers says, if the client has its address
+        (as the membership has it, or resolving to the same address and
+        port); None otherwise."""
+        n = len(self._stubs)
+        for i in range(n):
+            try:
+                r = self._stubs[(first + i) % n].Locate(pb.LocateRequest(name=name), timeout=_left(deadline))
+            except grpc.RpcError as e:
+                if E.status_of(e)[0] == grpc.StatusCode.UNIMPLEMENTED or _left(deadline) == 0:
+                    return None
+                continue
+            want = _resolve(r.node_addr)
+            for k, a in enumerate(self.addrs):
+                if a == r.node_addr or want is not None and _resolve(a) == want:
+                    return k
+            return None
+        return None
+
+
+def _resolve(addr):
+    """(IP, port) of host:port, None if it does not resolve."""
+    host, _, port = addr.rpartition(":")
+    try:
+        return socket.gethostbyname(host.strip("[]")), int(port)
+    except (OSError, ValueError):
+        return None
 
 
 class _Bearer(grpc.UnaryUnaryClientInterceptor):
