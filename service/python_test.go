@@ -14,38 +14,33 @@ import (
 	"github.com/allot-dev/allot/service"
 )
 
-// python is a python3 that has grpc_tools (Debian: python3-grpcio
-// python3-grpc-tools), "" if none: the one on PATH, else the system's.
+// python is a python3 that runs the Python client (clients/python):
+// grpcio and protobuf >= 3.20 (Debian: python3-grpcio), "" if none: the
+// one on PATH, else the system's.
 func python() string {
 	for _, p := range []string{"python3", "/usr/bin/python3"} {
-		if exec.Command(p, "-c", "import grpc, grpc_tools").Run() == nil {
+		if exec.Command(p, "-c", "import grpc; from google.protobuf.internal import builder").Run() == nil {
 			return p
 		}
 	}
 	return ""
 }
 
-// TestPythonClient: stubs generated from the .proto by grpc_tools let a
-// Python program (examples/python/lock.py) take a lock, read its token
-// and give it back; the lock is free again for a Go client after it.
+// TestPythonClient: the Python client (clients/python, on the code
+// generated from the .proto) run by examples/python/lock.py takes a
+// lock, reads its token and gives it back; the lock is free again for a
+// Go client after it.
 func TestPythonClient(t *testing.T) {
 	py := python()
 	if py == "" {
-		t.Skip("no python3 with grpc_tools (Debian: apt-get install python3-grpcio python3-grpc-tools)")
+		t.Skip("no python3 with grpcio and protobuf >= 3.20 (Debian: apt-get install python3-grpcio)")
 	}
 	var addr string
 	api, _ := apiNode(t, func(c *service.Config) { addr = c.Cluster.Nodes[0] })
-	dir := t.TempDir()
-	gen := exec.Command(py, "-m", "grpc_tools.protoc", "-I", "../api/allot/v1", "--python_out="+dir, "--grpc_python_out="+dir, "../api/allot/v1/allot.proto")
-	if out, err := gen.CombinedOutput(); err != nil {
-		t.Fatalf("generating the Python stubs: %v\n%s", err, out)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	run := exec.CommandContext(ctx, py, filepath.Join("..", "examples", "python", "lock.py"), addr, "py/accounts")
-	// An older grpc_tools writes stubs only the pure-Python protobuf
-	// runtime still reads.
-	run.Env = append(os.Environ(), "PYTHONPATH="+dir, "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python")
+	run.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join("..", "clients", "python", "src"))
 	out, err := run.Output()
 	if err != nil {
 		var stderr []byte

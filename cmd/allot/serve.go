@@ -191,34 +191,49 @@ func (o *serveOpts) cluster() (service.Cluster, error) {
 	return c, nil
 }
 
-func serveCmd(args []string, stdout, stderr io.Writer) error {
-	var o serveOpts
-	fs := serveFlags(&o)
+// parseServe parses allot serve's flags and checks what can be checked
+// without the files they name or the network: what serveCmd does before
+// it reads anything. set holds the flags given. The deployments' test
+// runs it on every allot serve command line under deploy/.
+func parseServe(args []string, stdout io.Writer) (o *serveOpts, set map[string]bool, err error) {
+	o = &serveOpts{}
+	fs := serveFlags(o)
 	if err := parseFlags(fs, args, stdout, "usage: allot serve --nodes A,B,C --node I [flags]\n       allot serve --join A --node I --listen ADDR [flags]\n       allot serve --data-dir DIR [flags]\n\nruns node I of a cluster: the Allot API for clients and the links to the other nodes, on the node's address"); err != nil {
-		return err
+		return nil, nil, err
 	}
-	set := map[string]bool{}
+	set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if o.dataDir == "" && set["node"] {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
 	if o.maxSessions < 1 || o.maxSemaphores < 1 {
-		return badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
+		return nil, nil, badf("--max-sessions and --max-semaphores must be at least 1, got %d and %d", o.maxSessions, o.maxSemaphores)
 	}
 	if o.maxLocks < 1 || o.maxLocks > service.MaxMaxLocks {
-		return badf("--max-locks must be 1 to %d, got %d", service.MaxMaxLocks, o.maxLocks)
+		return nil, nil, badf("--max-locks must be 1 to %d, got %d", service.MaxMaxLocks, o.maxLocks)
 	}
 	if o.maxSemaphores > service.MostSemaphores {
-		return badf("--max-semaphores is at most %d, got %d", service.MostSemaphores, o.maxSemaphores)
+		return nil, nil, badf("--max-semaphores is at most %d, got %d", service.MostSemaphores, o.maxSemaphores)
 	}
 	if o.refreshIdle == 0 || o.refreshIdle < -1 || o.refreshEvery <= 0 {
-		return badf("--refresh-idle must be at least 1 (or -1: never) and --refresh-every positive, got %d and %v", o.refreshIdle, o.refreshEvery)
+		return nil, nil, badf("--refresh-idle must be at least 1 (or -1: never) and --refresh-every positive, got %d and %v", o.refreshIdle, o.refreshEvery)
 	}
 	if o.snapshotEvery < 1 && o.snapshotEvery != -1 {
-		return badf("--snapshot-every must be at least 1, or -1 (never), got %d", o.snapshotEvery)
+		return nil, nil, badf("--snapshot-every must be at least 1, or -1 (never), got %d", o.snapshotEvery)
 	}
 	if o.suspect <= 0 {
-		return badf("--suspect must be positive, got %v", o.suspect)
+		return nil, nil, badf("--suspect must be positive, got %v", o.suspect)
+	}
+	if _, err := newLogger(io.Discard, o.logFormat, o.logLevel); err != nil {
+		return nil, nil, err
+	}
+	return o, set, nil
+}
+
+func serveCmd(args []string, stdout, stderr io.Writer) error {
+	o, set, err := parseServe(args, stdout)
+	if err != nil {
+		return err
 	}
 	log, err := newLogger(stderr, o.logFormat, o.logLevel)
 	if err != nil {
