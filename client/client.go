@@ -477,7 +477,8 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	if err != nil {
 		return nil, wrap(err)
 	}
-	s := &Session{c: c, at: at, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{}), kick: make(chan struct{}, 1), moved: make(chan struct{})}
+	s := &Session{c: c, at: at, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{}), kick: make(chan struct{}, 1), moved: make(chan struct{}),
+		renewal: make(chan struct{}), held: map[uint64]bool{}, flying: map[*flight]bool{}}
 	b := s.bound(r.LeaseMs)
 	s.lastOK, s.until = sent, sent.Add(b)
 	s.deadline = time.AfterFunc(time.Until(s.until), s.lost)
@@ -536,6 +537,14 @@ type Session struct {
 	// seq numbers them.
 	given []givenBack
 	seq   uint64
+	// renewal is closed when a keep-alive succeeds (and replaced): the
+	// session's node serves it again after a call was cut off (rideOver).
+	renewal chan struct{}
+	// held: the grants answered to this client and not given back;
+	// flying: the Lock and Acquire calls sent and not answered yet
+	// (failover.go: what a call cut off may have left held).
+	held   map[uint64]bool
+	flying map[*flight]bool
 }
 
 // givenBack is a grant given back at node at, the seq-th of its session.
@@ -602,6 +611,8 @@ func (s *Session) renewed(k int, sent time.Time, leaseMs int64) time.Duration {
 	}
 	s.lastOK, s.until = sent, sent.Add(b)
 	s.deadline.Reset(time.Until(s.until))
+	close(s.renewal)
+	s.renewal = make(chan struct{})
 	return b
 }
 
@@ -847,7 +858,7 @@ func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context
 		}
 		return at, err
 	}
-	for {
+	for try := 0; ; try++ {
 		api, at, moved := s.node()
 		cctx, cancel := context.WithCancel(ctx)
 		go func() {
@@ -872,12 +883,7 @@ func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context
 		case !elsewhere(err):
 			return at, err
 		}
-		s.moveNow()
-		select {
-		case <-moved:
-		case <-s.done:
-			return at, err
-		case <-ctx.Done():
+		if err := s.rideOver(ctx, err, try); err != nil {
 			return at, err
 		}
 	}
@@ -1070,19 +1076,28 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 			return nil, err
 		}
 	}
-	var r *pb.LockResponse
-	mark := s.mark()
-	at, err := s.callAt(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
-		r, err = api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
-		return err
+	var answered []*pb.Token // the tokens of the Lock's answer
+	h, err := s.obtain(ctx, &flight{names: resources}, func(ctx context.Context, api pb.AllotClient) (*pb.Holder, error) {
+		r, err := api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try})
+		if err != nil {
+			return nil, err
+		}
+		answered = r.Tokens
+		return &pb.Holder{Grant: r.Grant}, nil
 	})
 	if err != nil {
-		return nil, s.wrap(err)
+		return nil, err
 	}
-	s.recorded(mark, at)
-	g := &Grant{s: s, id: r.Grant, tokens: map[string]Token{}}
-	for _, t := range r.Tokens {
+	g := &Grant{s: s, id: h.Grant, tokens: map[string]Token{}}
+	for _, t := range answered {
 		g.tokens[t.Resource] = Token{t.Epoch, t.Counter}
+	}
+	if h.Token != nil {
+		// Found held after its call was cut off: one counter fences
+		// every name of a grant, as the Lock's answer would have said.
+		for _, name := range resources {
+			g.tokens[name] = Token{h.Token.Epoch, h.Token.Counter}
+		}
 	}
 	return g, nil
 }
@@ -1103,7 +1118,13 @@ func (s *Session) giveBack(ctx context.Context, id uint64, f func(context.Contex
 	if err == nil {
 		s.gave(id, at)
 	}
-	return s.wrap(err)
+	err = s.wrap(err)
+	if err == nil || errors.Is(err, ErrNotHeld) {
+		s.mu.Lock()
+		delete(s.held, id)
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // Semaphore is a semaphore of units units, named name in the cluster.
@@ -1161,17 +1182,17 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 	if err := checkName("semaphore", m.name, true); err != nil {
 		return nil, err
 	}
-	var r *pb.AcquireResponse
-	mark := m.s.mark()
-	at, err := m.s.callAt(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
-		r, err = api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
-		return err
+	h, err := m.s.obtain(ctx, &flight{semaphore: m.name}, func(ctx context.Context, api pb.AllotClient) (*pb.Holder, error) {
+		r, err := api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try})
+		if err != nil {
+			return nil, err
+		}
+		return &pb.Holder{Grant: r.Grant, Unit: r.Unit, Token: r.Token}, nil
 	})
 	if err != nil {
-		return nil, m.s.wrap(err)
+		return nil, err
 	}
-	m.s.recorded(mark, at)
-	g := &Grant{s: m.s, id: r.Grant, unit: int(r.Unit), tokens: map[string]Token{m.name: {r.Token.GetEpoch(), r.Token.GetCounter()}}}
+	g := &Grant{s: m.s, id: h.Grant, unit: int(h.Unit), tokens: map[string]Token{m.name: {h.Token.GetEpoch(), h.Token.GetCounter()}}}
 	m.mu.Lock()
 	m.held = append(m.held, g)
 	m.mu.Unlock()
@@ -1219,8 +1240,5 @@ func (q *Quota) Take(ctx context.Context, n int) error {
 	if err := checkName("quota", q.name, false); err != nil {
 		return err
 	}
-	return q.s.wrap(q.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
-		_, err := api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
-		return err
-	}))
+	return q.s.take(ctx, q.name, n)
 }

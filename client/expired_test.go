@@ -76,8 +76,9 @@ func (f *olderNode) Unlock(ctx context.Context, r *pb.UnlockRequest) (*pb.Unlock
 // TestExpiredOnlyOnceDone: the session's node, of an earlier version,
 // restarts and says SESSION_EXPIRED of the session, which its backup
 // adopts a moment later. While the client keeps the session alive, a
-// Lock is ErrUnavailable, not ErrSessionExpired, and an Unlock waits for
-// the move and gives the grant back at the adopter. (Seen as Unlock and
+// Lock waits for the move (here it does not come within the Lock's
+// context, whose end it returns), never ErrSessionExpired, and an Unlock
+// waits for the move and gives the grant back at the adopter. (Seen as Unlock and
 // Release answering ErrSessionExpired after node kills, the grant held
 // until the TTL ran out.)
 func TestExpiredOnlyOnceDone(t *testing.T) {
@@ -100,9 +101,11 @@ func TestExpiredOnlyOnceDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	primary.forgot.Store(true)
-	if _, err := s.Lock(ctx, "y"); !errors.Is(err, client.ErrUnavailable) {
-		t.Errorf("Lock at a node that forgot the live session: %v, want ErrUnavailable", err)
+	lctx, lcancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if _, err := s.Lock(lctx, "y"); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, client.ErrSessionExpired) {
+		t.Errorf("Lock at a node that forgot the live session: %v, want it to wait for the move until its context ends", err)
 	}
+	lcancel()
 	time.AfterFunc(300*time.Millisecond, func() { backup.serves.Store(true) })
 	if err := g.Unlock(ctx); err != nil {
 		t.Fatalf("Unlock while the session moves: %v, want it given back at the adopter", err)
