@@ -87,15 +87,11 @@ func (e *errorKinds) errors() int {
 	return n
 }
 
-// TestFailoverHidden: kill -9 of the node that serves a session, in the
-// middle of a loop of each call (Lock and Unlock, Acquire and Release,
-// Take, and the keep-alives of a session that calls nothing), gives the
-// caller no error at all: every session is adopted by its backup with
-// what it holds, the calls cut off by the loss ride over it, and the
-// restart of the node (a view change more) too. One cluster of allot
-// serve processes (allot cluster, which restarts the node) serves every
-// loop at once, each on a session of its own on the victim node.
-func TestFailoverHidden(t *testing.T) {
+// TestKill9 starts one cluster of allot serve processes (allot cluster,
+// which restarts a node that dies) for two cases of kill -9: of the node
+// that serves sessions in the middle of their calls (failoverHidden), and
+// of a leader's process (leaderKilled).
+func TestKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the allot binary and starts processes")
 	}
@@ -106,7 +102,6 @@ func TestFailoverHidden(t *testing.T) {
 	pids := map[string]int{}
 	nodeLine := regexp.MustCompile(`^node (\d+): (\S+), pid (\d+)`)
 	stderr := &lockedBuffer{}
-	const suspect, restartDelay = time.Second, 1500 * time.Millisecond
 	stop := allotCluster(ctx, t, dir, func(line string) bool {
 		if a, ok := strings.CutPrefix(line, "cluster of 3 nodes: "); ok {
 			addrs = strings.Split(a, ",")
@@ -115,8 +110,7 @@ func TestFailoverHidden(t *testing.T) {
 			pids[m[2]], _ = strconv.Atoi(m[3])
 		}
 		return strings.HasPrefix(line, "try:")
-	}, stderr, "--nodes", "3", "--quota", "calls=1000000:100", "--suspect", suspect.String(),
-		"--restart-delay", restartDelay.String())
+	}, stderr, "--nodes", "3", "--quota", "calls=1000000:100", "--suspect", "1s", "--restart-delay", "1500ms")
 	defer stop()
 	if len(addrs) != 3 || len(pids) != 3 {
 		t.Fatalf("allot cluster printed addresses %v and pids %v; want 3 of each\n%s", addrs, pids, stderr)
@@ -126,7 +120,19 @@ func TestFailoverHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	victim := addrs[1]
+	// The leader's first: the other case leaves a node restarting.
+	t.Run("leader", func(t *testing.T) { leaderKilled(ctx, t, c, addrs) })
+	t.Run("session's node", func(t *testing.T) { failoverHidden(ctx, t, c, addrs[1], pids[addrs[1]], stderr) })
+}
+
+// failoverHidden: kill -9 of the node that serves a session, in the
+// middle of a loop of each call (Lock and Unlock, Acquire and Release,
+// Take, and the keep-alives of a session that calls nothing), gives the
+// caller no error at all: every session is adopted by its backup with
+// what it holds, the calls cut off by the loss ride over it, and the
+// restart of the node (a view change more) too. The loops run at once,
+// each on a session of its own on the victim node, whose process is pid.
+func failoverHidden(ctx context.Context, t *testing.T, c *client.Client, victim string, pid int, stderr *lockedBuffer) {
 	// Sessions open on the nodes in turn: each loop's is opened until it
 	// lands on the victim.
 	onVictim := func() *client.Session {
@@ -200,7 +206,7 @@ func TestFailoverHidden(t *testing.T) {
 		})
 	}
 	time.Sleep(300 * time.Millisecond)
-	if err := syscall.Kill(pids[victim], syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
