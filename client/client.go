@@ -54,12 +54,17 @@
 //     session then moves there by itself, with its grants and their tokens
 //     (give Dial every node's address, or it cannot). The node and its
 //     backup lost at once lose the session (Done closes): open a new one
-//     (Session passes over nodes that are down). A Lock or Acquire cut off
-//     by its node's loss returns ErrUnavailable and may still be held by
-//     the session until it ends; Unlock and Release wait for the move and
-//     are sent again (one the old node did not answer is given up then),
-//     also when a node that does not know the session says it expired:
-//     a call is ErrSessionExpired only once Done has closed. The adopted
+//     (Session passes over nodes that are down). A call cut off by its
+//     node's loss, a view change or the move (Lock, Unlock, Acquire,
+//     Release, Take; failover.go says how) waits for the session's node
+//     and is made again there, within the caller's context: the caller
+//     sees its answer, ErrSessionExpired (only once Done has closed) or
+//     the context's end, not the transport's errors. A Lock or Acquire
+//     granted before its node was lost without answering is found held by
+//     the session and returned; it stays ErrUnavailable, and may be held
+//     by the session until it ends, when another Lock of the same names
+//     of the session is on its way, or at a node of an earlier version
+//     (no Holders). The adopted
 //     session keeps its deadline (a session whose client stopped ends
 //     within its TTL and the nodes' --suspect of its last keep-alive). A
 //     one-node cluster has no backup.
@@ -122,7 +127,8 @@ var (
 	// ErrSessionExpired: the session's lease expired (or the session was
 	// closed); its grants are gone. A call returns it only once the
 	// session's Done has closed: a node that does not know a session the
-	// client still keeps alive (it moved) is ErrUnavailable meanwhile.
+	// client still keeps alive (it moved) is a sign of the move, which
+	// the call waits for.
 	ErrSessionExpired = errors.New("allot: session expired")
 	// ErrNotHeld: Unlock or Release of a grant its session does not hold
 	// (any more): given back twice, or after a node answered that it was
@@ -138,7 +144,10 @@ var (
 	// has no limits.
 	ErrLimit = errors.New("allot: limit reached")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
-	// request needs.
+	// request needs. A session's calls ride over it where the session
+	// can move (failover.go), and return it only where a call cut off
+	// may have left a grant held that the client cannot tell; Holders
+	// returns it beside the holders when a node did not answer.
 	ErrUnavailable = errors.New("allot: unavailable")
 	// ErrInvalid: the node refused the request as bad input.
 	ErrInvalid = errors.New("allot: invalid request")
@@ -222,8 +231,10 @@ func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
 
 // CutShortError is a Take that ended after Taken of its Asked permits,
 // which are consumed, for another reason than the quota's end: Unwrap
-// says which (ErrUnavailable: the node stopped serving; context.Canceled,
-// ...).
+// says which (context.Canceled, ErrSessionExpired; ErrUnavailable from a
+// client that cannot move its session). Taken counts the permits the
+// nodes said they took: those of a try cut off unanswered are not
+// counted (they are consumed all the same).
 type CutShortError struct {
 	Taken, Asked int
 	err          error
@@ -1228,9 +1239,12 @@ func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
 // the n-th it returns an *ExhaustedError (errors.Is(err, ErrExhausted))
 // saying how many it took: those are consumed, as every permit issued is
 // (the quota's controller cannot take one back, so all-or-nothing is not
-// possible). Cut short otherwise after some permits (the node stopped
-// serving, ctx ended; a view change alone does not: the node takes the
-// rest in the next view), it returns a *CutShortError with the count.
+// possible). Cut off by the loss of the session's node, or its stopping
+// to serve, it takes the rest where the session's node serves it again
+// (failover.go; a view change alone does not cut it: the node takes the
+// rest in the next view). Cut short otherwise after some permits (ctx
+// ended, the session lost), it returns a *CutShortError with the count
+// of every try.
 // ErrInvalid for a
 // quota the cluster does not declare, or n above its budget.
 func (q *Quota) Take(ctx context.Context, n int) error {

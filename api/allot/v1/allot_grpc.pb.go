@@ -64,8 +64,10 @@
 // node answering OK, the session is lost (its node and its backup were
 // both lost). A Lock, Acquire or Take cut off by its node's loss is not
 // answered and may be held by the session until it ends: do not repeat it
-// blindly; Unlock, Release and CloseSession are safe to repeat on the new
-// node (NOT_HELD: it was given back). An Unlock or a Release is answered
+// blindly — ask the new node first (Holders with the session's id) for a
+// grant of the session on those names that was never answered: it is the
+// cut-off call's. Unlock, Release and CloseSession are safe to repeat on
+// the new node (NOT_HELD: it was given back). An Unlock or a Release is answered
 // before the backup has the give-back (a Lock or Acquire answered later
 // by the same node says it has): a node lost in between leaves the grant
 // held by the adopted session, so a client gives back again, on the node
