@@ -836,17 +836,6 @@ func (s *Session) moveNow() {
 	}
 }
 
-// call runs f on the session's node, with ctx; if that node does not
-// serve the session (elsewhere) and again is set (f is safe to repeat),
-// it waits for the session to move and runs f again there, until it is
-// answered, the session is lost (Done) or ctx ends. With again, a call
-// the node has not answered when the session moves (a frozen node
-// answers nothing) is given up and sent to the new node.
-func (s *Session) call(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) error {
-	_, err := s.callAt(ctx, again, f)
-	return err
-}
-
 // elsewhere reports whether err says the node called does not serve the
 // session now: it is unavailable (down, unreachable, not serving, or it
 // does not serve this session: SESSION_MOVING, SESSION_NOT_HERE), or it
@@ -859,9 +848,15 @@ func elsewhere(err error) bool {
 	return unavailable(err) || status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld)
 }
 
-// callAt is call, also saying which node answered.
-func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) (int, error) {
-	if !again || len(s.c.conns) == 1 {
+// callAt runs f, safe to repeat, on the session's node, with ctx, and
+// says which node answered; if that node does not serve the session
+// (elsewhere), it waits for the session's node to serve it (rideOver)
+// and runs f again there, until it is answered, the session is lost
+// (Done) or ctx ends. A call the node has not answered when the session
+// moves (a frozen node answers nothing) is given up and sent to the new
+// node. (Calls not safe to repeat: callOnce.)
+func (s *Session) callAt(ctx context.Context, f func(context.Context, pb.AllotClient) error) (int, error) {
+	if len(s.c.conns) == 1 {
 		api, at, _ := s.node()
 		err := f(ctx, api)
 		if err != nil && len(s.c.conns) > 1 && elsewhere(err) {
@@ -1125,7 +1120,7 @@ func (g *Grant) Unlock(ctx context.Context) error {
 // giveBack gives grant id back by f, safe to repeat on the session's
 // next node.
 func (s *Session) giveBack(ctx context.Context, id uint64, f func(context.Context, pb.AllotClient) error) error {
-	at, err := s.callAt(ctx, true, f)
+	at, err := s.callAt(ctx, f)
 	if err == nil {
 		s.gave(id, at)
 	}

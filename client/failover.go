@@ -110,6 +110,36 @@ func (s *Session) ended(ctx context.Context, err error) error {
 	return fmt.Errorf("%w (the session's node did not serve it meanwhile: %v)", ctx.Err(), s.wrap(err))
 }
 
+// callOnce makes f once at the session's node, with ctx, and says which
+// node that was. A call the node has not answered when the session moves
+// (a frozen node answers nothing) is given up: UNAVAILABLE, as if its
+// node were lost, which it is to the session; so is one the node answers
+// it does not serve the session, and the session looks for its node.
+func (s *Session) callOnce(ctx context.Context, f func(context.Context, pb.AllotClient) error) (int, error) {
+	api, at, moved := s.node()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-moved:
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	err := f(cctx, api)
+	if err != nil && ctx.Err() == nil && status.Code(err) == codes.Canceled {
+		select {
+		case <-moved:
+			err = status.Error(codes.Unavailable, "the session moved while its node had not answered the call")
+		default:
+		}
+	}
+	if err != nil && len(s.c.conns) > 1 && elsewhere(err) {
+		s.moveNow()
+	}
+	return at, err
+}
+
 // obtain makes call, a Lock or an Acquire of f, and returns its grant:
 // made again where the session's node serves it if it is cut off, or
 // found held by the session (failover.go's top). A grant from an answer
@@ -121,7 +151,7 @@ func (s *Session) obtain(ctx context.Context, f *flight, call func(context.Conte
 		s.mu.Lock()
 		s.flying[f] = true
 		s.mu.Unlock()
-		at, err := s.callAt(ctx, false, func(ctx context.Context, api pb.AllotClient) (err error) {
+		at, err := s.callOnce(ctx, func(ctx context.Context, api pb.AllotClient) (err error) {
 			h, err = call(ctx, api)
 			return err
 		})
@@ -208,7 +238,7 @@ func (s *Session) reclaim(ctx context.Context, f *flight) (*pb.Holder, error) {
 func (s *Session) take(ctx context.Context, name string, n int) error {
 	taken := 0
 	for try := 0; ; try++ {
-		err := s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
+		_, err := s.callOnce(ctx, func(ctx context.Context, api pb.AllotClient) error {
 			_, err := api.Take(ctx, &pb.TakeRequest{Session: s.id, Name: name, N: int64(n - taken)})
 			return err
 		})

@@ -29,6 +29,7 @@ type cutNode struct {
 	noHolders bool
 	peer      *cutNode      // the backup's primary
 	lost      atomic.Bool   // the primary: lost
+	frozen    atomic.Bool   // the primary: lost, and answers nothing
 	calls     atomic.Int32  // Lock and Acquire calls made here
 	takeN     atomic.Int64  // the n of the last Take made here
 	released  atomic.Uint64 // the grant a Release gave back here
@@ -62,7 +63,19 @@ func (f *cutNode) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*p
 	return &pb.OpenSessionResponse{Session: 7, TtlMs: r.TtlMs, LeaseMs: 2000}, nil
 }
 
+// freeze holds a call of a frozen primary until the caller gives up.
+func (f *cutNode) freeze(ctx context.Context) error {
+	if f.frozen.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return nil
+}
+
 func (f *cutNode) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepAliveResponse, error) {
+	if err := f.freeze(ctx); err != nil {
+		return nil, err
+	}
 	if !f.serving() {
 		return nil, f.notServing()
 	}
@@ -84,6 +97,9 @@ func (f *cutNode) grant() (uint64, error) {
 }
 
 func (f *cutNode) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, error) {
+	if err := f.freeze(ctx); err != nil {
+		return nil, err
+	}
 	id, err := f.grant()
 	if err != nil {
 		return nil, err
@@ -220,5 +236,22 @@ func TestCutTakeTakesTheRest(t *testing.T) {
 	}
 	if primary.takeN.Load() != 5 || backup.takeN.Load() != 3 {
 		t.Errorf("Take asked %d at the primary, %d at the adopter; want 5, then 3", primary.takeN.Load(), backup.takeN.Load())
+	}
+}
+
+// TestLockAtAFrozenNode: a Lock sent to a node that freezes (it answers
+// nothing, and its backup adopts the session) is given up when the
+// session moves, and answered where it moved, within a few keep-alive
+// intervals, not at the end of the caller's context.
+func TestLockAtAFrozenNode(t *testing.T) {
+	primary, _, s, ctx := cutPair(t, false)
+	primary.frozen.Store(true)
+	primary.lost.Store(true)
+	start := time.Now()
+	if _, err := s.Lock(ctx, "x", "a"); err != nil {
+		t.Fatalf("Lock at a frozen node: %v after %v, want it answered where the session moved", err, time.Since(start))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Lock at a frozen node answered after %v; want within 5s", d)
 	}
 }
