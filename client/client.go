@@ -858,11 +858,7 @@ func elsewhere(err error) bool {
 func (s *Session) callAt(ctx context.Context, f func(context.Context, pb.AllotClient) error) (int, error) {
 	if len(s.c.conns) == 1 {
 		api, at, _ := s.node()
-		err := f(ctx, api)
-		if err != nil && len(s.c.conns) > 1 && elsewhere(err) {
-			s.moveNow()
-		}
-		return at, err
+		return at, f(ctx, api)
 	}
 	for try := 0; ; try++ {
 		api, at, moved := s.node()
