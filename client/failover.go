@@ -142,8 +142,9 @@ func (s *Session) callOnce(ctx context.Context, f func(context.Context, pb.Allot
 
 // obtain makes call, a Lock or an Acquire of f, and returns its grant:
 // made again where the session's node serves it if it is cut off, or
-// found held by the session (failover.go's top). A grant from an answer
-// has only its id (and unit); one found held has its token too.
+// found held by the session (failover.go's top). A grant from a Lock's
+// answer has only its id (call keeps the answer's tokens); one found
+// held has its token too.
 func (s *Session) obtain(ctx context.Context, f *flight, call func(context.Context, pb.AllotClient) (*pb.Holder, error)) (*pb.Holder, error) {
 	for try := 0; ; try++ {
 		var h *pb.Holder
