@@ -54,12 +54,17 @@
 //     session then moves there by itself, with its grants and their tokens
 //     (give Dial every node's address, or it cannot). The node and its
 //     backup lost at once lose the session (Done closes): open a new one
-//     (Session passes over nodes that are down). A Lock or Acquire cut off
-//     by its node's loss returns ErrUnavailable and may still be held by
-//     the session until it ends; Unlock and Release wait for the move and
-//     are sent again (one the old node did not answer is given up then),
-//     also when a node that does not know the session says it expired:
-//     a call is ErrSessionExpired only once Done has closed. The adopted
+//     (Session passes over nodes that are down). A call cut off by its
+//     node's loss, a view change or the move (Lock, Unlock, Acquire,
+//     Release, Take; failover.go says how) waits for the session's node
+//     and is made again there, within the caller's context: the caller
+//     sees its answer, ErrSessionExpired (only once Done has closed) or
+//     the context's end, not the transport's errors. A Lock or Acquire
+//     granted before its node was lost without answering is found held by
+//     the session and returned; it stays ErrUnavailable, and may be held
+//     by the session until it ends, when another Lock of the same names
+//     of the session is on its way, or at a node of an earlier version
+//     (no Holders). The adopted
 //     session keeps its deadline (a session whose client stopped ends
 //     within its TTL and the nodes' --suspect of its last keep-alive). A
 //     one-node cluster has no backup.
@@ -122,7 +127,8 @@ var (
 	// ErrSessionExpired: the session's lease expired (or the session was
 	// closed); its grants are gone. A call returns it only once the
 	// session's Done has closed: a node that does not know a session the
-	// client still keeps alive (it moved) is ErrUnavailable meanwhile.
+	// client still keeps alive (it moved) is a sign of the move, which
+	// the call waits for.
 	ErrSessionExpired = errors.New("allot: session expired")
 	// ErrNotHeld: Unlock or Release of a grant its session does not hold
 	// (any more): given back twice, or after a node answered that it was
@@ -138,7 +144,10 @@ var (
 	// has no limits.
 	ErrLimit = errors.New("allot: limit reached")
 	// ErrUnavailable: the node is shutting down, or cannot reach what the
-	// request needs.
+	// request needs. A session's calls ride over it where the session
+	// can move (failover.go), and return it only where a call cut off
+	// may have left a grant held that the client cannot tell; Holders
+	// returns it beside the holders when a node did not answer.
 	ErrUnavailable = errors.New("allot: unavailable")
 	// ErrInvalid: the node refused the request as bad input.
 	ErrInvalid = errors.New("allot: invalid request")
@@ -222,8 +231,10 @@ func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
 
 // CutShortError is a Take that ended after Taken of its Asked permits,
 // which are consumed, for another reason than the quota's end: Unwrap
-// says which (ErrUnavailable: the node stopped serving; context.Canceled,
-// ...).
+// says which (context.Canceled, ErrSessionExpired; ErrUnavailable from a
+// client that cannot move its session). Taken counts the permits the
+// nodes said they took: those of a try cut off unanswered are not
+// counted (they are consumed all the same).
 type CutShortError struct {
 	Taken, Asked int
 	err          error
@@ -477,7 +488,8 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 	if err != nil {
 		return nil, wrap(err)
 	}
-	s := &Session{c: c, at: at, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{}), kick: make(chan struct{}, 1), moved: make(chan struct{})}
+	s := &Session{c: c, at: at, id: r.Session, ttl: o.ttl, done: make(chan struct{}), stop: make(chan struct{}), kick: make(chan struct{}, 1), moved: make(chan struct{}),
+		renewal: make(chan struct{}), held: map[uint64]bool{}, flying: map[*flight]bool{}}
 	b := s.bound(r.LeaseMs)
 	s.lastOK, s.until = sent, sent.Add(b)
 	s.deadline = time.AfterFunc(time.Until(s.until), s.lost)
@@ -542,6 +554,14 @@ type Session struct {
 	// answers with it (a node of an earlier version ignores the number:
 	// the second try then waits behind the first's grant).
 	calls atomic.Uint64
+	// renewal is closed when a keep-alive succeeds (and replaced): the
+	// session's node serves it again after a call was cut off (rideOver).
+	renewal chan struct{}
+	// held: the grants answered to this client and not given back;
+	// flying: the Lock and Acquire calls sent and not answered yet
+	// (failover.go: what a call cut off may have left held).
+	held   map[uint64]bool
+	flying map[*flight]bool
 }
 
 // givenBack is a grant given back at node at, the seq-th of its session.
@@ -608,6 +628,8 @@ func (s *Session) renewed(k int, sent time.Time, leaseMs int64) time.Duration {
 	}
 	s.lastOK, s.until = sent, sent.Add(b)
 	s.deadline.Reset(time.Until(s.until))
+	close(s.renewal)
+	s.renewal = make(chan struct{})
 	return b
 }
 
@@ -820,17 +842,6 @@ func (s *Session) moveNow() {
 	}
 }
 
-// call runs f on the session's node, with ctx; if that node does not
-// serve the session (elsewhere) and again is set (f is safe to repeat),
-// it waits for the session to move and runs f again there, until it is
-// answered, the session is lost (Done) or ctx ends. With again, a call
-// the node has not answered when the session moves (a frozen node
-// answers nothing) is given up and sent to the new node.
-func (s *Session) call(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) error {
-	_, err := s.callAt(ctx, again, f)
-	return err
-}
-
 // elsewhere reports whether err says the node called does not serve the
 // session now: it is unavailable (down, unreachable, not serving, or it
 // does not serve this session: SESSION_MOVING, SESSION_NOT_HERE), or it
@@ -843,17 +854,19 @@ func elsewhere(err error) bool {
 	return unavailable(err) || status.Code(err) == codes.NotFound && !errors.Is(wrap(err), ErrNotHeld)
 }
 
-// callAt is call, also saying which node answered.
-func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context, pb.AllotClient) error) (int, error) {
-	if !again || len(s.c.conns) == 1 {
+// callAt runs f, safe to repeat, on the session's node, with ctx, and
+// says which node answered; if that node does not serve the session
+// (elsewhere), it waits for the session's node to serve it (rideOver)
+// and runs f again there, until it is answered, the session is lost
+// (Done) or ctx ends. A call the node has not answered when the session
+// moves (a frozen node answers nothing) is given up and sent to the new
+// node. (Calls not safe to repeat: callOnce.)
+func (s *Session) callAt(ctx context.Context, f func(context.Context, pb.AllotClient) error) (int, error) {
+	if len(s.c.conns) == 1 {
 		api, at, _ := s.node()
-		err := f(ctx, api)
-		if err != nil && len(s.c.conns) > 1 && elsewhere(err) {
-			s.moveNow()
-		}
-		return at, err
+		return at, f(ctx, api)
 	}
-	for {
+	for try := 0; ; try++ {
 		api, at, moved := s.node()
 		cctx, cancel := context.WithCancel(ctx)
 		go func() {
@@ -878,12 +891,7 @@ func (s *Session) callAt(ctx context.Context, again bool, f func(context.Context
 		case !elsewhere(err):
 			return at, err
 		}
-		s.moveNow()
-		select {
-		case <-moved:
-		case <-s.done:
-			return at, err
-		case <-ctx.Done():
+		if err := s.rideOver(ctx, err, try); err != nil {
 			return at, err
 		}
 	}
@@ -1076,20 +1084,29 @@ func (s *Session) lock(ctx context.Context, resources []string, try bool) (*Gran
 			return nil, err
 		}
 	}
-	var r *pb.LockResponse
-	mark := s.mark()
+	var answered []*pb.Token // the tokens of the Lock's answer
 	call := s.calls.Add(1)
-	at, err := s.callAt(ctx, true, func(ctx context.Context, api pb.AllotClient) (err error) {
-		r, err = api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try, Call: call})
-		return err
+	h, err := s.obtain(ctx, &flight{names: resources}, func(ctx context.Context, api pb.AllotClient) (*pb.Holder, error) {
+		r, err := api.Lock(ctx, &pb.LockRequest{Session: s.id, Resources: resources, TryLock: try, Call: call})
+		if err != nil {
+			return nil, err
+		}
+		answered = r.Tokens
+		return &pb.Holder{Grant: r.Grant}, nil
 	})
 	if err != nil {
-		return nil, s.wrap(err)
+		return nil, err
 	}
-	s.recorded(mark, at)
-	g := &Grant{s: s, id: r.Grant, tokens: map[string]Token{}}
-	for _, t := range r.Tokens {
+	g := &Grant{s: s, id: h.Grant, tokens: map[string]Token{}}
+	for _, t := range answered {
 		g.tokens[t.Resource] = Token{t.Epoch, t.Counter}
+	}
+	if h.Token != nil {
+		// Found held after its call was cut off: one counter fences
+		// every name of a grant, as the Lock's answer would have said.
+		for _, name := range resources {
+			g.tokens[name] = Token{h.Token.Epoch, h.Token.Counter}
+		}
 	}
 	return g, nil
 }
@@ -1106,11 +1123,17 @@ func (g *Grant) Unlock(ctx context.Context) error {
 // giveBack gives grant id back by f, safe to repeat on the session's
 // next node.
 func (s *Session) giveBack(ctx context.Context, id uint64, f func(context.Context, pb.AllotClient) error) error {
-	at, err := s.callAt(ctx, true, f)
+	at, err := s.callAt(ctx, f)
 	if err == nil {
 		s.gave(id, at)
 	}
-	return s.wrap(err)
+	err = s.wrap(err)
+	if err == nil || errors.Is(err, ErrNotHeld) {
+		s.mu.Lock()
+		delete(s.held, id)
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // Semaphore is a semaphore of units units, named name in the cluster.
@@ -1168,18 +1191,18 @@ func (m *Semaphore) acquire(ctx context.Context, try bool) (*Grant, error) {
 	if err := checkName("semaphore", m.name, true); err != nil {
 		return nil, err
 	}
-	var r *pb.AcquireResponse
-	mark := m.s.mark()
 	call := m.s.calls.Add(1)
-	at, err := m.s.callAt(ctx, true, func(ctx context.Context, api pb.AllotClient) (err error) {
-		r, err = api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try, Call: call})
-		return err
+	h, err := m.s.obtain(ctx, &flight{semaphore: m.name}, func(ctx context.Context, api pb.AllotClient) (*pb.Holder, error) {
+		r, err := api.Acquire(ctx, &pb.AcquireRequest{Session: m.s.id, Name: m.name, Units: int32(m.units), TryAcquire: try, Call: call})
+		if err != nil {
+			return nil, err
+		}
+		return &pb.Holder{Grant: r.Grant, Unit: r.Unit, Token: r.Token}, nil
 	})
 	if err != nil {
-		return nil, m.s.wrap(err)
+		return nil, err
 	}
-	m.s.recorded(mark, at)
-	g := &Grant{s: m.s, id: r.Grant, unit: int(r.Unit), tokens: map[string]Token{m.name: {r.Token.GetEpoch(), r.Token.GetCounter()}}}
+	g := &Grant{s: m.s, id: h.Grant, unit: int(h.Unit), tokens: map[string]Token{m.name: {h.Token.GetEpoch(), h.Token.GetCounter()}}}
 	m.mu.Lock()
 	m.held = append(m.held, g)
 	m.mu.Unlock()
@@ -1215,9 +1238,12 @@ func (s *Session) Quota(name string) *Quota { return &Quota{s: s, name: name} }
 // the n-th it returns an *ExhaustedError (errors.Is(err, ErrExhausted))
 // saying how many it took: those are consumed, as every permit issued is
 // (the quota's controller cannot take one back, so all-or-nothing is not
-// possible). Cut short otherwise after some permits (the node stopped
-// serving, ctx ended; a view change alone does not: the node takes the
-// rest in the next view), it returns a *CutShortError with the count.
+// possible). Cut off by the loss of the session's node, or its stopping
+// to serve, it takes the rest where the session's node serves it again
+// (failover.go; a view change alone does not cut it: the node takes the
+// rest in the next view). Cut short otherwise after some permits (ctx
+// ended, the session lost), it returns a *CutShortError with the count
+// of every try.
 // ErrInvalid for a
 // quota the cluster does not declare, or n above its budget.
 func (q *Quota) Take(ctx context.Context, n int) error {
@@ -1227,8 +1253,5 @@ func (q *Quota) Take(ctx context.Context, n int) error {
 	if err := checkName("quota", q.name, false); err != nil {
 		return err
 	}
-	return q.s.wrap(q.s.call(ctx, false, func(ctx context.Context, api pb.AllotClient) error {
-		_, err := api.Take(ctx, &pb.TakeRequest{Session: q.s.id, Name: q.name, N: int64(n)})
-		return err
-	}))
+	return q.s.take(ctx, q.name, n)
 }

@@ -178,3 +178,42 @@ func ExampleWithNear() {
 	g.Unlock(ctx)
 	// Output: leading, on one of the nodes given: true
 }
+
+// Leader election: two campaigners on one name; the second leads once
+// the first resigns, with a larger fencing token, and an observer sees
+// each leader in turn.
+func ExampleElection() {
+	addrs, stop := startNodes(3)
+	defer stop()
+	ctx := context.Background()
+	c, _ := client.Dial(ctx, addrs...)
+	defer c.Close()
+	a, _ := c.Session(ctx)
+	defer a.Close(ctx)
+	b, _ := c.Session(ctx)
+	defer b.Close(ctx)
+
+	ea, eb := a.Election("scheduler"), b.Election("scheduler")
+	if err := ea.Campaign(ctx); err != nil { // blocks until a leads
+		panic(err)
+	}
+	first, _ := ea.Token()
+	octx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	leaders := eb.Observe(octx)
+	fmt.Println("a leads:", (<-leaders).Session == a.ID())
+
+	won := make(chan error)
+	go func() { won <- eb.Campaign(ctx) }() // waits behind a
+	ea.Resign(ctx)
+	if err := <-won; err != nil {
+		panic(err)
+	}
+	second, _ := eb.Token()
+	fmt.Println("then b leads:", (<-leaders).Session == b.ID())
+	fmt.Println("with a larger token:", first.Less(second))
+	// Output:
+	// a leads: true
+	// then b leads: true
+	// with a larger token: true
+}

@@ -76,9 +76,10 @@ func (f *olderNode) Unlock(ctx context.Context, r *pb.UnlockRequest) (*pb.Unlock
 // TestExpiredOnlyOnceDone: the session's node, of an earlier version,
 // restarts and says SESSION_EXPIRED of the session, which its backup
 // adopts a moment later. While the client keeps the session alive, a
-// Lock is never ErrSessionExpired: it waits for the move and is asked
-// again at the adopter; and an Unlock waits for the move and gives the
-// grant back at the adopter. (Seen as Unlock and
+// Lock waits for the move (when it does not come within the Lock's
+// context, it returns the context's end; when it does, it is granted at
+// the adopter), never ErrSessionExpired, and an Unlock
+// waits for the move and gives the grant back at the adopter. (Seen as Unlock and
 // Release answering ErrSessionExpired after node kills, the grant held
 // until the TTL ran out.)
 func TestExpiredOnlyOnceDone(t *testing.T) {
@@ -101,6 +102,11 @@ func TestExpiredOnlyOnceDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	primary.forgot.Store(true)
+	lctx, lcancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if _, err := s.Lock(lctx, "y"); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, client.ErrSessionExpired) {
+		t.Errorf("Lock at a node that forgot the live session: %v, want it to wait for the move until its context ends", err)
+	}
+	lcancel()
 	time.AfterFunc(300*time.Millisecond, func() { backup.serves.Store(true) })
 	if _, err := s.Lock(ctx, "y"); err != nil || s.Node() != addrs[1] {
 		t.Errorf("Lock at a node that forgot the live session: %v at %s, want it granted at the adopter %s", err, s.Node(), addrs[1])

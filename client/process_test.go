@@ -74,18 +74,52 @@ func TestClientProcess(t *testing.T) {
 	workload(context.Background(), t, strings.Split(addrs, ","), 12, 4, 30)
 }
 
-// allotCluster builds allot into dir and starts allot cluster ARGS in dir
-// (where its nodes' data go by default), its stderr to stderr (nil: the
-// test's); it reads the cluster's output a line at a time until got says
-// it has what it needs (or the output ends), then lets the rest go. stop
-// sends SIGTERM and waits; it may be called more than once.
+// built is the allot binary the tests of this package start, built once
+// for all of them (a build is mostly its link, seconds each on a loaded
+// machine), in a directory TestMain removes.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain removes the allot binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// allotBinary is the path of allot, built by the first test that asks.
+func allotBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "allot-client-test-"); built.err != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-o", filepath.Join(built.dir, "allot"), "github.com/allot-dev/allot/cmd/allot")
+		build.Stderr = os.Stderr
+		built.err = build.Run()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v", built.err)
+	}
+	return filepath.Join(built.dir, "allot")
+}
+
+// allotCluster puts allot in dir (a link to the binary the tests share)
+// and starts allot cluster ARGS in dir (where its nodes' data go by
+// default), its stderr to stderr (nil: the test's); it reads the
+// cluster's output a line at a time until got says it has what it needs
+// (or the output ends), then lets the rest go. stop sends SIGTERM and
+// waits; it may be called more than once.
 func allotCluster(ctx context.Context, t *testing.T, dir string, got func(line string) bool, stderr io.Writer, args ...string) (stop func()) {
 	t.Helper()
 	bin := filepath.Join(dir, "allot")
-	build := exec.Command("go", "build", "-o", bin, "github.com/allot-dev/allot/cmd/allot")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
+	if err := os.Symlink(allotBinary(t), bin); err != nil {
+		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, bin, append([]string{"cluster"}, args...)...)
 	cmd.Dir = dir

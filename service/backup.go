@@ -162,7 +162,7 @@ func (n *Node) adoptSession(a sm.Adoption) (*session, error) {
 		// Not in an instance of this node yet (in is nil): regrant puts
 		// it in one (a lock's names get their ids of the view there); a
 		// give-back before that is done there.
-		s.grants[rg.ID] = &grant{id: rg.ID, call: rg.Call, key: key, names: rg.Names, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, tokenUnit: rg.Unit, answered: true}
+		s.grants[rg.ID] = &grant{id: rg.ID, call: rg.Call, key: key, names: rg.Names, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, tokenUnit: rg.Unit, answered: true, since: time.Now()}
 	}
 	// Past the node's session limit if need be: the session is one the
 	// cluster has promised to keep.

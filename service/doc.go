@@ -4,6 +4,7 @@
 // persisted in the node's store (package service/store).
 //
 //	clients ──gRPC──> API handlers (api.go: Lock, Acquire; take.go: Take;
+//	                  holders.go: Holders, from the session table;
 //	                  sessions.go: the session table, keep-alives carrying
 //	                  the node's lease; errors as codes; calls.go: the
 //	                  same calls on a client's Calls stream)

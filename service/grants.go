@@ -308,6 +308,9 @@ type grant struct {
 	lost     bool // the session ended
 	answered bool // the grant may be handed out
 	released bool
+	// since is when this node answered the grant, or adopted the session
+	// that holds it (Holders).
+	since time.Time
 }
 
 // keys are the fenced keys of a lock's grant: "lock/" + each distinct
@@ -330,6 +333,7 @@ func (g *grant) answer() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.answered = !g.lost
+	g.since = time.Now()
 	return g.answered
 }
 

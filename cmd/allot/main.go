@@ -36,6 +36,9 @@ usage:
   allot lock --addr A,B,C NAME... -- CMD [ARGS...]
                                       run CMD holding the lock on the NAMEs, its tokens in
                                       $ALLOT_TOKEN and $ALLOT_TOKENS (allot lock -h)
+  allot holders --addr A,B,C [--semaphore] NAME
+                                      who holds a lock's or a semaphore's NAME: session, grant,
+                                      token, since when (allot holders -h)
   allot bench [--nodes N | --addr A,B,C]
                                       the peer workloads W1-W3 on a cluster (its own of N nodes, 3 by default)
   allot ui TRACE | [sim flags] | --cluster ADDRS
@@ -87,6 +90,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = benchCmd(args[1:], stdout, stderr)
 	case "lock":
 		err = lockCmd(args[1:], stdout, stderr)
+	case "holders":
+		err = holdersCmd(args[1:], stdout, stderr)
 	case "certs":
 		err = certsCmd(args[1:], stdout, stderr)
 	case "ui":
@@ -98,7 +103,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, member, lock, bench, certs, ui or version)", args[0])
+		err = badf("unknown command %q (want sim, repro, explore, list, check, serve, cluster, member, lock, holders, bench, certs, ui or version)", args[0])
 	}
 	var ue usageError
 	var es exitStatus

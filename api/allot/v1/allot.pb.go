@@ -64,8 +64,10 @@
 // node answering OK, the session is lost (its node and its backup were
 // both lost). A Lock, Acquire or Take cut off by its node's loss is not
 // answered and may be held by the session until it ends: do not repeat it
-// blindly; Unlock, Release and CloseSession are safe to repeat on the new
-// node (NOT_HELD: it was given back). An Unlock or a Release is answered
+// blindly — ask the new node first (Holders with the session's id) for a
+// grant of the session on those names that was never answered: it is the
+// cut-off call's. Unlock, Release and CloseSession are safe to repeat on
+// the new node (NOT_HELD: it was given back). An Unlock or a Release is answered
 // before the backup has the give-back (a Lock or Acquire answered later
 // by the same node says it has): a node lost in between leaves the grant
 // held by the adopted session, so a client gives back again, on the node
@@ -97,6 +99,206 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type HoldersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// semaphore: name is a semaphore's (else a lock's).
+	Semaphore bool `protobuf:"varint,2,opt,name=semaphore,proto3" json:"semaphore,omitempty"`
+	// session: only this session's grants (0: every session's).
+	Session       uint64 `protobuf:"varint,3,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoldersRequest) Reset() {
+	*x = HoldersRequest{}
+	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoldersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoldersRequest) ProtoMessage() {}
+
+func (x *HoldersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoldersRequest.ProtoReflect.Descriptor instead.
+func (*HoldersRequest) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *HoldersRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *HoldersRequest) GetSemaphore() bool {
+	if x != nil {
+		return x.Semaphore
+	}
+	return false
+}
+
+func (x *HoldersRequest) GetSession() uint64 {
+	if x != nil {
+		return x.Session
+	}
+	return 0
+}
+
+type HoldersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Holders       []*Holder              `protobuf:"bytes,1,rep,name=holders,proto3" json:"holders,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HoldersResponse) Reset() {
+	*x = HoldersResponse{}
+	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HoldersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HoldersResponse) ProtoMessage() {}
+
+func (x *HoldersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HoldersResponse.ProtoReflect.Descriptor instead.
+func (*HoldersResponse) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *HoldersResponse) GetHolders() []*Holder {
+	if x != nil {
+		return x.Holders
+	}
+	return nil
+}
+
+// Holder is one grant that holds the name asked about.
+type Holder struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Session uint64                 `protobuf:"varint,1,opt,name=session,proto3" json:"session,omitempty"`
+	// grant is the grant's id, as its Lock or Acquire answered it.
+	Grant uint64 `protobuf:"varint,2,opt,name=grant,proto3" json:"grant,omitempty"`
+	// token is the grant's token for the name: a lock's (resource: the
+	// name), or a semaphore unit's (resource: the unit, as
+	// AcquireResponse's).
+	Token *Token `protobuf:"bytes,3,opt,name=token,proto3" json:"token,omitempty"`
+	// unit: a semaphore grant's unit, as AcquireResponse's.
+	Unit int32 `protobuf:"varint,4,opt,name=unit,proto3" json:"unit,omitempty"`
+	// resources: a lock grant's names, every one its Lock took at once.
+	Resources []string `protobuf:"bytes,5,rep,name=resources,proto3" json:"resources,omitempty"`
+	// since_unix_ms is when this node granted it, or adopted the session
+	// that holds it (a session moved to its backup), in milliseconds since
+	// the Unix epoch by this node's clock.
+	SinceUnixMs   int64 `protobuf:"varint,6,opt,name=since_unix_ms,json=sinceUnixMs,proto3" json:"since_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Holder) Reset() {
+	*x = Holder{}
+	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Holder) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Holder) ProtoMessage() {}
+
+func (x *Holder) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Holder.ProtoReflect.Descriptor instead.
+func (*Holder) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Holder) GetSession() uint64 {
+	if x != nil {
+		return x.Session
+	}
+	return 0
+}
+
+func (x *Holder) GetGrant() uint64 {
+	if x != nil {
+		return x.Grant
+	}
+	return 0
+}
+
+func (x *Holder) GetToken() *Token {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+func (x *Holder) GetUnit() int32 {
+	if x != nil {
+		return x.Unit
+	}
+	return 0
+}
+
+func (x *Holder) GetResources() []string {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
+func (x *Holder) GetSinceUnixMs() int64 {
+	if x != nil {
+		return x.SinceUnixMs
+	}
+	return 0
+}
+
 type LocateRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -106,7 +308,7 @@ type LocateRequest struct {
 
 func (x *LocateRequest) Reset() {
 	*x = LocateRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	mi := &file_allot_v1_allot_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -118,7 +320,7 @@ func (x *LocateRequest) String() string {
 func (*LocateRequest) ProtoMessage() {}
 
 func (x *LocateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[0]
+	mi := &file_allot_v1_allot_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -131,7 +333,7 @@ func (x *LocateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocateRequest.ProtoReflect.Descriptor instead.
 func (*LocateRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{0}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *LocateRequest) GetName() string {
@@ -153,7 +355,7 @@ type LocateResponse struct {
 
 func (x *LocateResponse) Reset() {
 	*x = LocateResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	mi := &file_allot_v1_allot_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -165,7 +367,7 @@ func (x *LocateResponse) String() string {
 func (*LocateResponse) ProtoMessage() {}
 
 func (x *LocateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[1]
+	mi := &file_allot_v1_allot_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -178,7 +380,7 @@ func (x *LocateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocateResponse.ProtoReflect.Descriptor instead.
 func (*LocateResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{1}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *LocateResponse) GetNodeAddr() string {
@@ -219,7 +421,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -231,7 +433,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[2]
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -244,7 +446,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{2}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Call) GetId() uint64 {
@@ -370,7 +572,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_allot_v1_allot_proto_msgTypes[3]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -382,7 +584,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[3]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -395,7 +597,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{3}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CallResult) GetId() uint64 {
@@ -495,7 +697,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_allot_v1_allot_proto_msgTypes[4]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -507,7 +709,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[4]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -520,7 +722,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{4}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -553,7 +755,7 @@ type OpenSessionRequest struct {
 
 func (x *OpenSessionRequest) Reset() {
 	*x = OpenSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +767,7 @@ func (x *OpenSessionRequest) String() string {
 func (*OpenSessionRequest) ProtoMessage() {}
 
 func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +780,7 @@ func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionRequest.ProtoReflect.Descriptor instead.
 func (*OpenSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OpenSessionRequest) GetTtlMs() int64 {
@@ -604,7 +806,7 @@ type OpenSessionResponse struct {
 
 func (x *OpenSessionResponse) Reset() {
 	*x = OpenSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -616,7 +818,7 @@ func (x *OpenSessionResponse) String() string {
 func (*OpenSessionResponse) ProtoMessage() {}
 
 func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -629,7 +831,7 @@ func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionResponse.ProtoReflect.Descriptor instead.
 func (*OpenSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OpenSessionResponse) GetSession() uint64 {
@@ -662,7 +864,7 @@ type KeepAliveRequest struct {
 
 func (x *KeepAliveRequest) Reset() {
 	*x = KeepAliveRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +876,7 @@ func (x *KeepAliveRequest) String() string {
 func (*KeepAliveRequest) ProtoMessage() {}
 
 func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +889,7 @@ func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveRequest.ProtoReflect.Descriptor instead.
 func (*KeepAliveRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *KeepAliveRequest) GetSession() uint64 {
@@ -710,7 +912,7 @@ type KeepAliveResponse struct {
 
 func (x *KeepAliveResponse) Reset() {
 	*x = KeepAliveResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -722,7 +924,7 @@ func (x *KeepAliveResponse) String() string {
 func (*KeepAliveResponse) ProtoMessage() {}
 
 func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -735,7 +937,7 @@ func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveResponse.ProtoReflect.Descriptor instead.
 func (*KeepAliveResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KeepAliveResponse) GetTtlMs() int64 {
@@ -761,7 +963,7 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) Reset() {
 	*x = CloseSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +975,7 @@ func (x *CloseSessionRequest) String() string {
 func (*CloseSessionRequest) ProtoMessage() {}
 
 func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +988,7 @@ func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionRequest.ProtoReflect.Descriptor instead.
 func (*CloseSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CloseSessionRequest) GetSession() uint64 {
@@ -804,7 +1006,7 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) Reset() {
 	*x = CloseSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -816,7 +1018,7 @@ func (x *CloseSessionResponse) String() string {
 func (*CloseSessionResponse) ProtoMessage() {}
 
 func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -829,7 +1031,7 @@ func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionResponse.ProtoReflect.Descriptor instead.
 func (*CloseSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
 }
 
 // Token fences one resource: tokens of a resource are strictly increasing
@@ -845,7 +1047,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +1059,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +1072,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Token) GetResource() string {
@@ -916,7 +1118,7 @@ type LockRequest struct {
 
 func (x *LockRequest) Reset() {
 	*x = LockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -928,7 +1130,7 @@ func (x *LockRequest) String() string {
 func (*LockRequest) ProtoMessage() {}
 
 func (x *LockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -941,7 +1143,7 @@ func (x *LockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockRequest.ProtoReflect.Descriptor instead.
 func (*LockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LockRequest) GetSession() uint64 {
@@ -983,7 +1185,7 @@ type LockResponse struct {
 
 func (x *LockResponse) Reset() {
 	*x = LockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -995,7 +1197,7 @@ func (x *LockResponse) String() string {
 func (*LockResponse) ProtoMessage() {}
 
 func (x *LockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1008,7 +1210,7 @@ func (x *LockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockResponse.ProtoReflect.Descriptor instead.
 func (*LockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *LockResponse) GetGrant() uint64 {
@@ -1035,7 +1237,7 @@ type UnlockRequest struct {
 
 func (x *UnlockRequest) Reset() {
 	*x = UnlockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1047,7 +1249,7 @@ func (x *UnlockRequest) String() string {
 func (*UnlockRequest) ProtoMessage() {}
 
 func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1060,7 +1262,7 @@ func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockRequest.ProtoReflect.Descriptor instead.
 func (*UnlockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UnlockRequest) GetSession() uint64 {
@@ -1085,7 +1287,7 @@ type UnlockResponse struct {
 
 func (x *UnlockResponse) Reset() {
 	*x = UnlockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1299,7 @@ func (x *UnlockResponse) String() string {
 func (*UnlockResponse) ProtoMessage() {}
 
 func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1312,7 @@ func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockResponse.ProtoReflect.Descriptor instead.
 func (*UnlockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
 }
 
 type AcquireRequest struct {
@@ -1129,7 +1331,7 @@ type AcquireRequest struct {
 
 func (x *AcquireRequest) Reset() {
 	*x = AcquireRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1141,7 +1343,7 @@ func (x *AcquireRequest) String() string {
 func (*AcquireRequest) ProtoMessage() {}
 
 func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1154,7 +1356,7 @@ func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireRequest.ProtoReflect.Descriptor instead.
 func (*AcquireRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AcquireRequest) GetSession() uint64 {
@@ -1204,7 +1406,7 @@ type AcquireResponse struct {
 
 func (x *AcquireResponse) Reset() {
 	*x = AcquireResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +1418,7 @@ func (x *AcquireResponse) String() string {
 func (*AcquireResponse) ProtoMessage() {}
 
 func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +1431,7 @@ func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireResponse.ProtoReflect.Descriptor instead.
 func (*AcquireResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AcquireResponse) GetGrant() uint64 {
@@ -1263,7 +1465,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1477,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1490,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ReleaseRequest) GetSession() uint64 {
@@ -1313,7 +1515,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1325,7 +1527,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1338,7 +1540,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
 }
 
 type TakeRequest struct {
@@ -1352,7 +1554,7 @@ type TakeRequest struct {
 
 func (x *TakeRequest) Reset() {
 	*x = TakeRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1364,7 +1566,7 @@ func (x *TakeRequest) String() string {
 func (*TakeRequest) ProtoMessage() {}
 
 func (x *TakeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1377,7 +1579,7 @@ func (x *TakeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeRequest.ProtoReflect.Descriptor instead.
 func (*TakeRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TakeRequest) GetSession() uint64 {
@@ -1410,7 +1612,7 @@ type TakeResponse struct {
 
 func (x *TakeResponse) Reset() {
 	*x = TakeResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1422,7 +1624,7 @@ func (x *TakeResponse) String() string {
 func (*TakeResponse) ProtoMessage() {}
 
 func (x *TakeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1435,7 +1637,7 @@ func (x *TakeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeResponse.ProtoReflect.Descriptor instead.
 func (*TakeResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TakeResponse) GetPermits() int64 {
@@ -1453,7 +1655,7 @@ type ListMembersRequest struct {
 
 func (x *ListMembersRequest) Reset() {
 	*x = ListMembersRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1465,7 +1667,7 @@ func (x *ListMembersRequest) String() string {
 func (*ListMembersRequest) ProtoMessage() {}
 
 func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1478,7 +1680,7 @@ func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
 func (*ListMembersRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
 }
 
 type Member struct {
@@ -1498,7 +1700,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1510,7 +1712,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1523,7 +1725,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Member) GetId() uint32 {
@@ -1580,7 +1782,7 @@ type ListMembersResponse struct {
 
 func (x *ListMembersResponse) Reset() {
 	*x = ListMembersResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1592,7 +1794,7 @@ func (x *ListMembersResponse) String() string {
 func (*ListMembersResponse) ProtoMessage() {}
 
 func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1605,7 +1807,7 @@ func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
 func (*ListMembersResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListMembersResponse) GetMembers() []*Member {
@@ -1654,7 +1856,7 @@ type ClusterSpec struct {
 
 func (x *ClusterSpec) Reset() {
 	*x = ClusterSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1666,7 +1868,7 @@ func (x *ClusterSpec) String() string {
 func (*ClusterSpec) ProtoMessage() {}
 
 func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1679,7 +1881,7 @@ func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterSpec.ProtoReflect.Descriptor instead.
 func (*ClusterSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ClusterSpec) GetBootstrap() []string {
@@ -1748,7 +1950,7 @@ type QuotaSpec struct {
 
 func (x *QuotaSpec) Reset() {
 	*x = QuotaSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[26]
+	mi := &file_allot_v1_allot_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1760,7 +1962,7 @@ func (x *QuotaSpec) String() string {
 func (*QuotaSpec) ProtoMessage() {}
 
 func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[26]
+	mi := &file_allot_v1_allot_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1773,7 +1975,7 @@ func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaSpec.ProtoReflect.Descriptor instead.
 func (*QuotaSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{26}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *QuotaSpec) GetBudget() int64 {
@@ -1799,7 +2001,7 @@ type AddMemberRequest struct {
 
 func (x *AddMemberRequest) Reset() {
 	*x = AddMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[27]
+	mi := &file_allot_v1_allot_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1811,7 +2013,7 @@ func (x *AddMemberRequest) String() string {
 func (*AddMemberRequest) ProtoMessage() {}
 
 func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[27]
+	mi := &file_allot_v1_allot_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1824,7 +2026,7 @@ func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
 func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{27}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AddMemberRequest) GetAddress() string {
@@ -1844,7 +2046,7 @@ type AddMemberResponse struct {
 
 func (x *AddMemberResponse) Reset() {
 	*x = AddMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[28]
+	mi := &file_allot_v1_allot_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1856,7 +2058,7 @@ func (x *AddMemberResponse) String() string {
 func (*AddMemberResponse) ProtoMessage() {}
 
 func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[28]
+	mi := &file_allot_v1_allot_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1869,7 +2071,7 @@ func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
 func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{28}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AddMemberResponse) GetId() uint32 {
@@ -1895,7 +2097,7 @@ type RemoveMemberRequest struct {
 
 func (x *RemoveMemberRequest) Reset() {
 	*x = RemoveMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[29]
+	mi := &file_allot_v1_allot_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1907,7 +2109,7 @@ func (x *RemoveMemberRequest) String() string {
 func (*RemoveMemberRequest) ProtoMessage() {}
 
 func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[29]
+	mi := &file_allot_v1_allot_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1920,7 +2122,7 @@ func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberRequest.ProtoReflect.Descriptor instead.
 func (*RemoveMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{29}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RemoveMemberRequest) GetId() uint32 {
@@ -1939,7 +2141,7 @@ type RemoveMemberResponse struct {
 
 func (x *RemoveMemberResponse) Reset() {
 	*x = RemoveMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[30]
+	mi := &file_allot_v1_allot_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1951,7 +2153,7 @@ func (x *RemoveMemberResponse) String() string {
 func (*RemoveMemberResponse) ProtoMessage() {}
 
 func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[30]
+	mi := &file_allot_v1_allot_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1964,7 +2166,7 @@ func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberResponse.ProtoReflect.Descriptor instead.
 func (*RemoveMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{30}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RemoveMemberResponse) GetMembers() []*Member {
@@ -1978,7 +2180,20 @@ var File_allot_v1_allot_proto protoreflect.FileDescriptor
 
 const file_allot_v1_allot_proto_rawDesc = "" +
 	"\n" +
-	"\x14allot/v1/allot.proto\x12\ballot.v1\x1a\x19google/protobuf/any.proto\"#\n" +
+	"\x14allot/v1/allot.proto\x12\ballot.v1\x1a\x19google/protobuf/any.proto\"\\\n" +
+	"\x0eHoldersRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
+	"\tsemaphore\x18\x02 \x01(\bR\tsemaphore\x12\x18\n" +
+	"\asession\x18\x03 \x01(\x04R\asession\"=\n" +
+	"\x0fHoldersResponse\x12*\n" +
+	"\aholders\x18\x01 \x03(\v2\x10.allot.v1.HolderR\aholders\"\xb5\x01\n" +
+	"\x06Holder\x12\x18\n" +
+	"\asession\x18\x01 \x01(\x04R\asession\x12\x14\n" +
+	"\x05grant\x18\x02 \x01(\x04R\x05grant\x12%\n" +
+	"\x05token\x18\x03 \x01(\v2\x0f.allot.v1.TokenR\x05token\x12\x12\n" +
+	"\x04unit\x18\x04 \x01(\x05R\x04unit\x12\x1c\n" +
+	"\tresources\x18\x05 \x03(\tR\tresources\x12\"\n" +
+	"\rsince_unix_ms\x18\x06 \x01(\x03R\vsinceUnixMs\"#\n" +
 	"\rLocateRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"C\n" +
 	"\x0eLocateResponse\x12\x1b\n" +
@@ -2095,7 +2310,7 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x13RemoveMemberRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\"B\n" +
 	"\x14RemoveMemberResponse\x12*\n" +
-	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers2\x83\x05\n" +
+	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers2\xc3\x05\n" +
 	"\x05Allot\x12J\n" +
 	"\vOpenSession\x12\x1c.allot.v1.OpenSessionRequest\x1a\x1d.allot.v1.OpenSessionResponse\x12D\n" +
 	"\tKeepAlive\x12\x1a.allot.v1.KeepAliveRequest\x1a\x1b.allot.v1.KeepAliveResponse\x12M\n" +
@@ -2106,7 +2321,8 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\aRelease\x12\x18.allot.v1.ReleaseRequest\x1a\x19.allot.v1.ReleaseResponse\x125\n" +
 	"\x04Take\x12\x15.allot.v1.TakeRequest\x1a\x16.allot.v1.TakeResponse\x12;\n" +
 	"\x06Locate\x12\x17.allot.v1.LocateRequest\x1a\x18.allot.v1.LocateResponse\x121\n" +
-	"\x05Calls\x12\x0e.allot.v1.Call\x1a\x14.allot.v1.CallResult(\x010\x012\xe8\x01\n" +
+	"\x05Calls\x12\x0e.allot.v1.Call\x1a\x14.allot.v1.CallResult(\x010\x01\x12>\n" +
+	"\aHolders\x12\x18.allot.v1.HoldersRequest\x1a\x19.allot.v1.HoldersResponse2\xe8\x01\n" +
 	"\x05Admin\x12J\n" +
 	"\vListMembers\x12\x1c.allot.v1.ListMembersRequest\x1a\x1d.allot.v1.ListMembersResponse\x12D\n" +
 	"\tAddMember\x12\x1a.allot.v1.AddMemberRequest\x1a\x1b.allot.v1.AddMemberResponse\x12M\n" +
@@ -2124,92 +2340,99 @@ func file_allot_v1_allot_proto_rawDescGZIP() []byte {
 	return file_allot_v1_allot_proto_rawDescData
 }
 
-var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_allot_v1_allot_proto_goTypes = []any{
-	(*LocateRequest)(nil),        // 0: allot.v1.LocateRequest
-	(*LocateResponse)(nil),       // 1: allot.v1.LocateResponse
-	(*Call)(nil),                 // 2: allot.v1.Call
-	(*CallResult)(nil),           // 3: allot.v1.CallResult
-	(*CallError)(nil),            // 4: allot.v1.CallError
-	(*OpenSessionRequest)(nil),   // 5: allot.v1.OpenSessionRequest
-	(*OpenSessionResponse)(nil),  // 6: allot.v1.OpenSessionResponse
-	(*KeepAliveRequest)(nil),     // 7: allot.v1.KeepAliveRequest
-	(*KeepAliveResponse)(nil),    // 8: allot.v1.KeepAliveResponse
-	(*CloseSessionRequest)(nil),  // 9: allot.v1.CloseSessionRequest
-	(*CloseSessionResponse)(nil), // 10: allot.v1.CloseSessionResponse
-	(*Token)(nil),                // 11: allot.v1.Token
-	(*LockRequest)(nil),          // 12: allot.v1.LockRequest
-	(*LockResponse)(nil),         // 13: allot.v1.LockResponse
-	(*UnlockRequest)(nil),        // 14: allot.v1.UnlockRequest
-	(*UnlockResponse)(nil),       // 15: allot.v1.UnlockResponse
-	(*AcquireRequest)(nil),       // 16: allot.v1.AcquireRequest
-	(*AcquireResponse)(nil),      // 17: allot.v1.AcquireResponse
-	(*ReleaseRequest)(nil),       // 18: allot.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),      // 19: allot.v1.ReleaseResponse
-	(*TakeRequest)(nil),          // 20: allot.v1.TakeRequest
-	(*TakeResponse)(nil),         // 21: allot.v1.TakeResponse
-	(*ListMembersRequest)(nil),   // 22: allot.v1.ListMembersRequest
-	(*Member)(nil),               // 23: allot.v1.Member
-	(*ListMembersResponse)(nil),  // 24: allot.v1.ListMembersResponse
-	(*ClusterSpec)(nil),          // 25: allot.v1.ClusterSpec
-	(*QuotaSpec)(nil),            // 26: allot.v1.QuotaSpec
-	(*AddMemberRequest)(nil),     // 27: allot.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),    // 28: allot.v1.AddMemberResponse
-	(*RemoveMemberRequest)(nil),  // 29: allot.v1.RemoveMemberRequest
-	(*RemoveMemberResponse)(nil), // 30: allot.v1.RemoveMemberResponse
-	nil,                          // 31: allot.v1.ClusterSpec.QuotasEntry
-	(*anypb.Any)(nil),            // 32: google.protobuf.Any
+	(*HoldersRequest)(nil),       // 0: allot.v1.HoldersRequest
+	(*HoldersResponse)(nil),      // 1: allot.v1.HoldersResponse
+	(*Holder)(nil),               // 2: allot.v1.Holder
+	(*LocateRequest)(nil),        // 3: allot.v1.LocateRequest
+	(*LocateResponse)(nil),       // 4: allot.v1.LocateResponse
+	(*Call)(nil),                 // 5: allot.v1.Call
+	(*CallResult)(nil),           // 6: allot.v1.CallResult
+	(*CallError)(nil),            // 7: allot.v1.CallError
+	(*OpenSessionRequest)(nil),   // 8: allot.v1.OpenSessionRequest
+	(*OpenSessionResponse)(nil),  // 9: allot.v1.OpenSessionResponse
+	(*KeepAliveRequest)(nil),     // 10: allot.v1.KeepAliveRequest
+	(*KeepAliveResponse)(nil),    // 11: allot.v1.KeepAliveResponse
+	(*CloseSessionRequest)(nil),  // 12: allot.v1.CloseSessionRequest
+	(*CloseSessionResponse)(nil), // 13: allot.v1.CloseSessionResponse
+	(*Token)(nil),                // 14: allot.v1.Token
+	(*LockRequest)(nil),          // 15: allot.v1.LockRequest
+	(*LockResponse)(nil),         // 16: allot.v1.LockResponse
+	(*UnlockRequest)(nil),        // 17: allot.v1.UnlockRequest
+	(*UnlockResponse)(nil),       // 18: allot.v1.UnlockResponse
+	(*AcquireRequest)(nil),       // 19: allot.v1.AcquireRequest
+	(*AcquireResponse)(nil),      // 20: allot.v1.AcquireResponse
+	(*ReleaseRequest)(nil),       // 21: allot.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),      // 22: allot.v1.ReleaseResponse
+	(*TakeRequest)(nil),          // 23: allot.v1.TakeRequest
+	(*TakeResponse)(nil),         // 24: allot.v1.TakeResponse
+	(*ListMembersRequest)(nil),   // 25: allot.v1.ListMembersRequest
+	(*Member)(nil),               // 26: allot.v1.Member
+	(*ListMembersResponse)(nil),  // 27: allot.v1.ListMembersResponse
+	(*ClusterSpec)(nil),          // 28: allot.v1.ClusterSpec
+	(*QuotaSpec)(nil),            // 29: allot.v1.QuotaSpec
+	(*AddMemberRequest)(nil),     // 30: allot.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),    // 31: allot.v1.AddMemberResponse
+	(*RemoveMemberRequest)(nil),  // 32: allot.v1.RemoveMemberRequest
+	(*RemoveMemberResponse)(nil), // 33: allot.v1.RemoveMemberResponse
+	nil,                          // 34: allot.v1.ClusterSpec.QuotasEntry
+	(*anypb.Any)(nil),            // 35: google.protobuf.Any
 }
 var file_allot_v1_allot_proto_depIdxs = []int32{
-	12, // 0: allot.v1.Call.lock:type_name -> allot.v1.LockRequest
-	14, // 1: allot.v1.Call.unlock:type_name -> allot.v1.UnlockRequest
-	16, // 2: allot.v1.Call.acquire:type_name -> allot.v1.AcquireRequest
-	18, // 3: allot.v1.Call.release:type_name -> allot.v1.ReleaseRequest
-	4,  // 4: allot.v1.CallResult.error:type_name -> allot.v1.CallError
-	13, // 5: allot.v1.CallResult.lock:type_name -> allot.v1.LockResponse
-	15, // 6: allot.v1.CallResult.unlock:type_name -> allot.v1.UnlockResponse
-	17, // 7: allot.v1.CallResult.acquire:type_name -> allot.v1.AcquireResponse
-	19, // 8: allot.v1.CallResult.release:type_name -> allot.v1.ReleaseResponse
-	32, // 9: allot.v1.CallError.details:type_name -> google.protobuf.Any
-	11, // 10: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
-	11, // 11: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
-	23, // 12: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
-	25, // 13: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
-	31, // 14: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
-	23, // 15: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
-	23, // 16: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
-	26, // 17: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
-	5,  // 18: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
-	7,  // 19: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
-	9,  // 20: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
-	12, // 21: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
-	14, // 22: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
-	16, // 23: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
-	18, // 24: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
-	20, // 25: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
-	0,  // 26: allot.v1.Allot.Locate:input_type -> allot.v1.LocateRequest
-	2,  // 27: allot.v1.Allot.Calls:input_type -> allot.v1.Call
-	22, // 28: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
-	27, // 29: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
-	29, // 30: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
-	6,  // 31: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
-	8,  // 32: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
-	10, // 33: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
-	13, // 34: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
-	15, // 35: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
-	17, // 36: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
-	19, // 37: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
-	21, // 38: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
-	1,  // 39: allot.v1.Allot.Locate:output_type -> allot.v1.LocateResponse
-	3,  // 40: allot.v1.Allot.Calls:output_type -> allot.v1.CallResult
-	24, // 41: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
-	28, // 42: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
-	30, // 43: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
-	31, // [31:44] is the sub-list for method output_type
-	18, // [18:31] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	2,  // 0: allot.v1.HoldersResponse.holders:type_name -> allot.v1.Holder
+	14, // 1: allot.v1.Holder.token:type_name -> allot.v1.Token
+	15, // 2: allot.v1.Call.lock:type_name -> allot.v1.LockRequest
+	17, // 3: allot.v1.Call.unlock:type_name -> allot.v1.UnlockRequest
+	19, // 4: allot.v1.Call.acquire:type_name -> allot.v1.AcquireRequest
+	21, // 5: allot.v1.Call.release:type_name -> allot.v1.ReleaseRequest
+	7,  // 6: allot.v1.CallResult.error:type_name -> allot.v1.CallError
+	16, // 7: allot.v1.CallResult.lock:type_name -> allot.v1.LockResponse
+	18, // 8: allot.v1.CallResult.unlock:type_name -> allot.v1.UnlockResponse
+	20, // 9: allot.v1.CallResult.acquire:type_name -> allot.v1.AcquireResponse
+	22, // 10: allot.v1.CallResult.release:type_name -> allot.v1.ReleaseResponse
+	35, // 11: allot.v1.CallError.details:type_name -> google.protobuf.Any
+	14, // 12: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
+	14, // 13: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
+	26, // 14: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
+	28, // 15: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
+	34, // 16: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
+	26, // 17: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
+	26, // 18: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
+	29, // 19: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
+	8,  // 20: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
+	10, // 21: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
+	12, // 22: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
+	15, // 23: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
+	17, // 24: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
+	19, // 25: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
+	21, // 26: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
+	23, // 27: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
+	3,  // 28: allot.v1.Allot.Locate:input_type -> allot.v1.LocateRequest
+	5,  // 29: allot.v1.Allot.Calls:input_type -> allot.v1.Call
+	0,  // 30: allot.v1.Allot.Holders:input_type -> allot.v1.HoldersRequest
+	25, // 31: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
+	30, // 32: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
+	32, // 33: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
+	9,  // 34: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
+	11, // 35: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
+	13, // 36: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
+	16, // 37: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
+	18, // 38: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
+	20, // 39: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
+	22, // 40: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
+	24, // 41: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
+	4,  // 42: allot.v1.Allot.Locate:output_type -> allot.v1.LocateResponse
+	6,  // 43: allot.v1.Allot.Calls:output_type -> allot.v1.CallResult
+	1,  // 44: allot.v1.Allot.Holders:output_type -> allot.v1.HoldersResponse
+	27, // 45: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
+	31, // 46: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
+	33, // 47: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
+	34, // [34:48] is the sub-list for method output_type
+	20, // [20:34] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_allot_v1_allot_proto_init() }
@@ -2217,14 +2440,14 @@ func file_allot_v1_allot_proto_init() {
 	if File_allot_v1_allot_proto != nil {
 		return
 	}
-	file_allot_v1_allot_proto_msgTypes[2].OneofWrappers = []any{
+	file_allot_v1_allot_proto_msgTypes[5].OneofWrappers = []any{
 		(*Call_Lock)(nil),
 		(*Call_Unlock)(nil),
 		(*Call_Acquire)(nil),
 		(*Call_Release)(nil),
 		(*Call_Cancel)(nil),
 	}
-	file_allot_v1_allot_proto_msgTypes[3].OneofWrappers = []any{
+	file_allot_v1_allot_proto_msgTypes[6].OneofWrappers = []any{
 		(*CallResult_Lock)(nil),
 		(*CallResult_Unlock)(nil),
 		(*CallResult_Acquire)(nil),
@@ -2236,7 +2459,7 @@ func file_allot_v1_allot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_allot_v1_allot_proto_rawDesc), len(file_allot_v1_allot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   32,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

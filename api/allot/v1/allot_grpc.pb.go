@@ -64,8 +64,10 @@
 // node answering OK, the session is lost (its node and its backup were
 // both lost). A Lock, Acquire or Take cut off by its node's loss is not
 // answered and may be held by the session until it ends: do not repeat it
-// blindly; Unlock, Release and CloseSession are safe to repeat on the new
-// node (NOT_HELD: it was given back). An Unlock or a Release is answered
+// blindly — ask the new node first (Holders with the session's id) for a
+// grant of the session on those names that was never answered: it is the
+// cut-off call's. Unlock, Release and CloseSession are safe to repeat on
+// the new node (NOT_HELD: it was given back). An Unlock or a Release is answered
 // before the backup has the give-back (a Lock or Acquire answered later
 // by the same node says it has): a node lost in between leaves the grant
 // held by the adopted session, so a client gives back again, on the node
@@ -104,6 +106,7 @@ const (
 	Allot_Take_FullMethodName         = "/allot.v1.Allot/Take"
 	Allot_Locate_FullMethodName       = "/allot.v1.Allot/Locate"
 	Allot_Calls_FullMethodName        = "/allot.v1.Allot/Calls"
+	Allot_Holders_FullMethodName      = "/allot.v1.Allot/Holders"
 )
 
 // AllotClient is the client API for Allot service.
@@ -159,6 +162,16 @@ type AllotClient interface {
 	// under unary calls does: unanswered, perhaps done. Nodes of an
 	// earlier version answer UNIMPLEMENTED: use the unary calls.
 	Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Call, CallResult], error)
+	// Holders lists who holds name now among the sessions this node
+	// serves: a lock's name, or a semaphore's (semaphore set; the two are
+	// apart, as Lock and Acquire keep them), each grant with its session,
+	// its token and since when this node serves it. Each node answers for
+	// its own sessions: the cluster's holders are the union of every
+	// node's answers (the Go client's Holders and allot holders ask every
+	// node). A grant given back, or not answered yet, is not listed.
+	// INVALID_ARGUMENT: a bad name (BAD_INPUT, field "name"). Nodes of an
+	// earlier version answer UNIMPLEMENTED.
+	Holders(ctx context.Context, in *HoldersRequest, opts ...grpc.CallOption) (*HoldersResponse, error)
 }
 
 type allotClient struct {
@@ -272,6 +285,16 @@ func (c *allotClient) Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Allot_CallsClient = grpc.BidiStreamingClient[Call, CallResult]
 
+func (c *allotClient) Holders(ctx context.Context, in *HoldersRequest, opts ...grpc.CallOption) (*HoldersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HoldersResponse)
+	err := c.cc.Invoke(ctx, Allot_Holders_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AllotServer is the server API for Allot service.
 // All implementations must embed UnimplementedAllotServer
 // for forward compatibility.
@@ -325,6 +348,16 @@ type AllotServer interface {
 	// under unary calls does: unanswered, perhaps done. Nodes of an
 	// earlier version answer UNIMPLEMENTED: use the unary calls.
 	Calls(grpc.BidiStreamingServer[Call, CallResult]) error
+	// Holders lists who holds name now among the sessions this node
+	// serves: a lock's name, or a semaphore's (semaphore set; the two are
+	// apart, as Lock and Acquire keep them), each grant with its session,
+	// its token and since when this node serves it. Each node answers for
+	// its own sessions: the cluster's holders are the union of every
+	// node's answers (the Go client's Holders and allot holders ask every
+	// node). A grant given back, or not answered yet, is not listed.
+	// INVALID_ARGUMENT: a bad name (BAD_INPUT, field "name"). Nodes of an
+	// earlier version answer UNIMPLEMENTED.
+	Holders(context.Context, *HoldersRequest) (*HoldersResponse, error)
 	mustEmbedUnimplementedAllotServer()
 }
 
@@ -364,6 +397,9 @@ func (UnimplementedAllotServer) Locate(context.Context, *LocateRequest) (*Locate
 }
 func (UnimplementedAllotServer) Calls(grpc.BidiStreamingServer[Call, CallResult]) error {
 	return status.Error(codes.Unimplemented, "method Calls not implemented")
+}
+func (UnimplementedAllotServer) Holders(context.Context, *HoldersRequest) (*HoldersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Holders not implemented")
 }
 func (UnimplementedAllotServer) mustEmbedUnimplementedAllotServer() {}
 func (UnimplementedAllotServer) testEmbeddedByValue()               {}
@@ -555,6 +591,24 @@ func _Allot_Calls_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Allot_CallsServer = grpc.BidiStreamingServer[Call, CallResult]
 
+func _Allot_Holders_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HoldersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AllotServer).Holders(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Allot_Holders_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AllotServer).Holders(ctx, req.(*HoldersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Allot_ServiceDesc is the grpc.ServiceDesc for Allot service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -597,6 +651,10 @@ var Allot_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Locate",
 			Handler:    _Allot_Locate_Handler,
+		},
+		{
+			MethodName: "Holders",
+			Handler:    _Allot_Holders_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
