@@ -106,8 +106,10 @@ func (m Inst) Kind() string { return m.M.Kind() }
 // Link carries a node-to-node message of the data plane on the link from
 // one run of a node to another node: numbered, resent until acknowledged
 // and taken in order (the service's links: a session layer over TCP).
-// Base is the oldest message not acknowledged: where a receiver that
-// never heard of the sender's run starts.
+// Base is the oldest message not acknowledged and not given up: where a
+// receiver that never heard of the sender's run starts, and what it
+// skips to when the sender gave up older ones (those of a retired view's
+// instance).
 type Link struct {
 	Run       uint64
 	Base, Seq uint64

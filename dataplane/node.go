@@ -380,18 +380,24 @@ func (n *Node) Entered(o *Out, epoch uint64, user proc.ID) {
 		return
 	}
 	g.entered = true
-	switch {
-	case g.released || g.lost && !g.answered:
-		n.free(o, g)
-	case g.regrant:
+	if g.regrant {
+		// Asked again in a new view: it counts for the node's readiness
+		// whether it is still wanted or was given back meanwhile.
 		g.regrant = false
-		if g.s != nil && !g.s.st.Ended {
-			n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
-		}
 		if n.ready != nil && n.ready.epoch == epoch {
 			n.ready.regrants--
 			n.readyCheck(o)
 		}
+		if g.released {
+			n.free(o, g)
+		} else if !g.s.st.Ended {
+			n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
+		}
+		return
+	}
+	switch {
+	case g.released || g.lost && !g.answered:
+		n.free(o, g)
 	case epoch != n.view.Epoch || !n.serving || n.lease <= 0:
 		// The view changed, or the lease ran out, before the answer: the
 		// request starts over in the next view that serves (acquire).

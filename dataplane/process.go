@@ -153,6 +153,9 @@ func (p *Process) receive(env proc.Env, o *Out, from proc.ID, m Link) {
 	if m.Run < r.run {
 		return // an older run's, late
 	}
+	// The sender gave up what it sent before Base (an instance retired):
+	// the link goes on from there.
+	r.next = max(r.next, m.Base)
 	if m.Seq == r.next {
 		r.next++
 		switch inner := m.M.(type) {
@@ -183,8 +186,10 @@ func (p *Process) Fire(env proc.Env, t proc.Timer) {
 		env.After(dataEvery, dataTimer{})
 	case resendTimer:
 		for _, to := range sortedIDs(p.out) {
-			for _, l := range p.out[to].pending {
-				env.Send(to, l)
+			l := p.out[to]
+			for _, k := range l.pending {
+				k.Base = l.pending[0].Seq
+				env.Send(to, k)
 			}
 		}
 		env.After(p.cfg.Resend, resendTimer{})
