@@ -40,7 +40,8 @@ import (
 //	outlived        a session held by a live node ends no later than
 //	                Settle after the latest of: its deadline by the lease
 //	                rule (TTL + Slack after the last keep-alive its node
-//	                answered was sent), its last adoption, and Healed
+//	                answered was sent, or after it opened), its last
+//	                adoption, and Healed
 //
 // Call Close at the end of the run: what was still due then is judged.
 type Service struct {
@@ -150,8 +151,11 @@ func (c *Service) Event(e proc.Event) {
 	if int(e.P) < c.Nodes {
 		switch e.Kind {
 		case proc.EvOpened:
+			// Its lease starts here, whether or not its client hears of
+			// it.
 			s := c.session(id)
 			s.at, s.ttl = e.P, e.S.TTL
+			s.deadline = max(s.deadline, t+e.S.TTL+c.Slack)
 		case proc.EvAdopted:
 			s := c.session(id)
 			s.at, s.adopted = e.P, t

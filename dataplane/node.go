@@ -55,6 +55,10 @@ type Out struct {
 	Events  []proc.Event
 	// Retire: the instances of views older than this epoch stop.
 	Retire uint64
+	// Left: the backups this node records at no more (the service closes
+	// its queue to each): what the links still owe them of its records
+	// is dropped.
+	Left []proc.ID
 	// Ready: the node is ready in this view (control.Node.Ready);
 	// Stopped: it stopped serving its lost view (control.Node.Stopped).
 	Ready   uint64
@@ -77,7 +81,7 @@ type Ask struct {
 
 // Empty reports whether o asks for nothing.
 func (o *Out) Empty() bool {
-	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped
+	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events)+len(o.Left) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped
 }
 
 // Node is one node's data plane, pure: its sessions (package session's
@@ -708,6 +712,9 @@ func (n *Node) moveBackup(o *Out, adopted []*sess) {
 	if to != n.backup || gen != n.backupGen || n.outbox.Made() == 0 {
 		left := n.outbox.Close()
 		n.outbox = session.Outbox[*rec]{}
+		if n.backup >= 0 {
+			o.Left = append(o.Left, n.backup)
+		}
 		n.backup, n.backupGen = to, gen
 		record = nil
 		for _, id := range slices.Sorted(maps.Keys(n.sessions)) {

@@ -284,6 +284,14 @@ func (p *Process) apply(env proc.Env, o *Out) {
 	for _, r := range o.Replies {
 		env.Send(r.To, r.M)
 	}
+	for _, to := range o.Left {
+		if l := p.out[to]; l != nil {
+			l.pending = slices.DeleteFunc(l.pending, func(k Link) bool {
+				_, ok := k.M.(Keep)
+				return ok
+			})
+		}
+	}
 	for _, s := range o.Sends {
 		p.send(env, s.To, s.M)
 	}
