@@ -40,8 +40,12 @@ import (
 //	outlived        a session held by a live node ends no later than
 //	                Settle after the latest of: its deadline by the lease
 //	                rule (TTL + Slack after the last keep-alive its node
-//	                answered was sent, or after it opened), its last
-//	                adoption, and Healed
+//	                answered was sent, or after it opened), plus, if it
+//	                was adopted, the time faults were active from then to
+//	                its adoption (the rule's allowance for the time its
+//	                newest record took to reach the backup: a paused
+//	                backup, a cut link delay it); its last adoption; and
+//	                Healed
 //
 // Call Close at the end of the run: what was still due then is judged.
 type Service struct {
@@ -50,6 +54,9 @@ type Service struct {
 	// Healed the tick the last fault ended; Bound and Settle the
 	// liveness bounds above.
 	Slack, Healed, Bound, Settle proc.Time
+	// Windows are the intervals in which a fault was active (a pause, a
+	// cut, a slow node, a node down), from the fault schedule.
+	Windows [][2]proc.Time
 
 	Violations int
 	First      []string
@@ -67,7 +74,8 @@ type svcSession struct {
 	believed proc.Time // the client counts on it until then
 	direct   proc.Time // the last keep-alive its node answered was sent then
 	expired  bool      // the client was told it expired
-	deadline proc.Time // TTL + Slack after direct
+	deadline proc.Time // TTL + Slack after last
+	last     proc.Time // the last keep-alive its node answered was sent (or it opened)
 	at       proc.ID   // the node holding it (-1: none: lost or handed)
 	adopted  proc.Time
 	ended    bool
@@ -156,6 +164,7 @@ func (c *Service) Event(e proc.Event) {
 			s := c.session(id)
 			s.at, s.ttl = e.P, e.S.TTL
 			s.deadline = max(s.deadline, t+e.S.TTL+c.Slack)
+			s.last = max(s.last, t)
 		case proc.EvAdopted:
 			s := c.session(id)
 			s.at, s.adopted = e.P, t
@@ -195,6 +204,7 @@ func (c *Service) Event(e proc.Event) {
 		s.ttl = e.S.TTL
 		s.direct = max(s.direct, e.S.Sent)
 		s.deadline = max(s.deadline, e.S.Sent+e.S.TTL+c.Slack)
+		s.last = max(s.last, e.S.Sent)
 		s.believed = max(s.believed, e.S.Sent+ticks(session.Believed(dur(e.S.TTL), dur(e.S.Lease))))
 	case proc.EvExpired:
 		s := c.session(id)
@@ -248,7 +258,30 @@ func (c *Service) closeRequest(p proc.ID, k *svcClient, t proc.Time) {
 
 // due is the tick by which session s is to end.
 func (c *Service) due(s *svcSession) proc.Time {
-	return max(s.deadline, s.adopted, c.Healed) + c.Settle
+	d := s.deadline
+	if s.adopted > s.last {
+		d += c.faulty(s.last, s.adopted)
+	}
+	return max(d, s.adopted, c.Healed) + c.Settle
+}
+
+// faulty is how long in [from, to) some fault was active.
+func (c *Service) faulty(from, to proc.Time) proc.Time {
+	var w [][2]proc.Time
+	for _, x := range c.Windows {
+		if a, b := max(x[0], from), min(x[1], to); a < b {
+			w = append(w, [2]proc.Time{a, b})
+		}
+	}
+	slices.SortFunc(w, func(a, b [2]proc.Time) int { return int(a[0] - b[0]) })
+	var sum, end proc.Time = 0, from
+	for _, x := range w {
+		if x[1] > end {
+			sum += x[1] - max(x[0], end)
+			end = x[1]
+		}
+	}
+	return sum
 }
 
 // Close judges, at the end of the run (end), what was due before it.

@@ -8,7 +8,7 @@ import (
 
 func TestQuickSweep(t *testing.T) {
 	d, _ := dist.Parse("uniform:1:10")
-	seeds := make([]uint64, 100)
+	seeds := make([]uint64, 300)
 	for i := range seeds {
 		seeds[i] = uint64(i + 1)
 	}

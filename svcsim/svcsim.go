@@ -124,6 +124,36 @@ func (f Faults) healed() proc.Time {
 	return t
 }
 
+// windows are the intervals in which a fault is active: a node down
+// (from its crash to its restart, or to the end), paused, slow, or a
+// link cut.
+func (f Faults) windows(end proc.Time) [][2]proc.Time {
+	var w [][2]proc.Time
+	for _, c := range f.Crashes {
+		up := end
+		for _, r := range f.Restarts {
+			if r.P == c.P && r.At >= c.At {
+				up = min(up, r.At)
+			}
+		}
+		w = append(w, [2]proc.Time{c.At, up})
+	}
+	for _, c := range f.Cuts {
+		e := c.End
+		if e == 0 {
+			e = end
+		}
+		w = append(w, [2]proc.Time{c.Start, e})
+	}
+	for _, p := range f.Pauses {
+		w = append(w, [2]proc.Time{p.Start, p.End})
+	}
+	for _, s := range f.Slow {
+		w = append(w, [2]proc.Time{s.Start, s.End})
+	}
+	return w
+}
+
 // Kinds counts the faults by kind.
 func (f Faults) Kinds() map[string]int {
 	k := map[string]int{}
@@ -244,7 +274,7 @@ func Run(cfg Config) (Result, error) {
 			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4}))
 	}
 	healed := cfg.Faults.healed()
-	chk := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: healed, Bound: Bound, Settle: Settle}
+	chk := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: healed, Bound: Bound, Settle: Settle, Windows: cfg.Faults.windows(cfg.Horizon)}
 	m := &measure{nodes: cfg.Nodes}
 	sinks := proc.Sinks{chk, m}
 	if cfg.Sink != nil {
