@@ -114,6 +114,7 @@ type Node struct {
 	kas       map[uint64]*kaWait // keep-alives waiting for their record, by record number
 	opens     map[uint64]*kaWait // opens waiting for their record, by record number
 	ready     *readying
+	stops     uint64 // lost fences so far
 }
 
 type sess struct {
@@ -161,6 +162,7 @@ const (
 
 // rec is a record in the outbox and what follows its acknowledgement.
 type rec struct {
+	stops uint64 // the node's lost fences when it was made
 	s     *sess
 	end   session.Time
 	then  then
@@ -432,7 +434,7 @@ func (n *Node) push(o *Out, r *rec) (uint64, bool) {
 	}
 	slices.SortFunc(grants, func(a, b session.Grant) int { return cmp.Compare(a.ID, b.ID) })
 	r2, end := r.s.st.Record(st(n.now), dur(n.cfg.Slack), grants)
-	r.end = end
+	r.end, r.stops = end, n.stops
 	k, _ := n.outbox.Push(r)
 	o.Sends = append(o.Sends, Addressed{n.backup, Keep{Primary: n.cfg.Self, Gen: n.gen, Epoch: n.view.Epoch, Recs: []KeepRec{{N: k, Record: r2}}}})
 	return k, true
@@ -460,6 +462,20 @@ func (n *Node) done(o *Out, r *rec) {
 	case thenRelease:
 		n.release(o, r.g)
 	case thenEnd:
+		if r.stops != n.stops {
+			// The node stopped serving before its backup had the end: the
+			// backup answers a record of a run it took over (or moved
+			// away from) as it does one it kept (the service's Keep), so
+			// the end may not be kept there, and the backup may have
+			// adopted the session. It is handed, not ended; its grants
+			// go back here (the node's instance is gone) and are not held
+			// by a lock-delay to be asked again beside the adopter's.
+			n.emit(o, proc.EvHanded, &proc.Session{ID: r.s.st.ID})
+			for _, g := range r.held {
+				n.release(o, g)
+			}
+			return
+		}
 		n.emit(o, proc.EvEnded, &proc.Session{ID: r.s.st.ID})
 		for _, g := range r.held {
 			if r.delay > 0 {
@@ -782,6 +798,7 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 	if !lost {
 		return
 	}
+	n.stops++
 	o.Retire = n.view.Epoch + 1
 	delete(n.users, n.view.Epoch)
 	n.ready = nil
