@@ -96,23 +96,27 @@ type Event struct {
 }
 
 // Session is what a session event says. Times are ticks of the run.
+// Its trace form is the object "s", with the fields named below; zero
+// fields are left out.
 type Session struct {
-	ID uint64 // the session
+	ID uint64 `json:"id"` // the session
 	// Grant: the grant (EvHeld, EvEnter, EvExit), or the client's number
 	// of its lock request (EvRequest, EvGiveUp).
-	Grant uint64
+	Grant uint64 `json:"grant,omitempty"`
 	// Counter: the fencing counter of a grant's token (EvEnter), issued
 	// in view Event.Epoch.
-	Counter uint64
+	Counter uint64 `json:"counter,omitempty"`
 	// Sent: when the client sent the call answered (EvAlive, EvExpired).
-	Sent Time
+	Sent Time `json:"sent,omitempty"`
 	// TTL, Lease: the session's TTL and the answering node's lease left
 	// (EvAlive; zero lease: none said).
-	TTL, Lease Time
+	TTL   Time `json:"ttl,omitempty"`
+	Lease Time `json:"lease,omitempty"`
 	// Backup: the answer came from the session's backup (SESSION_MOVING),
 	// which keeps the session Kept more if Said.
-	Backup, Said bool
-	Kept         Time
+	Backup bool `json:"backup,omitempty"`
+	Said   bool `json:"said,omitempty"`
+	Kept   Time `json:"kept,omitempty"`
 }
 
 // Served reports whether e answers an application request.

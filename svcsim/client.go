@@ -52,7 +52,7 @@ type Client struct {
 	lockReq   uint64 // the open lock request's call (0: none)
 	lockNames []int32
 	lockSent  proc.Time
-	grant     uint64          // held (0: none)
+	grant     uint64            // held (0: none)
 	unlocks   map[uint64]uint64 // unlock calls not answered: grant by call
 	owed      map[uint64]bool   // grants given back, not acknowledged
 	gen       uint64            // timers of older sessions are stale

@@ -217,11 +217,11 @@ type Result struct {
 	Healed  proc.Time `json:"healed"`
 	// Sessions opened, grants answered to clients, answers "expired" to
 	// clients, adoptions, lock requests asked.
-	Sessions int `json:"sessions"`
-	Grants   int `json:"grants"`
-	Expired  int `json:"expired"`
-	Adopted  int `json:"adopted"`
-	Requests int `json:"requests"`
+	Sessions int   `json:"sessions"`
+	Grants   int   `json:"grants"`
+	Expired  int   `json:"expired"`
+	Adopted  int   `json:"adopted"`
+	Requests int   `json:"requests"`
 	Messages int64 `json:"messages"`
 	Events   int   `json:"events"`
 	// Findings: the checker's count, by rule; First the first few.
