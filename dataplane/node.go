@@ -799,6 +799,14 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 		return
 	}
 	n.stops++
+	// The node rejoins as a new generation, and what its old one kept
+	// for other nodes is no promise: the views it misses meanwhile move
+	// their backups elsewhere (their later records, their ends, are
+	// there), while a view that lists a primary's run after it (a run
+	// fenced unknown to the others) may name this node its successor
+	// again. Its primaries record every session again at the new
+	// generation (a backup of another generation moved).
+	n.keeper = session.NewKeeper()
 	o.Retire = n.view.Epoch + 1
 	delete(n.users, n.view.Epoch)
 	n.ready = nil

@@ -339,6 +339,7 @@ type Summary struct {
 	// Findings: the runs with at least one, in all and by rule, and the
 	// first of them (its seed replays it).
 	Failed      int            `json:"failed_runs"`
+	FailedSeeds []uint64       `json:"failed_seeds,omitempty"`
 	Findings    int            `json:"findings"`
 	ByRule      map[string]int `json:"by_rule"`
 	FirstFailed *Result        `json:"first_failed,omitempty"`
@@ -382,6 +383,7 @@ func Sweep(cfg Config, seeds []uint64, workers int) (Summary, error) {
 		sum.Adopted += r.Adopted
 		if r.Findings > 0 {
 			sum.Failed++
+			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)
 			sum.Findings += r.Findings
 			for k, n := range r.ByRule {
 				sum.ByRule[k] += n
