@@ -64,12 +64,13 @@ type Reply struct {
 func (Reply) Kind() string { return "reply" }
 
 // Keep is a primary's records at its backup (the service's Backup.Keep
-// stream): Gen is the primary's generation in view Epoch; the record
+// stream): Gen is the primary's generation in view Epoch, To the
+// backup's (the service's KeepRequest does not say it); the record
 // numbered 1 is the run's first at this backup (it forgets what it kept
 // of the run before).
 type Keep struct {
 	Primary proc.ID
-	Gen     uint64
+	Gen, To uint64
 	Epoch   uint64
 	Recs    []KeepRec
 }

@@ -115,6 +115,15 @@ type Node struct {
 	opens     map[uint64]*kaWait // opens waiting for their record, by record number
 	ready     *readying
 	stops     uint64 // lost fences so far
+	fenced    bool   // a lost fence since the node's last view
+	early     []early
+}
+
+// early is records addressed to a generation of this node it has not
+// taken on yet.
+type early struct {
+	from proc.ID
+	k    Keep
 }
 
 type sess struct {
@@ -436,7 +445,7 @@ func (n *Node) push(o *Out, r *rec) (uint64, bool) {
 	r2, end := r.s.st.Record(st(n.now), dur(n.cfg.Slack), grants)
 	r.end, r.stops = end, n.stops
 	k, _ := n.outbox.Push(r)
-	o.Sends = append(o.Sends, Addressed{n.backup, Keep{Primary: n.cfg.Self, Gen: n.gen, Epoch: n.view.Epoch, Recs: []KeepRec{{N: k, Record: r2}}}})
+	o.Sends = append(o.Sends, Addressed{n.backup, Keep{Primary: n.cfg.Self, Gen: n.gen, To: n.backupGen, Epoch: n.view.Epoch, Recs: []KeepRec{{N: k, Record: r2}}}})
 	return k, true
 }
 
@@ -531,8 +540,24 @@ func (n *Node) KeepAck(o *Out, from proc.ID, a KeepAck) {
 	}
 }
 
-// Keep takes another node's records, as its backup.
+// Keep takes another node's records, as its backup: those addressed to
+// this node's generation, while it has not stopped serving since it took
+// it on (later generations' wait until this node adopts a view that gives
+// it one). Those addressed to an earlier generation are dropped, not
+// answered: a link resends a primary's records to the node's address,
+// and a node restarted, or rejoined after it stopped serving, is not
+// the backup they were made for (it did not see the views since: kept,
+// they would be adopted in a view that names it the successor of a
+// fenced primary run, stale). The primary records again at the new
+// generation once its view says the backup's generation changed.
 func (n *Node) Keep(o *Out, from proc.ID, k Keep) {
+	switch {
+	case k.To > n.gen:
+		n.early = append(n.early, early{from, k})
+		return
+	case k.To < n.gen || n.fenced:
+		return
+	}
 	recs := make([]session.Record, 0, len(k.Recs))
 	var top uint64
 	forget := false
@@ -649,7 +674,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 	sv, sp := sessionView(v), sessionView(prev)
 	n.view, n.serving = sv, false
 	i, _ := slices.BinarySearch(v.Members, n.cfg.Self)
-	n.gen = v.Gens[i]
+	n.gen, n.fenced = v.Gens[i], false
 	o.Retire = v.Epoch
 	for e := range n.users {
 		if e < v.Epoch {
@@ -708,6 +733,12 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 		n.ask(o, g, v.Epoch)
 	}
 	n.moveBackup(o, adopted)
+	// The records that came for this generation before the view did.
+	e := n.early
+	n.early = nil
+	for _, x := range e {
+		n.Keep(o, x.from, x.k)
+	}
 	n.readyCheck(o)
 }
 
@@ -799,6 +830,7 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 		return
 	}
 	n.stops++
+	n.fenced = true
 	// The node rejoins as a new generation, and what its old one kept
 	// for other nodes is no promise: the views it misses meanwhile move
 	// their backups elsewhere (their later records, their ends, are

@@ -315,6 +315,12 @@ func (p *Process) apply(env proc.Env, o *Out) {
 			})
 		}
 	}
+	// A user given back is released before it is asked again.
+	for _, a := range o.Frees {
+		if h := p.inst[a.Epoch]; h != nil {
+			h.get(p, env, a.User).(proc.Allocator).Release(p.instEnv(env, h, a.User))
+		}
+	}
 	for _, a := range o.Asks {
 		h := p.host(a.Epoch)
 		if h == nil {
@@ -322,11 +328,6 @@ func (p *Process) apply(env proc.Env, o *Out) {
 		}
 		u := h.get(p, env, a.User).(proc.Allocator)
 		u.Request(p.instEnv(env, h, a.User), proc.Request{Res: a.Res})
-	}
-	for _, a := range o.Frees {
-		if h := p.inst[a.Epoch]; h != nil {
-			h.get(p, env, a.User).(proc.Allocator).Release(p.instEnv(env, h, a.User))
-		}
 	}
 	if o.Ready > 0 {
 		p.ctl.Ready(env.Now(), o.Ready, nil)

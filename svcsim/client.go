@@ -68,7 +68,6 @@ type (
 	thinkTimer struct{ gen uint64 }
 	csTimer    struct{ gen, grant uint64 }
 	openTimer  struct{ gen uint64 }
-	lockTimer  struct{ gen, req uint64 }
 )
 
 func (c *Client) Start(env proc.Env) {
@@ -129,8 +128,8 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 			c.lost(env)
 			return
 		}
-		if c.ka != 0 && now-c.kaSent >= c.cfg.Timeout {
-			c.moved(env)
+		if c.ka != 0 && now-c.kaSent >= c.cfg.Timeout && !c.moved(env) {
+			return
 		}
 		if c.ka == 0 || now-c.kaSent >= c.cfg.Timeout {
 			c.kaSent = now
@@ -158,10 +157,6 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 		}
 		env.Emit(proc.Event{Kind: proc.EvRequest, Res: res, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
 		c.sendLock(env)
-	case lockTimer:
-		if t.gen == c.gen && t.req == c.lockReq {
-			c.sendLock(env)
-		}
 	case csTimer:
 		if t.gen != c.gen || t.grant != c.grant {
 			return
@@ -199,20 +194,34 @@ func (c *Client) unlock(env proc.Env, g uint64) {
 // moved moves the client's calls to the next node: the keep-alive is
 // sent again there, and so are the lock request and the unlocks not
 // answered.
-func (c *Client) moved(env proc.Env) {
+func (c *Client) moved(env proc.Env) bool {
 	c.next()
-	c.again(env)
+	return c.again(env)
 }
 
-func (c *Client) again(env proc.Env) {
+// again sends the unlocks not answered to the session's new node; false
+// if the session was given up instead: a lock request cut off by the
+// move returns ErrUnavailable (client/: a Lock is not sent again), and
+// may be held by the session until it ends, unanswered (its node
+// granted it and was lost before it answered): asked again in the same
+// session, it would wait behind itself, so the application closes the
+// session and opens another.
+func (c *Client) again(env proc.Env) bool {
 	c.ka = 0
 	if c.lockReq != 0 {
-		c.sendLock(env)
+		env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+		c.lockReq = 0
+		c.call(env, dataplane.Call{Op: dataplane.OpClose, Session: c.sess})
+		clear(c.unlocks)
+		clear(c.owed)
+		c.open(env)
+		return false
 	}
 	clear(c.unlocks)
 	for _, g := range slices.Sorted(maps.Keys(c.owed)) {
 		c.unlock(env, g)
 	}
+	return true
 }
 
 func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
@@ -285,11 +294,16 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			}
 			env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter}})
 			env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
-		case dataplane.Moving:
-			c.node = r.Primary
-			env.After(c.cfg.Retry, lockTimer{c.gen, c.lockReq})
 		default:
-			env.After(c.cfg.Retry, lockTimer{c.gen, c.lockReq})
+			// Not served there (SESSION_MOVING, SESSION_NOT_HERE): nothing
+			// was granted; ErrUnavailable, and the application asks again
+			// after a while, at the session's node.
+			if r.Code == dataplane.Moving {
+				c.node = r.Primary
+			}
+			env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+			c.lockReq = 0
+			env.After(c.cfg.Retry, thinkTimer{c.gen})
 		}
 	case c.unlocks[r.Req] != 0:
 		g := c.unlocks[r.Req]
