@@ -58,9 +58,8 @@ type Service struct {
 	// cut, a slow node, a node down), from the fault schedule.
 	Windows [][2]proc.Time
 
-	Violations int
-	First      []string
-	ByRule     map[string]int
+	Report
+	ByRule map[string]int
 
 	sessions map[uint64]*svcSession
 	holders  map[proc.ResID]*svcHold

@@ -249,29 +249,10 @@ func Run(cfg Config) (Result, error) {
 		}
 		broken = b
 	}
-	lock, err := all.Lookup(Lock)
+	cfg.Faults = cfg.Schedule()
+	ps, err := build(cfg.Nodes, cfg.Clients, broken)
 	if err != nil {
 		return Result{}, err
-	}
-	cfg.Faults = cfg.Schedule()
-	ids := make([]proc.ID, cfg.Nodes)
-	for i := range ids {
-		ids[i] = proc.ID(i)
-	}
-	ps := make([]proc.Process, 0, cfg.Nodes+cfg.Clients)
-	for i := range cfg.Nodes {
-		disk := control.Bootstrap(ids)
-		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
-			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
-				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep},
-			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken},
-			Lock:   lock,
-			Resend: 50,
-		}, &disk))
-	}
-	for range cfg.Clients {
-		ps = append(ps, NewClient(ClientConfig{Nodes: cfg.Nodes, Names: 3, TTL: TTL,
-			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4}))
 	}
 	healed := cfg.Faults.healed()
 	chk := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: healed, Bound: Bound, Settle: Settle, Windows: cfg.Faults.windows(cfg.Horizon)}
@@ -310,6 +291,35 @@ func Run(cfg Config) (Result, error) {
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
+}
+
+// build makes the nodes 0..nodes-1 of a fresh cluster, each on a disk of
+// its own bootstrapped with every node, and the clients after them.
+func build(nodes, clients int, broken dataplane.Broken) ([]proc.Process, error) {
+	lock, err := all.Lookup(Lock)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]proc.ID, nodes)
+	for i := range ids {
+		ids[i] = proc.ID(i)
+	}
+	ps := make([]proc.Process, 0, nodes+clients)
+	for i := range nodes {
+		disk := control.Bootstrap(ids)
+		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
+			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
+				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep},
+			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken},
+			Lock:   lock,
+			Resend: 50,
+		}, &disk))
+	}
+	for range clients {
+		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
+			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4}))
+	}
+	return ps, nil
 }
 
 // measure counts the events by kind.
