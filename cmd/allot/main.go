@@ -26,7 +26,8 @@ usage:
   allot sim --kind service [flags]    the service's whole data path with clients, under faults (allot sim --kind service -h)
   allot repro [NAME...] [flags]       reproduce the papers' claims (allot repro -h)
   allot explore [flags]               check every interleaving of a tiny instance (allot explore -h;
-                                      the control plane: allot explore --kind control -h)
+                                      the control plane: allot explore --kind control -h;
+                                      the data path: allot explore --kind service -h)
   allot list                          list the algorithms and reproductions
   allot check [flags] TRACE           check a trace from its events alone (allot check -h)
   allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)

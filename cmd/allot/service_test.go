@@ -84,3 +84,20 @@ func TestServiceVariantFails(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+func TestServiceExplore(t *testing.T) {
+	out, errs, code := allot(t, "explore", "--kind", "service", "--crash", "1", "--restart", "1", "--max-depth", "6")
+	if code != 0 || !strings.Contains(out, "bounded by max-depth") || !strings.Contains(out, "states") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	for _, args := range [][]string{
+		{"explore", "--kind", "service", "--restart", "1"},
+		{"explore", "--kind", "service", "--delay", "exp:4"},
+		{"explore", "--kind", "service", "--max-depth", "0", "--max-states", "0", "--timeout", "0"},
+	} {
+		_, errs, code := allot(t, args...)
+		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
