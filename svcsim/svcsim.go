@@ -13,8 +13,8 @@
 //	Faults (scripted, or drawn from the seed) ──> sim.Run(nodes, clients) ──events──> check.Service ──> findings
 //	                                                           └──────────> measures (grants, sessions, expired)
 //
-// What is modelled and what is not: docs/service.md, "The data path in
-// the simulator". A sweep runs many seeds in parallel; its summary does
+// What is modelled and what is not: docs/control.md, "The whole data
+// path", and package dataplane's doc. A sweep runs many seeds in parallel; its summary does
 // not depend on the number of workers.
 package svcsim
 
