@@ -33,6 +33,17 @@ const (
 	EvInput               // Social-CSP: the process receives its value of Peer's extended output number Unit
 	EvPause               // the process is stopped (SIGSTOP): it handles nothing until EvResume
 	EvResume              // the stopped process goes on; what came due meanwhile is handled now
+	// The data plane's sessions (allot sim --kind service); S says which
+	// session, grant and lease. A client's events are what it was told
+	// and what it did; a node's, what it decided.
+	EvOpened  // node: the process opened session S.ID for a client
+	EvAlive   // client: a keep-alive (or the open) of S.ID sent at S.Sent was answered with S.TTL and S.Lease (S.Backup: by the session's backup, which keeps it S.Kept if S.Said)
+	EvExpired // client: a call of S.ID sent at S.Sent was answered "session expired"
+	EvGiveUp  // client: the open lock request S.Grant (its client-side number) is given up: its session is lost
+	EvHeld    // node: the process holds grant S.Grant of session S.ID (answered, or asked again in a new view)
+	EvEnded   // node: session S.ID ended at the process, its end recorded at its backup (or with none)
+	EvAdopted // node: the process adopted session S.ID from its lost primary
+	EvHanded  // node: the process dropped session S.ID without a recorded end (it stopped serving): its backup adopts it
 	numEventKinds
 )
 
@@ -40,7 +51,8 @@ var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
 	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
 	"deposit", "withdraw", "move", "view", "fence", "restart", "output",
-	"input", "pause", "resume",
+	"input", "pause", "resume", "opened", "alive", "expired", "giveup",
+	"held", "ended", "adopted", "handed",
 }
 
 func (k EventKind) String() string {
@@ -77,6 +89,34 @@ type Event struct {
 	// in the order of the values sent.
 	Epoch   uint64
 	Members []ID
+	// S describes the data plane's session events (EvOpened .. EvHanded),
+	// and EvRequest, EvEnter and EvExit of a session's lock at a client
+	// (nil elsewhere; never mutated once emitted).
+	S *Session
+}
+
+// Session is what a session event says. Times are ticks of the run.
+// Its trace form is the object "s", with the fields named below; zero
+// fields are left out.
+type Session struct {
+	ID uint64 `json:"id"` // the session
+	// Grant: the grant (EvHeld, EvEnter, EvExit), or the client's number
+	// of its lock request (EvRequest, EvGiveUp).
+	Grant uint64 `json:"grant,omitempty"`
+	// Counter: the fencing counter of a grant's token (EvEnter), issued
+	// in view Event.Epoch.
+	Counter uint64 `json:"counter,omitempty"`
+	// Sent: when the client sent the call answered (EvAlive, EvExpired).
+	Sent Time `json:"sent,omitempty"`
+	// TTL, Lease: the session's TTL and the answering node's lease left
+	// (EvAlive; zero lease: none said).
+	TTL   Time `json:"ttl,omitempty"`
+	Lease Time `json:"lease,omitempty"`
+	// Backup: the answer came from the session's backup (SESSION_MOVING),
+	// which keeps the session Kept more if Said.
+	Backup bool `json:"backup,omitempty"`
+	Said   bool `json:"said,omitempty"`
+	Kept   Time `json:"kept,omitempty"`
 }
 
 // Served reports whether e answers an application request.

@@ -227,23 +227,38 @@ func Append(b []byte, e proc.Event) []byte {
 			b = append(b, ']')
 		}
 	}
+	if e.S != nil {
+		// A session event (allot sim --kind service): its session, and
+		// an answered lock's token epoch.
+		if e.Kind == proc.EvEnter {
+			b = append(b, `,"epoch":`...)
+			b = strconv.AppendUint(b, e.Epoch, 10)
+		}
+		s, err := json.Marshal(e.S)
+		if err != nil {
+			panic(err) // a struct of numbers and booleans always marshals
+		}
+		b = append(b, `,"s":`...)
+		b = append(b, s...)
+	}
 	return append(b, '}')
 }
 
 type line struct {
-	T        proc.Time    `json:"t"`
-	Ev       string       `json:"ev"`
-	P        proc.ID      `json:"p"`
-	Res      []proc.ResID `json:"res"`
-	Unit     int32        `json:"unit"`
-	Name     *int32       `json:"name"`
-	Comm     *int32       `json:"comm"`
-	Partners []proc.ID    `json:"partners"`
-	To       *proc.ID     `json:"to"`
-	From     *proc.ID     `json:"from"`
-	Msg      string       `json:"msg"`
-	Epoch    uint64       `json:"epoch"`
-	Members  []proc.ID    `json:"members"`
+	T        proc.Time     `json:"t"`
+	Ev       string        `json:"ev"`
+	P        proc.ID       `json:"p"`
+	Res      []proc.ResID  `json:"res"`
+	Unit     int32         `json:"unit"`
+	Name     *int32        `json:"name"`
+	Comm     *int32        `json:"comm"`
+	Partners []proc.ID     `json:"partners"`
+	To       *proc.ID      `json:"to"`
+	From     *proc.ID      `json:"from"`
+	Msg      string        `json:"msg"`
+	Epoch    uint64        `json:"epoch"`
+	Members  []proc.ID     `json:"members"`
+	S        *proc.Session `json:"s"`
 }
 
 // Read parses a JSONL trace and passes each event to sink.
@@ -265,7 +280,7 @@ func Read(r io.Reader, sink proc.Sink) error {
 		if err != nil {
 			return fmt.Errorf("trace line %d: %w", n, err)
 		}
-		e := proc.Event{Time: l.T, Kind: k, P: l.P, Res: l.Res, Unit: l.Unit, Msg: l.Msg, Epoch: l.Epoch, Members: l.Members}
+		e := proc.Event{Time: l.T, Kind: k, P: l.P, Res: l.Res, Unit: l.Unit, Msg: l.Msg, Epoch: l.Epoch, Members: l.Members, S: l.S}
 		if l.Name != nil {
 			e.Unit = *l.Name
 		}

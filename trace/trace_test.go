@@ -36,6 +36,11 @@ func TestRoundTrip(t *testing.T) {
 		{Time: 470, Kind: proc.EvRestart, P: 1},
 		{Time: 480, Kind: proc.EvOutput, P: 3, Unit: 2, Members: []proc.ID{9, 12}},
 		{Time: 483, Kind: proc.EvInput, P: 9, Unit: 2, Peer: 3},
+		{Time: 490, Kind: proc.EvAlive, P: 4, S: &proc.Session{ID: 7, Sent: 485, TTL: 3000, Lease: 900}},
+		{Time: 491, Kind: proc.EvAlive, P: 4, S: &proc.Session{ID: 7, Sent: 486, TTL: 3000, Lease: 900, Backup: true, Said: true, Kept: 40}},
+		{Time: 492, Kind: proc.EvEnter, P: 4, Res: []proc.ResID{1}, Epoch: 6, S: &proc.Session{ID: 7, Grant: 8, Counter: 33}},
+		{Time: 493, Kind: proc.EvHeld, P: 0, S: &proc.Session{ID: 7, Grant: 8}},
+		{Time: 494, Kind: proc.EvEnded, P: 0, S: &proc.Session{ID: 7}},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -50,7 +55,8 @@ func TestRoundTrip(t *testing.T) {
 {"t":230,"ev":"exit","p":3}
 `
 	if got := buf.String(); got[:len(want)] != want || !strings.Contains(got, `{"t":410,"ev":"name","p":4,"name":17}`) ||
-		!strings.Contains(got, `{"t":480,"ev":"output","p":3,"comm":2,"partners":[9,12]}`) || !strings.Contains(got, `{"t":483,"ev":"input","p":9,"comm":2,"from":3}`) {
+		!strings.Contains(got, `{"t":480,"ev":"output","p":3,"comm":2,"partners":[9,12]}`) || !strings.Contains(got, `{"t":483,"ev":"input","p":9,"comm":2,"from":3}`) ||
+		!strings.Contains(got, `{"t":492,"ev":"enter","p":4,"res":[1],"epoch":6,"s":{"id":7,"grant":8,"counter":33}}`) {
 		t.Fatalf("format:\n%s", got)
 	}
 	var out collect

@@ -65,6 +65,9 @@ func exploreCmd(args []string, stdout, stderr io.Writer) error {
 	if controlKind(args) {
 		return controlExploreCmd(args, stdout, stderr)
 	}
+	if serviceKind(args) {
+		return serviceExploreCmd(args, stdout, stderr)
+	}
 	var o exploreOpts
 	fs := exploreFlags(&o)
 	fs.SetOutput(io.Discard)

@@ -23,9 +23,11 @@ const usage = `allot — distributed resource allocation: multi-resource locks, 
 usage:
   allot sim [flags] [scenario.yaml]   run algorithms side by side on one workload (allot sim -h)
   allot sim --kind control [flags]    the service's control plane under faults (allot sim --kind control -h)
+  allot sim --kind service [flags]    the service's whole data path with clients, under faults (allot sim --kind service -h)
   allot repro [NAME...] [flags]       reproduce the papers' claims (allot repro -h)
   allot explore [flags]               check every interleaving of a tiny instance (allot explore -h;
-                                      the control plane: allot explore --kind control -h)
+                                      the control plane: allot explore --kind control -h;
+                                      the data path: allot explore --kind service -h)
   allot list                          list the algorithms and reproductions
   allot check [flags] TRACE           check a trace from its events alone (allot check -h)
   allot serve --nodes A,B,C --node I  run node I of a cluster (allot serve -h)

@@ -27,7 +27,7 @@ var errHelp = errors.New("help shown")
 // simFlags binds the flags of `allot sim` to a scenario.
 func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 	fs := flag.NewFlagSet("allot sim", flag.ContinueOnError)
-	fs.StringVar(&s.Kind, "kind", s.Kind, "problem kind: exclusive, pool or quota")
+	fs.StringVar(&s.Kind, "kind", s.Kind, "problem kind: exclusive, pool or quota (control and service: allot sim --kind control -h, --kind service -h)")
 	fs.Func("algo", "algorithms to run side by side, comma-separated (default: every one of the kind)", func(v string) error {
 		s.Algo = nil
 		for _, a := range strings.Split(v, ",") {
@@ -105,6 +105,9 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 func simCmd(args []string, stdout, stderr io.Writer) error {
 	if controlKind(args) {
 		return controlSimCmd(args, stdout, stderr)
+	}
+	if serviceKind(args) {
+		return serviceSimCmd(args, stdout, stderr)
 	}
 	s := scenario.Default()
 	var o simOut

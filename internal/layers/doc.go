@@ -3,7 +3,7 @@
 // above it.
 //
 //	cmd/allot, ui, experiments/*                 front ends, studies
-//	scenario, run, ctlsim, conformance           settings, measured runs, suites
+//	scenario, run, ctlsim, svcsim, conformance   settings, measured runs, suites
 //	sim, explore, host, transport, service       drivers and the network
 //	app, check, metrics, trace, codec, workload  the application cycle, event readers, wire, generators
 //	algo, algo/*                                 the problem model and the pure algorithms

@@ -32,6 +32,8 @@ var rules = []struct {
 	{"scenario", []string{"run", "experiments", "cmd"}, "settings sit below what runs them"},
 	{"session", append([]string{"control", "client", "workload", "scenario", "run", "experiments", "cmd"}, drivers...), "the sessions' machine is pure: every driver runs it, and the client takes its lease rule without the control plane"},
 	{"ctlsim", []string{"workload", "scenario", "run", "experiments", "conformance", "cmd"}, "the control plane's runs take their faults as values, not settings"},
+	{"dataplane", append([]string{"check", "client", "workload", "scenario", "run", "experiments", "cmd"}, drivers...), "the data plane's machine is pure: the simulator and the explorer drive it, and the service is to"},
+	{"svcsim", []string{"workload", "scenario", "run", "experiments", "conformance", "cmd"}, "the data path's runs take their faults as values, not settings"},
 	{"mtls", append([]string{"algo", "client", "cmd"}, drivers...), "the client loads its certificates too: mtls must not bring the node along"},
 	{"ui", append([]string{"algo/...", "client", "cmd", "run", "scenario"}, drivers...), "the browser view reads traces and the nodes' status over HTTP: it runs nothing"},
 	{"service/eventlog", []string{"check", "service/verify"}, "the node writes its log with it: the checkers read the log, the writer never runs them"},

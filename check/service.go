@@ -1,0 +1,301 @@
+package check
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/session"
+)
+
+// Service judges the service's data path (allot sim --kind service) from
+// its events alone: the clients' (EvAlive, EvExpired, EvRequest, EvEnter,
+// EvExit, EvGiveUp: what each was told and did), the nodes' (EvOpened,
+// EvHeld, EvEnded, EvAdopted, EvHanded: what each decided) and the
+// driver's (EvCrash, EvRestart). Processes below Nodes are nodes, the
+// others clients. It reads no node's belief: a client's hold on a lock is
+// judged by the client's own lease rule, from what it was told.
+//
+// Safety:
+//
+//	one-holder      no two clients hold a name at once; a client holds
+//	                from its grant's answer until it sends the unlock, is
+//	                told its session expired, or stops counting on the
+//	                session (session.Believed from each keep-alive its node
+//	                answered, counted from when it sent it;
+//	                session.BelievedAtBackup for its backup's answers)
+//	token-order     the fencing tokens (epoch, counter) a name's grants
+//	                are answered with only grow
+//	grant-after-end no node holds a grant of a session (EvHeld) after the
+//	                session ended (EvEnded)
+//
+// Liveness:
+//
+//	expired-alive   a client is never told its session expired on a call
+//	                it sent while it counted on the session
+//	unanswered      after the last fault (Healed), a lock request is
+//	                answered (or given up with its session) within Bound
+//	outlived        a session held by a live node ends no later than
+//	                Settle after the latest of: its deadline by the lease
+//	                rule (TTL + Slack after the last keep-alive its node
+//	                answered was sent, or after it opened), plus, if it
+//	                was adopted, the time faults were active from then to
+//	                its adoption (the rule's allowance for the time its
+//	                newest record took to reach the backup: a paused
+//	                backup, a cut link delay it); its last adoption; and
+//	                Healed
+//
+// Call Close at the end of the run: what was still due then is judged.
+type Service struct {
+	Nodes int
+	// Slack is the lease rule's slack (session/doc.go: the lease);
+	// Healed the tick the last fault ended; Bound and Settle the
+	// liveness bounds above.
+	Slack, Healed, Bound, Settle proc.Time
+	// Windows are the intervals in which a fault was active (a pause, a
+	// cut, a slow node, a node down), from the fault schedule.
+	Windows [][2]proc.Time
+
+	Report
+	ByRule map[string]int
+
+	sessions map[uint64]*svcSession
+	holders  map[proc.ResID]*svcHold
+	tokens   map[proc.ResID][2]uint64
+	ended    map[uint64]proc.Time
+	clients  map[proc.ID]*svcClient
+}
+
+type svcSession struct {
+	ttl      proc.Time
+	believed proc.Time // the client counts on it until then
+	direct   proc.Time // the last keep-alive its node answered was sent then
+	expired  bool      // the client was told it expired
+	deadline proc.Time // TTL + Slack after last
+	last     proc.Time // the last keep-alive its node answered was sent (or it opened)
+	at       proc.ID   // the node holding it (-1: none: lost or handed)
+	adopted  proc.Time
+	ended    bool
+}
+
+type svcHold struct {
+	client  proc.ID
+	session uint64
+	grant   uint64
+	exited  bool
+}
+
+type svcClient struct {
+	open  bool // a lock request open
+	since proc.Time
+	hold  []*svcHold
+}
+
+func (c *Service) finding(rule string, t proc.Time, format string, args ...any) {
+	c.Violations++
+	if c.ByRule == nil {
+		c.ByRule = map[string]int{}
+	}
+	c.ByRule[rule]++
+	if len(c.First) < maxReports {
+		c.First = append(c.First, fmt.Sprintf("t=%d %s: ", t, rule)+fmt.Sprintf(format, args...))
+	}
+}
+
+func (c *Service) init() {
+	if c.sessions == nil {
+		c.sessions, c.holders, c.tokens = map[uint64]*svcSession{}, map[proc.ResID]*svcHold{}, map[proc.ResID][2]uint64{}
+		c.ended, c.clients = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}
+	}
+}
+
+func (c *Service) session(id uint64) *svcSession {
+	s := c.sessions[id]
+	if s == nil {
+		s = &svcSession{at: -1}
+		c.sessions[id] = s
+	}
+	return s
+}
+
+func (c *Service) client(p proc.ID) *svcClient {
+	k := c.clients[p]
+	if k == nil {
+		k = &svcClient{}
+		c.clients[p] = k
+	}
+	return k
+}
+
+func dur(t proc.Time) time.Duration   { return time.Duration(t) * time.Millisecond }
+func ticks(d time.Duration) proc.Time { return proc.Time(d / time.Millisecond) }
+
+// holding reports whether h is held at t.
+func (c *Service) holding(h *svcHold, t proc.Time) bool {
+	s := c.sessions[h.session]
+	return !h.exited && s != nil && !s.expired && t < s.believed
+}
+
+// Event implements proc.Sink.
+func (c *Service) Event(e proc.Event) {
+	c.init()
+	t := e.Time
+	switch e.Kind {
+	case proc.EvCrash, proc.EvRestart:
+		for _, s := range c.sessions {
+			if s.at == e.P {
+				s.at = -1
+			}
+		}
+		return
+	}
+	if e.S == nil {
+		return
+	}
+	id := e.S.ID
+	if int(e.P) < c.Nodes {
+		switch e.Kind {
+		case proc.EvOpened:
+			// Its lease starts here, whether or not its client hears of
+			// it.
+			s := c.session(id)
+			s.at, s.ttl = e.P, e.S.TTL
+			s.deadline = max(s.deadline, t+e.S.TTL+c.Slack)
+			s.last = max(s.last, t)
+		case proc.EvAdopted:
+			s := c.session(id)
+			s.at, s.adopted = e.P, t
+		case proc.EvHanded:
+			if s := c.session(id); s.at == e.P {
+				s.at = -1
+			}
+		case proc.EvEnded:
+			s := c.session(id)
+			if !s.ended {
+				s.ended = true
+				c.ended[id] = t
+				if due := c.due(s); t > due {
+					c.finding("outlived", t, "session %d ended at node %d, %d ticks past its bound %d", id, e.P, t-due, due)
+				}
+			}
+		case proc.EvHeld:
+			if end, ok := c.ended[id]; ok {
+				c.finding("grant-after-end", t, "node %d holds grant %d of session %d, which ended at t=%d", e.P, e.S.Grant, id, end)
+			}
+		}
+		return
+	}
+	k := c.client(e.P)
+	switch e.Kind {
+	case proc.EvAlive:
+		s := c.session(id)
+		if s.believed != 0 && t >= s.believed {
+			return // the client stopped counting on it already
+		}
+		if e.S.Backup {
+			since := e.S.Sent - s.direct
+			b := session.BelievedAtBackup(dur(e.S.TTL), dur(since), dur(e.S.Lease), dur(e.S.Kept), e.S.Said)
+			s.believed = max(s.believed, e.S.Sent+ticks(b))
+			return
+		}
+		s.ttl = e.S.TTL
+		s.direct = max(s.direct, e.S.Sent)
+		s.deadline = max(s.deadline, e.S.Sent+e.S.TTL+c.Slack)
+		s.last = max(s.last, e.S.Sent)
+		s.believed = max(s.believed, e.S.Sent+ticks(session.Believed(dur(e.S.TTL), dur(e.S.Lease))))
+	case proc.EvExpired:
+		s := c.session(id)
+		if !s.expired && e.S.Sent < s.believed {
+			c.finding("expired-alive", t, "client %d told session %d expired on a call sent at t=%d, counting on it until t=%d", e.P, id, e.S.Sent, s.believed)
+		}
+		s.expired = true
+	case proc.EvRequest:
+		c.closeRequest(e.P, k, t)
+		k.open, k.since = true, t
+	case proc.EvGiveUp:
+		c.closeRequest(e.P, k, t)
+	case proc.EvEnter:
+		c.closeRequest(e.P, k, t)
+		tok := [2]uint64{e.Epoch, e.S.Counter}
+		h := &svcHold{client: e.P, session: id, grant: e.S.Grant}
+		for _, r := range slices.Compact(slices.Sorted(slices.Values(e.Res))) {
+			if o := c.holders[r]; o != nil && o.client != e.P && c.holding(o, t) {
+				c.finding("one-holder", t, "client %d granted name %d (grant %d of session %d) while client %d holds it (grant %d of session %d)",
+					e.P, r, e.S.Grant, id, o.client, o.grant, o.session)
+			}
+			if last, ok := c.tokens[r]; ok && !less(last, tok) {
+				c.finding("token-order", t, "client %d granted name %d with token %v, not above the last one answered, %v", e.P, r, tok, last)
+			}
+			c.tokens[r] = tok
+			c.holders[r] = h
+		}
+		k.hold = append(slices.DeleteFunc(k.hold, func(o *svcHold) bool { return !c.holding(o, t) }), h)
+	case proc.EvExit:
+		for _, h := range k.hold {
+			if h.session == id && h.grant == e.S.Grant {
+				h.exited = true
+			}
+		}
+	}
+}
+
+func less(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+
+// closeRequest judges the answer (or the giving up) at t of client p's
+// open request.
+func (c *Service) closeRequest(p proc.ID, k *svcClient, t proc.Time) {
+	if !k.open {
+		return
+	}
+	k.open = false
+	if due := max(k.since, c.Healed) + c.Bound; c.Healed >= 0 && t > due {
+		c.finding("unanswered", t, "client %d's lock request of t=%d answered %d ticks past its bound %d", p, k.since, t-due, due)
+	}
+}
+
+// due is the tick by which session s is to end.
+func (c *Service) due(s *svcSession) proc.Time {
+	d := s.deadline
+	if s.adopted > s.last {
+		d += c.faulty(s.last, s.adopted)
+	}
+	return max(d, s.adopted, c.Healed) + c.Settle
+}
+
+// faulty is how long in [from, to) some fault was active.
+func (c *Service) faulty(from, to proc.Time) proc.Time {
+	var w [][2]proc.Time
+	for _, x := range c.Windows {
+		if a, b := max(x[0], from), min(x[1], to); a < b {
+			w = append(w, [2]proc.Time{a, b})
+		}
+	}
+	slices.SortFunc(w, func(a, b [2]proc.Time) int { return int(a[0] - b[0]) })
+	var sum, end proc.Time = 0, from
+	for _, x := range w {
+		if x[1] > end {
+			sum += x[1] - max(x[0], end)
+			end = x[1]
+		}
+	}
+	return sum
+}
+
+// Close judges, at the end of the run (end), what was due before it.
+func (c *Service) Close(end proc.Time) {
+	c.init()
+	for _, p := range slices.Sorted(maps.Keys(c.clients)) {
+		k := c.clients[p]
+		if due := max(k.since, c.Healed) + c.Bound; k.open && c.Healed >= 0 && due < end {
+			c.finding("unanswered", end, "client %d's lock request of t=%d not answered by the end, its bound %d", p, k.since, due)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.sessions)) {
+		s := c.sessions[id]
+		if due := c.due(s); !s.ended && s.at >= 0 && s.deadline > 0 && due < end {
+			c.finding("outlived", end, "session %d still held at node %d at the end, its bound %d", id, s.at, due)
+		}
+	}
+}

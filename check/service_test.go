@@ -1,0 +1,119 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/allot-dev/allot/proc"
+)
+
+// Nodes 0..2, clients 3 and 4; TTL 300, lease 100 (Slack), Settle 200,
+// Bound 500.
+func sv(t proc.Time, k proc.EventKind, p proc.ID, s proc.Session) ev {
+	return ev{Time: t, Kind: k, P: p, S: &s}
+}
+
+func opened(t proc.Time, node proc.ID, id uint64) ev {
+	return sv(t, proc.EvOpened, node, proc.Session{ID: id, TTL: 300})
+}
+
+// alive: client p's keep-alive of session id sent at sent, answered at t
+// with the node's lease.
+func alive(t proc.Time, p proc.ID, id uint64, sent, lease proc.Time) ev {
+	return sv(t, proc.EvAlive, p, proc.Session{ID: id, Sent: sent, TTL: 300, Lease: lease})
+}
+
+func enter(t proc.Time, p proc.ID, id, grant uint64, epoch, counter uint64, res ...proc.ResID) ev {
+	e := sv(t, proc.EvEnter, p, proc.Session{ID: id, Grant: grant, Counter: counter})
+	e.Epoch, e.Res = epoch, res
+	return e
+}
+
+func request(t proc.Time, p proc.ID, id uint64, res ...proc.ResID) ev {
+	e := sv(t, proc.EvRequest, p, proc.Session{ID: id, Grant: 1})
+	e.Res = res
+	return e
+}
+
+// TestService shows each rule of check.Service rejecting a hand-made
+// stream that breaks it, and a stream of a session's life passing.
+func TestService(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		healed proc.Time
+		events []ev
+		want   string // the rule, "" for none
+	}{
+		{"a lock passed on, a session adopted and ended in time", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100),
+			request(20, 3, 1, 5), enter(30, 3, 1, 11, 6, 1, 5), sv(40, proc.EvHeld, 0, proc.Session{ID: 1, Grant: 11}),
+			sv(60, proc.EvExit, 3, proc.Session{ID: 1, Grant: 11}),
+			opened(61, 1, 2), alive(62, 4, 2, 60, 100),
+			request(63, 4, 2, 5), enter(70, 4, 2, 21, 6, 2, 5),
+			at(80, proc.EvCrash, 1), sv(150, proc.EvAdopted, 2, proc.Session{ID: 2}),
+			sv(151, proc.EvHeld, 2, proc.Session{ID: 2, Grant: 21}),
+			// The client counted on session 2 until 60+100: the next
+			// holder of 5 comes after.
+			alive(170, 3, 1, 165, 100), request(171, 3, 1, 5), enter(175, 3, 1, 12, 9, 1, 5),
+			sv(500, proc.EvEnded, 2, proc.Session{ID: 2}), // 60+300+100 = 460, +200
+			sv(510, proc.EvEnded, 0, proc.Session{ID: 1}),
+		}, ""},
+		{"two holders at once", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), enter(30, 3, 1, 11, 6, 1, 5),
+			opened(11, 1, 2), alive(13, 4, 2, 9, 100), enter(40, 4, 2, 21, 6, 2, 5)}, "one-holder"},
+		{"told expired while holding", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), enter(30, 3, 1, 11, 6, 1, 5),
+			sv(50, proc.EvExpired, 3, proc.Session{ID: 1, Sent: 45}),
+			opened(11, 1, 2), alive(13, 4, 2, 9, 100), enter(60, 4, 2, 21, 6, 2, 5)}, "expired-alive"},
+		{"a token that does not grow", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), enter(30, 3, 1, 11, 6, 7, 5),
+			sv(40, proc.EvExit, 3, proc.Session{ID: 1, Grant: 11}),
+			opened(41, 1, 2), alive(43, 4, 2, 41, 100), enter(60, 4, 2, 21, 6, 7, 5)}, "token-order"},
+		{"a token of an older view", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), enter(30, 3, 1, 11, 6, 7, 5),
+			sv(40, proc.EvExit, 3, proc.Session{ID: 1, Grant: 11}),
+			opened(41, 1, 2), alive(43, 4, 2, 41, 100), enter(60, 4, 2, 21, 5, 90, 5)}, "token-order"},
+		{"a grant held after its session ended", 0, []ev{
+			opened(10, 0, 1), sv(20, proc.EvEnded, 0, proc.Session{ID: 1}),
+			sv(30, proc.EvHeld, 1, proc.Session{ID: 1, Grant: 11})}, "grant-after-end"},
+		{"told expired while counting on it", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), alive(70, 3, 1, 60, 100),
+			sv(100, proc.EvExpired, 3, proc.Session{ID: 1, Sent: 90})}, "expired-alive"},
+		{"counting on the backup's answer", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100),
+			sv(90, proc.EvAlive, 3, proc.Session{ID: 1, Sent: 80, TTL: 300, Lease: 100, Backup: true}),
+			sv(200, proc.EvExpired, 3, proc.Session{ID: 1, Sent: 150})}, "expired-alive"},
+		{"a request not answered after the heal", 1000, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), request(20, 3, 1, 5),
+			enter(1600, 3, 1, 11, 6, 1, 5)}, "unanswered"},
+		{"a request never answered", 1000, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), request(1200, 3, 1, 5), at(2000, proc.EvCrash, 0)}, "unanswered"},
+		{"a session that outlives its lease", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), sv(700, proc.EvEnded, 0, proc.Session{ID: 1})}, "outlived"},
+		{"an adopter that restarts the TTL", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), at(50, proc.EvCrash, 0),
+			sv(380, proc.EvAdopted, 1, proc.Session{ID: 1}), sv(680, proc.EvEnded, 1, proc.Session{ID: 1})}, "outlived"},
+		{"an adoption delayed by a fault is allowed the fault's time", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), at(50, proc.EvCrash, 0),
+			sv(380, proc.EvAdopted, 1, proc.Session{ID: 1}), sv(680, proc.EvEnded, 1, proc.Session{ID: 1})}, ""},
+		{"a session held to the end of the run", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), at(2000, proc.EvCrash, 2)}, "outlived"},
+	} {
+		x := &Service{Nodes: 3, Slack: 100, Healed: c.healed, Bound: 500, Settle: 200}
+		if strings.Contains(c.name, "delayed by a fault") {
+			x.Windows = [][2]proc.Time{{40, 300}}
+		}
+		var end proc.Time
+		for _, e := range c.events {
+			x.Event(e)
+			end = e.Time
+		}
+		x.Close(end)
+		switch {
+		case c.want == "" && x.Violations > 0:
+			t.Errorf("%s: false alarm %v", c.name, x.First)
+		case c.want != "" && (x.Violations == 0 || !strings.Contains(x.First[0], c.want)):
+			t.Errorf("%s: want %q, got %v", c.name, c.want, x.First)
+		}
+	}
+}

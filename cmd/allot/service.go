@@ -1,0 +1,271 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/allot-dev/allot/ctlsim"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/svcsim"
+	"github.com/allot-dev/allot/trace"
+)
+
+// serviceOpts are the flags of `allot sim --kind service`.
+type serviceOpts struct {
+	nodes, clients                   int
+	seed                             uint64
+	seeds, workers                   int
+	horizon                          int64
+	delay                            string
+	random                           bool
+	crash, restart, cut, pause, slow []string
+	variant, format, traceFile       string
+}
+
+func serviceFlags(o *serviceOpts) *flag.FlagSet {
+	fs := flag.NewFlagSet("allot sim --kind service", flag.ContinueOnError)
+	fs.Func("kind", "service: the whole data path (control plane, sessions, backups, the lock) with clients, under faults", func(v string) error {
+		if v != "service" {
+			return fmt.Errorf("not service")
+		}
+		return nil
+	})
+	fs.IntVar(&o.nodes, "nodes", 3, "nodes")
+	fs.IntVar(&o.clients, "clients", 4, "clients: each opens sessions, keeps them alive, locks and unlocks")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
+	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
+	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
+	fs.Int64Var(&o.horizon, "horizon", 20000, "stop at this tick (a millisecond of the service's)")
+	fs.StringVar(&o.delay, "delay", "uniform:1:10", "message delay (ticks): const:X | uniform:A:B | exp:MEAN")
+	fs.BoolVar(&o.random, "random-faults", false, "draw the fault schedule from the seed (--kind control's, and up to two slow nodes)")
+	fs.Func("crash", "fail-stop crashes P@T[,P@T...] (repeatable)", func(v string) error { o.crash = append(o.crash, v); return nil })
+	fs.Func("restart", "restarts from persisted state P@T[,...] (repeatable)", func(v string) error { o.restart = append(o.restart, v); return nil })
+	fs.Func("cut", "cut links A>B@T1-T2 (one way) or A-B@T1-T2 (both ways) (repeatable)", func(v string) error { o.cut = append(o.cut, v); return nil })
+	fs.Func("pause", "paused (stopped) nodes P@T1-T2 (repeatable)", func(v string) error { o.pause = append(o.pause, v); return nil })
+	fs.Func("slow", "slow nodes P@T1-T2xF: P's timers run F times slower (the busy machine) (repeatable)", func(v string) error { o.slow = append(o.slow, v); return nil })
+	fs.StringVar(&o.variant, "variant", "", "a deliberately broken data plane, to see the checker catch it: "+strings.Join(svcsim.VariantNames(), ", "))
+	fs.StringVar(&o.format, "format", "table", "output: table or json")
+	fs.StringVar(&o.traceFile, "trace", "", "write the event stream as JSONL to FILE (one seed only)")
+	return fs
+}
+
+// serviceKind reports whether args ask for `--kind service`.
+func serviceKind(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		switch strings.TrimLeft(a, "-") {
+		case "kind=service":
+			return true
+		case "kind":
+			if i+1 < len(args) && args[i+1] == "service" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// parseSlow reads P@T1-T2xF.
+func parseSlow(s string, nodes int) (svcsim.Slow, error) {
+	bad := fmt.Errorf("slow %q: want P@T1-T2xF (node P's timers F times slower from T1 to T2)", s)
+	who, rest, ok := strings.Cut(s, "@")
+	span, factor, ok2 := strings.Cut(rest, "x")
+	from, to, ok3 := strings.Cut(span, "-")
+	if !ok || !ok2 || !ok3 {
+		return svcsim.Slow{}, bad
+	}
+	p, err1 := strconv.Atoi(who)
+	t1, err2 := strconv.ParseInt(from, 10, 64)
+	t2, err3 := strconv.ParseInt(to, 10, 64)
+	f, err4 := strconv.ParseFloat(factor, 64)
+	if err := errors.Join(err1, err2, err3, err4); err != nil || t1 < 0 || t2 <= t1 || !(f >= 1) || f > 1e6 {
+		return svcsim.Slow{}, bad
+	}
+	if p < 0 || p >= nodes {
+		return svcsim.Slow{}, fmt.Errorf("slow %q: there are nodes 0..%d", s, nodes-1)
+	}
+	return svcsim.Slow{P: proc.ID(p), Start: proc.Time(t1), End: proc.Time(t2), Factor: f}, nil
+}
+
+// serviceSimCmd is `allot sim --kind service`.
+func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
+	var o serviceOpts
+	fs := serviceFlags(&o)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(stdout)
+			fmt.Fprintln(stdout, "usage: allot sim --kind service [flags]: the service's data path with clients, under faults, judged by its events")
+			fs.PrintDefaults()
+			return errHelp
+		}
+		return badf("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return badf("sim --kind service takes no scenario file, got %q", fs.Args())
+	}
+	switch {
+	case o.nodes < 1 || o.nodes > 64:
+		return badf("--nodes must be 1 to 64, not %d", o.nodes)
+	case o.clients < 1:
+		return badf("--clients must be at least 1, not %d", o.clients)
+	case o.seeds < 1:
+		return badf("--seeds must be at least 1, not %d", o.seeds)
+	case o.horizon <= 0:
+		return badf("--horizon must be positive: a service never stops by itself")
+	case o.format != "table" && o.format != "json":
+		return badf("--format %q: want table or json", o.format)
+	case o.traceFile != "" && o.seeds > 1:
+		return badf("--trace writes one run: not with --seeds")
+	case o.variant != "" && !slices.Contains(svcsim.VariantNames(), o.variant):
+		return badf("--variant %q: want one of %s", o.variant, strings.Join(svcsim.VariantNames(), ", "))
+	}
+	delay, err := dist.Parse(o.delay)
+	if err != nil {
+		return badf("--delay: %v", err)
+	}
+	cf, err := ctlsim.ParseFaults(o.crash, o.restart, o.cut, o.pause)
+	if err != nil {
+		return badf("%v", err)
+	}
+	if err := cf.Validate(o.nodes); err != nil {
+		return badf("%v", err)
+	}
+	faults := svcsim.Faults{Faults: cf}
+	for _, s := range o.slow {
+		for _, item := range strings.Split(s, ",") {
+			w, err := parseSlow(item, o.nodes)
+			if err != nil {
+				return badf("%v", err)
+			}
+			faults.Slow = append(faults.Slow, w)
+		}
+	}
+	if o.random && faults.Count() > 0 {
+		return badf("--random-faults draws the schedule: not with --crash, --restart, --cut, --pause or --slow")
+	}
+	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
+		Faults: faults, Random: o.random, Variant: o.variant}
+	if o.seeds > 1 {
+		return serviceSweep(cfg, o, stdout, stderr)
+	}
+	var tw *trace.Writer
+	var tf *os.File
+	if o.traceFile != "" {
+		if tf, err = os.Create(o.traceFile); err != nil {
+			return badf("--trace: %v", err)
+		}
+		tw = trace.NewWriter(tf)
+		tw.Header(trace.Header{Scenario: map[string]any{"kind": "service", "nodes": o.nodes, "clients": o.clients, "delay": o.delay,
+			"horizon": o.horizon, "random_faults": o.random, "variant": o.variant}, Seed: o.seed, Algorithm: serviceName(o.variant),
+			Kind: "service", Processes: o.nodes + o.clients})
+		cfg.Sink = tw
+	}
+	r, err := svcsim.Run(cfg)
+	if tw != nil {
+		if err == nil {
+			tw.End(r.End)
+		}
+		err = errors.Join(err, tw.Flush(), tf.Close())
+	}
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		if err := writeJSON(stdout, r); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients; delay %s, horizon %d; seed %d\n", serviceName(o.variant), r.Nodes, r.Clients, o.delay, r.End, r.Seed)
+		fmt.Fprintf(stdout, "faults: %s\n", describeService(r.Faults))
+		fmt.Fprintf(stdout, "sessions %d, adopted %d, lock requests %d, grants %d, expired answers %d; messages %d, events %d\n",
+			r.Sessions, r.Adopted, r.Requests, r.Grants, r.Expired, r.Messages, r.Events)
+		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
+		for _, f := range r.First {
+			fmt.Fprintf(stdout, "  %s\n", f)
+		}
+	}
+	if r.Findings > 0 {
+		fmt.Fprintf(stderr, "allot: service: %d findings (seed %d), first: %s\n", r.Findings, r.Seed, r.First[0])
+		return errFailed
+	}
+	return nil
+}
+
+func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) error {
+	seeds := make([]uint64, o.seeds)
+	for i := range seeds {
+		seeds[i] = o.seed + uint64(i)
+	}
+	sum, err := svcsim.Sweep(cfg, seeds, o.workers)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		if err := writeJSON(stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		faults := "scripted faults"
+		if o.random {
+			faults = "random faults"
+		}
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients, %s, delay %s, horizon %d, seeds %d..%d\n\n", serviceName(o.variant), o.nodes, o.clients,
+			faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1)
+		kinds := []string{"crash", "restart", "cut", "pause", "slow"}
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "runs\t"+strings.Join(kinds, "\t")+"\tsessions\tadopted\tgrants\texpired answers\truns with findings\tfindings\t")
+		fmt.Fprintf(tw, "%d\t", sum.Runs)
+		for _, k := range kinds {
+			fmt.Fprintf(tw, "%d\t", sum.Faults[k])
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", sum.Sessions, sum.Adopted, sum.Grants, sum.Expired, sum.Failed, sum.Findings)
+		tw.Flush()
+		var rules []string
+		for _, k := range slices.Sorted(maps.Keys(sum.ByRule)) {
+			rules = append(rules, fmt.Sprintf("%s %d", k, sum.ByRule[k]))
+		}
+		if len(rules) == 0 {
+			rules = []string{"none"}
+		}
+		fmt.Fprintf(stdout, "\nfindings by rule: %s\n", strings.Join(rules, ", "))
+	}
+	if f := sum.FirstFailed; f != nil {
+		fmt.Fprintf(stderr, "allot: service: %d of %d runs with findings; the first, seed %d (--seed %d replays it): %s\n", sum.Failed, sum.Runs, f.Seed, f.Seed, f.First[0])
+		return errFailed
+	}
+	return nil
+}
+
+func describeService(f svcsim.Faults) string {
+	s := describeFaults(f.Faults)
+	var slow []string
+	for _, w := range f.Slow {
+		slow = append(slow, fmt.Sprintf("slow %d@%d-%dx%g", w.P, w.Start, w.End, w.Factor))
+	}
+	switch {
+	case len(slow) == 0:
+		return s
+	case s == "none":
+		return strings.Join(slow, ", ")
+	}
+	return s + ", " + strings.Join(slow, ", ")
+}
+
+func serviceName(variant string) string {
+	if variant == "" {
+		return "service"
+	}
+	return "service/" + variant
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/svcsim"
+)
+
+// serviceExploreCmd is `allot explore --kind service`: the data path (a
+// few nodes, a client) under the timed explorer, from the first tick every
+// node serves and every client holds a session.
+func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
+	var (
+		nodes, clients      int
+		seed                uint64
+		delay               string
+		crash, restart      string
+		maxDepth, maxStates int
+		timeout             time.Duration
+		variant, format     string
+	)
+	fs := flag.NewFlagSet("allot explore --kind service", flag.ContinueOnError)
+	fs.Func("kind", "service: the data path (control plane, sessions, backups, the lock) with clients", func(v string) error {
+		if v != "service" {
+			return fmt.Errorf("not service")
+		}
+		return nil
+	})
+	fs.IntVar(&nodes, "nodes", 3, "nodes")
+	fs.IntVar(&clients, "clients", 1, "clients")
+	fs.Uint64Var(&seed, "seed", 1, "seed of the processes' random draws")
+	fs.StringVar(&delay, "delay", "uniform:1:3", "every message takes between A and B ticks: uniform:A:B or const:X")
+	fs.StringVar(&crash, "crash", "", "nodes that may crash, each at any step (once): P[,P...]")
+	fs.StringVar(&restart, "restart", "", "nodes that, once crashed, may restart at any later step (once) from what they persisted: P[,P...]")
+	fs.IntVar(&maxDepth, "max-depth", 12, "cut paths at this many steps after the warm-up (0: none)")
+	fs.IntVar(&maxStates, "max-states", 200_000, "stop after this many distinct states (0: none)")
+	fs.DurationVar(&timeout, "timeout", 10*time.Minute, "stop after this long (0: none)")
+	fs.StringVar(&variant, "variant", "", "a deliberately broken data plane: "+strings.Join(svcsim.VariantNames(), ", "))
+	fs.StringVar(&format, "format", "table", "output: table or json")
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(stdout)
+			fmt.Fprintln(stdout, "usage: allot explore --kind service [flags]: every order of events the data path's timing allows, with crashes and restarts, judged by check.Service's safety rules")
+			fs.PrintDefaults()
+			return errHelp
+		}
+		return badf("%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return badf("explore takes no arguments, got %q", fs.Args())
+	case nodes < 1 || nodes > 64 || clients < 1:
+		return badf("--nodes must be 1 to 64 and --clients at least 1, not %d and %d", nodes, clients)
+	case format != "table" && format != "json":
+		return badf("--format %q: want table or json", format)
+	case maxDepth < 0 || maxStates < 0 || timeout < 0:
+		return badf("--max-depth, --max-states and --timeout must not be negative")
+	case maxDepth == 0 && maxStates == 0 && timeout == 0:
+		return badf("a service's time never ends: give --max-depth, --max-states or --timeout")
+	case variant != "" && !slices.Contains(svcsim.VariantNames(), variant):
+		return badf("--variant %q: want one of %s", variant, strings.Join(svcsim.VariantNames(), ", "))
+	}
+	d, err := dist.Parse(delay)
+	if err != nil {
+		return badf("--delay: %v", err)
+	}
+	hi, ok := d.Max()
+	if !ok {
+		return badf("--delay %s: the explorer needs bounded delays, uniform:A:B or const:X", delay)
+	}
+	cr, err := nodeList("crash", crash, nodes)
+	if err != nil {
+		return badf("%v", err)
+	}
+	re, err := nodeList("restart", restart, nodes)
+	if err != nil {
+		return badf("%v", err)
+	}
+	for _, r := range re {
+		if !slices.Contains(cr, r) {
+			return badf("--restart %d: a node restarts after it crashes: add it to --crash", r)
+		}
+	}
+	res, err := svcsim.Explore(svcsim.ExploreConfig{Nodes: nodes, Clients: clients, Seed: seed, MinDelay: d.Min(), MaxDelay: hi,
+		Crash: cr, Restart: re, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant})
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		if err := writeJSON(stdout, res); err != nil {
+			return err
+		}
+	} else {
+		verdict := fmt.Sprintf("complete: every order of events the timing allows, within %d steps", maxDepth)
+		if !res.Complete {
+			verdict = "bounded by " + res.Cut + ": the verdict covers the paths explored"
+		}
+		if res.Violations > 0 {
+			verdict = "stopped at a violation"
+		}
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients; delays %d..%d; crash [%s], restart [%s]; seed %d\n", serviceName(variant), nodes, clients, d.Min(), hi, crash, restart, seed)
+		fmt.Fprintf(stdout, "from tick %d, when every node serves and every client holds a session (%d steps of earliest inputs)\n\n", res.WarmupEnd, res.Warmup)
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "states\ttransitions\tdepth\tcrash paths\trestart paths\tviolations\t")
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", res.States, res.Edges, res.Depth, res.Crashes, res.Restarts, res.Violations)
+		tw.Flush()
+		fmt.Fprintf(stdout, "\n%s\n", verdict)
+	}
+	if ce := res.Counter; ce != nil {
+		fmt.Fprintf(stderr, "allot: %s: %s: %s (%d steps after the warm-up)\n", serviceName(variant), ce.Kind, ce.What, ce.Length)
+		return errFailed
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/svcsim"
+	"github.com/allot-dev/allot/trace"
+)
+
+func TestServiceBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"sim", "--kind", "service", "--nodes", "0"},
+		{"sim", "--kind", "service", "--clients", "0"},
+		{"sim", "--kind", "service", "--slow", "1@50-10x2"},
+		{"sim", "--kind", "service", "--slow", "1@5-10"},
+		{"sim", "--kind", "service", "--slow", "7@5-10x2"},
+		{"sim", "--kind", "service", "--slow", "1@5-10x0.5"},
+		{"sim", "--kind", "service", "--cut", "0>0@5-9"},
+		{"sim", "--kind", "service", "--random-faults", "--slow", "1@5-10x2"},
+		{"sim", "--kind", "service", "--variant", "no-such"},
+		{"sim", "--kind", "service", "--seeds", "2", "--trace", "t.jsonl"},
+		{"sim", "--kind", "service", "--horizon", "0"},
+		{"sim", "--kind", "service", "--format", "xml"},
+		{"sim", "--kind=service", "scenario.yaml"},
+	} {
+		out, errs, code := allot(t, args...)
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "allot: ") || out != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 and one line 'allot: ...'", args, code, errs, out)
+		}
+	}
+}
+
+// TestServiceSim: a scripted run (a slow node, a crash and restart, a
+// cut) prints no finding, the same bytes for the same seed, and a trace
+// check.Service reads back alike.
+func TestServiceSim(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	args := []string{"sim", "--kind", "service", "--seed", "5", "--horizon", "12000",
+		"--slow", "2@2000-5000x6", "--crash", "0@3000", "--restart", "0@4500", "--cut", "1>2@6000-7000"}
+	out, errs, code := allot(t, append(args, "--trace", tr)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	again, _, _ := allot(t, args...)
+	if out != again {
+		t.Errorf("same seed, different output:\n%s\n%s", out, again)
+	}
+	for _, want := range []string{"slow 2@2000-5000x6", "checker findings: 0", "adopted"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := os.Open(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := check.Service{Nodes: 3, Slack: svcsim.Lease, Healed: 7000, Bound: svcsim.Bound, Settle: svcsim.Settle}
+	if err := trace.Read(f, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(12000)
+	if c.Violations > 0 || c.ByRule != nil {
+		t.Errorf("the trace read back: %v", c.First)
+	}
+	var r svcsim.Result
+	js, _, _ := allot(t, append(args, "--format", "json")...)
+	if err := json.Unmarshal([]byte(js), &r); err != nil || r.Grants == 0 || r.Faults.Count() != 4 {
+		t.Errorf("json: %v, %+v", err, r)
+	}
+}
+
+// TestServiceVariantFails: a broken data plane fails the sweep with exit
+// 1 and the seed that replays it.
+func TestServiceVariantFails(t *testing.T) {
+	_, errs, code := allot(t, "sim", "--kind", "service", "--variant", "adopt-fresh-ttl", "--random-faults", "--seed", "6")
+	if code != 1 || !strings.Contains(errs, "seed 6") || !strings.Contains(errs, "outlived") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestServiceExplore(t *testing.T) {
+	out, errs, code := allot(t, "explore", "--kind", "service", "--crash", "1", "--restart", "1", "--max-depth", "6")
+	if code != 0 || !strings.Contains(out, "bounded by max-depth") || !strings.Contains(out, "states") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	for _, args := range [][]string{
+		{"explore", "--kind", "service", "--restart", "1"},
+		{"explore", "--kind", "service", "--delay", "exp:4"},
+		{"explore", "--kind", "service", "--max-depth", "0", "--max-states", "0", "--timeout", "0"},
+	} {
+		_, errs, code := allot(t, args...)
+		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+// Package dataplane is the service's data plane as a pure machine, for
+// the simulator: what a node of allot serve does with sessions, grants
+// and backups, written once as a state machine (Node) over package
+// session, and a node as a proc.Process (Process) that hosts it beside
+// the control plane (package control) and the lock algorithm's processes
+// of each view.
+//
+//	           clients: Call (open, keep-alive, lock, unlock, close) ──> Reply
+//	                │
+//	Process ────────┼─────────────────────────────────────────────────────────────┐
+//	│  control.Node (Raft, views, leases; its Disk across restarts)              │
+//	│     │ Adopt(view, prev), Serve, Fence(lost); LeaseLeft before each input   │
+//	│     v                                                                      │
+//	│  Node (pure: time and the lease are inputs, outputs are data in an Out)    │
+//	│     sessions (session.Session: the lease rule), Expiry, Handed, Delays     │
+//	│     grants by id: asked on a user of the view's lock instance, answered    │
+//	│       once the backup has them, asked again in every new view (regrant)    │
+//	│     Outbox: the records owed to the backup (Keep ─> KeepAck)               │
+//	│     Keeper: the records kept for others; TakeOver: adoption               │
+//	│     readiness in a new view: regrants answered, records acknowledged       │
+//	│     Out: Replies, Sends (Keep, KeepAck), Asks, Frees, Events, Ready,       │
+//	│          Stopped, Retire, Left                                             │
+//	│     v                                                                      │
+//	│  lock instances, one per view (the service's placement; processes made     │
+//	│  as first used), their messages as Inst, stamped by the Lamport clock      │
+//	│  links to the other nodes: Link/LinkAck, resent until acknowledged, in     │
+//	│  order (the service's links)                                               │
+//	└────────────────────────────────────────────────────────────────────────────┘
+//
+// It follows service/: sessions.go (open, keep-alive: recorded unless
+// covered, a backup not answering in a quarter lease cuts the answer's
+// lease to what it keeps; close), grants.go and api.go (a grant
+// registered with its session, answered only once its record is at the
+// backup, a request whose view changed asked again once the next view
+// serves, an unlock recorded before the release), expiry.go (sessions run
+// out only while the node holds its lease; an expired session's grants
+// held a lock-delay, asked again meanwhile in a new view), ctl.go's adopt
+// and fence, primary.go's moveBackup, backup.go's takeOver and
+// adoptSession, and the lock's placement of locks.go.
+//
+// Where it differs, and why:
+//
+//   - Locks only (no semaphores, no quotas), on names that are resource
+//     ids fixed for the run: the service asks each name's home for its id
+//     in a view (names.go), which adds nothing to the sessions' protocol.
+//   - Open answers "unavailable" at once from a node not serving (the
+//     service waits up to three leases for one), and records without a
+//     context: the client moves on instead.
+//   - An end acknowledged after the node's lost fence is not taken as
+//     recorded (EvHanded, its grants not held by a lock-delay): the backup
+//     acknowledges a record it refused (a run it took over), as the
+//     service's Backup.Keep does, so the end may not be kept there and the
+//     backup may have adopted the session.
+//   - A lost fence empties the node's Keeper: the records its old
+//     generation kept are not its new generation's (its primaries record
+//     again at a backup of another generation), and kept, they would be
+//     adopted in a later view that names this node the successor of a
+//     fenced run — stale records, an ended session adopted with grants
+//     long given back. The service keeps them.
+//
+// What the service still does itself: all of it. service/ does not drive
+// this package yet; it keeps its own goroutines, locks and gRPC streams
+// around package session, and the two are kept in step by hand.
+package dataplane

@@ -1,0 +1,141 @@
+package dataplane
+
+import (
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/session"
+)
+
+// Op is a client's call.
+type Op uint8
+
+// The calls of the service's API that the data plane models.
+const (
+	OpOpen Op = iota + 1
+	OpKeepAlive
+	OpLock
+	OpUnlock
+	OpClose
+)
+
+// Call is a client's call to a node: Req, the client's number of it, is
+// in the answer.
+type Call struct {
+	Op      Op
+	Req     uint64
+	Session uint64
+	Grant   uint64    // OpUnlock
+	TTL     proc.Time // OpOpen
+	Names   []int32   // OpLock: the lock's names, as resource ids
+}
+
+func (Call) Kind() string { return "call" }
+
+// Code is an answer's status, as the service's gRPC codes and reasons.
+type Code uint8
+
+// The answers.
+const (
+	OK          Code = iota + 1
+	Moving           // UNAVAILABLE, SESSION_MOVING: the node keeps the session as its backup
+	NotHere          // UNAVAILABLE, SESSION_NOT_HERE: the session may be alive elsewhere
+	Expired          // NOT_FOUND, SESSION_EXPIRED
+	Unavailable      // UNAVAILABLE: the node is not serving, or its backup kept nothing
+	NotHeld          // FAILED_PRECONDITION: the session holds no such grant
+)
+
+// Reply is a node's answer to a Call.
+type Reply struct {
+	Req     uint64
+	Code    Code
+	Session uint64
+	Grant   uint64
+	// Epoch, Counter: a lock's token (OpLock).
+	Epoch, Counter uint64
+	// TTL, Lease: the session's TTL and the node's lease left (OK to
+	// OpOpen and OpKeepAlive; Moving: the backup's lease).
+	TTL, Lease proc.Time
+	// Kept, Said: Moving: how long the backup would keep the session if
+	// it adopted it now; Primary: the session's node, as the backup knows.
+	Kept    proc.Time
+	Said    bool
+	Primary proc.ID
+}
+
+func (Reply) Kind() string { return "reply" }
+
+// Keep is a primary's records at its backup (the service's Backup.Keep
+// stream): Gen is the primary's generation in view Epoch, To the
+// backup's (the service's KeepRequest does not say it); the record
+// numbered 1 is the run's first at this backup (it forgets what it kept
+// of the run before).
+type Keep struct {
+	Primary proc.ID
+	Gen, To uint64
+	Epoch   uint64
+	Recs    []KeepRec
+}
+
+// KeepRec is one record and its number in the primary's outbox.
+type KeepRec struct {
+	N      uint64
+	Record session.Record
+}
+
+func (Keep) Kind() string { return "keep" }
+
+// KeepAck is the backup's answer: every record up to N of the primary's
+// generation Gen is kept.
+type KeepAck struct {
+	Gen uint64
+	N   uint64
+}
+
+func (KeepAck) Kind() string { return "keep-ack" }
+
+// Inst carries a message of the lock instance of view Epoch between its
+// processes From and To, hosted on two nodes, with the sender's Lamport
+// time (the fencing counters' clock).
+type Inst struct {
+	Epoch    uint64
+	From, To proc.ID
+	Stamp    uint64
+	M        proc.Message
+}
+
+func (m Inst) Kind() string { return m.M.Kind() }
+
+// Link carries a node-to-node message of the data plane on the link from
+// one run of a node to another node: numbered, resent until acknowledged
+// and taken in order (the service's links: a session layer over TCP).
+// Base is the oldest message not acknowledged and not given up: where a
+// receiver that never heard of the sender's run starts, and what it
+// skips to when the sender gave up older ones (those of a retired view's
+// instance).
+type Link struct {
+	Run       uint64
+	Base, Seq uint64
+	M         proc.Message
+}
+
+func (m Link) Kind() string { return m.M.Kind() }
+
+// LinkAck acknowledges every message up to Seq of the sender's run Run.
+type LinkAck struct{ Run, Seq uint64 }
+
+func (LinkAck) Kind() string { return "link-ack" }
+
+// The timers of a Process.
+type (
+	// tickTimer is a Raft tick of the control node.
+	tickTimer struct{}
+	// dataTimer looks at the sessions' deadlines and the records' waits.
+	dataTimer struct{}
+	// resendTimer resends what the links have not had acknowledged.
+	resendTimer struct{}
+	// instTimer is a timer of process P of the lock instance of Epoch.
+	instTimer struct {
+		Epoch uint64
+		P     proc.ID
+		T     proc.Timer
+	}
+)

@@ -1,0 +1,852 @@
+package dataplane
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/session"
+)
+
+// Tick is one tick of the run in the sessions' time (session.Time counts
+// nanoseconds): a tick is a millisecond, as the service's timers are.
+const Tick = time.Millisecond
+
+func st(t proc.Time) session.Time     { return session.Time(time.Duration(t) * Tick) }
+func dur(t proc.Time) time.Duration   { return time.Duration(t) * Tick }
+func ticks(d time.Duration) proc.Time { return proc.Time(d / Tick) }
+
+// Broken names a deliberate break of the data plane, to show that the
+// checker catches it.
+type Broken uint8
+
+const (
+	// AdoptFresh: an adopter gives the session a fresh TTL from the
+	// adoption instead of the deadline its record carried.
+	AdoptFresh Broken = iota + 1
+	// FenceEnds: a node that stops serving ends its sessions, their end
+	// recorded, instead of handing them to its backup.
+	FenceEnds
+	// NoLockDelay: the grants of an expired session go back at once.
+	NoLockDelay
+)
+
+// Config is a node's data plane.
+type Config struct {
+	Self proc.ID
+	// Run is the node's start (its disk's count): the ids it issues are
+	// of this run.
+	Run uint64
+	// Slack is the lease rule's slack, the control plane's lease (the
+	// service's --suspect); LockDelay holds an expired session's grants.
+	Slack, LockDelay proc.Time
+	Broken           Broken
+}
+
+// Out is what the node asks of its driver, as data, after an input.
+type Out struct {
+	Replies []Addressed // answers to clients
+	Sends   []Addressed // Keep and KeepAck to other nodes, on the links
+	Asks    []Ask       // requests of the lock instance's users
+	Frees   []Ask       // releases of the lock instance's users
+	Events  []proc.Event
+	// Retire: the instances of views older than this epoch stop.
+	Retire uint64
+	// Left: the backups this node records at no more (the service closes
+	// its queue to each): what the links still owe them of its records
+	// is dropped.
+	Left []proc.ID
+	// Ready: the node is ready in this view (control.Node.Ready);
+	// Stopped: it stopped serving its lost view (control.Node.Stopped).
+	Ready   uint64
+	Stopped bool
+}
+
+// Addressed is a message and its destination.
+type Addressed struct {
+	To proc.ID
+	M  proc.Message
+}
+
+// Ask is a user of the lock instance of view Epoch asking for Res (or
+// releasing what it holds).
+type Ask struct {
+	Epoch uint64
+	User  proc.ID
+	Res   []proc.ResID
+}
+
+// Empty reports whether o asks for nothing.
+func (o *Out) Empty() bool {
+	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events)+len(o.Left) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped
+}
+
+// Node is one node's data plane, pure: its sessions (package session's
+// Session, Expiry, Handed, Delays), the grants by id, the records it owes
+// its backup (session.Outbox) and keeps for others (session.Keeper), the
+// users of each view's lock instance, and its readiness in a new view.
+// Time is an input (ticks), and so is the control plane's lease left
+// (Lease, before each input); every output is in the Out it is handed.
+type Node struct {
+	cfg     Config
+	now     proc.Time
+	lease   proc.Time
+	ids     uint64
+	clock   uint64 // Lamport: the fencing counters
+	view    session.View
+	gen     uint64 // this run's generation in view
+	serving bool
+
+	sessions map[uint64]*sess
+	handed   session.Handed
+	keeper   *session.Keeper
+	expiry   session.Expiry[*sess]
+	delays   session.Delays[*grant]
+	users    map[uint64]*users // by epoch
+	waiting  []*grant          // lock requests waiting for a view to serve
+
+	backup    proc.ID // -1: none
+	backupGen uint64
+	outbox    session.Outbox[*rec]
+	kas       map[uint64]*kaWait // keep-alives waiting for their record, by record number
+	opens     map[uint64]*kaWait // opens waiting for their record, by record number
+	ready     *readying
+	stops     uint64 // lost fences so far
+	fenced    bool   // a lost fence since the node's last view
+	early     []early
+}
+
+// early is records addressed to a generation of this node it has not
+// taken on yet.
+type early struct {
+	from proc.ID
+	k    Keep
+}
+
+type sess struct {
+	st     session.Session
+	grants map[uint64]*grant
+}
+
+type grant struct {
+	id             uint64
+	s              *sess
+	res            []proc.ResID
+	epoch, counter uint64 // the token, once answered
+	client         proc.ID
+	req            uint64 // the Lock to answer (0: none)
+	// Where it is asked: the view's instance and user, entered once the
+	// algorithm granted it there.
+	at       uint64
+	user     proc.ID
+	placed   bool
+	entered  bool
+	answered bool
+	released bool
+	lost     bool // the session ended before the answer
+	regrant  bool // asked again in a new view, with its token
+}
+
+// users is this node's users of one view's lock instance.
+type users struct {
+	free   []proc.ID
+	made   int
+	byUser map[proc.ID]*grant
+}
+
+type then uint8
+
+const (
+	thenNone    then = iota
+	thenAnswer       // answer the Lock of g
+	thenRelease      // give g back
+	thenEnd          // the session's end is recorded: its grants go back
+	thenOpen         // answer the open
+	thenKA           // answer the keep-alive
+	thenReady        // a record of the view change
+)
+
+// rec is a record in the outbox and what follows its acknowledgement.
+type rec struct {
+	stops uint64 // the node's lost fences when it was made
+	s     *sess
+	end   session.Time
+	then  then
+	g     *grant
+	held  []*grant
+	delay proc.Time
+}
+
+type kaWait struct {
+	s        *sess
+	client   proc.ID
+	req      uint64
+	deadline proc.Time
+	lease    proc.Time // the node's lease when the call came: the answer says no more
+}
+
+// readying is a view change under way: the regrants not answered yet,
+// the records not acknowledged, and how long the records are waited for.
+type readying struct {
+	epoch    uint64
+	regrants int
+	records  int
+	until    proc.Time
+}
+
+// New is node cfg.Self's data plane, with nothing yet.
+func New(cfg Config) *Node {
+	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[uint64]*users{},
+		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{}}
+}
+
+// At sets the time and the control plane's lease left for the next input.
+func (n *Node) At(now, lease proc.Time) { n.now, n.lease = now, lease }
+
+// Stamp is the Lamport time a message of the node carries.
+func (n *Node) Stamp() uint64 { n.clock++; return n.clock }
+
+// Witness moves the clock up to a message's stamp.
+func (n *Node) Witness(t uint64) { n.clock = max(n.clock, t) }
+
+// id is a new session or grant id, of this node's run: node, run and a
+// count (session.Find's ownRun).
+func (n *Node) id() uint64 {
+	n.ids++
+	return uint64(n.cfg.Self+1)<<48 | (n.cfg.Run&0xffff)<<32 | n.ids
+}
+
+func (n *Node) ownRun(id uint64) bool { return id>>32 == uint64(n.cfg.Self+1)<<16|n.cfg.Run&0xffff }
+
+func (n *Node) emit(o *Out, k proc.EventKind, s *proc.Session) {
+	o.Events = append(o.Events, proc.Event{Kind: k, S: s})
+}
+
+func (n *Node) reply(o *Out, to proc.ID, r Reply) { o.Replies = append(o.Replies, Addressed{to, r}) }
+
+// Call takes a client's call.
+func (n *Node) Call(o *Out, from proc.ID, c Call) {
+	if c.Op == OpOpen {
+		n.open(o, from, c)
+		return
+	}
+	s, code, r := n.session(c.Session)
+	if s == nil {
+		r.Req, r.Code, r.Session = c.Req, code, c.Session
+		n.reply(o, from, r)
+		return
+	}
+	switch c.Op {
+	case OpKeepAlive:
+		n.keepAlive(o, from, c, s)
+	case OpLock:
+		g := &grant{id: n.id(), s: s, client: from, req: c.Req}
+		for _, name := range c.Names {
+			g.res = append(g.res, proc.ResID(name))
+		}
+		slices.Sort(g.res)
+		g.res = slices.Compact(g.res)
+		s.grants[g.id] = g
+		if n.serving && n.lease > 0 {
+			n.ask(o, g, n.view.Epoch)
+		} else {
+			n.waiting = append(n.waiting, g)
+		}
+	case OpUnlock:
+		g := s.grants[c.Grant]
+		if g == nil || !g.answered {
+			n.reply(o, from, Reply{Req: c.Req, Code: NotHeld, Session: c.Session, Grant: c.Grant})
+			return
+		}
+		delete(s.grants, g.id)
+		n.reply(o, from, Reply{Req: c.Req, Code: OK, Session: c.Session, Grant: c.Grant})
+		// Recorded at the backup before it goes back (api.go, giveBack).
+		n.push(o, &rec{s: s, then: thenRelease, g: g})
+	case OpClose:
+		n.end(o, s, 0, true)
+		n.reply(o, from, Reply{Req: c.Req, Code: OK, Session: c.Session})
+	}
+}
+
+// session is the session id this node serves, or where it stands
+// (session.Find) and the answer that says so.
+func (n *Node) session(id uint64) (*sess, Code, Reply) {
+	if s := n.sessions[id]; s != nil {
+		return s, OK, Reply{}
+	}
+	primary, until, kept := n.keeper.Keeps(id)
+	switch session.Find(kept, !kept && n.handed.Has(id, st(n.now)), n.ownRun(id)) {
+	case session.Moving:
+		if n.lease <= 0 {
+			return nil, Unavailable, Reply{}
+		}
+		r := Reply{Lease: n.lease, Primary: proc.ID(primary)}
+		if until != 0 {
+			r.Kept, r.Said = ticks(session.Kept(st(n.now), until)), true
+		}
+		return nil, Moving, r
+	case session.NotHere:
+		return nil, NotHere, Reply{}
+	}
+	return nil, Expired, Reply{}
+}
+
+func (n *Node) open(o *Out, from proc.ID, c Call) {
+	if n.lease <= 0 || !n.serving || c.TTL <= 0 {
+		n.reply(o, from, Reply{Req: c.Req, Code: Unavailable})
+		return
+	}
+	id := n.id()
+	s := &sess{st: session.Opened(id, st(n.now), dur(c.TTL)), grants: map[uint64]*grant{}}
+	n.sessions[id] = s
+	n.expiry.Add(s, s.st.Deadline)
+	n.emit(o, proc.EvOpened, &proc.Session{ID: id, TTL: c.TTL})
+	w := &kaWait{s: s, client: from, req: c.Req, deadline: n.now + 3*n.cfg.Slack, lease: n.lease}
+	if k, ok := n.push(o, &rec{s: s, then: thenOpen}); ok {
+		n.opens[k] = w
+		return
+	}
+	n.answerAlive(o, w, w.lease)
+}
+
+func (n *Node) answerAlive(o *Out, w *kaWait, lease proc.Time) {
+	n.reply(o, w.client, Reply{Req: w.req, Code: OK, Session: w.s.st.ID, TTL: ticks(w.s.st.TTL), Lease: lease})
+}
+
+// keepAlive is sessions.go's KeepAlive: recorded before it is answered
+// unless the backup keeps the session half a slack past the new deadline
+// already; a record not acknowledged within a quarter of the slack cuts
+// the answer's lease to what the backup keeps (session.Lease.Promise).
+func (n *Node) keepAlive(o *Out, from proc.ID, c Call, s *sess) {
+	if n.lease <= 0 {
+		n.reply(o, from, Reply{Req: c.Req, Code: Unavailable, Session: c.Session})
+		return
+	}
+	if !s.st.KeepAlive(st(n.now)) {
+		n.reply(o, from, Reply{Req: c.Req, Code: gone(s), Session: c.Session})
+		return
+	}
+	w := &kaWait{s: s, client: from, req: c.Req, deadline: n.now + n.cfg.Slack/4, lease: n.lease}
+	if s.st.Covered(dur(n.cfg.Slack)) {
+		n.answerAlive(o, w, w.lease)
+		return
+	}
+	if k, ok := n.push(o, &rec{s: s, then: thenKA}); ok {
+		n.kas[k] = w
+		return
+	}
+	n.answerAlive(o, w, w.lease)
+}
+
+// ask asks for g on a user of this node in the lock instance of epoch.
+func (n *Node) ask(o *Out, g *grant, epoch uint64) {
+	u := n.users[epoch]
+	if u == nil {
+		u = &users{byUser: map[proc.ID]*grant{}}
+		n.users[epoch] = u
+	}
+	var id proc.ID
+	if k := len(u.free); k > 0 {
+		id, u.free = u.free[k-1], u.free[:k-1]
+	} else {
+		// The service's placement (locks.go): user u on member u mod N.
+		rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
+		id = proc.ID(rank + len(n.view.Members)*u.made)
+		u.made++
+	}
+	u.byUser[id] = g
+	g.at, g.user, g.placed, g.entered = epoch, id, true, false
+	o.Asks = append(o.Asks, Ask{Epoch: epoch, User: id, Res: g.res})
+}
+
+// release gives g back in its instance (once), or drops it if it is not
+// entered there yet (abandon: the algorithm's answer is given back when
+// it comes).
+func (n *Node) release(o *Out, g *grant) {
+	g.released = true
+	if !g.placed || !g.entered {
+		return
+	}
+	n.free(o, g)
+}
+
+func (n *Node) free(o *Out, g *grant) {
+	u := n.users[g.at]
+	g.placed = false
+	if u == nil {
+		return // its view retired: the instance is gone
+	}
+	delete(u.byUser, g.user)
+	u.free = append(u.free, g.user)
+	o.Frees = append(o.Frees, Ask{Epoch: g.at, User: g.user})
+}
+
+// Entered is the lock instance of epoch granting user its request.
+func (n *Node) Entered(o *Out, epoch uint64, user proc.ID) {
+	u := n.users[epoch]
+	if u == nil {
+		return
+	}
+	g := u.byUser[user]
+	if g == nil {
+		return
+	}
+	g.entered = true
+	if g.regrant {
+		// Asked again in a new view: it counts for the node's readiness
+		// whether it is still wanted or was given back meanwhile.
+		g.regrant = false
+		if n.ready != nil && n.ready.epoch == epoch {
+			n.ready.regrants--
+			n.readyCheck(o)
+		}
+		if g.released {
+			n.free(o, g)
+		} else if !g.s.st.Ended {
+			n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
+		}
+		return
+	}
+	switch {
+	case g.released || g.lost && !g.answered:
+		n.free(o, g)
+	case epoch != n.view.Epoch || !n.serving || n.lease <= 0:
+		// The view changed, or the lease ran out, before the answer: the
+		// request starts over in the next view that serves (acquire).
+		n.free(o, g)
+		g.released = false
+		n.waiting = append(n.waiting, g)
+	default:
+		g.answered, g.epoch, g.counter = true, epoch, n.Stamp()
+		n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
+		// Never answered before the backup has it.
+		n.push(o, &rec{s: g.s, then: thenAnswer, g: g})
+	}
+}
+
+// push records s at the backup, to do r.then once the backup has it;
+// false (and r.then done now, or dropped for a keep-alive's or an open's
+// answer, which the caller gives) when there is no backup.
+func (n *Node) push(o *Out, r *rec) (uint64, bool) {
+	if n.backup < 0 {
+		n.done(o, r)
+		return 0, false
+	}
+	var grants []session.Grant
+	for _, g := range r.s.grants {
+		if g.answered && !g.released {
+			grants = append(grants, session.Grant{ID: g.id, Key: "lock", Names: names(g.res), Epoch: g.epoch, Counter: g.counter})
+		}
+	}
+	slices.SortFunc(grants, func(a, b session.Grant) int { return cmp.Compare(a.ID, b.ID) })
+	r2, end := r.s.st.Record(st(n.now), dur(n.cfg.Slack), grants)
+	r.end, r.stops = end, n.stops
+	k, _ := n.outbox.Push(r)
+	o.Sends = append(o.Sends, Addressed{n.backup, Keep{Primary: n.cfg.Self, Gen: n.gen, To: n.backupGen, Epoch: n.view.Epoch, Recs: []KeepRec{{N: k, Record: r2}}}})
+	return k, true
+}
+
+func names(res []proc.ResID) []string {
+	out := make([]string, len(res))
+	for i, r := range res {
+		out[i] = string(rune('a' + r))
+	}
+	return out
+}
+
+// done does what follows r's acknowledgement.
+func (n *Node) done(o *Out, r *rec) {
+	switch r.then {
+	case thenAnswer:
+		g := r.g
+		if g.s.st.Ended || g.released {
+			// Ended meanwhile: end gives it back.
+			n.reply(o, g.client, Reply{Req: g.req, Code: gone(g.s), Session: g.s.st.ID})
+			return
+		}
+		n.reply(o, g.client, Reply{Req: g.req, Code: OK, Session: g.s.st.ID, Grant: g.id, Epoch: g.epoch, Counter: g.counter})
+	case thenRelease:
+		n.release(o, r.g)
+	case thenEnd:
+		if r.stops != n.stops {
+			// The node stopped serving before its backup had the end: the
+			// backup answers a record of a run it took over (or moved
+			// away from) as it does one it kept (the service's Keep), so
+			// the end may not be kept there, and the backup may have
+			// adopted the session. It is handed, not ended; its grants
+			// go back here (the node's instance is gone) and are not held
+			// by a lock-delay to be asked again beside the adopter's.
+			n.emit(o, proc.EvHanded, &proc.Session{ID: r.s.st.ID})
+			for _, g := range r.held {
+				n.release(o, g)
+			}
+			return
+		}
+		n.emit(o, proc.EvEnded, &proc.Session{ID: r.s.st.ID})
+		for _, g := range r.held {
+			if r.delay > 0 {
+				n.delays.Add(g, st(n.now+r.delay))
+			} else {
+				n.release(o, g)
+			}
+		}
+	}
+}
+
+// gone is the answer to a call of s once it ended (session.Gone).
+func gone(s *sess) Code {
+	if s.st.Gone() == session.NotHere {
+		return NotHere
+	}
+	return Expired
+}
+
+// KeepAck is the backup's answer.
+func (n *Node) KeepAck(o *Out, from proc.ID, a KeepAck) {
+	if from != n.backup || a.Gen != n.gen {
+		return
+	}
+	for _, r := range n.outbox.Ack(a.N) {
+		r.s.st.Acked(r.end)
+		n.done(o, r)
+	}
+	for k, w := range n.kas {
+		if k <= a.N {
+			delete(n.kas, k)
+			n.answerAlive(o, w, w.lease)
+		}
+	}
+	for k, w := range n.opens {
+		if k <= a.N {
+			delete(n.opens, k)
+			if w.s.st.Ended {
+				n.reply(o, w.client, Reply{Req: w.req, Code: Unavailable})
+			} else {
+				n.answerAlive(o, w, w.lease)
+			}
+		}
+	}
+	if n.ready != nil && n.ready.records > 0 {
+		n.ready.records = 0
+		for _, p := range n.outbox.Send(0, st(n.now)) {
+			if p.Record.then == thenReady {
+				n.ready.records++
+			}
+		}
+		n.readyCheck(o)
+	}
+}
+
+// Keep takes another node's records, as its backup: those addressed to
+// this node's generation, while it has not stopped serving since it took
+// it on (later generations' wait until this node adopts a view that gives
+// it one). Those addressed to an earlier generation are dropped, not
+// answered: a link resends a primary's records to the node's address,
+// and a node restarted, or rejoined after it stopped serving, is not
+// the backup they were made for (it did not see the views since: kept,
+// they would be adopted in a view that names it the successor of a
+// fenced primary run, stale). The primary records again at the new
+// generation once its view says the backup's generation changed.
+func (n *Node) Keep(o *Out, from proc.ID, k Keep) {
+	switch {
+	case k.To > n.gen:
+		n.early = append(n.early, early{from, k})
+		return
+	case k.To < n.gen || n.fenced:
+		return
+	}
+	recs := make([]session.Record, 0, len(k.Recs))
+	var top uint64
+	forget := false
+	for _, r := range k.Recs {
+		recs = append(recs, r.Record)
+		top = max(top, r.N)
+		forget = forget || r.N == 1
+	}
+	n.keeper.Keep(st(n.now), session.Run{Node: int(k.Primary), Gen: k.Gen}, k.Epoch, forget, recs)
+	o.Sends = append(o.Sends, Addressed{from, KeepAck{Gen: k.Gen, N: top}})
+}
+
+// end ends s: with its end recorded at the backup (its grants go back
+// once it has it, after delay), or handed to the backup (the node stopped
+// serving: the backup adopts it).
+func (n *Node) end(o *Out, s *sess, delay proc.Time, record bool) {
+	handed, ok := s.st.End(record)
+	if !ok {
+		return
+	}
+	delete(n.sessions, s.st.ID)
+	if !record {
+		n.handed.Add(s.st.ID, handed)
+		n.emit(o, proc.EvHanded, &proc.Session{ID: s.st.ID})
+	} else {
+		n.handed.Remove(s.st.ID)
+	}
+	var held []*grant
+	for _, id := range slices.Sorted(maps.Keys(s.grants)) {
+		g := s.grants[id]
+		if g.answered {
+			held = append(held, g)
+		} else {
+			g.lost = true
+			if g.placed && g.entered {
+				n.free(o, g)
+			}
+			if g.req != 0 {
+				n.reply(o, g.client, Reply{Req: g.req, Code: gone(s), Session: s.st.ID})
+			}
+		}
+	}
+	n.waiting = slices.DeleteFunc(n.waiting, func(g *grant) bool { return g.s == s })
+	if record {
+		n.push(o, &rec{s: s, then: thenEnd, held: held, delay: delay})
+		return
+	}
+	for _, g := range held {
+		n.release(o, g)
+	}
+}
+
+// Tick looks at the deadlines: the lock-delays over, the sessions run
+// out, the keep-alives and opens whose record did not come back in time,
+// and a view change's wait for its records.
+func (n *Node) Tick(o *Out) {
+	now := st(n.now)
+	gs, _ := n.delays.Due(now)
+	for _, g := range gs {
+		n.release(o, g)
+	}
+	for {
+		s, _, ok := n.expiry.Next(now)
+		if !ok {
+			break
+		}
+		switch s.st.Due(now, n.lease > 0) {
+		case session.Later:
+			n.expiry.Add(s, s.st.Deadline)
+		case session.Wait:
+			n.expiry.Add(s, now.Add(50*Tick))
+		case session.Expire:
+			delay := n.cfg.LockDelay
+			if n.cfg.Broken == NoLockDelay {
+				delay = 0
+			}
+			n.end(o, s, delay, true)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(n.kas)) {
+		w := n.kas[k]
+		if n.now < w.deadline {
+			continue
+		}
+		delete(n.kas, k)
+		if l, ok := w.s.st.Promise(now, dur(w.lease)); ok && n.lease > 0 {
+			n.answerAlive(o, w, ticks(l))
+		} else {
+			n.reply(o, w.client, Reply{Req: w.req, Code: Unavailable, Session: w.s.st.ID})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(n.opens)) {
+		w := n.opens[k]
+		if n.now < w.deadline {
+			continue
+		}
+		delete(n.opens, k)
+		n.end(o, w.s, 0, true) // its record may reach the backup yet
+		n.reply(o, w.client, Reply{Req: w.req, Code: Unavailable})
+	}
+	if n.ready != nil && n.now >= n.ready.until {
+		n.ready.records = 0
+		n.readyCheck(o)
+	}
+}
+
+// Adopt moves the node to view v, which replaced prev (ctl.go, adopt):
+// older instances stop, the sessions kept for a run v leaves out are
+// adopted, every grant held (and held by a lock-delay) is asked again in
+// v with its token, a request not answered starts over once v serves,
+// and the sessions are recorded at the backup of v if it moved. Ready
+// comes once all that is done (the records waited for a slack at most).
+func (n *Node) Adopt(o *Out, v, prev control.View) {
+	sv, sp := sessionView(v), sessionView(prev)
+	n.view, n.serving = sv, false
+	i, _ := slices.BinarySearch(v.Members, n.cfg.Self)
+	n.gen, n.fenced = v.Gens[i], false
+	o.Retire = v.Epoch
+	for e := range n.users {
+		if e < v.Epoch {
+			delete(n.users, e)
+		}
+	}
+	t := n.keeper.TakeOver(st(n.now), int(n.cfg.Self), sv, sp)
+	var adopted []*sess
+	for _, a := range t.Adopt {
+		if n.sessions[a.Record.ID] != nil {
+			continue
+		}
+		if n.cfg.Broken == AdoptFresh {
+			a.Lease = session.Adopt(st(n.now), a.Record.TTL, 0)
+		}
+		s := &sess{st: session.Adopted(a), grants: map[uint64]*grant{}}
+		for _, rg := range a.Record.Grants {
+			g := &grant{id: rg.ID, s: s, epoch: rg.Epoch, counter: rg.Counter, answered: true, client: proc.None}
+			for _, name := range rg.Names {
+				g.res = append(g.res, proc.ResID(name[0]-'a'))
+			}
+			s.grants[g.id] = g
+		}
+		n.sessions[s.st.ID] = s
+		n.handed.Remove(s.st.ID)
+		n.expiry.Add(s, s.st.Deadline)
+		n.emit(o, proc.EvAdopted, &proc.Session{ID: s.st.ID})
+		adopted = append(adopted, s)
+	}
+	r := &readying{epoch: v.Epoch, until: n.now + n.cfg.Slack}
+	n.ready = r
+	var held []*grant
+	for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
+		s := n.sessions[id]
+		for _, gid := range slices.Sorted(maps.Keys(s.grants)) {
+			g := s.grants[gid]
+			switch {
+			case g.answered && !g.released:
+				held = append(held, g)
+			case !g.answered && g.placed:
+				// Asked in an older view, not answered: it starts over
+				// once v serves.
+				g.placed = false
+				n.waiting = append(n.waiting, g)
+			}
+		}
+	}
+	for _, g := range n.delays.Held() {
+		if !g.released {
+			held = append(held, g)
+		}
+	}
+	for _, g := range held {
+		g.regrant = true
+		r.regrants++
+		n.ask(o, g, v.Epoch)
+	}
+	n.moveBackup(o, adopted)
+	// The records that came for this generation before the view did.
+	e := n.early
+	n.early = nil
+	for _, x := range e {
+		n.Keep(o, x.from, x.k)
+	}
+	n.readyCheck(o)
+}
+
+func sessionView(v control.View) session.View {
+	return session.View{Epoch: v.Epoch, Members: v.Members, Gens: v.Gens}
+}
+
+// moveBackup makes the backup the one of the view (primary.go): if it
+// moved, every session is recorded there, else the adopted ones.
+func (n *Node) moveBackup(o *Out, adopted []*sess) {
+	to, gen := proc.ID(-1), uint64(0)
+	if b := session.Successor(int(n.cfg.Self), n.view); b >= 0 {
+		to = proc.ID(b)
+		i, _ := slices.BinarySearch(n.view.Members, to)
+		gen = n.view.Gens[i]
+	}
+	record := adopted
+	if to != n.backup || gen != n.backupGen || n.outbox.Made() == 0 {
+		left := n.outbox.Close()
+		n.outbox = session.Outbox[*rec]{}
+		if n.backup >= 0 {
+			o.Left = append(o.Left, n.backup)
+		}
+		n.backup, n.backupGen = to, gen
+		record = nil
+		for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
+			s := n.sessions[id]
+			s.st.Moved()
+			record = append(record, s)
+		}
+		// What the old backup did not acknowledge is done once the new
+		// one has the session (the view that moved it records it again).
+		for _, r := range left {
+			if r.then == thenOpen || r.then == thenKA || r.then == thenReady {
+				continue
+			}
+			n.push(o, r)
+		}
+		// The calls waiting for a record wait for the new backup's.
+		for _, m := range []map[uint64]*kaWait{n.opens, n.kas} {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				w := m[k]
+				delete(m, k)
+				if k2, ok := n.push(o, &rec{s: w.s}); ok {
+					m[k2] = w
+				} else {
+					n.answerAlive(o, w, w.lease)
+				}
+			}
+		}
+	}
+	for _, s := range record {
+		if _, ok := n.push(o, &rec{s: s, then: thenReady}); ok {
+			n.ready.records++
+		}
+	}
+}
+
+func (n *Node) readyCheck(o *Out) {
+	if r := n.ready; r != nil && r.regrants <= 0 && r.records <= 0 {
+		o.Ready = r.epoch
+		n.ready = nil
+	}
+}
+
+// Serve opens the view: the requests waiting are asked in it.
+func (n *Node) Serve(o *Out, epoch uint64) {
+	if epoch != n.view.Epoch {
+		return
+	}
+	n.serving = true
+	w := n.waiting
+	n.waiting = nil
+	for _, g := range w {
+		if !g.lost && !g.s.st.Ended {
+			n.ask(o, g, epoch)
+		}
+	}
+}
+
+// Fence stops serving epoch; lost: the node is out of the cluster's view,
+// its instances stop and its sessions are handed to their backup (ctl.go,
+// fence).
+func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
+	if epoch == n.view.Epoch {
+		n.serving = false
+	}
+	if !lost {
+		return
+	}
+	n.stops++
+	n.fenced = true
+	// The node rejoins as a new generation, and what its old one kept
+	// for other nodes is no promise: the views it misses meanwhile move
+	// their backups elsewhere (their later records, their ends, are
+	// there), while a view that lists a primary's run after it (a run
+	// fenced unknown to the others) may name this node its successor
+	// again. Its primaries record every session again at the new
+	// generation (a backup of another generation moved).
+	n.keeper = session.NewKeeper()
+	o.Retire = n.view.Epoch + 1
+	delete(n.users, n.view.Epoch)
+	n.ready = nil
+	for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
+		n.end(o, n.sessions[id], 0, n.cfg.Broken == FenceEnds)
+	}
+	for _, g := range n.delays.Held() {
+		g.placed = false
+	}
+	o.Stopped = true
+}

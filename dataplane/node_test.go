@@ -1,0 +1,87 @@
+package dataplane
+
+import (
+	"testing"
+
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/session"
+)
+
+func acks(o *Out) []KeepAck {
+	var out []KeepAck
+	for _, s := range o.Sends {
+		if a, ok := s.M.(KeepAck); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func keep(to uint64, n uint64) Keep {
+	return Keep{Primary: 0, Gen: 1, To: to, Epoch: 5, Recs: []KeepRec{{N: n, Record: session.Record{ID: 100 + n, TTL: 3000 * Tick, Seq: 1, Left: 4000 * Tick}}}}
+}
+
+// TestOpenAnsweredOnceRecorded: an open is answered only once the backup
+// acknowledged its record, with the lease the node had when it came.
+func TestOpenAnsweredOnceRecorded(t *testing.T) {
+	a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250})
+	v := control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	var o Out
+	a.At(10, 900)
+	a.Adopt(&o, v, control.View{})
+	a.Serve(&o, 5)
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
+	if len(o.Replies) != 0 || len(o.Sends) != 1 {
+		t.Fatalf("answered before the backup has it: %+v", o)
+	}
+	k := o.Sends[0].M.(Keep)
+	if o.Sends[0].To != 1 || k.To != 1 || k.Recs[0].N != 1 {
+		t.Fatalf("record: %+v", o.Sends[0])
+	}
+	o = Out{}
+	a.At(20, 500)
+	a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
+	if len(o.Replies) != 1 || o.Replies[0].M.(Reply).Code != OK || o.Replies[0].M.(Reply).Lease != 900 {
+		t.Fatalf("answer: %+v", o.Replies)
+	}
+}
+
+// TestKeepGenerations: a backup keeps the records made for its
+// generation, holds those for a later one until it takes it on, and
+// drops (answers nothing to) those for an earlier one, or for its own
+// once it stopped serving.
+func TestKeepGenerations(t *testing.T) {
+	b := New(Config{Self: 1, Run: 1, Slack: 1000, LockDelay: 250})
+	var o Out
+	b.At(10, 900)
+	b.Adopt(&o, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{})
+	for _, c := range []struct {
+		k    Keep
+		acks int
+	}{{keep(1, 1), 1}, {keep(2, 2), 0}, {keep(0, 3), 0}} {
+		o = Out{}
+		b.Keep(&o, 0, c.k)
+		if len(acks(&o)) != c.acks {
+			t.Errorf("record for generation %d: acks %v, want %d", c.k.To, acks(&o), c.acks)
+		}
+	}
+	o = Out{}
+	b.Fence(&o, 5, true)
+	if _, _, ok := b.keeper.Keeps(101); ok {
+		t.Errorf("a lost fence keeps the old generation's records")
+	}
+	b.Keep(&o, 0, keep(1, 4))
+	if len(acks(&o)) != 0 {
+		t.Errorf("a record for the generation that stopped serving was answered")
+	}
+	o = Out{}
+	b.Adopt(&o, control.View{Epoch: 9, Members: []proc.ID{0, 1}, Gens: []uint64{1, 2}}, control.View{})
+	if a := acks(&o); len(a) != 1 || a[0].N != 2 {
+		t.Errorf("the record held for generation 2: acks %v", a)
+	}
+	if _, _, ok := b.keeper.Keeps(102); !ok {
+		t.Errorf("the record held for generation 2 is not kept")
+	}
+}

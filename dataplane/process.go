@@ -1,0 +1,425 @@
+package dataplane
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
+)
+
+// lockRange is the lock instance's users and resources, as the service's
+// (names.go): the managers come after the users.
+const lockRange = 1 << 24
+
+// ProcessConfig is a node: its control plane, its data plane and the lock
+// algorithm it hosts per view.
+type ProcessConfig struct {
+	Control control.Config
+	Data    Config
+	Lock    algo.Algorithm // it makes its processes one at a time (Process)
+	// Resend: how often a link resends what was not acknowledged.
+	Resend proc.Time
+}
+
+// Process is a whole node as a proc.Process, for the simulator: the
+// control plane (control.Node, driven as control.Process drives it, its
+// Disk kept across restarts), the data plane (Node), the lock instance of
+// each view it adopts (the algorithm's processes this node owns, made as
+// first used, their messages in Inst), and the links that carry the data
+// plane's messages between nodes reliably and in order (Link, LinkAck:
+// the service's links). Clients' calls come as Call and are answered
+// with Reply.
+type Process struct {
+	cfg  ProcessConfig
+	disk *control.Disk
+	ctl  *control.Node
+	dp   *Node
+	rand *rand.Rand
+
+	inst map[uint64]*hosted // by epoch
+	// retired: the instances of views older than this stopped for good.
+	retired uint64
+	// early: instance messages of a view not adopted yet.
+	early map[uint64][]Inst
+	out   map[proc.ID]*sendLink
+	in    map[proc.ID]*recvLink
+	local []Inst // messages between this node's own processes, not delivered yet
+	// entered: users whose algorithm granted them, not told to dp yet
+	entered []Ask
+}
+
+// hosted is this node's share of one view's lock instance.
+type hosted struct {
+	epoch   uint64
+	members []proc.ID
+	procs   map[proc.ID]proc.Process
+	pb      *algo.Problem
+}
+
+type sendLink struct {
+	seq     uint64
+	pending []Link
+}
+
+type recvLink struct {
+	run  uint64
+	next uint64
+}
+
+// NewProcess is node cfg.Control.Self on disk (control.Bootstrap for a
+// new one), which the process writes.
+func NewProcess(cfg ProcessConfig, disk *control.Disk) *Process {
+	return &Process{cfg: cfg, disk: disk}
+}
+
+// Restarted is a new process on a copy of the disk: the sessions, the
+// records kept, the instances and the links are lost with the run.
+func (p *Process) Restarted() proc.Process {
+	d := p.disk.Clone()
+	return NewProcess(p.cfg, &d)
+}
+
+// Start starts the node on its disk as a new run.
+func (p *Process) Start(env proc.Env) {
+	p.disk.Runs++
+	cc := p.cfg.Control
+	cc.Run, cc.Rand = p.disk.Runs, env.Rand()
+	p.rand = env.Rand()
+	n, err := control.New(cc, p.disk.Clone(), env.Now())
+	if err != nil {
+		panic(fmt.Sprintf("dataplane process %d: %v", cc.Self, err)) // a configuration error of the driver's
+	}
+	p.ctl = n
+	dc := p.cfg.Data
+	dc.Self, dc.Run = cc.Self, p.disk.Runs
+	p.dp = New(dc)
+	p.inst, p.early = map[uint64]*hosted{}, map[uint64][]Inst{}
+	p.out, p.in = map[proc.ID]*sendLink{}, map[proc.ID]*recvLink{}
+	env.After(p.tickEvery(), tickTimer{})
+	env.After(dataEvery, dataTimer{})
+	env.After(p.cfg.Resend, resendTimer{})
+	p.flush(env, &Out{})
+}
+
+// dataEvery is how often the data plane looks at its deadlines, in ticks.
+const dataEvery = 10
+
+func (p *Process) tickEvery() proc.Time { return p.cfg.Control.Lease / control.LeaseTicks }
+
+func (p *Process) at(env proc.Env) *Out {
+	p.dp.At(env.Now(), p.ctl.LeaseLeft(env.Now()))
+	return &Out{}
+}
+
+// Deliver takes a control message, a client's call, or a link's message.
+func (p *Process) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	o := p.at(env)
+	switch m := m.(type) {
+	case control.Reach:
+		p.ctl.Hear(env.Now(), from, m)
+	case control.Msg:
+		var rm raftpb.Message
+		if err := rm.Unmarshal(m.Raft); err != nil || proc.ID(rm.From-1) != from {
+			return
+		}
+		if err := p.ctl.Step(env.Now(), rm); err != nil {
+			return
+		}
+	case Call:
+		p.dp.Call(o, from, m)
+	case Link:
+		p.receive(env, o, from, m)
+	case LinkAck:
+		if l := p.out[from]; l != nil && m.Run == p.disk.Runs {
+			l.pending = slices.DeleteFunc(l.pending, func(k Link) bool { return k.Seq <= m.Seq })
+		}
+	}
+	p.flush(env, o)
+}
+
+// receive takes a link's message in order: a run the link has not heard
+// of starts it at the sender's oldest message not acknowledged.
+func (p *Process) receive(env proc.Env, o *Out, from proc.ID, m Link) {
+	r := p.in[from]
+	if r == nil || m.Run > r.run {
+		r = &recvLink{run: m.Run, next: m.Base}
+		p.in[from] = r
+	}
+	if m.Run < r.run {
+		return // an older run's, late
+	}
+	// The sender gave up what it sent before Base (an instance retired):
+	// the link goes on from there.
+	r.next = max(r.next, m.Base)
+	if m.Seq == r.next {
+		r.next++
+		switch inner := m.M.(type) {
+		case Inst:
+			p.dp.Witness(inner.Stamp)
+			p.inst1(env, inner)
+		case Keep:
+			p.dp.Keep(o, from, inner)
+		case KeepAck:
+			p.dp.KeepAck(o, from, inner)
+		}
+	}
+	if r.next > 1 {
+		env.Send(from, LinkAck{Run: m.Run, Seq: r.next - 1})
+	}
+}
+
+// Fire is a Raft tick, the data plane's tick, a resend, or an instance's
+// timer.
+func (p *Process) Fire(env proc.Env, t proc.Timer) {
+	o := p.at(env)
+	switch t := t.(type) {
+	case tickTimer:
+		p.ctl.Tick(env.Now())
+		env.After(p.tickEvery(), tickTimer{})
+	case dataTimer:
+		p.dp.Tick(o)
+		env.After(dataEvery, dataTimer{})
+	case resendTimer:
+		for _, to := range sortedIDs(p.out) {
+			l := p.out[to]
+			for _, k := range l.pending {
+				k.Base = l.pending[0].Seq
+				env.Send(to, k)
+			}
+		}
+		env.After(p.cfg.Resend, resendTimer{})
+	case instTimer:
+		if h := p.inst[t.Epoch]; h != nil {
+			h.get(p, env, t.P).Fire(p.instEnv(env, h, t.P), t.T)
+		}
+	}
+	p.flush(env, o)
+}
+
+func sortedIDs[V any](m map[proc.ID]V) []proc.ID {
+	ids := make([]proc.ID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// send puts m on the link to a node.
+func (p *Process) send(env proc.Env, to proc.ID, m proc.Message) {
+	l := p.out[to]
+	if l == nil {
+		l = &sendLink{}
+		p.out[to] = l
+	}
+	l.seq++
+	base := l.seq
+	if len(l.pending) > 0 {
+		base = l.pending[0].Seq
+	}
+	k := Link{Run: p.disk.Runs, Base: base, Seq: l.seq, M: m}
+	l.pending = append(l.pending, k)
+	env.Send(to, k)
+}
+
+// flush does what the control node and the data plane ask until neither
+// asks anything.
+func (p *Process) flush(env proc.Env, o *Out) {
+	for {
+		for len(p.local) > 0 {
+			m := p.local[0]
+			p.local = p.local[1:]
+			p.inst1(env, m)
+		}
+		for _, e := range p.entered {
+			p.dp.Entered(o, e.Epoch, e.User)
+		}
+		p.entered = nil
+		u, err := p.ctl.Next(env.Now())
+		if err != nil {
+			panic(fmt.Sprintf("dataplane process %d: %v", p.cfg.Control.Self, err)) // a log the node cannot apply: a bug
+		}
+		if u.Empty() && o.Empty() && len(p.local) == 0 && len(p.entered) == 0 {
+			return
+		}
+		p.disk.Save(u)
+		for _, m := range u.Messages {
+			b, err := m.Marshal()
+			if err != nil {
+				panic(fmt.Sprintf("dataplane process %d: %v", p.cfg.Control.Self, err))
+			}
+			env.Send(proc.ID(m.To-1), control.Msg{Raft: b})
+		}
+		for _, to := range u.ReachTo {
+			env.Send(to, u.Reach)
+		}
+		for _, c := range u.Changes {
+			switch c.Kind {
+			case control.Adopt:
+				p.dp.Adopt(o, c.View, c.Prev)
+				p.host(c.View.Epoch)
+			case control.Serve:
+				env.Emit(proc.Event{Kind: proc.EvView, Epoch: c.View.Epoch, Members: c.View.Members})
+				p.dp.Serve(o, c.View.Epoch)
+			case control.Fence:
+				env.Emit(proc.Event{Kind: proc.EvFence, Epoch: c.View.Epoch})
+				p.dp.Fence(o, c.View.Epoch, c.Lost)
+			}
+		}
+		p.apply(env, o)
+		*o = Out{}
+	}
+}
+
+// apply does what the data plane asked.
+func (p *Process) apply(env proc.Env, o *Out) {
+	for _, e := range o.Events {
+		env.Emit(e)
+	}
+	for _, r := range o.Replies {
+		env.Send(r.To, r.M)
+	}
+	for _, to := range o.Left {
+		if l := p.out[to]; l != nil {
+			l.pending = slices.DeleteFunc(l.pending, func(k Link) bool {
+				_, ok := k.M.(Keep)
+				return ok
+			})
+		}
+	}
+	for _, s := range o.Sends {
+		p.send(env, s.To, s.M)
+	}
+	if o.Retire > 0 {
+		p.retired = max(p.retired, o.Retire)
+		for e := range p.inst {
+			if e < o.Retire {
+				delete(p.inst, e)
+			}
+		}
+		for e := range p.early {
+			if e < o.Retire {
+				delete(p.early, e)
+			}
+		}
+		// What the links still owe of retired instances is never needed.
+		for _, l := range p.out {
+			l.pending = slices.DeleteFunc(l.pending, func(k Link) bool {
+				m, ok := k.M.(Inst)
+				return ok && m.Epoch < o.Retire
+			})
+		}
+	}
+	// A user given back is released before it is asked again.
+	for _, a := range o.Frees {
+		if h := p.inst[a.Epoch]; h != nil {
+			h.get(p, env, a.User).(proc.Allocator).Release(p.instEnv(env, h, a.User))
+		}
+	}
+	for _, a := range o.Asks {
+		h := p.host(a.Epoch)
+		if h == nil {
+			continue // its view retired meanwhile
+		}
+		u := h.get(p, env, a.User).(proc.Allocator)
+		u.Request(p.instEnv(env, h, a.User), proc.Request{Res: a.Res})
+	}
+	if o.Ready > 0 {
+		p.ctl.Ready(env.Now(), o.Ready, nil)
+	}
+	if o.Stopped {
+		p.ctl.Stopped(env.Now(), nil)
+	}
+}
+
+// host is the instance of epoch, made when the node adopts its view (the
+// data plane asks in it only then), with the messages that came early.
+func (p *Process) host(epoch uint64) *hosted {
+	if h := p.inst[epoch]; h != nil || epoch < p.retired {
+		return h
+	}
+	v := p.dp.view
+	h := &hosted{epoch: epoch, members: v.Members, procs: map[proc.ID]proc.Process{},
+		pb: &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}}
+	p.inst[epoch] = h
+	p.local = append(p.local, p.early[epoch]...)
+	delete(p.early, epoch)
+	return h
+}
+
+// owner is the member hosting process id (the service's lockOwner).
+func (h *hosted) owner(id proc.ID) proc.ID {
+	if id < lockRange {
+		return h.members[int(id)%len(h.members)]
+	}
+	return h.members[int(id-lockRange)%len(h.members)]
+}
+
+func (h *hosted) get(p *Process, env proc.Env, id proc.ID) proc.Process {
+	if q := h.procs[id]; q != nil {
+		return q
+	}
+	q, err := p.cfg.Lock.Process(h.pb, id)
+	if err != nil {
+		panic(fmt.Sprintf("dataplane: %s process %d: %v", p.cfg.Lock.Name, id, err))
+	}
+	h.procs[id] = q
+	q.Start(p.instEnv(env, h, id))
+	return q
+}
+
+// inst1 delivers an instance message to its process here, if the node
+// hosts its view (a view not adopted yet keeps it until then).
+func (p *Process) inst1(env proc.Env, m Inst) {
+	h := p.inst[m.Epoch]
+	if h == nil && m.Epoch == p.dp.view.Epoch {
+		h = p.host(m.Epoch)
+	}
+	if h == nil {
+		if m.Epoch > p.dp.view.Epoch && m.Epoch >= p.retired {
+			p.early[m.Epoch] = append(p.early[m.Epoch], m)
+		}
+		return
+	}
+	h.get(p, env, m.To).Deliver(p.instEnv(env, h, m.To), m.From, m.M)
+}
+
+// instEnv is the Env of process self of instance h.
+func (p *Process) instEnv(env proc.Env, h *hosted, self proc.ID) proc.Env {
+	return &iEnv{p: p, env: env, h: h, self: self}
+}
+
+type iEnv struct {
+	p    *Process
+	env  proc.Env
+	h    *hosted
+	self proc.ID
+}
+
+func (e *iEnv) Self() proc.ID    { return e.self }
+func (e *iEnv) Now() proc.Time   { return e.env.Now() }
+func (e *iEnv) Rand() *rand.Rand { return e.p.rand }
+func (e *iEnv) After(d proc.Time, t proc.Timer) {
+	e.env.After(d, instTimer{Epoch: e.h.epoch, P: e.self, T: t})
+}
+
+func (e *iEnv) Send(to proc.ID, m proc.Message) {
+	msg := Inst{Epoch: e.h.epoch, From: e.self, To: to, M: m}
+	if at := e.h.owner(to); at != e.p.cfg.Control.Self {
+		msg.Stamp = e.p.dp.Stamp()
+		e.p.send(e.env, at, msg)
+		return
+	}
+	e.p.local = append(e.p.local, msg)
+}
+
+func (e *iEnv) Emit(ev proc.Event) {
+	if ev.Kind == proc.EvEnter && e.self < lockRange {
+		e.p.entered = append(e.p.entered, Ask{Epoch: e.h.epoch, User: e.self})
+	}
+}

@@ -1,0 +1,319 @@
+package svcsim
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/allot-dev/allot/dataplane"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/session"
+)
+
+// ClientConfig is how a simulated client behaves.
+type ClientConfig struct {
+	Nodes int       // the nodes are 0..Nodes-1
+	Names int       // the lock names, 0..Names-1; a lock takes one or two
+	TTL   proc.Time // its sessions' TTL
+	// KeepAlive: the keep-alives' period; Timeout: a call not answered
+	// by then moves the client to the next node; Retry: how soon a call
+	// answered "not here" or "unavailable" goes again.
+	KeepAlive, Timeout, Retry proc.Time
+	Think, CS                 proc.Time // up to this long, drawn uniformly
+	// Locks is how many locks a session takes (1 to Locks, drawn) before
+	// the client closes it, or walks away from it (one in three): it stops
+	// its keep-alives and the session runs out.
+	Locks int
+}
+
+// Client is a client of the service, as client/ behaves: it opens a
+// session at a node, keeps it alive, locks and unlocks; it moves to
+// another node when one does not answer in time, says the session is not
+// there, or is not serving, and to the session's node when its backup
+// answers SESSION_MOVING. It counts on its session by the lease rule
+// (session.Believed, BelievedAtBackup) and holds a grant only while it
+// does. Its events are what it was told and what it did.
+type Client struct {
+	cfg  ClientConfig
+	node proc.ID
+	req  uint64
+
+	sess     uint64
+	opening  uint64 // the open's call (0: none)
+	openSent proc.Time
+	believed proc.Time // it counts on the session until then
+	direct   proc.Time // when the last keep-alive its node answered was sent
+	ka       uint64    // the keep-alive's call not answered (0: none)
+	kaSent   proc.Time
+	left     int  // locks before the session is given up
+	walked   bool // walked away: no more keep-alives
+
+	lockNo    uint64 // the client's number of its lock requests
+	lockReq   uint64 // the open lock request's call (0: none)
+	lockNames []int32
+	lockSent  proc.Time
+	grant     uint64            // held (0: none)
+	unlocks   map[uint64]uint64 // unlock calls not answered: grant by call
+	owed      map[uint64]bool   // grants given back, not acknowledged
+	gen       uint64            // timers of older sessions are stale
+}
+
+// NewClient is a client of nodes 0..cfg.Nodes-1.
+func NewClient(cfg ClientConfig) *Client {
+	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]bool{}}
+}
+
+type (
+	kaTimer    struct{ gen uint64 }
+	thinkTimer struct{ gen uint64 }
+	csTimer    struct{ gen, grant uint64 }
+	openTimer  struct{ gen uint64 }
+)
+
+func (c *Client) Start(env proc.Env) {
+	c.node = proc.ID(int(env.Self()) % c.cfg.Nodes)
+	c.open(env)
+}
+
+func (c *Client) call(env proc.Env, m dataplane.Call) uint64 {
+	c.req++
+	m.Req = c.req
+	env.Send(c.node, m)
+	return c.req
+}
+
+func (c *Client) next() { c.node = (c.node + 1) % proc.ID(c.cfg.Nodes) }
+
+func (c *Client) open(env proc.Env) {
+	c.sess, c.ka, c.grant, c.lockReq, c.walked = 0, 0, 0, 0, false
+	c.gen++
+	c.openSent = env.Now()
+	c.opening = c.call(env, dataplane.Call{Op: dataplane.OpOpen, TTL: c.cfg.TTL})
+	env.After(c.cfg.Timeout, openTimer{c.gen})
+}
+
+func dur(t proc.Time) time.Duration   { return time.Duration(t) * dataplane.Tick }
+func ticks(d time.Duration) proc.Time { return proc.Time(d / dataplane.Tick) }
+
+// lost ends the client's count on its session: the open lock request is
+// given up, the grant held is no more, and a new session is opened.
+func (c *Client) lost(env proc.Env) {
+	if c.lockReq != 0 {
+		env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+	}
+	clear(c.unlocks)
+	clear(c.owed)
+	c.open(env)
+}
+
+// lapsed reports whether the client stopped counting on its session.
+func (c *Client) lapsed(now proc.Time) bool { return c.sess != 0 && now >= c.believed }
+
+func (c *Client) Fire(env proc.Env, t proc.Timer) {
+	now := env.Now()
+	switch t := t.(type) {
+	case openTimer:
+		if t.gen != c.gen || c.sess != 0 {
+			return
+		}
+		if c.opening != 0 {
+			c.next() // not answered in time
+		}
+		c.open(env)
+	case kaTimer:
+		if t.gen != c.gen || c.walked {
+			return
+		}
+		if c.lapsed(now) {
+			c.lost(env)
+			return
+		}
+		if c.ka != 0 && now-c.kaSent >= c.cfg.Timeout && !c.moved(env) {
+			return
+		}
+		if c.ka == 0 || now-c.kaSent >= c.cfg.Timeout {
+			c.kaSent = now
+			c.ka = c.call(env, dataplane.Call{Op: dataplane.OpKeepAlive, Session: c.sess})
+		}
+		env.After(c.cfg.KeepAlive, kaTimer{c.gen})
+	case thinkTimer:
+		if t.gen != c.gen || c.sess == 0 {
+			return
+		}
+		if c.left <= 0 {
+			c.giveUp(env)
+			return
+		}
+		c.left--
+		c.lockNo++
+		r := env.Rand()
+		c.lockNames = []int32{int32(r.IntN(c.cfg.Names))}
+		if k := int32(r.IntN(c.cfg.Names)); r.IntN(2) == 0 && k != c.lockNames[0] {
+			c.lockNames = append(c.lockNames, k)
+		}
+		res := make([]proc.ResID, len(c.lockNames))
+		for i, n := range c.lockNames {
+			res[i] = proc.ResID(n)
+		}
+		env.Emit(proc.Event{Kind: proc.EvRequest, Res: res, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+		c.sendLock(env)
+	case csTimer:
+		if t.gen != c.gen || t.grant != c.grant {
+			return
+		}
+		env.Emit(proc.Event{Kind: proc.EvExit, S: &proc.Session{ID: c.sess, Grant: c.grant}})
+		c.unlock(env, c.grant)
+		c.grant = 0
+		env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.Think))), thinkTimer{c.gen})
+	}
+}
+
+// giveUp ends the session once its locks are done: closed, or walked
+// away from (its keep-alives stop, it runs out at its node).
+func (c *Client) giveUp(env proc.Env) {
+	if env.Rand().IntN(3) == 0 {
+		c.walked = true
+	} else {
+		c.call(env, dataplane.Call{Op: dataplane.OpClose, Session: c.sess})
+	}
+	clear(c.unlocks)
+	clear(c.owed)
+	c.open(env)
+}
+
+func (c *Client) sendLock(env proc.Env) {
+	c.lockSent = env.Now()
+	c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpLock, Session: c.sess, Names: c.lockNames})
+}
+
+func (c *Client) unlock(env proc.Env, g uint64) {
+	c.owed[g] = true
+	c.unlocks[c.call(env, dataplane.Call{Op: dataplane.OpUnlock, Session: c.sess, Grant: g})] = g
+}
+
+// moved moves the client's calls to the next node: the keep-alive is
+// sent again there, and so are the lock request and the unlocks not
+// answered.
+func (c *Client) moved(env proc.Env) bool {
+	c.next()
+	return c.again(env)
+}
+
+// again sends the unlocks not answered to the session's new node; false
+// if the session was given up instead: a lock request cut off by the
+// move returns ErrUnavailable (client/: a Lock is not sent again), and
+// may be held by the session until it ends, unanswered (its node
+// granted it and was lost before it answered): asked again in the same
+// session, it would wait behind itself, so the application closes the
+// session and opens another.
+func (c *Client) again(env proc.Env) bool {
+	c.ka = 0
+	if c.lockReq != 0 {
+		env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+		c.lockReq = 0
+		c.call(env, dataplane.Call{Op: dataplane.OpClose, Session: c.sess})
+		clear(c.unlocks)
+		clear(c.owed)
+		c.open(env)
+		return false
+	}
+	clear(c.unlocks)
+	for _, g := range slices.Sorted(maps.Keys(c.owed)) {
+		c.unlock(env, g)
+	}
+	return true
+}
+
+func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
+	r, ok := m.(dataplane.Reply)
+	if !ok {
+		return
+	}
+	now := env.Now()
+	if r.Req == c.opening {
+		c.opening = 0
+		if r.Code != dataplane.OK {
+			c.next()
+			env.After(c.cfg.Retry, openTimer{c.gen})
+			return
+		}
+		c.sess, c.direct = r.Session, c.openSent
+		c.believed = c.openSent + ticks(session.Believed(dur(r.TTL), dur(r.Lease)))
+		env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: r.Session, Sent: c.openSent, TTL: r.TTL, Lease: r.Lease}})
+		c.left = 1 + env.Rand().IntN(c.cfg.Locks)
+		env.After(c.cfg.KeepAlive, kaTimer{c.gen})
+		env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.Think))), thinkTimer{c.gen})
+		return
+	}
+	if r.Session != c.sess || c.sess == 0 || c.walked {
+		if r.Code == dataplane.OK && r.Grant != 0 && r.Session == c.sess && c.sess != 0 {
+			c.unlock(env, r.Grant)
+		}
+		return
+	}
+	if c.lapsed(now) {
+		c.lost(env)
+		return
+	}
+	if r.Code == dataplane.Expired {
+		sent := c.kaSent
+		switch {
+		case r.Req == c.lockReq:
+			sent = c.lockSent
+		case c.unlocks[r.Req] != 0:
+			sent = now // not timed: judged as of its answer
+		}
+		env.Emit(proc.Event{Kind: proc.EvExpired, S: &proc.Session{ID: c.sess, Sent: sent}})
+		c.lost(env)
+		return
+	}
+	switch {
+	case r.Req == c.ka:
+		c.ka = 0
+		switch r.Code {
+		case dataplane.OK:
+			c.believed = max(c.believed, c.kaSent+ticks(session.Believed(dur(r.TTL), dur(r.Lease))))
+			c.direct = c.kaSent
+			env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: c.kaSent, TTL: r.TTL, Lease: r.Lease}})
+		case dataplane.Moving:
+			b := session.BelievedAtBackup(dur(c.cfg.TTL), dur(c.kaSent-c.direct), dur(r.Lease), dur(r.Kept), r.Said)
+			c.believed = max(c.believed, c.kaSent+ticks(b))
+			env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: c.kaSent, TTL: c.cfg.TTL, Lease: r.Lease, Backup: true, Said: r.Said, Kept: r.Kept}})
+			c.node = r.Primary
+			c.again(env)
+		default:
+			c.moved(env)
+		}
+	case r.Req == c.lockReq:
+		switch r.Code {
+		case dataplane.OK:
+			c.lockReq, c.grant = 0, r.Grant
+			res := make([]proc.ResID, len(c.lockNames))
+			for i, n := range c.lockNames {
+				res[i] = proc.ResID(n)
+			}
+			env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter}})
+			env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
+		default:
+			// Not served there (SESSION_MOVING, SESSION_NOT_HERE): nothing
+			// was granted; ErrUnavailable, and the application asks again
+			// after a while, at the session's node.
+			if r.Code == dataplane.Moving {
+				c.node = r.Primary
+			}
+			env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+			c.lockReq = 0
+			env.After(c.cfg.Retry, thinkTimer{c.gen})
+		}
+	case c.unlocks[r.Req] != 0:
+		g := c.unlocks[r.Req]
+		delete(c.unlocks, r.Req)
+		if r.Code == dataplane.OK || r.Code == dataplane.NotHeld {
+			delete(c.owed, g) // else it goes again with the next move
+		}
+	case r.Code == dataplane.OK && r.Grant != 0:
+		// The answer of a lock request the client sent again elsewhere:
+		// it is given back.
+		c.unlock(env, r.Grant)
+	}
+}

@@ -1,0 +1,407 @@
+// Package svcsim runs the service's whole data path in the simulator
+// under a fault schedule, and judges it from its events alone: N nodes,
+// each a dataplane.Process (the control plane, package control; the data
+// plane's pure machine, dataplane.Node, over package session; the lock
+// algorithm the service serves, modular-central, hosted per view on the
+// view's members), and clients (Client) that open sessions, keep them
+// alive, lock and unlock, and move as client/ does. The driver is package
+// sim with its faults (crashes, restarts from persisted state, one-way
+// and non-transitive cuts, pauses) and slow nodes (a node's timers run
+// Factor times slower over an interval: the busy machine); the judge is
+// check.Service.
+//
+//	Faults (scripted, or drawn from the seed) ──> sim.Run(nodes, clients) ──events──> check.Service ──> findings
+//	                                                           └──────────> measures (grants, sessions, expired)
+//
+// What is modelled and what is not: docs/control.md, "The whole data
+// path", and package dataplane's doc. A sweep runs many seeds in parallel; its summary does
+// not depend on the number of workers.
+package svcsim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/ctlsim"
+	"github.com/allot-dev/allot/dataplane"
+	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/sim"
+)
+
+// The timing, in ticks (a millisecond each): the control plane's lease
+// (ctlsim's), which is also the lease rule's slack (the service's
+// --suspect); the sessions' TTL, three leases (the service's defaults
+// are 10 s and 3 s); the lock-delay of an expired session's grants.
+const (
+	Lease     = ctlsim.Lease
+	TTL       = 3 * Lease
+	LockDelay = Lease / 4
+)
+
+// The liveness bounds check.Service is given.
+//
+// Bound: a lock request is answered within 12 leases of the last fault's
+// end (or of its asking, if later): a view that leaves a node out waits
+// its lease (a lease and a margin), the node's sessions are adopted and
+// their grants asked again (records waited for a lease at most), a
+// session lost with its node keeps its grants until its TTL and the
+// lock-delay run out (3.25 leases), and the request then waits behind
+// the other clients' holds (each at most CS, plus its calls' round
+// trips) — with Clients clients that is under 2 leases, and a client that
+// moved node waits its keep-alive's timeout once more.
+//
+// Settle: a session ends within 2 leases of its deadline by the lease
+// rule (or of its adoption, or of the faults' end, if later): its node's
+// expiry looks at it every 10 ticks once it serves, and its end is
+// recorded at its backup (a few delays; a backup lost meanwhile is
+// replaced by a view change within a lease and a margin).
+const (
+	Bound  = 12 * Lease
+	Settle = 2 * Lease
+)
+
+// Config is one run.
+type Config struct {
+	Nodes, Clients int
+	Seed           uint64
+	Horizon        proc.Time
+	Delay          dist.Dist
+	Faults         Faults
+	Random         bool   // draw the fault schedule from the seed (RandomFaults)
+	Variant        string // a broken data plane (Variants), "" for the faithful one
+	Sink           proc.Sink
+}
+
+// Faults is a fault schedule: the control plane's kinds, and slow nodes.
+type Faults struct {
+	ctlsim.Faults
+	Slow []Slow `json:"slow,omitempty"`
+}
+
+// Slow is node P running Factor times slower in the ticks [Start, End):
+// its timers (Raft's ticks, its keep-alive and expiry checks, its links'
+// resends) fire that much later.
+type Slow struct {
+	P          proc.ID
+	Start, End proc.Time
+	Factor     float64
+}
+
+// Count is the number of faults.
+func (f Faults) Count() int { return f.Faults.Count() + len(f.Slow) }
+
+// healed is the tick the last fault ended: a crash for good counts from
+// when it happens.
+func (f Faults) healed() proc.Time {
+	var t proc.Time
+	for _, r := range f.Restarts {
+		t = max(t, r.At)
+	}
+	for _, c := range f.Cuts {
+		if c.End == 0 {
+			return -1
+		}
+		t = max(t, c.End)
+	}
+	for _, p := range f.Pauses {
+		t = max(t, p.End)
+	}
+	for _, c := range f.Crashes {
+		t = max(t, c.At)
+	}
+	for _, s := range f.Slow {
+		t = max(t, s.End)
+	}
+	return t
+}
+
+// windows are the intervals in which a fault is active: a node down
+// (from its crash to its restart, or to the end), paused, slow, or a
+// link cut.
+func (f Faults) windows(end proc.Time) [][2]proc.Time {
+	var w [][2]proc.Time
+	for _, c := range f.Crashes {
+		up := end
+		for _, r := range f.Restarts {
+			if r.P == c.P && r.At >= c.At {
+				up = min(up, r.At)
+			}
+		}
+		w = append(w, [2]proc.Time{c.At, up})
+	}
+	for _, c := range f.Cuts {
+		e := c.End
+		if e == 0 {
+			e = end
+		}
+		w = append(w, [2]proc.Time{c.Start, e})
+	}
+	for _, p := range f.Pauses {
+		w = append(w, [2]proc.Time{p.Start, p.End})
+	}
+	for _, s := range f.Slow {
+		w = append(w, [2]proc.Time{s.Start, s.End})
+	}
+	return w
+}
+
+// Kinds counts the faults by kind.
+func (f Faults) Kinds() map[string]int {
+	k := map[string]int{}
+	k["crash"] = len(f.Crashes)
+	k["restart"] = len(f.Restarts)
+	k["cut"] = len(f.Cuts)
+	k["pause"] = len(f.Pauses)
+	k["slow"] = len(f.Slow)
+	for n, c := range k {
+		if c == 0 {
+			delete(k, n)
+		}
+	}
+	return k
+}
+
+// Variants are the deliberately broken data planes, by name.
+var Variants = map[string]dataplane.Broken{
+	"adopt-fresh-ttl": dataplane.AdoptFresh,
+	"fence-ends":      dataplane.FenceEnds,
+}
+
+// VariantNames lists Variants, sorted.
+func VariantNames() []string {
+	var names []string
+	for n := range Variants {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Schedule is the fault schedule cfg runs.
+func (cfg Config) Schedule() Faults {
+	if !cfg.Random {
+		return cfg.Faults
+	}
+	return RandomFaults(rand.New(rand.NewPCG(cfg.Seed, 0x6661756c74)), cfg.Nodes, cfg.Horizon)
+}
+
+// RandomFaults is ctlsim.RandomFaults's schedule and, drawn after it
+// from the same source, zero to two slow nodes: each slowed 2 to 10
+// times over a span of the same kind as the other faults'.
+func RandomFaults(rng *rand.Rand, n int, horizon proc.Time) Faults {
+	f := Faults{Faults: ctlsim.RandomFaults(rng, n, horizon)}
+	for range rng.IntN(3) {
+		start := horizon/10 + proc.Time(rng.Int64N(int64(max(1, horizon/2-horizon/10))))
+		end := start + 1 + proc.Time(rng.Int64N(int64(max(1, horizon/5))))
+		f.Slow = append(f.Slow, Slow{P: proc.ID(rng.IntN(n)), Start: start, End: end, Factor: float64(2 + rng.IntN(9))})
+	}
+	return f
+}
+
+// Result is one run.
+type Result struct {
+	Seed    uint64    `json:"seed"`
+	Nodes   int       `json:"nodes"`
+	Clients int       `json:"clients"`
+	Faults  Faults    `json:"faults"`
+	End     proc.Time `json:"end"`
+	Healed  proc.Time `json:"healed"`
+	// Sessions opened, grants answered to clients, answers "expired" to
+	// clients, adoptions, lock requests asked.
+	Sessions int   `json:"sessions"`
+	Grants   int   `json:"grants"`
+	Expired  int   `json:"expired"`
+	Adopted  int   `json:"adopted"`
+	Requests int   `json:"requests"`
+	Messages int64 `json:"messages"`
+	Events   int   `json:"events"`
+	// Findings: the checker's count, by rule; First the first few.
+	Findings int            `json:"findings"`
+	ByRule   map[string]int `json:"by_rule,omitempty"`
+	First    []string       `json:"first,omitempty"`
+}
+
+// Lock is the lock algorithm the nodes host: the service's default.
+const Lock = "modular-central"
+
+// Run runs one cluster and its clients.
+func Run(cfg Config) (Result, error) {
+	if cfg.Nodes < 1 || cfg.Clients < 1 {
+		return Result{}, fmt.Errorf("svcsim: %d nodes and %d clients: want at least one of each", cfg.Nodes, cfg.Clients)
+	}
+	if cfg.Horizon <= 0 {
+		return Result{}, fmt.Errorf("svcsim: a horizon is required (a service never quiesces)")
+	}
+	broken := dataplane.Broken(0)
+	if cfg.Variant != "" {
+		b, ok := Variants[cfg.Variant]
+		if !ok {
+			return Result{}, fmt.Errorf("no service variant %q (want one of %s)", cfg.Variant, strings.Join(VariantNames(), ", "))
+		}
+		broken = b
+	}
+	cfg.Faults = cfg.Schedule()
+	ps, err := build(cfg.Nodes, cfg.Clients, broken)
+	if err != nil {
+		return Result{}, err
+	}
+	healed := cfg.Faults.healed()
+	chk := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: healed, Bound: Bound, Settle: Settle, Windows: cfg.Faults.windows(cfg.Horizon)}
+	m := &measure{nodes: cfg.Nodes}
+	sinks := proc.Sinks{chk, m}
+	if cfg.Sink != nil {
+		sinks = append(sinks, cfg.Sink)
+	}
+	var speed sim.Speed
+	if len(cfg.Faults.Slow) > 0 {
+		s := &sim.Speeds{Pattern: "min", Min: 1, Max: 1}
+		for _, w := range cfg.Faults.Slow {
+			s.Untame = append(s.Untame, sim.Untame{From: w.Start, To: w.End, P: w.P, Factor: w.Factor})
+		}
+		if err := s.Validate(); err != nil {
+			return Result{}, err
+		}
+		speed = s
+	}
+	f := cfg.Faults
+	res, err := sim.Run(sim.Config{
+		Seed:    cfg.Seed,
+		Horizon: cfg.Horizon,
+		Sink:    sinks,
+		Net: sim.Network{Delay: cfg.Delay, FIFO: true, Speed: speed, Crashes: f.Crashes, Restarts: f.Restarts,
+			Cuts: f.Cuts, Pauses: f.Pauses},
+	}, &algo.Problem{}, ps)
+	if err != nil {
+		return Result{}, err
+	}
+	chk.Close(cfg.Horizon)
+	return Result{
+		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
+		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
+		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest],
+		Messages: res.Messages, Events: m.events,
+		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
+	}, nil
+}
+
+// build makes the nodes 0..nodes-1 of a fresh cluster, each on a disk of
+// its own bootstrapped with every node, and the clients after them.
+func build(nodes, clients int, broken dataplane.Broken) ([]proc.Process, error) {
+	lock, err := all.Lookup(Lock)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]proc.ID, nodes)
+	for i := range ids {
+		ids[i] = proc.ID(i)
+	}
+	ps := make([]proc.Process, 0, nodes+clients)
+	for i := range nodes {
+		disk := control.Bootstrap(ids)
+		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
+			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
+				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep},
+			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken},
+			Lock:   lock,
+			Resend: 50,
+		}, &disk))
+	}
+	for range clients {
+		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
+			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4}))
+	}
+	return ps, nil
+}
+
+// measure counts the events by kind.
+type measure struct {
+	nodes  int
+	events int
+	count  map[proc.EventKind]int
+}
+
+func (m *measure) Event(e proc.Event) {
+	m.events++
+	if m.count == nil {
+		m.count = map[proc.EventKind]int{}
+	}
+	m.count[e.Kind]++
+}
+
+// Summary is a sweep over seeds.
+type Summary struct {
+	Nodes    int            `json:"nodes"`
+	Runs     int            `json:"runs"`
+	Faults   map[string]int `json:"faults"`
+	Sessions int            `json:"sessions"`
+	Grants   int            `json:"grants"`
+	Expired  int            `json:"expired"`
+	Adopted  int            `json:"adopted"`
+	// Findings: the runs with at least one, in all and by rule, and the
+	// first of them (its seed replays it).
+	Failed      int            `json:"failed_runs"`
+	FailedSeeds []uint64       `json:"failed_seeds,omitempty"`
+	Findings    int            `json:"findings"`
+	ByRule      map[string]int `json:"by_rule"`
+	FirstFailed *Result        `json:"first_failed,omitempty"`
+}
+
+// Sweep runs cfg for each seed on up to workers goroutines (0: one per
+// CPU); the summary is the same whatever the workers.
+func Sweep(cfg Config, seeds []uint64, workers int) (Summary, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	results := make([]Result, len(seeds))
+	errs := make([]error, len(seeds))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(seeds)) {
+		wg.Go(func() {
+			for i := range next {
+				c := cfg
+				c.Seed, c.Sink = seeds[i], nil
+				results[i], errs[i] = Run(c)
+			}
+		})
+	}
+	for i := range seeds {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	sum := Summary{Nodes: cfg.Nodes, Runs: len(seeds), Faults: map[string]int{}, ByRule: map[string]int{}}
+	for i, r := range results {
+		if errs[i] != nil {
+			return sum, fmt.Errorf("seed %d: %w", seeds[i], errs[i])
+		}
+		for k, n := range r.Faults.Kinds() {
+			sum.Faults[k] += n
+		}
+		sum.Sessions += r.Sessions
+		sum.Grants += r.Grants
+		sum.Expired += r.Expired
+		sum.Adopted += r.Adopted
+		if r.Findings > 0 {
+			sum.Failed++
+			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)
+			sum.Findings += r.Findings
+			for k, n := range r.ByRule {
+				sum.ByRule[k] += n
+			}
+			if sum.FirstFailed == nil {
+				sum.FirstFailed = &results[i]
+			}
+		}
+	}
+	return sum, nil
+}
