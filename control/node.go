@@ -270,12 +270,13 @@ type Node struct {
 	reads   map[uint64]*read
 	nextRd  uint64
 	readDue proc.Time
+	propDue int64 // the tick to propose a ready or a rejoin again
+
 	// The leader's followers' reads kept for its next round, when it
 	// started its last one and when it became leader (reads.go).
 	kept      []raftpb.Message
 	lastRound proc.Time
 	leaderAt  proc.Time
-	propDue   int64 // the tick to propose a ready or a rejoin again
 
 	// lost: a message proved this node's log lost entries it had
 	// acknowledged (lost.go); it steps and ticks nothing more.
