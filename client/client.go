@@ -1064,10 +1064,10 @@ func (s *Session) Lock(ctx context.Context, resources ...string) (*Grant, error)
 
 // TryLock is Lock that returns ErrLocked rather than wait behind another
 // holder: it fails only once the lock algorithm has placed the request
-// behind another session's (under modular-central, the default), and is
-// granted otherwise, however long the grant takes to come. (Under central
-// or ordered it waits a few milliseconds, the time a free set takes to be
-// granted.)
+// behind another session's (under modular-ordered, the default, and
+// modular-central), and is granted otherwise, however long the grant
+// takes to come. (Under central or ordered it waits a few milliseconds,
+// the time a free set takes to be granted.)
 func (s *Session) TryLock(ctx context.Context, resources ...string) (*Grant, error) {
 	return s.lock(ctx, resources, true)
 }

@@ -82,7 +82,8 @@
 // fenced when it applied the view, and a run that fenced rejoins as a new
 // one (Stopped), so a run once out never comes back. The cost is N(N−1) messages every
 // Lease/4: 24 a second on 3 nodes with the service's lease of a second,
-// 80 on 5, beside the idle Raft traffic's 60(N−1) + 8N².
+// 80 on 5, beside the idle Raft traffic's, which grows as N (heartbeats
+// every tick, lease reads confirmed together: below).
 //
 // A member applying a view it is in adopts it (the driver
 // stops the older view's instances and asks again for the grants its
@@ -98,8 +99,14 @@
 // quorum first) with its local start time t; once the read's index is
 // applied, if the newest view still has this node (as its current run),
 // the lease runs to t + Lease. A newer view that left the node out would
-// have been committed after the read started and before the leader
-// answered it, so at an index at or below the read's: applied by then.
+// have been committed before the leader received the read, so at an
+// index at or below the read's: applied by then; or after, and then it
+// waits for a lease from the leader's last hearing of the node, which is
+// after t (below). The leader confirms its followers' reads together:
+// it keeps them, and one ReadIndex of its own, started after they
+// arrived, answers them all with its index (reads.go): a few heartbeat
+// rounds every Lease/4 whatever N, not one per node, and an index only
+// newer than each read's own would have been.
 // When the lease runs out the node fences itself (Fence, Lost) and comes
 // back as a new run (a rejoin).
 //

@@ -198,10 +198,14 @@ const (
 	fenced // served it, then lost it: waiting for the driver to stop
 )
 
-// read is a lease read in flight.
+// read is a lease read in flight: this node's own (own: it renews the
+// lease), and on the leader the followers' reads it answers (reads.go).
 type read struct {
-	sent  proc.Time
-	index uint64 // 0 until the read index is known
+	sent   proc.Time
+	index  uint64 // 0 until the read index is known
+	own    bool
+	term   uint64           // the leader's term when it started
+	answer []raftpb.Message // followers' reads (MsgReadIndex) it confirms
 }
 
 // Node is the control plane at one node: Raft's RawNode and the view state
@@ -267,6 +271,12 @@ type Node struct {
 	nextRd  uint64
 	readDue proc.Time
 	propDue int64 // the tick to propose a ready or a rejoin again
+
+	// The leader's followers' reads kept for its next round, when it
+	// started its last one and when it became leader (reads.go).
+	kept      []raftpb.Message
+	lastRound proc.Time
+	leaderAt  proc.Time
 
 	// lost: a message proved this node's log lost entries it had
 	// acknowledged (lost.go); it steps and ticks nothing more.
@@ -404,6 +414,7 @@ func (n *Node) Tick(now proc.Time) {
 		n.tickDue += n.tickEvery()
 		n.raftTick()
 	}
+	n.confirmKept()
 	if n.now >= n.readDue {
 		n.readDue = n.now + n.cfg.Lease/4
 		n.startRead()
@@ -478,6 +489,7 @@ func (n *Node) observe(m raftpb.Message) {
 		// the benefit of the doubt for an election timeout.
 		n.leadFrom = n.ticks
 		n.proposed = 0
+		n.leaderAt = n.now
 	}
 	if st.RaftState == raft.StateFollower && st.Lead != raft.None && m.From == st.Lead && m.Term == st.Term {
 		switch m.Type {
@@ -502,6 +514,10 @@ func (n *Node) Step(now proc.Time, m raftpb.Message) error {
 	n.Tick(now)
 	if m.From != 0 {
 		n.heard[procID(m.From)] = n.ticks
+	}
+	if m.Type == raftpb.MsgReadIndex && m.From != 0 && n.lastStatus.RaftState == raft.StateLeader {
+		n.keep(m) // confirmed with the others' (reads.go)
+		return nil
 	}
 	err := n.rn.Step(m)
 	n.observe(m)
@@ -773,24 +789,13 @@ func (n *Node) holdFor(quiet proc.Time) proc.Time {
 	return proc.Time(max(w, 0)) + n.cfg.Margin
 }
 
-// startRead starts a lease read: the time it starts is its context.
+// startRead starts a lease read: the time it starts is its context. On
+// the leader it confirms the followers' kept reads too.
 func (n *Node) startRead() {
 	if _, joined := n.gen(); !joined {
 		return
 	}
-	n.nextRd++
-	n.reads[n.nextRd] = &read{sent: n.now}
-	// The leader tells reads apart by their context: it names the node
-	// too.
-	ctx := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint32(nil, uint32(n.cfg.Self)), n.nextRd)
-	n.rn.ReadIndex(ctx)
-	// Reads the leader never answered (it lost its quorum, or the
-	// message) are forgotten after a lease.
-	for id, r := range n.reads {
-		if n.now-r.sent > n.cfg.Lease {
-			delete(n.reads, id)
-		}
-	}
+	n.readFor(true)
 }
 
 // LeaseLeft is how much longer this node may serve: 0 unless it serves.
@@ -886,8 +891,13 @@ func (n *Node) Next(now proc.Time) (Update, error) {
 			if len(rs.RequestCtx) != 12 || binary.BigEndian.Uint32(rs.RequestCtx) != uint32(n.cfg.Self) {
 				continue
 			}
-			if r := n.reads[binary.BigEndian.Uint64(rs.RequestCtx[4:])]; r != nil {
+			id := binary.BigEndian.Uint64(rs.RequestCtx[4:])
+			if r := n.reads[id]; r != nil {
 				r.index = rs.Index
+				n.answerKept(r, rs.Index)
+				if !r.own {
+					delete(n.reads, id)
+				}
 			}
 		}
 		n.rn.Advance(rd)
@@ -1036,7 +1046,7 @@ func (n *Node) viewChanged(v, prev View, u *Update) {
 // newer view would be at an index at or below the read's, applied).
 func (n *Node) renew() {
 	for id, r := range n.reads {
-		if r.index == 0 || r.index > n.sm.Applied() {
+		if !r.own || r.index == 0 || r.index > n.sm.Applied() {
 			continue
 		}
 		delete(n.reads, id)

@@ -52,10 +52,10 @@ type QuotaSpec struct {
 	Waste  int `yaml:"waste"`
 }
 
-// The defaults: Rhee's modular algorithm over central for locks, Carvalho's
+// The defaults: Rhee's modular algorithm over ordered for locks, Carvalho's
 // R-RESOURCES for semaphores (docs/service.md says why).
 const (
-	DefaultLock      = "modular-central"
+	DefaultLock      = "modular-ordered"
 	DefaultSemaphore = "pool"
 	DefaultQuota     = "controller"
 	DefaultSlots     = 16
@@ -68,7 +68,7 @@ var ErrCluster = errors.New("bad cluster")
 // ReadCluster reads a cluster from a YAML file:
 //
 //	nodes: [127.0.0.1:7001, 127.0.0.1:7002, 127.0.0.1:7003]
-//	lock: modular-central
+//	lock: modular-ordered
 //	semaphore: pool
 func ReadCluster(path string) (Cluster, error) {
 	b, err := os.ReadFile(path)

@@ -19,10 +19,14 @@ import (
 // waits for an unrelated one, only for the holders of its own names.
 //
 // Placement is a pure function of (view, id), the same on every node:
-// user u on member u mod N (this node makes its users as rank + N·k),
-// and after the users, manager of resource k on member k mod N (a name's
-// id is in its home's range, so its manager is at its home), the helpers
-// (the coordinator) dealt on from there as before.
+// user u on member u mod N (this node makes its users as rank + N·k);
+// after the users, manager of resource k on member k mod N (a name's id
+// is in its home's range, so its manager is at its home); after the
+// managers, the subroutine's helper h on member h mod N. Under
+// modular-ordered helper k is resource k's lock of the subroutine, so it
+// too is at the name's home, and a Lock of independent names touches
+// only their homes (and the session's node and backup); under
+// modular-central helper 0 is the coordinator, on the first member.
 //
 // A user that answered is reused for the node's next request: a user
 // requesting again is the algorithm's normal case (modular's doc: a
@@ -33,10 +37,7 @@ import (
 
 // lockOwner is the member hosting process id of the lock instance of v.
 func lockOwner(v space.View, id proc.ID) int {
-	if id < lockRange {
-		return v.Members.Nth(int(id) % v.Members.Len())
-	}
-	return v.Members.Nth(int(id-lockRange) % v.Members.Len())
+	return v.Members.Nth(int(id%lockRange) % v.Members.Len())
 }
 
 // newLockInstance builds this node's lock instance of sp with no process

@@ -55,8 +55,11 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		if sp.Key.Kind == algo.Exclusive && int64(id) > 2*lockRange+int64(MaxNodes) {
-			return "", false // past the lock's users, managers and helpers
+		// Past the lock's users, managers and the subroutine's helpers:
+		// a coordinator (central) or a lock per resource (ordered, at
+		// 2·lockRange + the resource), so up to 3·lockRange.
+		if sp.Key.Kind == algo.Exclusive && int64(id) >= 3*lockRange {
+			return "", false
 		}
 		return nodeName(n.ownerOf(sp, id)), true
 	}

@@ -9,14 +9,16 @@ import (
 	"github.com/allot-dev/allot/algo/central"
 	"github.com/allot-dev/allot/algo/doorway"
 	"github.com/allot-dev/allot/algo/hygienic"
+	"github.com/allot-dev/allot/algo/ordered"
 	"github.com/allot-dev/allot/algo/threshold"
 	"github.com/allot-dev/allot/algo/unhygienic"
 	"github.com/allot-dev/allot/proc"
 )
 
-// subs are the subroutines the package tests run under.
+// subs are the subroutines the package tests run under: ordered too,
+// since modular-ordered serves the service's locks.
 func subs() []algo.Algorithm {
-	return []algo.Algorithm{lockAlg, central.Algorithm, hygienic.Algorithm, threshold.Algorithm,
+	return []algo.Algorithm{lockAlg, central.Algorithm, ordered.Algorithm, hygienic.Algorithm, threshold.Algorithm,
 		doorway.Algorithm, unhygienic.Algorithm, bidding.Algorithm}
 }
 

@@ -93,7 +93,7 @@
 // in the user's queues), and Theorem 5.11 (concurrency: a user without
 // conflicting users enters even while others hold other resources forever)
 // are checked by the package tests over random runs under central,
-// hygienic, threshold, doorway, unhygienic and bidding, each check shown to
+// ordered, hygienic, threshold, doorway, unhygienic and bidding, each check shown to
 // catch a deliberately broken variant.
 // Every modular-<sub> of the catalogue passes the exclusive conformance
 // suite, which also catches the literal reading of line 32.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/client"
+	"github.com/allot-dev/allot/service"
 )
 
 // benchWorkload is one of the peer workloads (the peers harness runs the
@@ -40,6 +41,11 @@ var benchWorkloads = []benchWorkload{
 	{"W1", 1, 1, 1, 0, true},
 	{"W2", 8, 1, 1, 0, false},
 	{"W3", 32, 4, 64, time.Millisecond, false},
+	// W4, independent names: its sessions and space are --w4-sessions
+	// and --w4-names. Nearly every Lock finds its name free, so what it
+	// shows is what a grant costs the cluster and where that cost lands,
+	// not contention.
+	{"W4", 16, 1, 1000000, 0, false},
 }
 
 // benchResult is one workload's line of the report.
@@ -62,6 +68,12 @@ type benchResult struct {
 	LinkMessagesPerOp *float64 `json:"link_messages_per_op,omitempty"`
 	LinkBatchesPerOp  *float64 `json:"link_batches_per_op,omitempty"`
 	CallsPerOp        *float64 `json:"calls_per_op,omitempty"`
+	// BusiestNodeMessageShare and BusiestNodeCPUShare: the largest
+	// share one node has of the algorithm messages sent and of the node
+	// CPU used during the run (1/N when the work is spread evenly, near 1
+	// when one process handles every request).
+	BusiestNodeMessageShare *float64 `json:"busiest_node_message_share,omitempty"`
+	BusiestNodeCPUShare     *float64 `json:"busiest_node_cpu_share,omitempty"`
 	// P50usByNode: a one-client workload (W1) on a cluster of several
 	// nodes runs its session on each node in turn, for an equal share of
 	// the run, since its latency depends on where the session is: on the
@@ -80,9 +92,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	warmup := fs.Duration("warmup", 0, "run each workload this long, unmeasured, before it is measured (as the peers benchmark does for every system)")
 	metricsAddr := fs.String("metrics", "", "with --addr: the nodes' metrics addresses (allot serve --metrics), comma-separated, to report the nodes' CPU, messages and calls per operation (the bench's own cluster: always)")
 	format := fs.String("format", "table", "output: table or json")
-	only := fs.String("workloads", "W1,W2,W3", "the workloads to run")
+	only := fs.String("workloads", "W1,W2,W3", "the workloads to run (W1, W2, W3, W4)")
+	lock := fs.String("lock", "", "the bench's own cluster: the algorithm serving Lock (default allot serve's)")
+	w4Sessions := fs.Int("w4-sessions", 16, "W4's sessions, spread over the nodes")
+	w4Names := fs.Int("w4-names", 1000000, "W4's name space: each operation locks one name drawn uniformly from this many")
 	near := fs.Bool("near", false, "W1 and W2 open their sessions at their one key's home node (client.WithNear), where its Lock takes no message between nodes; without it, sessions are spread over the nodes (W1: on each in turn)")
-	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
+	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms;\nW4: independent names, --w4-sessions clients each locking one random name of --w4-names, hold 0.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err
 	}
 	if *format != "table" && *format != "json" {
@@ -97,6 +112,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if *nodes < 1 || *nodes > 64 {
 		return badf("--nodes %d: want 1 to 64", *nodes)
 	}
+	if *w4Sessions < 1 || *w4Sessions > 4096 {
+		return badf("--w4-sessions %d: want 1 to 4096", *w4Sessions)
+	}
+	if *w4Names < 1 {
+		return badf("--w4-names %d: want at least 1", *w4Names)
+	}
 	nodesSet := false
 	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
 	if *addr != "" && nodesSet {
@@ -106,13 +127,23 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	for _, n := range strings.Split(*only, ",") {
 		i := slices.IndexFunc(benchWorkloads, func(w benchWorkload) bool { return w.name == strings.TrimSpace(n) })
 		if i < 0 {
-			return badf("unknown workload %q (want W1, W2, W3)", n)
+			return badf("unknown workload %q (want W1, W2, W3, W4)", n)
 		}
-		ws = append(ws, benchWorkloads[i])
+		w := benchWorkloads[i]
+		if w.name == "W4" {
+			w.clients, w.space = *w4Sessions, *w4Names
+		}
+		ws = append(ws, w)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var addrs, metrics []string
+	if *lock != "" && *addr != "" {
+		return badf("--lock is the bench's own cluster's; a cluster at --addr serves the lock it was started with")
+	}
+	if *lock != "" && !slices.Contains(service.LockAlgorithms(), *lock) {
+		return badf("--lock %q: want one of %s", *lock, strings.Join(service.LockAlgorithms(), ", "))
+	}
 	if *metricsAddr != "" && *addr == "" {
 		return badf("--metrics needs --addr (the bench's own cluster reports its metrics anyway)")
 	}
@@ -128,7 +159,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		sp := clusterSpec{n: *nodes, dataDir: tmp, metrics: true}
+		sp := clusterSpec{n: *nodes, dataDir: tmp, metrics: true, lock: *lock}
 		cl, err := startCluster(ctx, sp, stderr)
 		if err != nil {
 			return err
@@ -288,9 +319,7 @@ func runShare(ctx context.Context, c *client.Client, w benchWorkload, dur time.D
 				}
 				ops++
 				mu.Unlock()
-				for k, p := range rnd.Perm(w.space)[:w.keys] {
-					keys[k] = fmt.Sprintf("k%d", p)
-				}
+				drawKeys(rnd, keys, w.space)
 				t0 := time.Now()
 				g, err := s.Lock(ctx, keys...)
 				if err != nil {
@@ -337,6 +366,21 @@ func runShare(ctx context.Context, c *client.Client, w benchWorkload, dur time.D
 	return share{r, sessions[0].Node()}, lat, elapsed, nil
 }
 
+// drawKeys fills keys with distinct names drawn uniformly from space
+// (len(keys) <= space), without a permutation of the whole space: W4's
+// is a million.
+func drawKeys(rnd *rand.Rand, keys []string, space int) {
+	for k := range keys {
+		for {
+			p := fmt.Sprintf("k%d", rnd.IntN(space))
+			if !slices.Contains(keys[:k], p) {
+				keys[k] = p
+				break
+			}
+		}
+	}
+}
+
 // nodeCounts are the counters of a bench's cluster that it divides by the
 // operations, summed over the nodes.
 type nodeCounts struct {
@@ -347,16 +391,25 @@ type nodeCounts struct {
 	batches  float64 // allot_link_batches_total
 }
 
-// scrapeNodes adds up the counters of the nodes whose metrics addresses
-// are given (none: zero counts).
-func scrapeNodes(ctx context.Context, metrics []string) (nodeCounts, error) {
-	var c nodeCounts
-	for _, m := range metrics {
-		if err := c.scrape(ctx, "http://"+m+"/metrics"); err != nil {
-			return c, fmt.Errorf("reading the nodes' metrics: %w", err)
+// scrapeNodes reads the counters of each node whose metrics address is
+// given.
+func scrapeNodes(ctx context.Context, metrics []string) ([]nodeCounts, error) {
+	cs := make([]nodeCounts, len(metrics))
+	for i, m := range metrics {
+		if err := cs[i].scrape(ctx, "http://"+m+"/metrics"); err != nil {
+			return nil, fmt.Errorf("reading the nodes' metrics: %w", err)
 		}
 	}
-	return c, nil
+	return cs, nil
+}
+
+// add adds o's counters to c's.
+func (c *nodeCounts) add(o nodeCounts) {
+	c.cpu += o.cpu
+	c.messages += o.messages
+	c.calls += o.calls
+	c.link += o.link
+	c.batches += o.batches
 }
 
 // scrape adds one node's counters, parsed from the Prometheus text format
@@ -404,10 +457,10 @@ func (c *nodeCounts) scrape(ctx context.Context, url string) error {
 	return sc.Err()
 }
 
-// perOp sets r's per-operation figures from the counters around its run.
-// The calls include the sessions' keep-alives and the bench's own session
-// opening, a few per workload.
-func (r *benchResult) perOp(before, after nodeCounts) {
+// perOp sets r's per-operation figures from each node's counters around
+// its run, and the busiest node's shares. The calls include the sessions'
+// keep-alives and the bench's own session opening, a few per workload.
+func (r *benchResult) perOp(beforeByNode, afterByNode []nodeCounts) {
 	ops := 0
 	for _, n := range r.PerClient {
 		ops += n
@@ -415,6 +468,24 @@ func (r *benchResult) perOp(before, after nodeCounts) {
 	if ops == 0 {
 		return
 	}
+	var before, after nodeCounts
+	var maxCPU, maxMessages float64
+	for i := range afterByNode {
+		b, a := beforeByNode[i], afterByNode[i]
+		before.add(b)
+		after.add(a)
+		maxCPU = max(maxCPU, a.cpu-b.cpu)
+		maxMessages = max(maxMessages, a.messages-b.messages)
+	}
+	share := func(most, b, a float64) *float64 {
+		if a <= b {
+			return nil
+		}
+		v := most / (a - b)
+		return &v
+	}
+	r.BusiestNodeCPUShare = share(maxCPU, before.cpu, after.cpu)
+	r.BusiestNodeMessageShare = share(maxMessages, before.messages, after.messages)
 	per := func(a, b float64) *float64 { v := (b - a) / float64(ops); return &v }
 	r.NodeCPUusPerOp = per(before.cpu*1e6, after.cpu*1e6)
 	r.MessagesPerOp = per(before.messages, after.messages)

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,8 @@ import (
 // TestScrapeNodes reads the counters the bench divides by operations off
 // two fake nodes: only the named families count (a stream's handled calls
 // and other families are left out; the calls carried by a Calls stream
-// count), and the nodes are summed.
+// count), each node's on its own; the per-operation figures are over the
+// nodes' sums, with the busiest node's shares.
 func TestScrapeNodes(t *testing.T) {
 	page := func(cpu, msgs float64) string {
 		return fmt.Sprintf(`# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.
@@ -40,18 +43,23 @@ allot_sessions 7
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (nodeCounts{cpu: 1.75, messages: 14, calls: 16, link: 6, batches: 4}); c != want {
+	want := []nodeCounts{{cpu: 1.5, messages: 11, calls: 8, link: 5, batches: 2}, {cpu: 0.25, messages: 3, calls: 8, link: 1, batches: 2}}
+	if len(c) != 2 || c[0] != want[0] || c[1] != want[1] {
 		t.Errorf("got %+v, want %+v", c, want)
 	}
 
 	r := benchResult{PerClient: []int{2, 2}}
-	r.perOp(nodeCounts{cpu: 1, messages: 10, calls: 2, link: 1, batches: 1}, nodeCounts{cpu: 1.002, messages: 30, calls: 10, link: 9, batches: 5})
+	r.perOp([]nodeCounts{{cpu: 1, messages: 10, calls: 2, link: 1, batches: 1}, {}},
+		[]nodeCounts{{cpu: 1.0015, messages: 25, calls: 6, link: 6, batches: 3}, {cpu: 0.0005, messages: 5, calls: 4, link: 3, batches: 2}})
 	if r.NodeCPUusPerOp == nil || *r.NodeCPUusPerOp < 499.9 || *r.NodeCPUusPerOp > 500.1 || *r.MessagesPerOp != 5 || *r.CallsPerOp != 2 || *r.LinkMessagesPerOp != 2 || *r.LinkBatchesPerOp != 1 {
 		t.Errorf("per op: %v µs %v messages (%v across, %v batches) %v calls, want 500 µs, 5 messages (2 across, 1 batch), 2 calls",
 			*r.NodeCPUusPerOp, *r.MessagesPerOp, *r.LinkMessagesPerOp, *r.LinkBatchesPerOp, *r.CallsPerOp)
 	}
+	if r.BusiestNodeMessageShare == nil || *r.BusiestNodeMessageShare != 0.75 || r.BusiestNodeCPUShare == nil || *r.BusiestNodeCPUShare < 0.7499 || *r.BusiestNodeCPUShare > 0.7501 {
+		t.Errorf("busiest node's shares: %v of the messages, %v of the CPU, want 0.75 of both", r.BusiestNodeMessageShare, r.BusiestNodeCPUShare)
+	}
 	none := benchResult{PerClient: []int{0}}
-	none.perOp(nodeCounts{}, nodeCounts{cpu: 1})
+	none.perOp([]nodeCounts{{}}, []nodeCounts{{cpu: 1}})
 	if none.NodeCPUusPerOp != nil {
 		t.Error("no operations: a per-op figure was made up")
 	}
@@ -60,5 +68,25 @@ allot_sessions 7
 	defer gone.Close()
 	if _, err := scrapeNodes(context.Background(), append(addrs, strings.TrimPrefix(gone.URL, "http://"))); err == nil {
 		t.Error("a node without /metrics: no error")
+	}
+}
+
+// TestDrawKeys: W4's names are distinct within an operation and drawn
+// from the whole space, without a permutation of it.
+func TestDrawKeys(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	keys := make([]string, 4)
+	seen := map[string]bool{}
+	for range 200 {
+		drawKeys(rnd, keys, 5)
+		for i, k := range keys {
+			if slices.Contains(keys[:i], k) {
+				t.Fatalf("%v: %s twice", keys, k)
+			}
+			seen[k] = true
+		}
+	}
+	if len(seen) != 5 {
+		t.Errorf("200 draws of 4 of 5 names used %d of them", len(seen))
 	}
 }

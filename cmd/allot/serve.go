@@ -543,6 +543,7 @@ type clusterSpec struct {
 	events, dataDir string // "": no event logs; no data dirs
 	metrics         bool
 	quotas          []string
+	lock            string   // the cluster's --lock ("": serve's default)
 	serveArgs       []string // added to each node's flags
 	restartDelay    time.Duration
 }
@@ -668,6 +669,9 @@ func startCluster(ctx context.Context, sp clusterSpec, stderr io.Writer) (*local
 		nd.args = append([]string{"serve", "--nodes", strings.Join(addrs, ","), "--node", fmt.Sprint(i)}, own...)
 		for _, q := range sp.quotas {
 			nd.args = append(nd.args, "--quota", q)
+		}
+		if sp.lock != "" { // a restart keeps the data dir's cluster, lock included
+			nd.args = append(nd.args, "--lock", sp.lock)
 		}
 		if sp.dataDir != "" {
 			nd.again = append([]string{"serve"}, own...)

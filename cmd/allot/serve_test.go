@@ -87,7 +87,11 @@ func TestServeBadInput(t *testing.T) {
 		{"bench", "--metrics", "127.0.0.1:1"},
 		{"bench", "--nodes", "0"},
 		{"bench", "--nodes", "65"},
-		{"bench", "--addr", "127.0.0.1:1", "--nodes", "3"}, // the cluster is the addresses given
+		{"bench", "--w4-sessions", "0"},
+		{"bench", "--w4-names", "0"},
+		{"bench", "--lock", "hygienic"},
+		{"bench", "--addr", "127.0.0.1:1", "--lock", "modular-ordered"}, // the cluster serves its own
+		{"bench", "--addr", "127.0.0.1:1", "--nodes", "3"},              // the cluster is the addresses given
 		{"serve", "--nodes", "127.0.0.1:1", "--block-profile-rate", "100"},
 		{"serve", "--nodes", "127.0.0.1:1", "--metrics", "127.0.0.1:0", "--mutex-profile-fraction", "-1"},
 		{"cluster", "--mutex-profile-fraction", "5"},
@@ -226,6 +230,29 @@ func TestBenchJSON(t *testing.T) {
 	}
 	if by := r.Workloads[0].ByNode; len(by) != 1 || by[home.NodeAddr] <= 0 {
 		t.Errorf("--near: W1's p50 by node %v, want one, on k0's home %s", by, home.NodeAddr)
+	}
+
+	// W4: independent names, its sessions and space from the flags, with
+	// the busiest node's share of the messages.
+	out, errs, code = allot(t, "bench", "--addr", strings.Join(addrs, ","), "--duration", "300ms", "--workloads", "W4", "--w4-sessions", "5", "--w4-names", "100000", "--format", "json", "--metrics", strings.Join(metrics, ","))
+	if code != 0 {
+		t.Fatalf("W4: exit %d: %s", code, errs)
+	}
+	var w4 struct {
+		Workloads []struct {
+			Name         string   `json:"name"`
+			OpsPerSecond float64  `json:"ops_per_second"`
+			PerClient    []int    `json:"per_client"`
+			Messages     *float64 `json:"messages_per_op"`
+			Share        *float64 `json:"busiest_node_message_share"`
+		} `json:"workloads"`
+	}
+	if err := json.Unmarshal([]byte(out), &w4); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(w4.Workloads) != 1 || w4.Workloads[0].Name != "W4" || len(w4.Workloads[0].PerClient) != 5 || w4.Workloads[0].OpsPerSecond <= 0 ||
+		w4.Workloads[0].Messages == nil || *w4.Workloads[0].Messages < 2 || w4.Workloads[0].Share == nil || *w4.Workloads[0].Share < 1.0/3 || *w4.Workloads[0].Share > 1 {
+		t.Errorf("W4: %s", out)
 	}
 }
 

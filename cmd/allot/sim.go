@@ -425,7 +425,13 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, 
 		plan.Config.Work.Think, plan.Config.Work.CS, plan.Config.Net.Delay, ch, plan.Scenario.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	crashes := len(plan.Config.Net.Crashes) > 0 && plan.Kind == algo.Exclusive
+	// With a cost per input the processes are busy, and how many answers
+	// the algorithm gives in a stretch of time is what the cost bounds.
+	costly := plan.Config.Net.Cost > 0
 	head := "algorithm\tserved\tresp mean\tp50\tp99\tmax\tmsgs/served\tconcurrency\tfairness\tviolations\tstarved\tdeadlock\t"
+	if costly {
+		head += "served/1000 ticks\t"
+	}
 	if crashes {
 		head += "failure locality\tfailure set\t"
 	}
@@ -437,6 +443,9 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, 
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%d\t%d\t%v\t",
 			r.Algorithm, r.Served, r.Response.Mean, r.Response.P50, r.Response.P99, r.Response.Max,
 			r.Messages.PerServed, r.Concurrency, r.Fairness, r.SafetyViolations, r.Starved, r.Deadlock)
+		if costly {
+			fmt.Fprintf(tw, "%.1f\t", r.Throughput)
+		}
 		if crashes {
 			fl := "no crash happened"
 			switch {
