@@ -354,10 +354,7 @@ func (p *Process) host(epoch uint64) *hosted {
 
 // owner is the member hosting process id (the service's lockOwner).
 func (h *hosted) owner(id proc.ID) proc.ID {
-	if id < lockRange {
-		return h.members[int(id)%len(h.members)]
-	}
-	return h.members[int(id-lockRange)%len(h.members)]
+	return h.members[int(id%lockRange)%len(h.members)]
 }
 
 func (h *hosted) get(p *Process, env proc.Env, id proc.ID) proc.Process {

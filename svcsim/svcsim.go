@@ -2,7 +2,7 @@
 // under a fault schedule, and judges it from its events alone: N nodes,
 // each a dataplane.Process (the control plane, package control; the data
 // plane's pure machine, dataplane.Node, over package session; the lock
-// algorithm the service serves, modular-central, hosted per view on the
+// algorithm the service serves, modular-ordered, hosted per view on the
 // view's members), and clients (Client) that open sessions, keep them
 // alive, lock and unlock, and move as client/ does. The driver is package
 // sim with its faults (crashes, restarts from persisted state, one-way
@@ -231,7 +231,7 @@ type Result struct {
 }
 
 // Lock is the lock algorithm the nodes host: the service's default.
-const Lock = "modular-central"
+const Lock = "modular-ordered"
 
 // Run runs one cluster and its clients.
 func Run(cfg Config) (Result, error) {
