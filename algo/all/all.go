@@ -73,6 +73,7 @@ func base() []algo.Algorithm {
 		controller.Algorithm,
 		controller.Basic,
 		controller.Main,
+		controller.ModifiedMain,
 		counter.Algorithm,
 	}
 }

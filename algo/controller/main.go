@@ -23,6 +23,27 @@ var Main = algo.Algorithm{
 var mainMessages = slices.Concat(spantree.Messages,
 	[]proc.Message{Req{}, Permit{}, Reject{}, Later{}, NReq{}, NPermit{}, NLater{}, Join{}, Admit{}})
 
+// ModifiedMain is the modified controller as §6.1 states it: stages of
+// the main controller with (M_i, M_i/2), each ending when its
+// CONTROLLER-R's root bin runs dry, then the main controller with W.
+var ModifiedMain = algo.Algorithm{
+	Name:     "controller-modified-main",
+	Kind:     algo.Quota,
+	Summary:  "Afek et al.'s modified (M, W) controller over MAIN (§6.1): stages of the main controller with (M_i, M_i/2), the waste halved each stage, participants growing from the root",
+	Build:    BuildModifiedMain,
+	Messages: slices.Concat(mainMessages, []proc.Message{AdmitW{}}),
+}
+
+// BuildModifiedMain returns the nodes of the modified controller over
+// MAIN, the root (process 0) first.
+func BuildModifiedMain(pb *algo.Problem) ([]proc.Process, error) {
+	ps, err := BuildMain(pb)
+	for _, p := range ps {
+		p.(*MainNode).modified = true
+	}
+	return ps, err
+}
+
 // The two basic controllers of the main controller.
 const (
 	ctlR = iota // CONTROLLER-R: the resource
@@ -32,8 +53,13 @@ const (
 // opCount is the main controller's wave between the collection (opCollect:
 // close the iteration, echo CONTROLLER-R's unused permits) and the start of
 // the next iteration (opStart, whose Arg is n_i here): it counts the
-// participants.
-const opCount = opStart + 1
+// participants. opStage, in the modified controller over MAIN only, comes
+// between the count and the start when a stage begins: its Arg is the
+// stage's waste, W_s, CONTROLLER-R's W from then on.
+const (
+	opCount = opStart + 1
+	opStage = opStart + 2
+)
 
 // bins is one basic controller's part at a node: its local bin
 // (RESOURCE-REQUEST, Fig. 3) and its global bin (DELIVERY-PROCESS, Fig. 4,
@@ -76,14 +102,22 @@ type MainNode struct {
 	// is no CONTROLLER-R; issued counts the names taken at this node.
 	names  bool
 	issued int64
+	// The modified controller over MAIN (§6.1): wr is CONTROLLER-R's
+	// waste in this stage, W_s = M_s/2 until the last stage, then W.
+	modified bool
+	wr       int64
 
 	// The root.
 	budget     int64
 	m          int64 // M^R of the next iteration, once collected
+	next       int64 // n_{i+1}, once counted
 	signal     bool  // the exhausted signal was generated
 	waveOp     uint8
 	closeAfter bool    // CONTROLLER-N ran dry during a start wave
 	base, rng  int64   // name assignment: this iteration's range of names
+	final      bool    // the modified controller's last stage (waste W, rejects)
+	stageEnd   bool    // CONTROLLER-R's root bin ran dry in a stage before the last
+	Stages     []int64 // M_s of every stage begun (the root only; for tests and reports)
 	Counts     []int64 // n_i of every iteration begun (the root only; for tests and reports)
 }
 
@@ -100,6 +134,7 @@ func BuildMain(pb *algo.Problem) ([]proc.Process, error) {
 		nd.nbrs = pb.Graph.Neighbors(proc.ID(v))
 		nd.root = v == 0
 		nd.budget, nd.waste = int64(pb.Budget), int64(pb.Waste)
+		nd.wr = nd.waste
 		ps[v] = nd
 	}
 	return ps, nil
@@ -120,6 +155,9 @@ func (x *MainNode) Start(env proc.Env) {
 	x.part.Parent = proc.None
 	if x.root {
 		x.in = true
+		x.final = !x.modified
+		x.stageEnd = x.modified
+		x.stage(x.budget)
 		x.begin(env, 1, x.budget)
 	}
 }
@@ -199,10 +237,13 @@ func (x *MainNode) resourceN(env proc.Env) {
 		c := x.joins[0]
 		x.joins = x.joins[1:]
 		x.part.Children = append(x.part.Children, c)
-		if x.names {
+		switch {
+		case x.names:
 			x.issued++
 			env.Send(c, Welcome{N: int32(x.ni), Name: name})
-		} else {
+		case x.modified:
+			env.Send(c, AdmitW{N: int32(x.ni), W: x.wr})
+		default:
 			env.Send(c, Admit{N: int32(x.ni)})
 		}
 	}
@@ -264,6 +305,9 @@ func (x *MainNode) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		x.resourceN(env)
 	case Admit:
 		x.admitted(env, int64(m.N))
+	case AdmitW:
+		x.wr = m.W
+		x.admitted(env, int64(m.N))
 	case Welcome:
 		x.admitted(env, int64(m.N))
 		x.named(env, m.Name)
@@ -308,7 +352,7 @@ func (x *MainNode) admitted(env proc.Env, ni int64) {
 // controllers, W for CONTROLLER-R, W^N_i = n_i for CONTROLLER-N.
 func (x *MainNode) setIteration(ni int64) {
 	x.ni = ni
-	x.r.lam = Lambda(x.waste, 3*ni)
+	x.r.lam = Lambda(x.wr, 3*ni)
 	x.n.lam = Lambda(ni, 3*ni)
 }
 
@@ -380,30 +424,47 @@ func (x *MainNode) serve(env proc.Env, c int, it item) {
 
 // rootServe is ROOT-DELIVERY-PROCESS: it never waits. CONTROLLER-R's
 // rejects with the exhausted signal (once); CONTROLLER-N's never rejects
-// but ends the iteration (§5).
+// but ends the iteration (§5). In the modified controller's stages before
+// the last, CONTROLLER-R's does not reject either: its running dry is the
+// stage's main controller terminating (§6.1), and it ends the iteration
+// as CONTROLLER-N's does, marking the stage's end.
 func (x *MainNode) rootServe(env proc.Env, c int, it item) {
 	b := x.bin(c)
 	size := Cap(b.lam, it.level)
-	switch {
-	case b.global >= size:
+	if b.global >= size {
 		b.global -= size
 		b.gLo += size
 		x.send(env, c, it, ansPermit, b.gLo-size)
-	case c == ctlR && x.phase == running:
-		x.send(env, c, it, ansReject, 0)
-		if !x.signal {
-			x.signal = true
-			env.Emit(proc.Event{Kind: proc.EvExhausted})
+		return
+	}
+	// The root bin cannot serve: CONTROLLER-R's rejects in the main
+	// controller and the last stage; otherwise the request waits for the
+	// next iteration, which this one's end starts.
+	if c == ctlR && x.final {
+		if x.phase == running {
+			x.send(env, c, it, ansReject, 0)
+			if !x.signal {
+				x.signal = true
+				env.Emit(proc.Event{Kind: proc.EvExhausted})
+			}
+			return
 		}
-	case c == ctlR || x.phase != running || x.closeAfter:
 		x.send(env, c, it, ansLater, 0)
-	default: // CONTROLLER-N ran dry: re-initialize
-		x.send(env, c, it, ansLater, 0)
-		if x.wave.Active() {
-			x.closeAfter = true
-		} else {
-			x.close(env)
-		}
+		return
+	}
+	x.send(env, c, it, ansLater, 0)
+	if c == ctlR && x.phase == running {
+		// Not while closing: the root's bins are emptied into the
+		// collection then, and the stage ends only if the count finds
+		// it exhausted.
+		x.stageEnd = true
+	}
+	switch {
+	case x.phase != running || x.closeAfter:
+	case x.wave.Active():
+		x.closeAfter = true
+	default:
+		x.close(env)
 	}
 }
 
@@ -469,6 +530,9 @@ func (x *MainNode) onBroadcast(env proc.Env, b spantree.Bcast) {
 		x.maybeEcho(env)
 	case opCount:
 		x.ready(env, 1)
+	case opStage:
+		x.wr = b.Arg
+		x.ready(env, 0)
 	case opStart:
 		x.startIteration(b.Arg)
 		x.ready(env, 0)
@@ -528,12 +592,40 @@ func (x *MainNode) waveDone(env proc.Env, sum int64) {
 		x.wave.Begin(env, &x.part, opCount, 0)
 		x.ready(env, 1)
 	case opCount:
+		x.next = sum
+		if x.stage(x.m) {
+			x.waveOp = opStage
+			x.wave.Begin(env, &x.part, opStage, x.wr)
+			x.ready(env, 0)
+			return
+		}
 		x.begin(env, sum, x.m)
+	case opStage:
+		x.begin(env, x.next, x.m)
 	case opStart:
 		if x.closeAfter {
 			x.close(env)
 		}
 	}
+}
+
+// stage decides, at the end of an iteration of the modified controller
+// with m permits collected, whether a stage begins: the first, one after
+// a stage whose CONTROLLER-R's root bin ran dry, or one after a stage
+// whose main controller is exhausted (m ≤ W_s, §5). The stage's main
+// controller runs with (m, m/2) (§6.1), the last one, once m/2 ≤ W, with
+// (m, W).
+func (x *MainNode) stage(m int64) bool {
+	if !x.modified || x.final || !x.stageEnd && m > x.wr {
+		return false
+	}
+	x.stageEnd = false
+	x.Stages = append(x.Stages, m)
+	x.wr = m / 2
+	if x.wr <= x.waste {
+		x.wr, x.final = x.waste, true
+	}
+	return true
 }
 
 // begin starts an iteration with ni participants and m unused permits:
