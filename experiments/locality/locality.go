@@ -223,7 +223,7 @@ func worstCase(a algo.Algorithm, sc scenario, seed uint64, horizon proc.Time) (c
 }
 
 func runLocality(ctx context.Context, o study.Options) ([]study.Claim, error) {
-	return study.Steps(ctx, o, worstClaims, lineClaims, expectedClaims, reachClaims, unhygienicClaims, overtakeClaims)
+	return study.Steps(ctx, o, worstClaims, lineClaims, expectedClaims, reachClaims, unhygienicClaims, unhygienicExpClaims, overtakeClaims)
 }
 
 // keys names n points of a stage by their index: the points of the
@@ -515,8 +515,7 @@ func unhygienicClaims(ctx context.Context, o study.Options) ([]study.Claim, erro
 		pb := algo.DiningProblem(g)
 		pb.Failure = failureModel(g.N(), rnd)
 		pb.Options = map[string]string{"rule": rule}
-		x := drawCrash(pb.Failure, rnd)
-		at := proc.Time(500 + rnd.IntN(2500))
+		x, at := uniformTimes.draw(pb.Failure, rnd, horizon)
 		return runCrash(unhygienic.Algorithm, pb, busy(seed, horizon), x, at)
 	})
 	if err != nil {
