@@ -33,6 +33,8 @@ const (
 	EvInput               // Social-CSP: the process receives its value of Peer's extended output number Unit
 	EvPause               // the process is stopped (SIGSTOP): it handles nothing until EvResume
 	EvResume              // the stopped process goes on; what came due meanwhile is handled now
+	EvExtInput            // Social-CSP: the process makes extended input number Unit from the partners Members
+	EvReceive             // Social-CSP: the process receives partner Peer's value for its extended input number Unit
 	numEventKinds
 )
 
@@ -40,7 +42,7 @@ var eventNames = [numEventKinds]string{
 	"none", "request", "enter", "exit", "acquire", "grant", "release",
 	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
 	"deposit", "withdraw", "move", "view", "fence", "restart", "output",
-	"input", "pause", "resume",
+	"input", "pause", "resume", "ext-input", "receive",
 }
 
 func (k EventKind) String() string {
@@ -73,8 +75,8 @@ type Event struct {
 	Msg  string
 	// Epoch and Members describe EvView: the view's epoch (its position
 	// in the control plane's log) and its members, ascending. Epoch is
-	// also the epoch EvFence ends. Members are also EvOutput's partners,
-	// in the order of the values sent.
+	// also the epoch EvFence ends. Members are also EvOutput's and
+	// EvExtInput's partners, in the order of the values sent or asked.
 	Epoch   uint64
 	Members []ID
 }
