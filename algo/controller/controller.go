@@ -78,6 +78,10 @@
 //     dry the collection counts the names given and the next iteration
 //     starts past the range, whose leftovers are not reused. So
 //     n_{i+1} ≥ 2n_i and the largest name is below 4(n+1).
+//   - bank-main (not in the catalogue, like package bank): the distributed
+//     bank of §6.3 on two MAIN CONTROLLERS (bankmain.go): CONTROLLER-R is
+//     the withdrawal controller, whose root bin is the bank and never
+//     rejects; the deposit controller runs the same bins backwards.
 //
 // # Readings and deviations
 //

@@ -106,6 +106,14 @@ type MainNode struct {
 	// waste in this stage, W_s = M_s/2 until the last stage, then W.
 	modified bool
 	wr       int64
+	// The bank over MAIN (bankmain.go): CONTROLLER-R is the withdrawal
+	// controller, whose root bin is the bank; dl and dg are the deposit
+	// bins; waiting are the withdrawals waiting at the root for deposits,
+	// late the deposits that reached the root while an iteration closed.
+	bank    bool
+	dl, dg  int64
+	waiting []item
+	late    int64
 
 	// The root.
 	budget     int64
@@ -164,7 +172,11 @@ func (x *MainNode) Start(env proc.Env) {
 
 // Request implements proc.Allocator: a node that is not a participant
 // joins first.
-func (x *MainNode) Request(env proc.Env, _ proc.Request) {
+func (x *MainNode) Request(env proc.Env, r proc.Request) {
+	if x.bank {
+		x.bankRequest(env, r)
+		return
+	}
 	x.want = true
 	x.join(env)
 	if x.names {
@@ -183,7 +195,7 @@ func (x *MainNode) Fire(proc.Env, proc.Timer) {}
 // join asks the tree parent for admission, once the node needs it: its
 // application asks, or a tree child waits to be admitted through it.
 func (x *MainNode) join(env proc.Env) {
-	if x.in || x.joining || !x.tree.Joined || (!x.want && len(x.joins) == 0) {
+	if x.in || x.joining || !x.tree.Joined || (!x.want && len(x.joins) == 0 && x.dl == 0) {
 		return
 	}
 	x.joining = true
@@ -199,6 +211,10 @@ func (x *MainNode) resourceR(env proc.Env) {
 	case b.local > 0:
 		b.local--
 		x.want = false
+		if x.bank {
+			env.Emit(proc.Event{Kind: proc.EvWithdraw})
+			return
+		}
 		env.Emit(proc.Event{Kind: proc.EvPermit})
 	case b.exhL:
 		x.want = false
@@ -305,6 +321,8 @@ func (x *MainNode) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		x.resourceN(env)
 	case Admit:
 		x.admitted(env, int64(m.N))
+	case Deposit:
+		x.deposit(env, m.Level, m.N)
 	case AdmitW:
 		x.wr = m.W
 		x.admitted(env, int64(m.N))
@@ -345,6 +363,7 @@ func (x *MainNode) admitted(env proc.Env, ni int64) {
 	}
 	x.resourceR(env)
 	x.resourceN(env)
+	x.flush(env)
 	x.maybeEcho(env)
 }
 
@@ -431,10 +450,14 @@ func (x *MainNode) serve(env proc.Env, c int, it item) {
 func (x *MainNode) rootServe(env proc.Env, c int, it item) {
 	b := x.bin(c)
 	size := Cap(b.lam, it.level)
-	if b.global >= size {
+	if b.global >= size && (c == ctlN || len(x.waiting) == 0) {
 		b.global -= size
 		b.gLo += size
 		x.send(env, c, it, ansPermit, b.gLo-size)
+		return
+	}
+	if c == ctlR && x.bank {
+		x.wait(env, it)
 		return
 	}
 	// The root bin cannot serve: CONTROLLER-R's rejects in the main
@@ -517,6 +540,7 @@ func (x *MainNode) onAnswer(env proc.Env, c int, from proc.ID, a answer, lo int6
 func (x *MainNode) close(env proc.Env) {
 	x.closeAfter = false
 	x.phase = closing
+	x.unwait(env)
 	x.waveOp = opCollect
 	x.wave.Begin(env, &x.part, opCollect, 0)
 	x.maybeEcho(env)
@@ -538,6 +562,7 @@ func (x *MainNode) onBroadcast(env proc.Env, b spantree.Bcast) {
 		x.ready(env, 0)
 		x.resourceR(env)
 		x.resourceN(env)
+		x.flush(env)
 	}
 }
 
@@ -554,7 +579,8 @@ func (x *MainNode) maybeEcho(env proc.Env) {
 	if x.phase != closing || !x.in || !x.wave.Active() || x.r.blocked || x.n.blocked || len(x.r.queue) > 0 || len(x.n.queue) > 0 {
 		return
 	}
-	left := x.r.local + x.r.global
+	left := x.r.local + x.r.global + x.dl + x.dg
+	x.dl, x.dg = 0, 0
 	if x.names {
 		// The names left in bins are not reused (§6.2): count the names
 		// given instead, the participants.
@@ -634,7 +660,9 @@ func (x *MainNode) stage(m int64) bool {
 // root rejects whatever reaches it.
 func (x *MainNode) begin(env proc.Env, ni, m int64) {
 	x.Counts = append(x.Counts, ni)
-	if m <= x.waste {
+	if x.bank {
+		m, x.late = m+x.late, 0
+	} else if m <= x.waste {
 		m = 0
 	}
 	x.r.global, x.r.local = m, 0
@@ -650,4 +678,5 @@ func (x *MainNode) begin(env proc.Env, ni, m int64) {
 	x.resourceN(env)
 	x.run(env, ctlR)
 	x.run(env, ctlN)
+	x.flush(env)
 }

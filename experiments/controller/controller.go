@@ -158,7 +158,7 @@ func measure(p point) outcome {
 	var sink proc.Sink = &q
 	var next func(proc.ID, *rand.Rand) proc.Request
 	switch p.a.Name {
-	case bank.Algorithm.Name:
+	case bank.Algorithm.Name, actrl.BankMain.Name:
 		// The bank: p.budget is the operations a node makes, each a
 		// deposit or a withdrawal with even odds.
 		per, out.bank = p.budget, &check.Bank{Waste: p.waste, DepositRes: bank.Deposit}

@@ -58,4 +58,12 @@ func TestWithinBoundRejectsTwiceOver(t *testing.T) {
 	if w, ok := withinBound(twice, bounds); ok {
 		t.Errorf("a bank series 2× over the bound accepted (worst %.2f)", w)
 	}
+	bounds, twice = bounds[:0], twice[:0]
+	for _, n := range []int{16, 64, 256} {
+		b := bankMainBound(bankOps*n, n, bankW*n)
+		bounds, twice = append(bounds, b), append(twice, 2*b)
+	}
+	if w, ok := withinBound(twice, bounds); ok {
+		t.Errorf("a bank-main series 2× over the bound accepted (worst %.2f)", w)
+	}
 }
