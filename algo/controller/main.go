@@ -446,7 +446,9 @@ func (x *MainNode) serve(env proc.Env, c int, it item) {
 // but ends the iteration (§5). In the modified controller's stages before
 // the last, CONTROLLER-R's does not reject either: its running dry is the
 // stage's main controller terminating (§6.1), and it ends the iteration
-// as CONTROLLER-N's does, marking the stage's end.
+// as CONTROLLER-N's does, marking the stage's end. The bank's withdrawal
+// controller is the exception that waits: its root bin is the bank, and a
+// withdrawal it cannot serve waits there for deposits, in order (§6.3).
 func (x *MainNode) rootServe(env proc.Env, c int, it item) {
 	b := x.bin(c)
 	size := Cap(b.lam, it.level)
