@@ -36,7 +36,8 @@ import (
 // waiting chains and its expected failure set under a random orientation
 // (§3, §6), the threshold algorithm's average reach 1 + w (§6), and the
 // unhygienic variant's smaller expected failure set when failure-prone
-// processes are kept low (§6). Every run is measured by check.Locality from
+// processes are kept low (§6; the crash at a uniform time, and at
+// negative-exponential failure times as §6 suggests: failtimes.go). Every run is measured by check.Locality from
 // the event stream and the conflict graph only.
 func Experiment() study.Experiment {
 	return study.Experiment{
