@@ -7,8 +7,12 @@ import (
 	"github.com/allot-dev/allot/proc"
 )
 
-// Rendezvous checks Social-CSP's extended outputs (Reif and Spirakis §1.6)
-// from the output, input and exit events alone:
+// Rendezvous checks Social-CSP's extended outputs and extended inputs
+// (Reif and Spirakis §1.6) from the output, input, ext-input, receive and
+// exit events alone. An extended input is the mirror of an output: its
+// receiver opens it (ext-input, naming the partners) and receives each
+// partner's value (receive), so the same rules hold with the receipts at
+// the receiver:
 //
 //   - every input answers the open output of its sender, at a partner that
 //     output names, and no value is delivered twice (one input per sender,
@@ -23,13 +27,15 @@ import (
 // violations: the run stopped first.
 type Rendezvous struct {
 	Report
-	Outputs, Inputs int
-	senders         []rvSender // per sender
-	busy            []proc.ID  // per partner: the sender of its open rendezvous + 1 (0: none)
+	Outputs, Inputs     int
+	ExtInputs, Receives int
+	senders             []rvSender // per sender
+	busy                []proc.ID  // per partner: the sender of its open rendezvous + 1 (0: none)
 }
 
 type rvSender struct {
 	open     bool
+	input    bool // an extended input: the values come to the opener
 	comm     int32
 	partners []proc.ID
 	got      []bool // per partner of the open output: its input arrived
@@ -39,15 +45,20 @@ type rvSender struct {
 func (c *Rendezvous) Event(e proc.Event) {
 	p := int(e.P)
 	switch e.Kind {
-	case proc.EvOutput:
-		c.Outputs++
+	case proc.EvOutput, proc.EvExtInput:
+		input := e.Kind == proc.EvExtInput
+		if input {
+			c.ExtInputs++
+		} else {
+			c.Outputs++
+		}
 		c.senders = dense.Grow(c.senders, p)
 		s := &c.senders[p]
 		if s.open {
-			c.add("t=%d: p%d makes output %d while its output %d is open", e.Time, p, e.Unit, s.comm)
+			c.add("t=%d: p%d makes %s %d while its %s %d is open", e.Time, p, e.Kind, e.Unit, s.kind(), s.comm)
 			c.close(p)
 		}
-		*s = rvSender{open: true, comm: e.Unit, partners: e.Members, got: make([]bool, len(e.Members))}
+		*s = rvSender{open: true, input: input, comm: e.Unit, partners: e.Members, got: make([]bool, len(e.Members))}
 		for i, q := range e.Members {
 			if slices.Contains(e.Members[:i], q) {
 				c.add("t=%d: p%d's output %d names partner p%d twice", e.Time, p, e.Unit, q)
@@ -63,20 +74,18 @@ func (c *Rendezvous) Event(e proc.Event) {
 	case proc.EvInput:
 		c.Inputs++
 		from := int(e.Peer)
-		if from < 0 || from >= len(c.senders) || !c.senders[from].open || c.senders[from].comm != e.Unit {
+		if from < 0 || from >= len(c.senders) || !c.senders[from].open || c.senders[from].input || c.senders[from].comm != e.Unit {
 			c.add("t=%d: p%d inputs p%d's output %d, which is not open", e.Time, p, from, e.Unit)
 			return
 		}
-		s := &c.senders[from]
-		i := slices.Index(s.partners, e.P)
-		switch {
-		case i < 0:
-			c.add("t=%d: p%d inputs p%d's output %d, which does not name it", e.Time, p, from, e.Unit)
-		case s.got[i]:
-			c.add("t=%d: p%d inputs p%d's output %d twice", e.Time, p, from, e.Unit)
-		default:
-			s.got[i] = true
+		c.got(e, &c.senders[from], e.P, "inputs p%d's output %d", proc.ID(from))
+	case proc.EvReceive:
+		c.Receives++
+		if p >= len(c.senders) || !c.senders[p].open || !c.senders[p].input || c.senders[p].comm != e.Unit {
+			c.add("t=%d: p%d receives p%d's value for its extended input %d, which is not open", e.Time, p, e.Peer, e.Unit)
+			return
 		}
+		c.got(e, &c.senders[p], e.Peer, "receives p%d's value for extended input %d", e.Peer)
 	case proc.EvExit, proc.EvCrash:
 		if p >= len(c.senders) || !c.senders[p].open {
 			return
@@ -84,10 +93,32 @@ func (c *Rendezvous) Event(e proc.Event) {
 		if e.Kind == proc.EvExit {
 			s := &c.senders[p]
 			if n := count(s.got, false); n > 0 {
-				c.add("t=%d: p%d exits with %d of the %d inputs of its output %d missing", e.Time, p, n, len(s.got), s.comm)
+				c.add("t=%d: p%d exits with %d of the %d inputs of its %s %d missing", e.Time, p, n, len(s.got), s.kind(), s.comm)
 			}
 		}
 		c.close(p)
+	}
+}
+
+func (s *rvSender) kind() string {
+	if s.input {
+		return "extended input"
+	}
+	return "output"
+}
+
+// got records that partner q's value of rendezvous s passed (an input at
+// q of an output, a receipt from q of an extended input); what describes
+// the event for a violation, its arguments the peer and the number.
+func (c *Rendezvous) got(e proc.Event, s *rvSender, q proc.ID, what string, peer proc.ID) {
+	i := slices.Index(s.partners, q)
+	switch {
+	case i < 0:
+		c.add("t=%d: p%d "+what+", which does not name p%d", e.Time, e.P, peer, e.Unit, q)
+	case s.got[i]:
+		c.add("t=%d: p%d "+what+" twice", e.Time, e.P, peer, e.Unit)
+	default:
+		s.got[i] = true
 	}
 }
 

@@ -44,6 +44,9 @@ const (
 	EvEnded   // node: session S.ID ended at the process, its end recorded at its backup (or with none)
 	EvAdopted // node: the process adopted session S.ID from its lost primary
 	EvHanded  // node: the process dropped session S.ID without a recorded end (it stopped serving): its backup adopts it
+	// Social-CSP's extended input command.
+	EvExtInput // Social-CSP: the process makes extended input number Unit from the partners Members
+	EvReceive  // Social-CSP: the process receives partner Peer's value for its extended input number Unit
 	numEventKinds
 )
 
@@ -52,7 +55,7 @@ var eventNames = [numEventKinds]string{
 	"permit", "reject", "exhausted", "crash", "send", "deliver", "name",
 	"deposit", "withdraw", "move", "view", "fence", "restart", "output",
 	"input", "pause", "resume", "opened", "alive", "expired", "giveup",
-	"held", "ended", "adopted", "handed",
+	"held", "ended", "adopted", "handed", "ext-input", "receive",
 }
 
 func (k EventKind) String() string {
@@ -85,8 +88,8 @@ type Event struct {
 	Msg  string
 	// Epoch and Members describe EvView: the view's epoch (its position
 	// in the control plane's log) and its members, ascending. Epoch is
-	// also the epoch EvFence ends. Members are also EvOutput's partners,
-	// in the order of the values sent.
+	// also the epoch EvFence ends. Members are also EvOutput's and
+	// EvExtInput's partners, in the order of the values sent or asked.
 	Epoch   uint64
 	Members []ID
 	// S describes the data plane's session events (EvOpened .. EvHanded),

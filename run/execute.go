@@ -150,7 +150,7 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 			OK() bool
 		}
 		excl  check.Exclusion
-		rv    check.Rendezvous // Social-CSP's outputs, on runs that make them
+		rv    check.Rendezvous // Social-CSP's rendezvous, on runs that make them
 		pool  = check.Pool{Units: p.Problem.Units}
 		quota = check.Quota{Budget: p.Problem.Budget, Waste: p.Problem.Waste}
 		poolm = metrics.Pool{Units: p.Problem.Units}

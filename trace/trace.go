@@ -11,6 +11,8 @@
 //	{"t":410,"ev":"name","p":4,"name":17}                  (name assignment)
 //	{"t":420,"ev":"output","p":3,"comm":2,"partners":[9,12]} (Social-CSP)
 //	{"t":423,"ev":"input","p":9,"comm":2,"from":3}          (Social-CSP)
+//	{"t":430,"ev":"ext-input","p":4,"comm":1,"partners":[9]} (Social-CSP)
+//	{"t":433,"ev":"receive","p":4,"comm":1,"from":9}        (Social-CSP)
 //
 // A trace a program must read alone starts with a header line, which names
 // the run (scenario, seed, algorithm, kind, process count) and, on a dining
@@ -197,7 +199,7 @@ func Append(b []byte, e proc.Event) []byte {
 		b = strconv.AppendInt(b, int64(e.Unit), 10)
 		b = append(b, `,"from":`...)
 		b = strconv.AppendInt(b, int64(e.Peer), 10)
-	case proc.EvOutput:
+	case proc.EvOutput, proc.EvExtInput:
 		b = append(b, `,"comm":`...)
 		b = strconv.AppendInt(b, int64(e.Unit), 10)
 		b = append(b, `,"partners":[`...)
@@ -208,7 +210,7 @@ func Append(b []byte, e proc.Event) []byte {
 			b = strconv.AppendInt(b, int64(m), 10)
 		}
 		b = append(b, ']')
-	case proc.EvInput:
+	case proc.EvInput, proc.EvReceive:
 		b = append(b, `,"comm":`...)
 		b = strconv.AppendInt(b, int64(e.Unit), 10)
 		b = append(b, `,"from":`...)

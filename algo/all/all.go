@@ -73,6 +73,7 @@ func base() []algo.Algorithm {
 		controller.Algorithm,
 		controller.Basic,
 		controller.Main,
+		controller.ModifiedMain,
 		counter.Algorithm,
 	}
 }
@@ -111,11 +112,16 @@ func Broken() []algo.Algorithm {
 }
 
 // Lookup finds an algorithm by name: a catalogue entry, a broken variant
-// (Broken), or socialcsp-A, Social-CSP's extended output over the
-// catalogue's exclusive algorithm A with a granting process per resource
-// (an application of an allocation algorithm, not one: it is not in List).
+// (Broken), or socialcsp-A (socialcsp-in-A), Social-CSP's extended output
+// (input) over the catalogue's exclusive algorithm A with a granting
+// process per resource (an application of an allocation algorithm, not
+// one: it is not in List).
 func Lookup(name string) (algo.Algorithm, error) {
 	if inner, ok := strings.CutPrefix(name, "socialcsp-"); ok {
+		build := socialcsp.For
+		if in, ok := strings.CutPrefix(inner, "in-"); ok {
+			inner, build = in, socialcsp.InputFor
+		}
 		if strings.HasPrefix(inner, "socialcsp-") {
 			return algo.Algorithm{}, fmt.Errorf("%s: Social-CSP over itself", name)
 		}
@@ -126,7 +132,7 @@ func Lookup(name string) (algo.Algorithm, error) {
 		if a.Kind != algo.Exclusive || !a.PerResource {
 			return algo.Algorithm{}, fmt.Errorf("%s: Social-CSP needs an exclusive algorithm with a granting process per resource, not %s", name, inner)
 		}
-		return socialcsp.For(a), nil
+		return build(a), nil
 	}
 	if strings.Contains(name, "/") {
 		for _, a := range Broken() {

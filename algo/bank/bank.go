@@ -26,7 +26,8 @@
 // at the bank short of the waiting request's size are each below W/3 or so,
 // which keeps a waiting withdrawal's balance below W. W ≥ 1: with W = 0 no
 // withdrawal could ever wait (property 3), and one must when the money is
-// gone. Every node participates from the start (no MAIN CONTROLLER).
+// gone. Every node participates from the start (no MAIN CONTROLLER);
+// controller.BankMain is the bank on two MAIN CONTROLLERS, as §6.3 has it.
 //
 // Not in the catalogue: its requests are deposits and withdrawals, not the
 // quota contract's permit requests. A request naming resource Deposit is a

@@ -53,6 +53,21 @@
 //     controller's; when M^R_i ≤ W, CONTROLLER-R's root rejects whatever
 //     reaches it. Messages O((M/W)·n·log²n) (Theorem 5.2), n the final
 //     number of participants, whatever the size of the graph.
+//   - controller-modified-main: the MODIFIED CONTROLLER as §6.1 states
+//     it, iterating MAIN. Stage s runs the main controller with
+//     (M_s, M_s/2), M_0 = M, participants growing from the root as in
+//     controller-main; when the stage's CONTROLLER-R root bin runs dry
+//     (§6.1: the main controller "terminates"), the iteration's
+//     broadcast-and-echo collects the unused permits, M_{s+1} ≤ M_s/2, and
+//     the next stage begins; once M_s/2 ≤ W the last stage runs the main
+//     controller with W itself, and rejects. With W ≥ M/2 it is
+//     controller-main, message for message. Messages
+//     O(n·log²n·log(M/(W+1))) (Lemma 6.1.1), n the final participants.
+//     It differs from controller (which iterates BASIC with U = n on the
+//     tree of every node): its bins are sized for U_i = 3n_i, the
+//     participants only; no node outside them hears a message; and a
+//     stage spans several of MAIN's iterations (the participants doubling
+//     inside it re-initialize CONTROLLER-R with the stage's waste, not W).
 //   - names (not in the catalogue: it answers every request with a name,
 //     not a permit out of a budget): dynamic name assignment (§6.2), the
 //     main controller whose CONTROLLER-N's permits are names, without
@@ -63,13 +78,18 @@
 //     dry the collection counts the names given and the next iteration
 //     starts past the range, whose leftovers are not reused. So
 //     n_{i+1} ≥ 2n_i and the largest name is below 4(n+1).
+//   - bank-main (not in the catalogue, like package bank): the distributed
+//     bank of §6.3 on two MAIN CONTROLLERS (bankmain.go): CONTROLLER-R is
+//     the withdrawal controller, whose root bin is the bank and never
+//     rejects; the deposit controller runs the same bins backwards.
 //
 // # Readings and deviations
 //
 //   - The basic and modified controllers run on the tree of every node with
 //     U = n (the count the tree's echo gives): every node of the graph may
-//     ask, a bound just as valid as §5's 3n_i. The modified controller
-//     iterates BASIC, not the MAIN CONTROLLER as §6.1 has it.
+//     ask, a bound just as valid as §5's 3n_i. The catalogue's controller
+//     iterates BASIC, not the MAIN CONTROLLER as §6.1 has it;
+//     controller-modified-main is §6.1 as written.
 //   - The internal link between RESOURCE-REQUEST and DELIVERY-PROCESS is a
 //     local call, not a network message: the message counts are the
 //     network's.
@@ -132,6 +152,23 @@
 //     capacity above Λ·U_i ≤ W/(2·lg(U_i+1)); in name assignment no bin
 //     asks for more than a small part of the iteration's range. On a tree
 //     of every node a bin far down a long tree could outgrow the range.
+//   - The modified controller over MAIN. §6.1 gives a stage's end
+//     ("when it terminates") and its waste (M_i/2), not its mechanics.
+//     Read: a stage's main controller terminates when its CONTROLLER-R's
+//     root bin cannot serve a request while the iteration runs, or when
+//     an iteration's collection finds M^R ≤ W_s (MAIN's own exhausted
+//     case); neither rejects: the request is answered Later, as when
+//     CONTROLLER-N runs dry, and the root's collection, which §5 already
+//     performs, is §6.1's "broadcast and echo to count the number of
+//     unused resources". A root bin found empty while the iteration is
+//     closing does not end the stage (the collection empties it). A stage
+//     that begins adds one wave, carrying W_s to every participant (a
+//     node admitted later learns it from AdmitW); so a stage costs O(n)
+//     messages beyond MAIN's. The listing's "O(log(M/W + 1))" iterations
+//     and "O(log(M/(W+1)))" are read as the same count: stages halve M_s
+//     from M until M_s/2 ≤ W, at most lg(M/(W+1)) + 2 of them. §6.1's
+//     W = 0 case (collect, then the naive controller) is the last stage
+//     with W = 0, whose Λ is 0: every capacity 1.
 //   - Name assignment names every participant, each as it is admitted: a
 //     node on the path of a joining node gets a name event without a
 //     request. A request at a node is a participant joining there and gets

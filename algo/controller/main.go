@@ -23,6 +23,27 @@ var Main = algo.Algorithm{
 var mainMessages = slices.Concat(spantree.Messages,
 	[]proc.Message{Req{}, Permit{}, Reject{}, Later{}, NReq{}, NPermit{}, NLater{}, Join{}, Admit{}})
 
+// ModifiedMain is the modified controller as §6.1 states it: stages of
+// the main controller with (M_i, M_i/2), each ending when its
+// CONTROLLER-R's root bin runs dry, then the main controller with W.
+var ModifiedMain = algo.Algorithm{
+	Name:     "controller-modified-main",
+	Kind:     algo.Quota,
+	Summary:  "Afek et al.'s modified (M, W) controller over MAIN (§6.1): stages of the main controller with (M_i, M_i/2), the waste halved each stage, participants growing from the root",
+	Build:    BuildModifiedMain,
+	Messages: slices.Concat(mainMessages, []proc.Message{AdmitW{}}),
+}
+
+// BuildModifiedMain returns the nodes of the modified controller over
+// MAIN, the root (process 0) first.
+func BuildModifiedMain(pb *algo.Problem) ([]proc.Process, error) {
+	ps, err := BuildMain(pb)
+	for _, p := range ps {
+		p.(*MainNode).modified = true
+	}
+	return ps, err
+}
+
 // The two basic controllers of the main controller.
 const (
 	ctlR = iota // CONTROLLER-R: the resource
@@ -32,8 +53,13 @@ const (
 // opCount is the main controller's wave between the collection (opCollect:
 // close the iteration, echo CONTROLLER-R's unused permits) and the start of
 // the next iteration (opStart, whose Arg is n_i here): it counts the
-// participants.
-const opCount = opStart + 1
+// participants. opStage, in the modified controller over MAIN only, comes
+// between the count and the start when a stage begins: its Arg is the
+// stage's waste, W_s, CONTROLLER-R's W from then on.
+const (
+	opCount = opStart + 1
+	opStage = opStart + 2
+)
 
 // bins is one basic controller's part at a node: its local bin
 // (RESOURCE-REQUEST, Fig. 3) and its global bin (DELIVERY-PROCESS, Fig. 4,
@@ -76,14 +102,30 @@ type MainNode struct {
 	// is no CONTROLLER-R; issued counts the names taken at this node.
 	names  bool
 	issued int64
+	// The modified controller over MAIN (§6.1): wr is CONTROLLER-R's
+	// waste in this stage, W_s = M_s/2 until the last stage, then W.
+	modified bool
+	wr       int64
+	// The bank over MAIN (bankmain.go): CONTROLLER-R is the withdrawal
+	// controller, whose root bin is the bank; dl and dg are the deposit
+	// bins; waiting are the withdrawals waiting at the root for deposits,
+	// late the deposits that reached the root while an iteration closed.
+	bank    bool
+	dl, dg  int64
+	waiting []item
+	late    int64
 
 	// The root.
 	budget     int64
 	m          int64 // M^R of the next iteration, once collected
+	next       int64 // n_{i+1}, once counted
 	signal     bool  // the exhausted signal was generated
 	waveOp     uint8
 	closeAfter bool    // CONTROLLER-N ran dry during a start wave
 	base, rng  int64   // name assignment: this iteration's range of names
+	final      bool    // the modified controller's last stage (waste W, rejects)
+	stageEnd   bool    // CONTROLLER-R's root bin ran dry in a stage before the last
+	Stages     []int64 // M_s of every stage begun (the root only; for tests and reports)
 	Counts     []int64 // n_i of every iteration begun (the root only; for tests and reports)
 }
 
@@ -100,6 +142,7 @@ func BuildMain(pb *algo.Problem) ([]proc.Process, error) {
 		nd.nbrs = pb.Graph.Neighbors(proc.ID(v))
 		nd.root = v == 0
 		nd.budget, nd.waste = int64(pb.Budget), int64(pb.Waste)
+		nd.wr = nd.waste
 		ps[v] = nd
 	}
 	return ps, nil
@@ -120,13 +163,20 @@ func (x *MainNode) Start(env proc.Env) {
 	x.part.Parent = proc.None
 	if x.root {
 		x.in = true
+		x.final = !x.modified
+		x.stageEnd = x.modified
+		x.stage(x.budget)
 		x.begin(env, 1, x.budget)
 	}
 }
 
 // Request implements proc.Allocator: a node that is not a participant
 // joins first.
-func (x *MainNode) Request(env proc.Env, _ proc.Request) {
+func (x *MainNode) Request(env proc.Env, r proc.Request) {
+	if x.bank {
+		x.bankRequest(env, r)
+		return
+	}
 	x.want = true
 	x.join(env)
 	if x.names {
@@ -145,7 +195,7 @@ func (x *MainNode) Fire(proc.Env, proc.Timer) {}
 // join asks the tree parent for admission, once the node needs it: its
 // application asks, or a tree child waits to be admitted through it.
 func (x *MainNode) join(env proc.Env) {
-	if x.in || x.joining || !x.tree.Joined || (!x.want && len(x.joins) == 0) {
+	if x.in || x.joining || !x.tree.Joined || (!x.want && len(x.joins) == 0 && x.dl == 0) {
 		return
 	}
 	x.joining = true
@@ -161,6 +211,10 @@ func (x *MainNode) resourceR(env proc.Env) {
 	case b.local > 0:
 		b.local--
 		x.want = false
+		if x.bank {
+			env.Emit(proc.Event{Kind: proc.EvWithdraw})
+			return
+		}
 		env.Emit(proc.Event{Kind: proc.EvPermit})
 	case b.exhL:
 		x.want = false
@@ -199,10 +253,13 @@ func (x *MainNode) resourceN(env proc.Env) {
 		c := x.joins[0]
 		x.joins = x.joins[1:]
 		x.part.Children = append(x.part.Children, c)
-		if x.names {
+		switch {
+		case x.names:
 			x.issued++
 			env.Send(c, Welcome{N: int32(x.ni), Name: name})
-		} else {
+		case x.modified:
+			env.Send(c, AdmitW{N: int32(x.ni), W: x.wr})
+		default:
 			env.Send(c, Admit{N: int32(x.ni)})
 		}
 	}
@@ -264,6 +321,11 @@ func (x *MainNode) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		x.resourceN(env)
 	case Admit:
 		x.admitted(env, int64(m.N))
+	case Deposit:
+		x.deposit(env, m.Level, m.N)
+	case AdmitW:
+		x.wr = m.W
+		x.admitted(env, int64(m.N))
 	case Welcome:
 		x.admitted(env, int64(m.N))
 		x.named(env, m.Name)
@@ -301,6 +363,7 @@ func (x *MainNode) admitted(env proc.Env, ni int64) {
 	}
 	x.resourceR(env)
 	x.resourceN(env)
+	x.flush(env)
 	x.maybeEcho(env)
 }
 
@@ -308,7 +371,7 @@ func (x *MainNode) admitted(env proc.Env, ni int64) {
 // controllers, W for CONTROLLER-R, W^N_i = n_i for CONTROLLER-N.
 func (x *MainNode) setIteration(ni int64) {
 	x.ni = ni
-	x.r.lam = Lambda(x.waste, 3*ni)
+	x.r.lam = Lambda(x.wr, 3*ni)
 	x.n.lam = Lambda(ni, 3*ni)
 }
 
@@ -380,30 +443,53 @@ func (x *MainNode) serve(env proc.Env, c int, it item) {
 
 // rootServe is ROOT-DELIVERY-PROCESS: it never waits. CONTROLLER-R's
 // rejects with the exhausted signal (once); CONTROLLER-N's never rejects
-// but ends the iteration (§5).
+// but ends the iteration (§5). In the modified controller's stages before
+// the last, CONTROLLER-R's does not reject either: its running dry is the
+// stage's main controller terminating (§6.1), and it ends the iteration
+// as CONTROLLER-N's does, marking the stage's end. The bank's withdrawal
+// controller is the exception that waits: its root bin is the bank, and a
+// withdrawal it cannot serve waits there for deposits, in order (§6.3).
 func (x *MainNode) rootServe(env proc.Env, c int, it item) {
 	b := x.bin(c)
 	size := Cap(b.lam, it.level)
-	switch {
-	case b.global >= size:
+	if b.global >= size && (c == ctlN || len(x.waiting) == 0) {
 		b.global -= size
 		b.gLo += size
 		x.send(env, c, it, ansPermit, b.gLo-size)
-	case c == ctlR && x.phase == running:
-		x.send(env, c, it, ansReject, 0)
-		if !x.signal {
-			x.signal = true
-			env.Emit(proc.Event{Kind: proc.EvExhausted})
+		return
+	}
+	if c == ctlR && x.bank {
+		x.wait(env, it)
+		return
+	}
+	// The root bin cannot serve: CONTROLLER-R's rejects in the main
+	// controller and the last stage; otherwise the request waits for the
+	// next iteration, which this one's end starts.
+	if c == ctlR && x.final {
+		if x.phase == running {
+			x.send(env, c, it, ansReject, 0)
+			if !x.signal {
+				x.signal = true
+				env.Emit(proc.Event{Kind: proc.EvExhausted})
+			}
+			return
 		}
-	case c == ctlR || x.phase != running || x.closeAfter:
 		x.send(env, c, it, ansLater, 0)
-	default: // CONTROLLER-N ran dry: re-initialize
-		x.send(env, c, it, ansLater, 0)
-		if x.wave.Active() {
-			x.closeAfter = true
-		} else {
-			x.close(env)
-		}
+		return
+	}
+	x.send(env, c, it, ansLater, 0)
+	if c == ctlR && x.phase == running {
+		// Not while closing: the root's bins are emptied into the
+		// collection then, and the stage ends only if the count finds
+		// it exhausted.
+		x.stageEnd = true
+	}
+	switch {
+	case x.phase != running || x.closeAfter:
+	case x.wave.Active():
+		x.closeAfter = true
+	default:
+		x.close(env)
 	}
 }
 
@@ -456,6 +542,7 @@ func (x *MainNode) onAnswer(env proc.Env, c int, from proc.ID, a answer, lo int6
 func (x *MainNode) close(env proc.Env) {
 	x.closeAfter = false
 	x.phase = closing
+	x.unwait(env)
 	x.waveOp = opCollect
 	x.wave.Begin(env, &x.part, opCollect, 0)
 	x.maybeEcho(env)
@@ -469,11 +556,15 @@ func (x *MainNode) onBroadcast(env proc.Env, b spantree.Bcast) {
 		x.maybeEcho(env)
 	case opCount:
 		x.ready(env, 1)
+	case opStage:
+		x.wr = b.Arg
+		x.ready(env, 0)
 	case opStart:
 		x.startIteration(b.Arg)
 		x.ready(env, 0)
 		x.resourceR(env)
 		x.resourceN(env)
+		x.flush(env)
 	}
 }
 
@@ -490,7 +581,8 @@ func (x *MainNode) maybeEcho(env proc.Env) {
 	if x.phase != closing || !x.in || !x.wave.Active() || x.r.blocked || x.n.blocked || len(x.r.queue) > 0 || len(x.n.queue) > 0 {
 		return
 	}
-	left := x.r.local + x.r.global
+	left := x.r.local + x.r.global + x.dl + x.dg
+	x.dl, x.dg = 0, 0
 	if x.names {
 		// The names left in bins are not reused (§6.2): count the names
 		// given instead, the participants.
@@ -528,12 +620,40 @@ func (x *MainNode) waveDone(env proc.Env, sum int64) {
 		x.wave.Begin(env, &x.part, opCount, 0)
 		x.ready(env, 1)
 	case opCount:
+		x.next = sum
+		if x.stage(x.m) {
+			x.waveOp = opStage
+			x.wave.Begin(env, &x.part, opStage, x.wr)
+			x.ready(env, 0)
+			return
+		}
 		x.begin(env, sum, x.m)
+	case opStage:
+		x.begin(env, x.next, x.m)
 	case opStart:
 		if x.closeAfter {
 			x.close(env)
 		}
 	}
+}
+
+// stage decides, at the end of an iteration of the modified controller
+// with m permits collected, whether a stage begins: the first, one after
+// a stage whose CONTROLLER-R's root bin ran dry, or one after a stage
+// whose main controller is exhausted (m ≤ W_s, §5). The stage's main
+// controller runs with (m, m/2) (§6.1), the last one, once m/2 ≤ W, with
+// (m, W).
+func (x *MainNode) stage(m int64) bool {
+	if !x.modified || x.final || !x.stageEnd && m > x.wr {
+		return false
+	}
+	x.stageEnd = false
+	x.Stages = append(x.Stages, m)
+	x.wr = m / 2
+	if x.wr <= x.waste {
+		x.wr, x.final = x.waste, true
+	}
+	return true
 }
 
 // begin starts an iteration with ni participants and m unused permits:
@@ -542,7 +662,9 @@ func (x *MainNode) waveDone(env proc.Env, sum int64) {
 // root rejects whatever reaches it.
 func (x *MainNode) begin(env proc.Env, ni, m int64) {
 	x.Counts = append(x.Counts, ni)
-	if m <= x.waste {
+	if x.bank {
+		m, x.late = m+x.late, 0
+	} else if m <= x.waste {
 		m = 0
 	}
 	x.r.global, x.r.local = m, 0
@@ -558,4 +680,5 @@ func (x *MainNode) begin(env proc.Env, ni, m int64) {
 	x.resourceN(env)
 	x.run(env, ctlR)
 	x.run(env, ctlN)
+	x.flush(env)
 }

@@ -46,6 +46,13 @@ type Join struct{}
 // participants' tree, in the iteration that began with N participants.
 type Admit struct{ N int32 }
 
+// AdmitW is Admit in the modified controller over MAIN (§6.1), with the
+// stage's waste W_s, from which the receiver computes CONTROLLER-R's Λ.
+type AdmitW struct {
+	N int32
+	W int64
+}
+
 // Welcome is Admit in name assignment (§6.2), with the receiver's name.
 type Welcome struct {
 	N    int32
@@ -62,4 +69,5 @@ func (NPermit) Kind() string   { return "npermit" }
 func (NLater) Kind() string    { return "nlater" }
 func (Join) Kind() string      { return "join" }
 func (Admit) Kind() string     { return "admit" }
+func (AdmitW) Kind() string    { return "admitw" }
 func (Welcome) Kind() string   { return "welcome" }

@@ -91,5 +91,40 @@ func TestNeedsGranters(t *testing.T) {
 func TestConformance(t *testing.T) {
 	for _, a := range []algo.Algorithm{bidding.Algorithm, ordered.Algorithm} {
 		t.Run(a.Name, func(t *testing.T) { conformance.Exclusive(t, socialcsp.For(a)) })
+		t.Run("in-"+a.Name, func(t *testing.T) { conformance.Exclusive(t, socialcsp.InputFor(a)) })
+	}
+}
+
+// TestExtInputOverGranters runs extended inputs over every algorithm with
+// a granting process per resource: every extended input receives its k
+// values, each once, before its receiver exits, no partner in two
+// rendezvous, and no output is made.
+func TestExtInputOverGranters(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	for _, a := range []algo.Algorithm{bidding.Algorithm, ordered.Algorithm, modular.For(central.Algorithm)} {
+		t.Run(a.Name, func(t *testing.T) {
+			rv, ex, res := run(t, socialcsp.InputFor(a), seed)
+			if rv.Violations > 0 || ex.Violations > 0 {
+				t.Fatalf("seed %d: rendezvous %v, exclusion %v", seed, rv.First, ex.First)
+			}
+			if res.Open > 0 || res.Served < 200 {
+				t.Fatalf("seed %d: %d served, %d requests open", seed, res.Served, res.Open)
+			}
+			if rv.ExtInputs != res.Served || rv.Receives < rv.ExtInputs || rv.Outputs != 0 || rv.Inputs != 0 {
+				t.Fatalf("seed %d: %d extended inputs, %d receipts, %d outputs for %d served", seed, rv.ExtInputs, rv.Receives, rv.Outputs, res.Served)
+			}
+		})
+	}
+}
+
+// TestInputEarlyEnterCaught: a receiver that completes on its first value
+// leaves extended inputs without their values, and the checker says so.
+func TestInputEarlyEnterCaught(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rv, _, _ := run(t, socialcsp.InputEarlyEnter(ordered.Algorithm), seed)
+	if rv.Violations == 0 {
+		t.Fatalf("seed %d: the early-entering receiver went unnoticed", seed)
 	}
 }

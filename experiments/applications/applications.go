@@ -49,7 +49,7 @@ func Experiment() study.Experiment {
 		Paper:   paper,
 		Summary: "§1.6: two-phase locking in O(vk) rounds, priority bidding for mixed readsets, ordered locking's chains; Social-CSP rendezvous in O(kv), whatever the system's size",
 		Run: func(ctx context.Context, o study.Options) ([]study.Claim, error) {
-			return study.Steps(ctx, o, txnGrid, txnMixed, txnChains, cspGrid, cspSize)
+			return study.Steps(ctx, o, txnGrid, txnMixed, txnChains, cspGrid, cspSize, cspInputGrid)
 		},
 	}
 }
@@ -137,7 +137,7 @@ type outcome struct {
 	recs       []answer
 	violations int      // exclusion and rendezvous
 	first      []string // the first violations
-	outputs    int      // Social-CSP outputs seen
+	outputs    int      // Social-CSP rendezvous seen (outputs and extended inputs)
 }
 
 // simulate runs a on pb until requests are answered, lets the open ones
@@ -161,7 +161,7 @@ func simulate(a algo.Algorithm, pb *algo.Problem, next func(proc.ID, *rand.Rand)
 	if res.Open > 0 {
 		return outcome{}, fmt.Errorf("%s: %d requests still open at the end", a.Name, res.Open)
 	}
-	return outcome{recs: log.recs, violations: excl.Violations + rv.Violations, first: append(excl.First, rv.First...), outputs: rv.Outputs}, nil
+	return outcome{recs: log.recs, violations: excl.Violations + rv.Violations, first: append(excl.First, rv.First...), outputs: rv.Outputs + rv.ExtInputs}, nil
 }
 
 // seedOf is the seed of a run: the stage and its point.

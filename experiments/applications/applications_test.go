@@ -15,8 +15,8 @@ func TestApplicationsQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(claims) != 5 {
-		t.Errorf("%d claims, want 5", len(claims))
+	if len(claims) != 6 {
+		t.Errorf("%d claims, want 6", len(claims))
 	}
 	for _, c := range claims {
 		t.Logf("%s %v: %s", c.ID, c.Pass, c.Measured)

@@ -119,6 +119,7 @@ type outcome struct {
 	first            string
 	drained          bool // quiescent, every request answered
 	iterations       int  // the main controller's, as its root counts them
+	stages           int  // the modified controller over MAIN's, as its root counts them
 	// outside counts the messages (the tree's construction left out) sent
 	// by or to a node that never asks, in the askers runs.
 	outside, outsideIn int64
@@ -157,7 +158,7 @@ func measure(p point) outcome {
 	var sink proc.Sink = &q
 	var next func(proc.ID, *rand.Rand) proc.Request
 	switch p.a.Name {
-	case bank.Algorithm.Name:
+	case bank.Algorithm.Name, actrl.BankMain.Name:
 		// The bank: p.budget is the operations a node makes, each a
 		// deposit or a withdrawal with even odds.
 		per, out.bank = p.budget, &check.Bank{Waste: p.waste, DepositRes: bank.Deposit}
@@ -224,7 +225,7 @@ func measure(p point) outcome {
 	}
 	out.drained = res.Quiescent && res.Served == per*g.N() || p.askers > 0 && res.Served == per*p.askers && res.Open == 0
 	if r, ok := procs[0].(*actrl.MainNode); ok {
-		out.iterations = len(r.Counts)
+		out.iterations, out.stages = len(r.Counts), len(r.Stages)
 	}
 	return out
 }
@@ -438,7 +439,11 @@ func run(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(claims, more...), nil
+	ext, err := extensions(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(claims, more, ext), nil
 }
 
 // consumption: Def. 3.1 on every run.

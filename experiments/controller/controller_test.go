@@ -17,14 +17,16 @@ func TestControllerQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(claims) != 10 {
-		t.Errorf("%d claims, want 10", len(claims))
+	if len(claims) != 14 {
+		t.Errorf("%d claims, want 14", len(claims))
 	}
 	for _, c := range claims {
 		t.Logf("%s pass=%v: %s", c.ID, c.Pass, c.Measured)
 		// The quick grid (n up to 256, one seed) is too short for the
 		// exponent's interval to exclude 1: judged in the full run only.
-		if !c.Pass && c.ID != "controller/main-messages-n" {
+		// modified-main-messages-n is a finding on lines (extensions.go):
+		// it fails in the full run too.
+		if !c.Pass && c.ID != "controller/main-messages-n" && c.ID != "controller/modified-main-messages-n" {
 			t.Errorf("claim %s fails: %s", c.ID, c.Measured)
 		}
 	}
