@@ -1118,7 +1118,7 @@ type Semaphore struct {
 // Semaphore returns the semaphore name of units units; every user of a
 // semaphore must give the same units: the cluster records a name's units
 // at its first Acquire, and an Acquire with others is ErrMismatch. Acquire checks units (ErrBadUnits:
-// not positive; ErrInvalid: not below the cluster's nodes × slots) and
+// not positive, or past 2^31 − 1) and
 // the name (ErrBadName: '/' and '@' are not allowed, besides the
 // limits of every name).
 func (s *Session) Semaphore(name string, units int) *Semaphore {

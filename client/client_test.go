@@ -120,8 +120,15 @@ func TestBadInput(t *testing.T) {
 	if err := s.Semaphore("x", 0).Acquire(ctx); !errors.Is(err, client.ErrBadUnits) {
 		t.Errorf("units 0: %v", err)
 	}
-	if err := s.Semaphore("x", 1000).Acquire(ctx); !errors.Is(err, client.ErrInvalid) {
-		t.Errorf("units beyond the cluster: %v", err)
+	if err := s.Semaphore("x", math.MaxInt32+1).Acquire(ctx); !errors.Is(err, client.ErrBadUnits) {
+		t.Errorf("units past int32: %v", err)
+	}
+	// Past nodes × slots (8 here): served, no longer refused.
+	sem := s.Semaphore("x", 1000)
+	if err := sem.Acquire(ctx); err != nil {
+		t.Errorf("a semaphore of 1000 units on one node of 8 slots: %v", err)
+	} else if err := sem.Release(ctx); err != nil {
+		t.Error(err)
 	}
 	// "@" ends a semaphore's name in the instance's name on the wire:
 	// another node would read another instance. The client refuses it

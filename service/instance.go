@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/centralpool"
 	"github.com/allot-dev/allot/graph"
 	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
@@ -40,16 +41,17 @@ type instance struct {
 	closed   chan struct{}
 	shutOnce sync.Once
 
-	// The lock's processes are made as they are first needed (locks.go),
-	// on a problem of lockRange users and resources: lazy is set, alg and
-	// pb make them, and made says which this node made, users included
-	// (slots: lockUsers of them so far).
+	// The processes of the lock and of a large semaphore are made as they
+	// are first needed (locks.go), on a problem of lockRange users: lazy
+	// is set, alg and pb make them, and made says which this node made,
+	// users included (slots: lockUsers of them so far, at most most).
 	lazy      bool
 	alg       algo.Algorithm
 	pb        *algo.Problem
 	mu        sync.Mutex
 	made      map[proc.ID]bool
 	lockUsers int
+	most      int
 	// returning: lock users given back (their slot's back is set) and not
 	// idle yet; claimed: how many Locks at Config.MaxLocks wait for one.
 	returning, claimed int
@@ -79,10 +81,11 @@ type answer struct {
 	counter uint64
 }
 
-// ownerOf is the node hosting process id of instance sp: the lock's
-// (lockOwner) or, for a semaphore or a quota, owner's.
+// ownerOf is the node hosting process id of instance sp: the lock's and
+// a large semaphore's (lockOwner) or, for a semaphore on the slots or a
+// quota, owner's.
 func (n *Node) ownerOf(sp space.Space, id proc.ID) int {
-	if sp.Key.Kind == algo.Exclusive {
+	if n.lazy(sp.Key) {
 		return lockOwner(sp.View, id)
 	}
 	return n.owner(sp.View, sp.View.Members.Len()*n.c.Slots, id)
@@ -117,6 +120,9 @@ func (n *Node) problem(k space.Key, users int) (*algo.Problem, algo.Algorithm, e
 	case algo.Exclusive:
 		return &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}, n.algs[algo.Exclusive], nil
 	case algo.Pool:
+		if n.large(k) {
+			return &algo.Problem{Kind: algo.Pool, Users: lockRange, Units: units}, centralpool.Algorithm, nil
+		}
 		if units < 1 || units >= users {
 			return nil, algo.Algorithm{}, fmt.Errorf("a semaphore of this cluster has 1 to %d units, not %d", users-1, units)
 		}
@@ -166,8 +172,8 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sp.Key.Kind == algo.Exclusive {
-		return n.newLockInstance(sp, pb, a)
+	if n.lazy(sp.Key) {
+		return n.newLazyInstance(sp, pb, a)
 	}
 	procs, err := a.Build(pb)
 	if err != nil {

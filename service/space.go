@@ -55,8 +55,11 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		if sp.Key.Kind == algo.Exclusive && int64(id) > 2*lockRange+int64(MaxNodes) {
+		switch {
+		case sp.Key.Kind == algo.Exclusive && int64(id) > 2*lockRange+int64(MaxNodes):
 			return "", false // past the lock's users, managers and helpers
+		case n.large(sp.Key) && id > lockRange:
+			return "", false // past a large semaphore's users and owner
 		}
 		return nodeName(n.ownerOf(sp, id)), true
 	}
