@@ -117,7 +117,8 @@ var (
 	// ErrLocked: TryLock or TryAcquire found the resources taken.
 	ErrLocked = errors.New("allot: taken")
 	// ErrMismatch: Acquire of a semaphore the cluster knows with other
-	// units (the units of a name are those of its first use, anywhere).
+	// units (the units of a name are those of its first use, anywhere);
+	// the error is a *MismatchError, which says the units in force.
 	ErrMismatch = errors.New("allot: semaphore units mismatch")
 	// ErrSessionExpired: the session's lease expired (or the session was
 	// closed); its grants are gone. A call returns it only once the
@@ -170,6 +171,8 @@ func wrap(err error) error {
 		return &ExhaustedError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), msg: s.Message()}
 	case pb.ReasonCutShort:
 		return &CutShortError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), err: wrap(status.Error(s.Code(), s.Message()))}
+	case pb.ReasonUnitsMismatch:
+		return &MismatchError{Units: count(meta["units"]), msg: s.Message()}
 	}
 	switch s.Code() {
 	case codes.NotFound:
@@ -219,6 +222,20 @@ func (e *ExhaustedError) Error() string { return ErrExhausted.Error() + ": " + e
 
 // Is makes errors.Is(err, ErrExhausted) hold.
 func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
+
+// MismatchError is an Acquire refused because the cluster knows the
+// semaphore with other units: Units is the size in force, which a name
+// keeps while anyone holds it (a node of an older version does not say:
+// 0). errors.Is(err, ErrMismatch) holds.
+type MismatchError struct {
+	Units int
+	msg   string
+}
+
+func (e *MismatchError) Error() string { return ErrMismatch.Error() + ": " + e.msg }
+
+// Is makes errors.Is(err, ErrMismatch) hold.
+func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 
 // CutShortError is a Take that ended after Taken of its Asked permits,
 // which are consumed, for another reason than the quota's end: Unwrap

@@ -241,8 +241,9 @@ func TestSemaphoreMismatch(t *testing.T) {
 	}
 	for i, s := range ss {
 		err := s.Semaphore("workers", 3).TryAcquire(ctx)
-		if !errors.Is(err, client.ErrMismatch) || !strings.Contains(err.Error(), "has 2 units") {
-			t.Errorf("node %d: workers of 3 units after 2: %v, want ErrMismatch saying 2", i, err)
+		var mis *client.MismatchError
+		if !errors.Is(err, client.ErrMismatch) || !strings.Contains(err.Error(), "has 2 units") || !errors.As(err, &mis) || mis.Units != 2 {
+			t.Errorf("node %d: workers of 3 units after 2: %v, want a *MismatchError saying 2", i, err)
 		}
 	}
 	if err := ss[1].Semaphore("workers", 2).Acquire(ctx); err != nil {
