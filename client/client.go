@@ -47,8 +47,12 @@
 //     has its own tokens. A Lock waits only for the holders of its names;
 //     a node takes at most --max-locks lock requests open at once
 //     (default 50000; one more is ErrLimit).
-//   - A node serves at most --slots requests (default 16) at once per
-//     semaphore; more wait for a slot (they contend for its units anyway).
+//   - A semaphore has 1 to 2^31 − 1 units. Below nodes × slots units (48
+//     on three nodes by default) a node serves at most --slots of its
+//     requests at once (default 16); more wait for a slot (they contend
+//     for its units anyway). From nodes × slots on, a node serves up to
+//     --max-sessions of them at once (default 10000; one more is
+//     ErrLimit).
 //   - A session is served by one node at a time, and recorded at another
 //     (its backup), which adopts it if the first dies or is cut off: the
 //     session then moves there by itself, with its grants and their tokens
@@ -64,7 +68,8 @@
 //     within its TTL and the nodes' --suspect of its last keep-alive). A
 //     one-node cluster has no backup.
 //   - A semaphore's units are those of its first use in the cluster
-//     (ErrMismatch otherwise), until nobody holds it at a refresh; a node
+//     (ErrMismatch otherwise, a *MismatchError saying them), until nobody
+//     holds it at a refresh; a node
 //     keeps at most --max-semaphores semaphores in use (default 1024; the
 //     idle ones are collected by a refresh) and at most --max-sessions
 //     sessions (default 10000): ErrLimit.
