@@ -167,3 +167,43 @@ func TestLargeSemaphoreOwnerCrash(t *testing.T) {
 	c.crash(2)
 	t.Logf("%v", verifyLogs(t, c.records(t)))
 }
+
+// TestSemaphoreWhileANodeIsDown: a semaphore of fewer units than the
+// cluster's nodes × slots but not fewer than the slots of the view a crash
+// leaves (10 units; 3 nodes × 4 slots, 8 with one down) is still served in
+// that view: the unit held across the crash stays held, and the live
+// nodes' other seven slots are granted units (it was INVALID_ARGUMENT: the
+// paper's n > R did not hold on the view's users).
+func TestSemaphoreWhileANodeIsDown(t *testing.T) {
+	c := newCrashable(t, 3)
+	const units = 10
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s1 := session(t, ctx, c.addrs[1])
+	s2 := session(t, ctx, c.addrs[2])
+	kept := s1.Semaphore("mid", units)
+	if err := kept.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.crash(0)
+	held := []*client.Semaphore{kept}
+	for i := range 7 {
+		s := s2
+		if i < 3 {
+			s = s1
+		}
+		sem := s.Semaphore("mid", units)
+		if err := sem.Acquire(ctx); err != nil {
+			t.Fatalf("unit %d of %d with a node down: %v", i+2, units, err)
+		}
+		held = append(held, sem)
+	}
+	for _, sem := range held {
+		if err := sem.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.crash(1)
+	c.crash(2)
+	t.Logf("%v", verifyLogs(t, c.records(t)))
+}
