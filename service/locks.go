@@ -42,14 +42,15 @@ func lockOwner(v space.View, id proc.ID) int {
 // newLazyInstance builds this node's lock instance of sp, or a large
 // semaphore's (semaphores.go), with no process yet. The lock has at most
 // Config.MaxLocks users on the node, a semaphore Config.MaxSessions (its
-// channel of idle users is made at that size, for each semaphore).
+// channel of idle users is made at that size, for each semaphore), both
+// at most MaxMaxLocks so that the users' ids stay below lockRange.
 func (n *Node) newLazyInstance(sp space.Space, pb *algo.Problem, a algo.Algorithm) (*instance, error) {
 	if a.Process == nil { // Cluster.Complete refuses such a lock algorithm
 		return nil, fmt.Errorf("%s cannot make its processes one at a time", a.Name)
 	}
 	most := n.cfg.MaxLocks
 	if sp.Key.Kind == algo.Pool {
-		most = n.cfg.MaxSessions
+		most = min(n.cfg.MaxSessions, MaxMaxLocks)
 	}
 	in := &instance{
 		n: n, key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
