@@ -70,9 +70,10 @@ var errFull = errors.New("every user of the node is busy")
 // grab returns an idle user slot of this node, or for the lock and a
 // large semaphore a new one. Nil and no error when a semaphore on the
 // slots or a quota has none idle: the caller waits for one on in.free
-// (idle). For a lazy instance, errFull at its most users, unless a user was given back and is not idle yet (an
-// Unlock answers before its backup has it and the release runs: api.go):
-// then nil, and claimed, the caller waiting for it. errRetiredView once
+// (idle). For a lazy instance, errFull at its most users, unless a user
+// was given back and is not idle yet (an Unlock answers before its backup
+// has it and the release runs: api.go): then nil, and claimed, the caller
+// waiting for it. errRetiredView once
 // the instance is closed (its view retired meanwhile).
 func (in *instance) grab() (s *slot, claimed bool, err error) {
 	select {
@@ -151,8 +152,8 @@ func (in *instance) unclaim() {
 }
 
 // ensure makes the lock's helper process id (a resource manager, the
-// coordinator) or a large semaphore's owner if it is this node's and not made yet: the transport asks
-// for it when the first message for it comes. A message for a user this
+// coordinator) or a large semaphore's owner if it is this node's and not
+// made yet: the transport asks for it when the first message for it comes. A message for a user this
 // node never made is for no request of this run (dropped).
 func (in *instance) ensure(id proc.ID) {
 	if !in.lazy || id < lockRange || lockOwner(in.view, id) != in.n.self {
