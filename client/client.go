@@ -47,8 +47,12 @@
 //     has its own tokens. A Lock waits only for the holders of its names;
 //     a node takes at most --max-locks lock requests open at once
 //     (default 50000; one more is ErrLimit).
-//   - A node serves at most --slots requests (default 16) at once per
-//     semaphore; more wait for a slot (they contend for its units anyway).
+//   - A semaphore has 1 to 2^31 − 1 units. Below nodes × slots units (48
+//     on three nodes by default) a node serves at most --slots of its
+//     requests at once (default 16); more wait for a slot (they contend
+//     for its units anyway). From nodes × slots on, a node serves up to
+//     --max-sessions of them at once (default 10000; one more is
+//     ErrLimit).
 //   - A session is served by one node at a time, and recorded at another
 //     (its backup), which adopts it if the first dies or is cut off: the
 //     session then moves there by itself, with its grants and their tokens
@@ -69,7 +73,8 @@
 //     within its TTL and the nodes' --suspect of its last keep-alive). A
 //     one-node cluster has no backup.
 //   - A semaphore's units are those of its first use in the cluster
-//     (ErrMismatch otherwise), until nobody holds it at a refresh; a node
+//     (ErrMismatch otherwise, a *MismatchError saying them), until nobody
+//     holds it at a refresh; a node
 //     keeps at most --max-semaphores semaphores in use (default 1024; the
 //     idle ones are collected by a refresh) and at most --max-sessions
 //     sessions (default 10000): ErrLimit.
@@ -122,7 +127,8 @@ var (
 	// ErrLocked: TryLock or TryAcquire found the resources taken.
 	ErrLocked = errors.New("allot: taken")
 	// ErrMismatch: Acquire of a semaphore the cluster knows with other
-	// units (the units of a name are those of its first use, anywhere).
+	// units (the units of a name are those of its first use, anywhere);
+	// the error is a *MismatchError, which says the units in force.
 	ErrMismatch = errors.New("allot: semaphore units mismatch")
 	// ErrSessionExpired: the session's lease expired (or the session was
 	// closed); its grants are gone. A call returns it only once the
@@ -179,6 +185,8 @@ func wrap(err error) error {
 		return &ExhaustedError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), msg: s.Message()}
 	case pb.ReasonCutShort:
 		return &CutShortError{Taken: count(meta["taken"]), Asked: count(meta["asked"]), err: wrap(status.Error(s.Code(), s.Message()))}
+	case pb.ReasonUnitsMismatch:
+		return &MismatchError{Units: count(meta["units"]), msg: s.Message()}
 	}
 	switch s.Code() {
 	case codes.NotFound:
@@ -228,6 +236,20 @@ func (e *ExhaustedError) Error() string { return ErrExhausted.Error() + ": " + e
 
 // Is makes errors.Is(err, ErrExhausted) hold.
 func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
+
+// MismatchError is an Acquire refused because the cluster knows the
+// semaphore with other units: Units is the size in force, which a name
+// keeps while anyone holds it (a node of an older version does not say:
+// 0). errors.Is(err, ErrMismatch) holds.
+type MismatchError struct {
+	Units int
+	msg   string
+}
+
+func (e *MismatchError) Error() string { return ErrMismatch.Error() + ": " + e.msg }
+
+// Is makes errors.Is(err, ErrMismatch) hold.
+func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
 
 // CutShortError is a Take that ended after Taken of its Asked permits,
 // which are consumed, for another reason than the quota's end: Unwrap
@@ -1148,7 +1170,7 @@ type Semaphore struct {
 // Semaphore returns the semaphore name of units units; every user of a
 // semaphore must give the same units: the cluster records a name's units
 // at its first Acquire, and an Acquire with others is ErrMismatch. Acquire checks units (ErrBadUnits:
-// not positive; ErrInvalid: not below the cluster's nodes × slots) and
+// not positive, or past 2^31 − 1) and
 // the name (ErrBadName: '/' and '@' are not allowed, besides the
 // limits of every name).
 func (s *Session) Semaphore(name string, units int) *Semaphore {

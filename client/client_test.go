@@ -120,8 +120,15 @@ func TestBadInput(t *testing.T) {
 	if err := s.Semaphore("x", 0).Acquire(ctx); !errors.Is(err, client.ErrBadUnits) {
 		t.Errorf("units 0: %v", err)
 	}
-	if err := s.Semaphore("x", 1000).Acquire(ctx); !errors.Is(err, client.ErrInvalid) {
-		t.Errorf("units beyond the cluster: %v", err)
+	if err := s.Semaphore("x", math.MaxInt32+1).Acquire(ctx); !errors.Is(err, client.ErrBadUnits) {
+		t.Errorf("units past int32: %v", err)
+	}
+	// Past nodes × slots (8 here): served, no longer refused.
+	sem := s.Semaphore("x", 1000)
+	if err := sem.Acquire(ctx); err != nil {
+		t.Errorf("a semaphore of 1000 units on one node of 8 slots: %v", err)
+	} else if err := sem.Release(ctx); err != nil {
+		t.Error(err)
 	}
 	// "@" ends a semaphore's name in the instance's name on the wire:
 	// another node would read another instance. The client refuses it
@@ -234,8 +241,9 @@ func TestSemaphoreMismatch(t *testing.T) {
 	}
 	for i, s := range ss {
 		err := s.Semaphore("workers", 3).TryAcquire(ctx)
-		if !errors.Is(err, client.ErrMismatch) || !strings.Contains(err.Error(), "has 2 units") {
-			t.Errorf("node %d: workers of 3 units after 2: %v, want ErrMismatch saying 2", i, err)
+		var mis *client.MismatchError
+		if !errors.Is(err, client.ErrMismatch) || !strings.Contains(err.Error(), "has 2 units") || !errors.As(err, &mis) || mis.Units != 2 {
+			t.Errorf("node %d: workers of 3 units after 2: %v, want a *MismatchError saying 2", i, err)
 		}
 	}
 	if err := ss[1].Semaphore("workers", 2).Acquire(ctx); err != nil {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"math"
 
 	"github.com/allot-dev/allot/algo"
 	pb "github.com/allot-dev/allot/api/allot/v1"
@@ -77,10 +78,10 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	if err := checkName("name", "semaphore", r.Name, true); err != nil {
 		return nil, err
 	}
-	// The instance runs on the N·slots user processes of a view, the
-	// paper's n > R.
-	if most := len(n.c.Nodes)*n.c.Slots - 1; r.Units <= 0 || int(r.Units) > most {
-		return nil, badInput("units", "a semaphore of this cluster has 1 to %d units (nodes × slots − 1), got %d", most, r.Units)
+	// Any positive int32: a large semaphore has no user per unit
+	// (semaphores.go).
+	if r.Units <= 0 {
+		return nil, badInput("units", "a semaphore has 1 to %d units, got %d", math.MaxInt32, r.Units)
 	}
 	if _, ok := n.algs[algo.Pool]; !ok {
 		return nil, status.Error(codes.Unavailable, "no algorithm serves semaphores in this cluster")

@@ -156,6 +156,18 @@ func TestBadInput(t *testing.T) {
 			return err
 		}
 	}
+	// Acquire, not TryAcquire, where a free unit must be granted: a try
+	// gives up after 20 ms, which a first use (a control log round trip)
+	// on a loaded machine can take.
+	acquireWait := func(name string, units int32) func() error {
+		return func() error {
+			r, err := api.Acquire(ctx, &pb.AcquireRequest{Session: sid, Name: name, Units: units})
+			if err == nil {
+				_, err = api.Release(ctx, &pb.ReleaseRequest{Session: sid, Grant: r.Grant})
+			}
+			return err
+		}
+	}
 	take := func(name string, n int64) func() error {
 		return func() error {
 			_, err := api.Take(ctx, &pb.TakeRequest{Session: sid, Name: name, N: n})
@@ -181,10 +193,13 @@ func TestBadInput(t *testing.T) {
 		{"semaphore with @", acquire("a@3:0", 2), "'/' and '@' are not allowed"},
 		{"semaphore with NUL", acquire("a\x00", 2), "NUL byte"},
 		{"semaphore of a long name", acquire(long, 2), "at most 256 bytes"},
-		{"semaphore of 0 units", acquire("s", 0), "1 to 7 units (nodes × slots − 1), got 0"},
-		{"semaphore of -1 units", acquire("s", -1), "1 to 7 units"},
-		{"semaphore of 8 units", acquire("s", 8), "1 to 7 units (nodes × slots − 1), got 8"},
-		{"semaphore of 7 units", acquire("s7", 7), ""},
+		{"semaphore of 0 units", acquire("s", 0), "a semaphore has 1 to 2147483647 units, got 0"},
+		{"semaphore of -1 units", acquire("s", -1), "1 to 2147483647 units, got -1"},
+		{"semaphore of 7 units", acquireWait("s7", 7), ""},
+		// Past nodes × slots: a large semaphore (central-pool, users
+		// made per request), up to the most units the API can say.
+		{"semaphore of 8 units", acquireWait("s8", 8), ""},
+		{"semaphore of MaxInt32 units", acquireWait("smax", math.MaxInt32), ""},
 		{"take of 0", take("q", 0), "take of 1 to the quota's budget, 20 permits, got 0"},
 		{"take over the budget", take("q", 21), "take of 1 to the quota's budget, 20 permits, got 21"},
 		{"take of MaxInt64", take("q", math.MaxInt64), "20 permits, got 9223372036854775807"},

@@ -94,9 +94,12 @@
 // (Config.MaxSessions, MaxSemaphores; MaxLocks in grants.go); errors.go gives each error a code
 // and, where a code means more than one thing, a google.rpc.ErrorInfo
 // reason (api/allot/v1's Reason constants: an older client keeps reading
-// the code as before); semaphores.go records a semaphore's units in the
-// control log on its first use, so that every node refuses other units,
-// and holds the node to its most semaphores in use;
+// the code as before); semaphores.go says which algorithm serves a
+// semaphore (below nodes × slots units the cluster's, on the fixed
+// slots; from there on central-pool over users made per request, as the
+// lock's), records a semaphore's units in the control log on its first
+// use, so that every node refuses other units, and holds the node to its
+// most semaphores in use;
 // expiry.go ends the sessions whose lease ran out, from one goroutine;
 // refresh.go asks for a refresh, a view of the same members, once the
 // node's idle instances pass a threshold: the view change collects what

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/allot-dev/allot/algo"
+	"github.com/allot-dev/allot/algo/centralpool"
 	"github.com/allot-dev/allot/graph"
 	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
@@ -40,16 +41,17 @@ type instance struct {
 	closed   chan struct{}
 	shutOnce sync.Once
 
-	// The lock's processes are made as they are first needed (locks.go),
-	// on a problem of lockRange users and resources: lazy is set, alg and
-	// pb make them, and made says which this node made, users included
-	// (slots: lockUsers of them so far).
+	// The processes of the lock and of a large semaphore are made as they
+	// are first needed (locks.go), on a problem of lockRange users: lazy
+	// is set, alg and pb make them, and made says which this node made,
+	// users included (slots: lockUsers of them so far, at most most).
 	lazy      bool
 	alg       algo.Algorithm
 	pb        *algo.Problem
 	mu        sync.Mutex
 	made      map[proc.ID]bool
 	lockUsers int
+	most      int
 	// returning: lock users given back (their slot's back is set) and not
 	// idle yet; claimed: how many Locks at Config.MaxLocks wait for one.
 	returning, claimed int
@@ -79,21 +81,45 @@ type answer struct {
 	counter uint64
 }
 
-// ownerOf is the node hosting process id of instance sp: the lock's
-// (lockOwner) or, for a semaphore or a quota, owner's.
+// ownerOf is the node hosting process id of instance sp: the lock's and
+// a large semaphore's (lockOwner) or, for a semaphore on the slots or a
+// quota, owner's.
 func (n *Node) ownerOf(sp space.Space, id proc.ID) int {
-	if sp.Key.Kind == algo.Exclusive {
+	if n.lazy(sp.Key) {
 		return lockOwner(sp.View, id)
 	}
-	return n.owner(sp.View, sp.View.Members.Len()*n.c.Slots, id)
+	return n.owner(sp.View, n.users(sp), id)
+}
+
+// users is how many users instance sp on the slots has: slots per
+// member, and for a semaphore that would have no more users than units
+// (R-RESOURCES needs n > R), slots per node of the cluster as first
+// listed. Its size was checked against those (R below nodes × slots), so
+// a view without some nodes serves it too: the blocks past the members'
+// are users that never request, hosted round the members (owner) and run
+// like any idle user. Under R-RESOURCES not one message reaches them — a
+// node asks only the neighbours its units may have gone to, and none went
+// where nobody asked — so the members' blocks run as in a view with every
+// node. Each member still serves slots requests, as in every view, so a
+// grant carried over to the next view finds a slot there. Where the
+// members' slots are enough, the users are as they always were: a node
+// of an earlier version, which refused the view with too few, builds the
+// same processes as this one wherever it serves.
+func (n *Node) users(sp space.Space) int {
+	m := sp.View.Members.Len()
+	if sp.Key.Kind == algo.Pool && m*n.c.Slots <= sp.Key.Units {
+		m = max(m, len(n.c.Nodes))
+	}
+	return m * n.c.Slots
 }
 
 // owner is the node hosting process id of an instance of v with users
-// user slots: users in blocks of Slots per live node, helper processes
+// user slots: users in blocks of Slots, block b on member b (and the
+// blocks past the members' round them: users), helper processes
 // (managers, coordinators) dealt round the live nodes.
 func (n *Node) owner(v space.View, users int, id proc.ID) int {
 	if int(id) < users {
-		return v.Members.Nth(int(id) / n.c.Slots)
+		return v.Members.Nth(int(id) / n.c.Slots % v.Members.Len())
 	}
 	return v.Members.Nth((int(id) - users) % v.Members.Len())
 }
@@ -117,6 +143,9 @@ func (n *Node) problem(k space.Key, users int) (*algo.Problem, algo.Algorithm, e
 	case algo.Exclusive:
 		return &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}, n.algs[algo.Exclusive], nil
 	case algo.Pool:
+		if n.large(k) {
+			return &algo.Problem{Kind: algo.Pool, Users: lockRange, Units: units}, centralpool.Algorithm, nil
+		}
 		if units < 1 || units >= users {
 			return nil, algo.Algorithm{}, fmt.Errorf("a semaphore of this cluster has 1 to %d units, not %d", users-1, units)
 		}
@@ -161,13 +190,12 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 	if v.Members.Rank(n.self) < 0 {
 		return nil, fmt.Errorf("%w: this node is not in %s", errSpace, name)
 	}
-	users := v.Members.Len() * n.c.Slots
-	pb, a, err := n.problem(sp.Key, users)
+	pb, a, err := n.problem(sp.Key, n.users(sp))
 	if err != nil {
 		return nil, err
 	}
-	if sp.Key.Kind == algo.Exclusive {
-		return n.newLockInstance(sp, pb, a)
+	if n.lazy(sp.Key) {
+		return n.newLazyInstance(sp, pb, a)
 	}
 	procs, err := a.Build(pb)
 	if err != nil {

@@ -40,16 +40,23 @@ func lockOwner(v space.View, id proc.ID) int {
 	return v.Members.Nth(int(id%lockRange) % v.Members.Len())
 }
 
-// newLockInstance builds this node's lock instance of sp with no process
-// yet.
-func (n *Node) newLockInstance(sp space.Space, pb *algo.Problem, a algo.Algorithm) (*instance, error) {
+// newLazyInstance builds this node's lock instance of sp, or a large
+// semaphore's (semaphores.go), with no process yet. The lock has at most
+// Config.MaxLocks users on the node, a semaphore Config.MaxSessions (its
+// channel of idle users is made at that size, for each semaphore), both
+// at most MaxMaxLocks so that the users' ids stay below lockRange.
+func (n *Node) newLazyInstance(sp space.Space, pb *algo.Problem, a algo.Algorithm) (*instance, error) {
 	if a.Process == nil { // Cluster.Complete refuses such a lock algorithm
 		return nil, fmt.Errorf("%s cannot make its processes one at a time", a.Name)
 	}
+	most := n.cfg.MaxLocks
+	if sp.Key.Kind == algo.Pool {
+		most = min(n.cfg.MaxSessions, MaxMaxLocks)
+	}
 	in := &instance{
 		n: n, key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
-		free: make(chan *slot, n.cfg.MaxLocks), closed: make(chan struct{}),
-		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{},
+		free: make(chan *slot, most), closed: make(chan struct{}),
+		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{}, most: most,
 	}
 	var err error
 	if in.h, err = n.newHost(in.name); err != nil {
@@ -58,15 +65,16 @@ func (n *Node) newLockInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 	return in, nil
 }
 
-// errFull: the lock instance has Config.MaxLocks users, all busy.
-var errFull = errors.New("every lock user of the node is busy")
+// errFull: the lazy instance has its most users (instance.most), all busy.
+var errFull = errors.New("every user of the node is busy")
 
-// grab returns an idle user slot of this node, or for the lock a new
-// one. Nil and no error when a semaphore or a quota has none idle: the
-// caller waits for one on in.free (idle). For the lock, errFull at
-// Config.MaxLocks, unless a user was given back and is not idle yet (an
-// Unlock answers before its backup has it and the release runs: api.go):
-// then nil, and claimed, the caller waiting for it. errRetiredView once
+// grab returns an idle user slot of this node, or for the lock and a
+// large semaphore a new one. Nil and no error when a semaphore on the
+// slots or a quota has none idle: the caller waits for one on in.free
+// (idle). For a lazy instance, errFull at its most users, unless a user
+// was given back and is not idle yet (an Unlock answers before its backup
+// has it and the release runs: api.go): then nil, and claimed, the caller
+// waiting for it. errRetiredView once
 // the instance is closed (its view retired meanwhile).
 func (in *instance) grab() (s *slot, claimed bool, err error) {
 	select {
@@ -80,7 +88,7 @@ func (in *instance) grab() (s *slot, claimed bool, err error) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.lockUsers >= in.n.cfg.MaxLocks {
+	if in.lockUsers >= in.most {
 		if in.returning > in.claimed {
 			in.claimed++
 			return nil, true, nil
@@ -145,8 +153,8 @@ func (in *instance) unclaim() {
 }
 
 // ensure makes the lock's helper process id (a resource manager, the
-// coordinator) if it is this node's and not made yet: the transport asks
-// for it when the first message for it comes. A message for a user this
+// coordinator) or a large semaphore's owner if it is this node's and not
+// made yet: the transport asks for it when the first message for it comes. A message for a user this
 // node never made is for no request of this run (dropped).
 func (in *instance) ensure(id proc.ID) {
 	if !in.lazy || id < lockRange || lockOwner(in.view, id) != in.n.self {

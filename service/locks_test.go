@@ -55,3 +55,42 @@ func TestMaxLocks(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxHolders: a large semaphore (8 units or more on this node of 8
+// slots) has no slots: more than 8 of its requests are served at once, up
+// to --max-sessions, and one more is RESOURCE_EXHAUSTED with reason
+// NODE_LIMIT naming the limit, counted; once one is given back, the next
+// is granted on the idle user.
+func TestMaxHolders(t *testing.T) {
+	api, nd := apiNode(t, func(c *service.Config) { c.MaxSessions = 10 })
+	ctx := context.Background()
+	s := openSession(t, api)
+	acquire := func() (uint64, error) {
+		r, err := api.Acquire(ctx, &pb.AcquireRequest{Session: s, Name: "big", Units: 1000})
+		if err != nil {
+			return 0, err
+		}
+		return r.Grant, nil
+	}
+	var held []uint64
+	for range 10 {
+		g, err := acquire()
+		if err != nil {
+			t.Fatalf("unit %d of 1000 on a node of 8 slots: %v", len(held)+1, err)
+		}
+		held = append(held, g)
+	}
+	_, err := acquire()
+	if status.Code(err) != codes.ResourceExhausted || reason(err) != pb.ReasonLimit || !strings.Contains(err.Error(), `most requests of semaphore "big" open at once, 10 (--max-sessions)`) {
+		t.Fatalf("an 11th request at --max-sessions 10: %v, want RESOURCE_EXHAUSTED, NODE_LIMIT, naming --max-sessions", err)
+	}
+	if got := limitRejects(t, nd, "holders"); got != "1" {
+		t.Errorf("allot_limit_rejects_total{limit=holders} %s, want 1", got)
+	}
+	if _, err := api.Release(ctx, &pb.ReleaseRequest{Session: s, Grant: held[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acquire(); err != nil {
+		t.Fatalf("after a Release: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/algo/all"
+	"github.com/allot-dev/allot/algo/centralpool"
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/codec"
 	"github.com/allot-dev/allot/control"
@@ -178,11 +179,13 @@ type Node struct {
 	stop    context.CancelFunc
 
 	// semUnits: semaphore name -> its units as the control log recorded
-	// them, and when (semaphores.go); expiry ends the sessions whose
+	// them, and when; semReads: name -> the one read of the log under
+	// way for it (semaphores.go); expiry ends the sessions whose
 	// lease ran out and gives back the grants whose lock-delay is over
 	// (expiry.go); refreshWake wakes the refresher
 	// (refresh.go).
 	semUnits    sync.Map
+	semReads    sync.Map
 	expiry      *expiry
 	refreshWake chan struct{}
 
@@ -260,7 +263,9 @@ func New(cfg Config) (*Node, error) {
 		n.algs[kind] = a
 		algs = append(algs, a)
 	}
-	algs = append(algs, control.Algorithm(), algo.Algorithm{Name: "names", Messages: names.Messages})
+	// central-pool serves the large semaphores whatever the cluster's
+	// semaphore algorithm (semaphores.go).
+	algs = append(algs, centralpool.Algorithm, control.Algorithm(), algo.Algorithm{Name: "names", Messages: names.Messages})
 	var err error
 	if n.codec, err = codec.New(algs...); err != nil {
 		return nil, err

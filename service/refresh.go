@@ -78,7 +78,10 @@ func (n *Node) objects() (idle, inUse int) {
 			idle += users - busy + max(names-busy, 0)
 			continue
 		}
-		if len(in.free) == cap(in.free) {
+		in.mu.Lock()
+		users := in.lockUsers // a large semaphore's, made so far
+		in.mu.Unlock()
+		if in.lazy && len(in.free) >= users || !in.lazy && len(in.free) == cap(in.free) {
 			idle++
 		} else {
 			inUse++

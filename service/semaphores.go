@@ -25,6 +25,39 @@ import (
 // value (codec.MaxSize) at the longest names.
 const MostSemaphores = codec.MaxSize / 2 / (MaxNameBytes + 16)
 
+// A semaphore of R units is served one of two ways, by R alone, so that
+// every node of the cluster serves a name the same way in every view:
+//
+//   - R < nodes × slots (the cluster file's nodes): the cluster's
+//     semaphore algorithm (R-RESOURCES by default) on the view's fixed
+//     user slots, slots per member, the paper's n > R. A node serves at
+//     most slots of its holders at once; more of its sessions wait for a
+//     slot.
+//   - R ≥ nodes × slots, a large semaphore: central-pool over users made
+//     one per open request, as the lock's are (locks.go: placement,
+//     reuse), its owner process on the view's first member. Its owner
+//     keeps the units never handed out as a count, so memory and start-up
+//     grow with the holders, not with R; three messages a grant whatever R.
+//     A node serves at most Config.MaxSessions requests of one such
+//     semaphore at once (RESOURCE_EXHAUSTED, limit "holders").
+//
+// R-RESOURCES cannot serve a large R: a unit is an object of the
+// algorithm, so each process keeps a flag per unit and neighbour and each
+// message carries a row of R flags (and R thresholds for the trace), and
+// it needs more users than units. docs/service.md has the measured costs.
+// The boundary is where the service stopped before (larger R was refused),
+// so a cluster whose nodes run this version and an older one never serves
+// one name with two algorithms.
+//
+// large reports whether semaphore k is a large one.
+func (n *Node) large(k space.Key) bool {
+	return k.Kind == algo.Pool && k.Units >= len(n.c.Nodes)*n.c.Slots
+}
+
+// lazy reports whether key k's instance makes its processes as they are
+// first needed: the lock, and a large semaphore.
+func (n *Node) lazy(k space.Key) bool { return k.Kind == algo.Exclusive || n.large(k) }
+
 // semRecord is a semaphore's units as the control log had them when its
 // newest view was epoch: good for a grant in that view or an earlier one
 // (a refresh after it forgets what nobody holds).
@@ -59,6 +92,49 @@ func (n *Node) checkUnits(ctx context.Context, s *session, key space.Key, st *ep
 	if err := n.roomFor(key, st); err != nil {
 		return err
 	}
+	for {
+		// One Acquire of the name reads the log (and proposes), the
+		// others wait for what it read: a thousand first Acquires of a
+		// large semaphore at once would otherwise propose a thousand
+		// entries and poll the control host a thousand times each 2ms,
+		// starving it until the node's lease ran out.
+		r := &unitsRead{done: make(chan struct{})}
+		if o, busy := n.semReads.LoadOrStore(name, r); busy {
+			o := o.(*unitsRead)
+			select {
+			case <-o.done:
+			case <-ctx.Done():
+				return status.FromContextError(ctx.Err()).Err()
+			case <-s.done:
+				return errExpired
+			}
+			if !o.ok {
+				continue // its reader gave up: read again
+			}
+			return mismatch(name, o.units, units)
+		}
+		err := n.readUnits(ctx, s, r, name, units)
+		n.semReads.Delete(name)
+		close(r.done)
+		if err != nil {
+			return err
+		}
+		return mismatch(name, r.units, units)
+	}
+}
+
+// unitsRead is one read of a semaphore's units from the control log: ok
+// and units are set before done is closed (ok false: the reader gave up).
+type unitsRead struct {
+	done  chan struct{}
+	ok    bool
+	units int32
+}
+
+// readUnits reads semaphore name's units from the control log into r,
+// proposing units as the name's first use until the log has an entry for
+// it.
+func (n *Node) readUnits(ctx context.Context, s *session, r *unitsRead, name string, units int32) error {
 	var (
 		again    time.Time // when to propose again: a proposal may be lost
 		proposed uint64    // the log's view when it was proposed
@@ -75,7 +151,8 @@ func (n *Node) checkUnits(ctx context.Context, s *session, key space.Key, st *ep
 		n.ctl.mu.Unlock()
 		if ok {
 			n.semUnits.Store(name, semRecord{u, at})
-			return mismatch(name, u, units)
+			r.ok, r.units = true, u
+			return nil
 		}
 		// Proposed only while the log's view is open (an entry applied
 		// before would be dropped: control.SemaphoreEntry), and at once

@@ -55,11 +55,14 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		// Past the lock's users, managers and the subroutine's helpers:
-		// a coordinator (central) or a lock per resource (ordered, at
-		// 2·lockRange + the resource), so up to 3·lockRange.
-		if sp.Key.Kind == algo.Exclusive && int64(id) >= 3*lockRange {
+		switch {
+		case sp.Key.Kind == algo.Exclusive && int64(id) >= 3*lockRange:
+			// Past the lock's users, managers and the subroutine's
+			// helpers: a coordinator (central) or a lock per resource
+			// (ordered, at 2·lockRange + the resource).
 			return "", false
+		case n.large(sp.Key) && id > lockRange:
+			return "", false // past a large semaphore's users and owner
 		}
 		return nodeName(n.ownerOf(sp, id)), true
 	}

@@ -13,6 +13,16 @@
 // Free units are handed out oldest-returned first (a first-in first-out
 // list, initially 0..R-1), so a unit goes to whoever is first in line, not
 // back to its last user: what a semaphore that does not track units does.
+// The list is kept as a count and the units given back: 0..R-1 in order
+// stand first in it until each has been handed out once, so the owner
+// holds the units never handed out as one number, next, and a list of
+// the ones given back after them. The order is the list's, and the
+// owner's memory and start-up grow with the units in use, not with R:
+// the service's semaphores of a million units are served this way.
+//
+// The users do not depend on one another or on R, so each process can be
+// made alone (Process): the service makes a user per request in use, not
+// a fixed set.
 //
 // Channels are unordered, so a user's next Acquire may overtake the Give of
 // its previous unit; the owner holds such a request back until the unit is
@@ -21,6 +31,7 @@ package centralpool
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
@@ -33,15 +44,13 @@ var Algorithm = algo.Algorithm{
 	Summary:  "one owner holds all R units, grants in arrival order",
 	Messages: []proc.Message{Acquire{}, Grant{}, Give{}},
 	Build:    Build,
+	Process:  Process,
 }
 
 // Build returns the users followed by the owner (id Users).
 func Build(pb *algo.Problem) ([]proc.Process, error) {
-	if pb.Kind != algo.Pool {
-		return nil, fmt.Errorf("central-pool: solves pool problems, not %s", pb.Kind)
-	}
-	if pb.Units < 1 {
-		return nil, fmt.Errorf("central-pool: needs at least one unit, got %d", pb.Units)
+	if err := check(pb); err != nil {
+		return nil, err
 	}
 	owner := proc.ID(pb.Users)
 	ps := make([]proc.Process, pb.Users+1)
@@ -52,6 +61,31 @@ func Build(pb *algo.Problem) ([]proc.Process, error) {
 	}
 	ps[owner] = NewOwner(pb.Units)
 	return ps, nil
+}
+
+// Process returns process id of the run Build returns, alone: user id
+// (id < Users) or the owner (id Users).
+func Process(pb *algo.Problem, id proc.ID) (proc.Process, error) {
+	if err := check(pb); err != nil {
+		return nil, err
+	}
+	switch {
+	case id >= 0 && int(id) < pb.Users:
+		return &User{owner: proc.ID(pb.Users)}, nil
+	case int(id) == pb.Users:
+		return NewOwner(pb.Units), nil
+	}
+	return nil, fmt.Errorf("central-pool: no process %d in a run of %d users and the owner", id, pb.Users)
+}
+
+func check(pb *algo.Problem) error {
+	if pb.Kind != algo.Pool {
+		return fmt.Errorf("central-pool: solves pool problems, not %s", pb.Kind)
+	}
+	if pb.Units < 1 || pb.Units > math.MaxInt32 {
+		return fmt.Errorf("central-pool: needs 1 to %d units, got %d", math.MaxInt32, pb.Units)
+	}
+	return nil
 }
 
 // User is an application process.
@@ -72,20 +106,17 @@ func (u *User) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	}
 }
 
-// Owner holds the units.
+// Owner holds the units. Its free list is units next..R-1, then back.
 type Owner struct {
-	free    []int32           // oldest returned first
-	holder  map[proc.ID]int32 // user -> unit it holds
-	waiting []proc.ID         // arrival order
+	next, units int32             // next: the first unit never handed out; units: R
+	back        []int32           // given back, oldest first
+	holder      map[proc.ID]int32 // user -> unit it holds
+	waiting     []proc.ID         // arrival order
 }
 
 // NewOwner returns an owner of units 0..units-1.
 func NewOwner(units int) *Owner {
-	o := &Owner{holder: map[proc.ID]int32{}}
-	for r := range units {
-		o.free = append(o.free, int32(r))
-	}
-	return o
+	return &Owner{units: int32(units), holder: map[proc.ID]int32{}}
 }
 
 func (o *Owner) Start(proc.Env)            {}
@@ -98,7 +129,7 @@ func (o *Owner) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	case Give:
 		env.Emit(proc.Event{Kind: proc.EvMove, Unit: m.Unit, Peer: from})
 		delete(o.holder, from)
-		o.free = append(o.free, m.Unit)
+		o.back = append(o.back, m.Unit)
 	default:
 		panic(fmt.Sprintf("central-pool: owner got %T", m))
 	}
@@ -110,12 +141,16 @@ func (o *Owner) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 func (o *Owner) grant(env proc.Env) {
 	kept := o.waiting[:0]
 	for _, u := range o.waiting {
-		if _, early := o.holder[u]; early || len(o.free) == 0 {
+		if _, early := o.holder[u]; early || (o.next == o.units && len(o.back) == 0) {
 			kept = append(kept, u)
 			continue
 		}
-		r := o.free[0]
-		o.free = o.free[1:]
+		r := o.next
+		if o.next < o.units {
+			o.next++
+		} else {
+			r, o.back = o.back[0], o.back[1:]
+		}
 		o.holder[u] = r
 		env.Send(u, Grant{r})
 	}

@@ -13,8 +13,8 @@
 //
 //	INVALID_ARGUMENT    bad input (BAD_INPUT, metadata "field"): a name empty,
 //	                    over 256 bytes or with NUL, '/' or '@' in a semaphore
-//	                    name, no resources or more than 128, units outside
-//	                    1..nodes×slots−1, n outside 1..the quota's budget,
+//	                    name, no resources or more than 128, units below 1,
+//	                    n outside 1..the quota's budget,
 //	                    TTL outside 1ms..24h, an undeclared quota
 //	NOT_FOUND           the session ended: expired or closed, said only
 //	                    by a node that knows it (SESSION_EXPIRED); or, in a
