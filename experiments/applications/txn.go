@@ -250,8 +250,8 @@ func txnChains(ctx context.Context, o study.Options) ([]study.Claim, error) {
 		return nil, err
 	}
 	return []study.Claim{{
-		ID: "applications/2pl-ordered-chains", Paper: paper + " Ex. 3",
-		Claim: "locks taken one at a time in a global order chain their waits (a transaction holds items while it waits for the next): as k and v grow its lock time grows faster than that of an allocator that takes a readset whole",
+		ID: "applications/2pl-ordered-chains", Paper: "allot's baseline, on the workload of " + paper + " Ex. 3",
+		Claim: "locks taken one at a time in a global order chain their waits (a transaction holds items while it waits for the next): as k and v grow its lock time grows faster than that of an allocator that takes a readset whole (allot's claim about its baseline: §1.6 compares bidding with [RS82b]'s O(kv^{k+2}) static locking and never mentions ordered locking)",
 		Measured: fmt.Sprintf("v transactions over %d items, readsets of k uniform, %d transactions each; mean lock time ordered/%s in ticks: %s; log–log slope against kv %.2f for ordered, %.2f for %s; ordered/%s = %.2f at the largest kv; exclusion violations %d (pass: ordered's slope the larger, ordered slower at the largest kv; no violation)",
 			items, requests, whole.Name, strings.Join(parts, ", "), v.Ordered, v.Whole, whole.Name, whole.Name, v.Last, violations),
 		Figures: figs,
