@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/allot-dev/allot/experiments/study"
@@ -210,5 +211,19 @@ func TestReproKeepsFindingsApart(t *testing.T) {
 	}
 	if want := []string{"p/ok=pass", "p/bug=fail", "p/paper=finding"}; !slices.Equal(got, want) {
 		t.Errorf("json verdicts %v, want %v", got, want)
+	}
+}
+
+// The progress line's estimate of the time left: none before a second's
+// rate, the rest at the rate so far after.
+func TestProgressEstimate(t *testing.T) {
+	if got := left(" %s", 500*time.Millisecond, 10, 100); got != "" {
+		t.Errorf("before a second: %q", got)
+	}
+	if got := left(" %s", 10*time.Second, 100, 400); got != " 30s" {
+		t.Errorf("100 of 400 in 10 s: %q, want 30s", got)
+	}
+	if got := left(" %s", 10*time.Second, 0, 400) + left(" %s", 10*time.Second, 400, 400); got != "" {
+		t.Errorf("nothing served, or all: %q", got)
 	}
 }
