@@ -198,13 +198,19 @@ func TestClaimsLogic(t *testing.T) {
 				st.cells[p] = c
 			}
 		}},
-		// A worst response past Theorem 5.12's bound at one point.
+		// A worst response twice Theorem 5.12's bound at one point.
 		{"rhee/bound", func(st *stats) {
-			each(st, "CSR", func(c *cell, x float64, s int) {
-				if x == 40 && s == 100 {
-					c.gMax[1] = 1e9
+			for i, p := range st.subs {
+				if st.run[p.alg].short != "CS" || st.c.xs[p.xi] != 40 {
+					continue
 				}
-			})
+				sub := st.subRuns[i][1]
+				each(st, "CSR", func(c *cell, x float64, s int) {
+					if x == 40 && s == 100 {
+						c.gMax[1] = 2 * bound512(sub.MaxResp, float64(sub.MaxDeg)+1, c.gCS[1], st.c.d())
+					}
+				})
+			}
 		}},
 		// CSR's worst response growing in c like δ², twice its bound's
 		// exponent.
