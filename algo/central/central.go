@@ -177,8 +177,14 @@ func (c *Coordinator) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			}
 			c.owner[r] = 0
 			if q := c.queue[r]; len(q) > 0 {
-				c.wait[q[0]].ready++
-				c.cand = append(c.cand, q[0])
+				// Only a request now free on all it names is a candidate:
+				// on complete:5000 a release frees 4999 heads, and
+				// sorting them all cost more than the grants.
+				w := &c.wait[q[0]]
+				w.ready++
+				if w.ready == w.need {
+					c.cand = append(c.cand, q[0])
+				}
 			}
 		}
 		c.holding[u] = nil
