@@ -130,8 +130,8 @@ func Build(p *scenario.Plan, a algo.Algorithm) ([]proc.Process, error) {
 // Execute runs algorithm a on plan p. attach, when set, is called once the
 // processes are built, with their number, and returns a sink that sees the
 // event stream too (a trace writer). progress, if set, is called now and
-// then.
-func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (proc.Sink, error), progress func(served int)) (Result, error) {
+// then with the requests answered and made.
+func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (proc.Sink, error), progress func(served, asked int)) (Result, error) {
 	procs, err := Build(p, a)
 	if err != nil {
 		return Result{}, err
@@ -182,7 +182,7 @@ func Execute(p *scenario.Plan, a algo.Algorithm, attach func(processes int) (pro
 	cfg := p.Config
 	cfg.Sink = sinks
 	if progress != nil {
-		cfg.Progress = func(served int, _ proc.Time) { progress(served) }
+		cfg.Progress = func(served, asked int, _ proc.Time) { progress(served, asked) }
 	}
 	start := time.Now()
 	res, err := sim.Run(cfg, p.Problem, procs)

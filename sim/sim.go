@@ -71,8 +71,10 @@ type Config struct {
 	// TraceMessages adds EvSend and EvDeliver events to the stream.
 	TraceMessages bool
 	// Progress, when set, is called now and then with the number of
-	// answered requests.
-	Progress func(served int, now proc.Time)
+	// answered requests and of requests made (with Drain, once Requests
+	// answers are reached, the run ends when the two meet: what a
+	// progress line estimates the time left from).
+	Progress func(served, asked int, now proc.Time)
 }
 
 // Network is the simulated network and the processes' own pace.
@@ -289,7 +291,7 @@ func (s *Sim) run() {
 			}
 		}
 		if s.cfg.Progress != nil && s.res.Inputs&(1<<16-1) == 0 {
-			s.cfg.Progress(s.res.Served, s.now)
+			s.cfg.Progress(s.res.Served, s.res.Requests, s.now)
 		}
 	}
 	for u := range s.app.Users {

@@ -15,8 +15,11 @@
 // while it waits for r2 blocks everyone behind it on r1, who may hold other
 // locks in turn. A request of k resources costs 3k messages and at least k
 // sequential round trips before it enters, whatever the contention. Those
-// chains are what the papers' algorithms exist to avoid (Reif and
-// Spirakis, §1.6, contrast them with the O(vk) lock time of bidding).
+// chains are what the papers' algorithms exist to avoid. The comparison
+// with ordered locking is allot's, not the papers': Reif and Spirakis
+// (§1.6, Example 3) set bidding's O(vk) lock time against the
+// O(kv^{k+2}) of their own earlier static locking [RS82b], and never
+// mention locks taken in a global order.
 //
 // Channels are unordered, so a user's next acq to a lock may overtake the
 // rel of its previous hold: the lock queues it like any other, and grants

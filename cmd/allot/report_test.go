@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/allot-dev/allot/experiments/study"
@@ -30,7 +33,7 @@ func TestReproTableReadsOnItsOwn(t *testing.T) {
 			t.Errorf("line of %d columns: %q", utf8.RuneCountInString(l), l)
 		}
 	}
-	head := regexp.MustCompile(`^(pass|FAIL)  (\S+)  \((.+)\)$`)
+	head := regexp.MustCompile(`^(pass|FAIL|FINDING)  (\S+)  \((.+)\)$`)
 	blocks, passed := 0, 0
 	for i, l := range lines {
 		m := head.FindStringSubmatch(l)
@@ -48,7 +51,7 @@ func TestReproTableReadsOnItsOwn(t *testing.T) {
 	if blocks == 0 {
 		t.Fatalf("no claim blocks in\n%s", out)
 	}
-	if want := fmt.Sprintf("%d of %d claims pass", passed, blocks); lines[len(lines)-1] != want {
+	if want := fmt.Sprintf("%d of %d claims pass", passed, blocks); !strings.HasPrefix(lines[len(lines)-1], want) {
 		t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
 	}
 	figs, _ := filepath.Glob(filepath.Join(dir, "*"))
@@ -164,5 +167,63 @@ func TestReportWithoutClaimsAndWithNaN(t *testing.T) {
 	}
 	if !strings.Contains(o.String(), `"ok": 1`) || strings.Contains(o.String(), "nan") || len(claims[0].Figures) != 3 {
 		t.Errorf("non-finite figures: %s (claims left %v)", o.String(), claims[0].Figures)
+	}
+}
+
+// A claim that fails is a finding when it says why the failure is the
+// paper's: the table, the JSON and the closing lines keep pass, fail and
+// finding apart, and the exit status stays a failure for both.
+func TestReproKeepsFindingsApart(t *testing.T) {
+	claims := []study.Claim{
+		{ID: "p/ok", Paper: "p §1", Claim: "holds", Measured: "1", Pass: true, Finding: "ignored on a pass"},
+		{ID: "p/bug", Paper: "p §2", Claim: "holds", Measured: "2"},
+		{ID: "p/paper", Paper: "p §3", Claim: "holds", Measured: "3", Finding: "the paper says \"always\"; measured 3 times out of 4"},
+	}
+	var out, errs bytes.Buffer
+	if err := printClaims(claims, "table", 7, nil, &out, &errs); !errors.Is(err, errFailed) {
+		t.Errorf("a fail and a finding: err %v, want errFailed", err)
+	}
+	for _, want := range []string{"pass  p/ok  (p §1)\n", "FAIL  p/bug  (p §2)\n", "FINDING  p/paper  (p §3)\n",
+		"  finding:  the paper says \"always\"; measured 3 times out of 4\n", "1 of 3 claims pass; 1 fail as findings; 1 fail\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "ignored on a pass") {
+		t.Error("a passing claim's finding printed")
+	}
+	if want := "allot: claim failed (seed 7): p/bug\nallot: finding, claims that do not hold as their paper states them (seed 7): p/paper\n"; errs.String() != want {
+		t.Errorf("stderr %q, want %q", errs.String(), want)
+	}
+	out.Reset()
+	if err := printClaims(claims, "json", 7, nil, &out, io.Discard); !errors.Is(err, errFailed) {
+		t.Errorf("json: err %v, want errFailed", err)
+	}
+	var rep struct {
+		Claims []struct{ ID, Verdict string } `json:"claims"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range rep.Claims {
+		got = append(got, c.ID+"="+c.Verdict)
+	}
+	if want := []string{"p/ok=pass", "p/bug=fail", "p/paper=finding"}; !slices.Equal(got, want) {
+		t.Errorf("json verdicts %v, want %v", got, want)
+	}
+}
+
+// The progress line's estimate of the time left: none before a second's
+// rate, the rest at the rate so far after.
+func TestProgressEstimate(t *testing.T) {
+	if got := left(" %s", 500*time.Millisecond, 10, 100); got != "" {
+		t.Errorf("before a second: %q", got)
+	}
+	if got := left(" %s", 10*time.Second, 100, 400); got != " 30s" {
+		t.Errorf("100 of 400 in 10 s: %q, want 30s", got)
+	}
+	if got := left(" %s", 10*time.Second, 0, 400) + left(" %s", 10*time.Second, 400, 400); got != "" {
+		t.Errorf("nothing served, or all: %q", got)
 	}
 }

@@ -353,49 +353,71 @@ func printClaims(claims []study.Claim, format string, seed uint64, files []strin
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		type verdicted struct {
+			study.Claim
+			Verdict string `json:"verdict"`
+		}
+		var out []verdicted
+		for _, c := range finite(claims) {
+			out = append(out, verdicted{c, c.Verdict()})
+		}
 		if err := enc.Encode(struct {
-			Claims []study.Claim `json:"claims"`
-		}{finite(claims)}); err != nil {
+			Claims []verdicted `json:"claims"`
+		}{out}); err != nil {
 			return err
 		}
 	} else {
 		writeTable(stdout, claims, files)
 	}
-	var failed []string
+	var failed, findings []string
 	for _, c := range claims {
-		if !c.Pass {
+		switch c.Verdict() {
+		case study.VerdictFail:
 			failed = append(failed, c.ID)
+		case study.VerdictFinding:
+			findings = append(findings, c.ID)
 		}
 	}
-	if len(failed) == 0 {
-		return nil
+	// What was measured is in the report; the lines name the claims. A
+	// finding is a claim that fails too (the exit status says so), but
+	// one read as the paper's, not as a fault of the reproduction.
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "allot: %s failed (seed %d): %s\n", count(len(failed), "claim", "claims"), seed, strings.Join(failed, ", "))
 	}
-	// What was measured is in the report; the line names the claims.
-	what := "claim"
-	if len(failed) > 1 {
-		what = fmt.Sprintf("%d claims", len(failed))
+	if len(findings) > 0 {
+		fmt.Fprintf(stderr, "allot: %s, claims that do not hold as their paper states them (seed %d): %s\n", count(len(findings), "finding", "findings"), seed, strings.Join(findings, ", "))
 	}
-	fmt.Fprintf(stderr, "allot: %s failed (seed %d): %s\n", what, seed, strings.Join(failed, ", "))
-	return errFailed
+	if len(failed)+len(findings) > 0 {
+		return errFailed
+	}
+	return nil
+}
+
+// count is "claim" for one, "3 claims" for more.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // width is where the table wraps its text: a terminal's usual width.
 const width = 80
 
 func writeTable(w io.Writer, claims []study.Claim, files []string) {
-	pass := 0
+	tally := map[string]int{}
 	for i, c := range claims {
-		verdict := "FAIL"
-		if c.Pass {
-			verdict = "pass"
-			pass++
-		}
+		v := c.Verdict()
+		tally[v]++
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s  %s  (%s)\n", verdict, c.ID, c.Paper)
+		fmt.Fprintf(w, "%s  %s  (%s)\n", map[string]string{study.VerdictPass: "pass", study.VerdictFail: "FAIL", study.VerdictFinding: "FINDING"}[v], c.ID, c.Paper)
 		wrap(w, "  claim:    ", c.Claim)
 		wrap(w, "  measured: ", c.Measured)
+		if v == study.VerdictFinding {
+			wrap(w, "  finding:  ", c.Finding)
+		}
 	}
 	if len(files) > 0 {
 		fmt.Fprintln(w, "\nwrote:")
@@ -406,7 +428,14 @@ func writeTable(w io.Writer, claims []study.Claim, files []string) {
 	if len(claims) > 0 {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%d of %d claims pass\n", pass, len(claims))
+	fmt.Fprintf(w, "%d of %d claims pass", tally[study.VerdictPass], len(claims))
+	if n := tally[study.VerdictFinding]; n > 0 {
+		fmt.Fprintf(w, "; %d fail as findings", n)
+	}
+	if n := tally[study.VerdictFail]; n > 0 {
+		fmt.Fprintf(w, "; %d fail", n)
+	}
+	fmt.Fprintln(w)
 }
 
 // wrap writes text after label, broken at spaces so that no line passes

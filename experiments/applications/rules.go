@@ -12,20 +12,23 @@ import (
 // linearVerdict judges "the mean grows as O(kv)": means[i] measured at
 // kv[i], bound[i] the paper's bound there (2eβkv rounds).
 type linearVerdict struct {
-	Slope, R2 float64
-	Worst     float64 // the largest mean/bound
-	Pass      bool
+	Exponent, Half float64 // the fitted exponent against kv, 95 % half-width
+	Worst          float64 // the largest mean/bound
+	Pass           bool
 }
 
-// linearInKV passes when the means lie on a rising line in kv (R² ≥ 0.9,
-// slope > 0) and none exceeds its bound.
+// linearInKV passes when the fitted exponent of the means against kv is
+// that of linear growth (sweep.Linear: its 95 % interval above 0 and
+// below 1.5, so that a series growing like (kv)² is rejected — a rule on
+// the R² of a line accepted one, R² 0.92–0.93 on these grids) and none
+// exceeds its bound.
 func linearInKV(kv, means, bound []float64) linearVerdict {
-	_, b, r2 := sweep.LineFit(kv, means)
-	v := linearVerdict{Slope: b, R2: r2}
+	g := sweep.Linear(kv, means)
+	v := linearVerdict{Exponent: g.E, Half: g.Half}
 	for i := range means {
 		v.Worst = max(v.Worst, means[i]/bound[i])
 	}
-	v.Pass = r2 >= 0.9 && b > 0 && v.Worst <= 1
+	v.Pass = g.Pass && v.Worst <= 1
 	return v
 }
 

@@ -24,8 +24,19 @@ func TestLinearInKV(t *testing.T) {
 	if v := linearInKV(kv, good, bound); !v.Pass {
 		t.Errorf("a linear series below the bound rejected: %+v", v)
 	}
-	for name, ys := range map[string][]float64{"k·v^(k+2)": expo, "flat": flatline, "above the bound": over} {
-		if v := linearInKV(kv, ys, bound); v.Pass {
+	quad := make([]float64, len(kv))
+	for i, x := range kv {
+		quad[i] = 0.3 * x * x // (kv)², below the bound at the smaller kv
+	}
+	for name, ys := range map[string][]float64{"k·v^(k+2)": expo, "flat": flatline, "above the bound": over, "(kv)²": quad} {
+		big := make([]float64, len(bound))
+		for i := range bound {
+			big[i] = 100 * bound[i] // the growth alone is judged
+		}
+		if name == "above the bound" {
+			big = bound
+		}
+		if v := linearInKV(kv, ys, big); v.Pass {
 			t.Errorf("%s accepted: %+v", name, v)
 		}
 	}

@@ -529,7 +529,7 @@ func zeroWaste(outs []outcome) study.Claim {
 			runs[0], rejected[0], exact[0], runs[1], rejected[1], exact[1]),
 		Figures: map[string]float64{"runs": float64(runs[0]), "rejected": float64(rejected[0]), "exact": float64(exact[0]),
 			"main_runs": float64(runs[1]), "main_rejected": float64(rejected[1]), "main_exact": float64(exact[1])},
-		Pass: rejected[0] > 0 && exact[0] == rejected[0] && rejected[1] > 0 && exact[1] == rejected[1],
+		Pass: allExact(rejected[0], exact[0]) && allExact(rejected[1], exact[1]),
 	}
 }
 
@@ -721,7 +721,6 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 		cfigs[fmt.Sprintf("ratio_n=%d", r.n)] = r.cen / r.ctl
 		last = r
 	}
-	grows := slices.IsSorted(qs[1:])
 	claims = append(claims, study.Claim{
 		ID:    "controller/vs-central-counter",
 		Paper: "afek §1, §4",
@@ -730,7 +729,7 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 			strings.Join(cen, ", "), last.n, budget(last.n), last.cen, last.ctl, last.cen/float64(budget(last.n)), last.ctl/float64(budget(last.n))),
 		Figures: withFigures(cfigs, map[string]float64{"n": float64(last.n), "m": float64(budget(last.n)), "central_messages": last.cen, "controller_messages": last.ctl,
 			"central_per_permit": last.cen / float64(budget(last.n)), "controller_per_permit": last.ctl / float64(budget(last.n))}),
-		Pass: grows && qs[len(qs)-1] > 10,
+		Pass: gapGrows(qs),
 	})
 	// The W sweep.
 	var wrows []wrow
@@ -773,7 +772,7 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 			pl.wN, pl.wM, strings.Join(wt, ", "), wLo.w, wHi.w, wLo.w/wHi.w, basicGrowth, modGrowth, worst),
 		Figures: withFigures(wfigs, map[string]float64{"w_from": float64(wLo.w), "w_to": float64(wHi.w), "basic_growth": basicGrowth,
 			"modified_growth": modGrowth, "worst_relative": worst}),
-		Pass: basicGrowth > 2*modGrowth && worst <= 1.25,
+		Pass: iteratingPays(basicGrowth, modGrowth, worst),
 	})
 	mc, mser := mainGrowth(outs, pl)
 	claims = append(claims, mc)
@@ -794,7 +793,10 @@ func growth(outs []outcome, pl plan, o study.Options) ([]study.Claim, error) {
 // neighbouring n), so the growth is judged by a trend over a dense grid
 // of n, half an octave apart: the exponent e of ratio ≈ a·(lg n)^e, fitted
 // over every run, its 95 % interval's upper end below 1 — n·lg³n has
-// e = 1 exactly (and is rejected), n·lg²n e = 0.
+// e = 1 exactly (and is rejected), n·lg²n e = 0. The rule's limit: with
+// the ratio's swings it passes an extra factor up to about (lg n)^0.6;
+// the grid to n = 1024 cannot tell a fractional power of lg n from a
+// lower-order term settling, and the bound is asymptotic.
 func mainGrowth(outs []outcome, pl plan) (study.Claim, []series) {
 	msgs := func(r outcome) float64 { return float64(r.msgs) }
 	nMax := pl.mainNs[len(pl.mainNs)-1]
@@ -1015,6 +1017,26 @@ func bounded(ns []int, ratios []float64, from int) bool {
 		}
 	}
 	return !math.IsNaN(base)
+}
+
+// allExact is zero-waste's rule: some W = 0 runs rejected, and every one
+// of them had issued exactly M permits first.
+func allExact(rejected, exact int) bool { return rejected > 0 && exact == rejected }
+
+// gapGrows is vs-central-counter's rule on the central counter's messages
+// over the controller's, by n from the smallest (the first point, where
+// the tree is a few nodes, is left out): never shrinking, and more than
+// ten times at the largest n.
+func gapGrows(ratios []float64) bool {
+	return len(ratios) >= 2 && slices.IsSorted(ratios[1:]) && ratios[len(ratios)-1] > 10
+}
+
+// iteratingPays is small-waste's rule: from W = M/2 to the smallest W the
+// basic controller runs with, its messages grow more than twice as much as
+// the modified controller's, and the modified controller's messages over
+// (1 + lg(M/(W+1))) stay within 1.25 times their value at W = M/2 (worst).
+func iteratingPays(basicGrowth, modifiedGrowth, worst float64) bool {
+	return basicGrowth > 2*modifiedGrowth && worst <= 1.25
 }
 
 // row is one point of the n sweep: the controller's mean messages and the

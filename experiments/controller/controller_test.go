@@ -131,3 +131,30 @@ func TestOutsideCounter(t *testing.T) {
 		t.Errorf("from %d, to %d; want 1 and 1", c.from, c.to)
 	}
 }
+
+// The rules of zero-waste, vs-central-counter and small-waste pass the
+// paper's shape and reject a wrong one.
+func TestRulesRejectWrongSeries(t *testing.T) {
+	if !allExact(12, 12) || allExact(12, 11) || allExact(0, 0) {
+		t.Error("zero-waste: one run short of M passes, or none rejected")
+	}
+	// The gap of Ω(nM) over n·lg²n·log(M/(W+1)) grows; a counter only a
+	// constant factor worse, or one whose gap shrinks, fails.
+	if !gapGrows([]float64{3, 2.5, 5, 11, 24}) {
+		t.Error("a growing gap rejected")
+	}
+	for name, qs := range map[string][]float64{"constant ×2": {2, 2, 2, 2, 2}, "shrinking": {3, 40, 30, 20, 12}, "growing to ×6": {1, 2, 3, 4, 6}} {
+		if gapGrows(qs) {
+			t.Errorf("vs-central-counter: %s passes", name)
+		}
+	}
+	// Basic ×16 against modified ×1.3 with the modified flat in log(M/W):
+	// passes; the modified controller growing like M/W too (×16), or 2×
+	// over its log(M/(W+1)) law, fails.
+	if !iteratingPays(16, 1.3, 1.05) {
+		t.Error("small-waste: the paper's shape rejected")
+	}
+	if iteratingPays(16, 16, 1.05) || iteratingPays(16, 1.3, 2) {
+		t.Error("small-waste: a modified controller growing like M/W, or twice its law, passes")
+	}
+}

@@ -475,7 +475,7 @@ func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			}
 		}
 	}
-	mfl, _ := sweep.MeanSE(fl)
+	mfl, flSE := sweep.MeanSE(fl)
 	mw, _ := sweep.MeanSE(ws)
 	mr, _ := sweep.MeanSE(reach)
 	mrs, rse := sweep.MeanSE(reachStarved)
@@ -487,15 +487,21 @@ func reachClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 	// it in its threshold set, never reaches its threshold point, and
 	// shields its other neighbours. The paper's 1 + w, which reads priority
 	// from the global state, is therefore an upper bound here.
+	//
+	// Judged in the paper's metric: the mean failure locality of the
+	// crashes against 1 + the mean w. (The reach of the affected
+	// neighbours against 1 + their share with priority, judged before,
+	// follows from the first clause: a neighbour without priority never
+	// passes a crash on, so that reach cannot exceed it. It is reported.)
 	return []study.Claim{{
 		ID: "locality/threshold-1+w", Paper: paperSPS + " §6",
-		Claim: "the threshold algorithm reaches two hops only through the neighbours with priority over the crashed process (a proportion w of them), so on average a crash reaches about 1 + w hops",
-		Measured: fmt.Sprintf("%d crashes of a spider centre at random times: mean failure locality %.2f, mean w %.2f, mean reach per neighbour %.2f; over the %d affected neighbours (%.0f%% with priority) reach %.3f ± %.3f, bound 1 + w = %.3f; two-hop reach through a neighbour without priority: %d (must be 0)",
-			seeds, mfl, mw, mr, starvedN, 100*wS, mrs, rse, 1+wS, wrong),
-		Figures: map[string]float64{"crashes": float64(seeds), "mean_fl": mfl, "mean_w": mw, "mean_reach": mr,
+		Claim: "the threshold algorithm reaches two hops only through the neighbours with priority over the crashed process (a proportion w of them), so \"on average, then, the algorithm gives an approximate failure locality of 1 + w\"",
+		Measured: fmt.Sprintf("%d crashes of a spider centre at random times: mean failure locality %.2f ± %.2f (SE) against 1 + mean w = %.2f; two-hop reach through a neighbour without priority: %d (pass: 0, and the mean failure locality not above 1 + w by 2 SE); reported: mean reach per neighbour %.2f; over the %d affected neighbours (%.0f%% with priority) reach %.3f ± %.3f against 1 + their share with priority %.3f — well below, as a neighbour that last gave its fork to the crashed process shields its own neighbours",
+			seeds, mfl, flSE, 1+mw, wrong, mr, starvedN, 100*wS, mrs, rse, 1+wS),
+		Figures: map[string]float64{"crashes": float64(seeds), "mean_fl": mfl, "mean_fl_se": flSE, "mean_w": mw, "bound_1+mean_w": 1 + mw, "mean_reach": mr,
 			"affected": float64(starvedN), "priority_pct": 100 * wS, "reach_affected": mrs, "reach_affected_se": rse,
 			"bound_1+w": 1 + wS, "two_hop_without_priority": float64(wrong)},
-		Pass: reachBounded(wrong, mrs, rse, 1+wS),
+		Pass: reachBounded(wrong, mfl, flSE, 1+mw),
 	}}, nil
 }
 
@@ -615,8 +621,8 @@ func growsWithN(ns []int, ys []float64) bool {
 func agrees(m, se, want float64) bool { return math.Abs(m-want) <= 3*se }
 
 // reachBounded: no two-hop reach through a neighbour without priority, and
-// the mean reach of the affected neighbours, mean ± se, not above bound
-// (1 + w) by more than 2 SE.
+// the mean failure locality, mean ± se, not above bound (1 + w) by more
+// than 2 SE.
 func reachBounded(wrong int, mean, se, bound float64) bool {
 	return wrong == 0 && mean <= bound+2*se
 }

@@ -38,3 +38,23 @@ func notBelow(pool, bc []float64) []int {
 	}
 	return out
 }
+
+// unbounded: messages per grant c (by load) grow more than 1.5 times from
+// the lowest load to the highest, the converse of trafficBounded's first
+// clause: what §4 says of [A&&82], judged on hash-pool.
+func unbounded(c []float64) bool {
+	last := len(c) - 1
+	return c[last] > 1.5*c[0]
+}
+
+// notBelowFrom lists the loads, from index from on, at which pool's value
+// is not below other's: where R-RESOURCES fails to beat [A&&82]'s scheme.
+func notBelowFrom(pool, other []float64, from int) []int {
+	var out []int
+	for l := from; l < len(pool); l++ {
+		if pool[l] >= other[l] {
+			out = append(out, l)
+		}
+	}
+	return out
+}

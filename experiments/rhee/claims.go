@@ -67,48 +67,50 @@ func (st *stats) lowXs() (low []int, near1 int) {
 func (st *stats) top() int { return len(st.c.xs) - 1 }
 
 // csBestLow: "CS performs better than all other algorithms tested when
-// the average number of conflicting users is small" — judged at x ≈ 5–10
-// on the paper's set model, every S; x ≈ 1 (nearly every user alone) is
-// reported, not judged.
+// the average number of conflicting users is small" — judged on the whole
+// of the small range the study has: x ≈ 1 (nearly every user alone) and
+// x ≈ 5–10, at every S. At x ≈ 1 hygienic's forks stay where they were
+// last used, so CM answers a lone user sooner than CS's doorway: if it
+// does, the claim fails there, as a finding.
 func (st *stats) csBestLow() study.Claim {
 	low, near1 := st.lowXs()
+	if near1 >= 0 {
+		low = append([]int{near1}, low...)
+	}
 	ok := st.have(judgedAlgs...) && len(low) > 0
 	figs := map[string]float64{}
-	describe := func(xi, s int) (string, bool) {
-		cs := st.resp("CS", perResource, xi, s)
-		best, who := math.Inf(1), ""
-		for _, a := range []string{"CM", "CMR", "CSR"} {
-			if r := st.resp(a, perResource, xi, s); st.have(a) && r < best {
-				best, who = r, a
-			}
-		}
-		at := fmt.Sprintf("x=%.1f_S=%d", st.x[perResource][xi], s)
-		figs["CS_"+at], figs[who+"_"+at] = cs, best
-		return fmt.Sprintf("S=%d CS %.0f vs %s %.0f", s, cs, who, best), cs < best
-	}
+	var lost []string
 	var parts []string
 	for _, xi := range low {
 		var ps []string
 		for _, s := range st.c.services {
-			p, good := describe(xi, s)
-			ok = ok && good
+			cs := st.resp("CS", perResource, xi, s)
+			best, who := math.Inf(1), ""
+			for _, a := range []string{"CM", "CMR", "CSR"} {
+				if r := st.resp(a, perResource, xi, s); st.have(a) && r < best {
+					best, who = r, a
+				}
+			}
+			at := fmt.Sprintf("x=%.1f_S=%d", st.x[perResource][xi], s)
+			figs["CS_"+at], figs[who+"_"+at] = cs, best
+			p := fmt.Sprintf("S=%d CS %.0f vs %s %.0f", s, cs, who, best)
+			if !(cs < best) {
+				ok = false
+				lost = append(lost, fmt.Sprintf("x=%.1f %s", st.x[perResource][xi], p))
+			}
 			ps = append(ps, p)
 		}
 		parts = append(parts, fmt.Sprintf("x=%.1f: %s", st.x[perResource][xi], strings.Join(ps, ", ")))
 	}
-	if near1 >= 0 {
-		var ps []string
-		for _, s := range st.c.services {
-			p, _ := describe(near1, s)
-			ps = append(ps, p)
-		}
-		parts = append(parts, fmt.Sprintf("reported, not judged (nearly every user alone): x=%.1f: %s", st.x[perResource][near1], strings.Join(ps, ", ")))
-	}
-	return study.Claim{ID: "cs-best-low",
-		Claim:    "CS performs better than all other algorithms tested when the average number of conflicting users is small (judged at 5–10 conflicting users: low but not nil)",
-		Measured: "mean response, CS vs the best of CM, CMR, CSR: " + strings.Join(parts, "; "),
+	c := study.Claim{ID: "cs-best-low",
+		Claim:    "CS performs better than all other algorithms tested when the average number of conflicting users is small (judged on the whole small range: x ≈ 1, where nearly every user is alone, and 5–10 conflicting users)",
+		Measured: "mean response in ticks, CS vs the best of CM, CMR, CSR (pass: CS the fastest at every point): " + strings.Join(parts, "; "),
 		Figures:  figs,
 		Pass:     ok}
+	if !ok && st.have(judgedAlgs...) && len(lost) > 0 {
+		c.Finding = fmt.Sprintf("§6: \"CS performs better than all other algorithms tested when the average number of conflicting users is small\"; measured, CS is not the fastest at %s", strings.Join(lost, "; "))
+	}
+	return c
 }
 
 // referenceNote quotes a reference series at the highest contention, for
@@ -143,11 +145,11 @@ func (st *stats) fixedNote(base string, figs map[string]float64) string {
 }
 
 func (st *stats) modularBeatsCM() study.Claim {
-	return st.beats("modular-beats-cm", "CM", "80%", "")
+	return st.beats("modular-beats-cm", "CM", "80%", "", 1)
 }
 
 func (st *stats) modularBeatsCS() study.Claim {
-	return st.beats("modular-beats-cs", "CS", "60%", " (the comparison with AS, up to 40 %, is not reproduced: AS is not implemented)")
+	return st.beats("modular-beats-cs", "CS", "60%", " (the comparison with AS, up to 40 %, is not reproduced: AS is not implemented)", 1)
 }
 
 // csSteeper: "as the average number of conflicting users gets bigger, the
@@ -157,7 +159,11 @@ func (st *stats) modularBeatsCS() study.Claim {
 // two x, ln(CS/other) paired over the graphs; CS is steeper when that
 // log-ratio grows, the difference's 95 % interval (the two x's graphs are
 // drawn apart, so their intervals add in quadrature) above 0, against CMR
-// and CSR, at every S.
+// and CSR. Judged where the paper places it: at S ≥ d. The sentence
+// before it says that at the smallest ratio (Fig. 6, S = 25) "all the
+// algorithms except CM performed comparably", and the one after that the
+// phenomenon "becomes more evident when the ratio … gets bigger (compare
+// Fig. 6 with Figs. 8, 9 and 10)": S = 25 is reported, not judged.
 func (st *stats) csSteeper() study.Claim {
 	low, _ := st.lowXs()
 	ok := st.have(judgedAlgs...) && len(low) > 0
@@ -176,17 +182,23 @@ func (st *stats) csSteeper() study.Claim {
 			lt, ht, okT := st.paired("CS", other, perResource, top, s, resps)
 			lf, hf, okF := st.paired("CS", other, perResource, from, s, resps)
 			d, h := lt-lf, math.Hypot(ht, hf)
-			ok = ok && okT && okF && d-h > 0
+			if float64(s) >= st.c.delay.Mean() {
+				ok = ok && okT && okF && d-h > 0
+			}
 			steeper = append(steeper, fmt.Sprintf("than %s ×%.2f [%.2f, %.2f]", other, math.Exp(d), math.Exp(d-h), math.Exp(d+h)))
 			figs[fmt.Sprintf("CS_over_%s_growth_S=%d", other, s)] = math.Exp(d)
 		}
 		cs, cmr, csr := g("CS"), g("CMR"), g("CSR")
-		parts = append(parts, fmt.Sprintf("S=%d CS ×%.2f, CMR ×%.2f, CSR ×%.2f (CS steeper %s)", s, cs, cmr, csr, strings.Join(steeper, ", ")))
+		judged := ""
+		if float64(s) < st.c.delay.Mean() {
+			judged = " — reported, not judged: §6 says all but CM performed comparably at the smallest ratio"
+		}
+		parts = append(parts, fmt.Sprintf("S=%d CS ×%.2f, CMR ×%.2f, CSR ×%.2f (CS steeper %s)%s", s, cs, cmr, csr, strings.Join(steeper, ", "), judged))
 		figs[fmt.Sprintf("CS_growth_S=%d", s)], figs[fmt.Sprintf("CMR_growth_S=%d", s)], figs[fmt.Sprintf("CSR_growth_S=%d", s)] = cs, cmr, csr
 	}
 	return study.Claim{ID: "cs-steeper",
-		Claim:    "as the average number of conflicting users grows, the response time of CS grows more steeply than those of CSR and CMR (and AS: not reproduced, AS is not implemented)",
-		Measured: fmt.Sprintf("growth of the mean response from x=%.1f to x=%.1f, and CS's over the other's on the same graphs (mean [95%% interval]; pass: above 1): %s", st.x[perResource][from], st.x[perResource][top], strings.Join(parts, "; ")),
+		Claim:    "as the average number of conflicting users grows, the response time of CS grows more steeply than those of CSR and CMR (and AS: not reproduced, AS is not implemented); judged at service time ≥ message delay, where §6 places it",
+		Measured: fmt.Sprintf("growth of the mean response from x=%.1f to x=%.1f, and CS's over the other's on the same graphs (mean [95%% interval]; pass: above 1 at every S ≥ d): %s", st.x[perResource][from], st.x[perResource][top], strings.Join(parts, "; ")),
 		Figures:  figs,
 		Pass:     ok}
 }

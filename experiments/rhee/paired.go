@@ -113,9 +113,13 @@ func (st *stats) cmWorst() study.Claim {
 		figs[fmt.Sprintf("CM-drinking_x=%.1f_S=%d", st.x[perResource][xi], s)] = r
 		return fmt.Sprintf("%.0f", r)
 	}, "CM-drinking (drinking-hygienic)")
-	return study.Claim{ID: "cm-worst",
+	c := study.Claim{ID: "cm-worst",
 		Claim:    "Chandy and Misra's algorithm (CM, their dining algorithm: hygienic) is worst in every case (judged where the curves separate: every response above the modular algorithms' uncontended floor)",
 		Measured: m, Figures: figs, Pass: ok && judged > 0}
+	if !c.Pass && st.have(judgedAlgs...) && len(faster) > 0 {
+		c.Finding = fmt.Sprintf("§6: \"Chandy and Misra's algorithm is worst in every case\"; measured, CM is the slowest beyond doubt at %d of %d judged points and faster than a modular algorithm at %d (%s)", worst, judged, len(faster), strings.Join(faster, "; "))
+	}
+	return c
 }
 
 // crossover is where f (CM's smallest log-ratio against the others, by x
@@ -141,33 +145,52 @@ func (st *stats) crossover(f []float64, s int, figs map[string]float64) string {
 	return fmt.Sprintf("%.1f / %.1f / %.0f", x, dyn, deg)
 }
 
-// beats: at the highest contention and S/d ≥ 1.5, CMR and CSR respond
-// faster than base: the paired 95 % interval of the log-ratio below 0; the
-// improvement is reported against the paper's "up to" figure.
-func (st *stats) beats(id, base, paperPct, note string) study.Claim {
+// beats: at the highest contention, CMR and CSR respond faster than
+// base: the paired 95 % interval of the log-ratio below 0, at every S from
+// minRatio·d up; the improvement is reported against the paper's "up to"
+// figure. §6 claims it at a high ratio S/d, and "even in the case where
+// the ratio is small, if the average number of conflicting users is
+// large, … improvement over all the other algorithms (see Fig. 8)": Fig. 8
+// is S = d = 50, so the claims are judged from S = d (minRatio 1). At
+// S = 25 (Fig. 6) §6 says "all the algorithms except CM performed
+// comparably": that is cm-worst's, and is reported here, not judged.
+func (st *stats) beats(id, base, paperPct, note string, minRatio float64) study.Claim {
 	ok := st.have(judgedAlgs...)
 	d := st.c.delay.Mean()
 	top := st.top()
-	var parts []string
+	var parts, lost []string
 	figs := map[string]float64{}
+	judged := 0
 	for _, s := range st.c.services {
-		if float64(s)/d < 1.5 {
-			continue
-		}
+		in := float64(s)/d >= minRatio
 		for _, m := range []string{"CMR", "CSR"} {
 			l, h, have := st.paired(m, base, perResource, top, s, resps)
-			parts = append(parts, fmt.Sprintf("%s at S=%d: %s", m, s, improvement(l, h)))
+			p := fmt.Sprintf("%s at S=%d: %s", m, s, improvement(l, h))
 			figs[fmt.Sprintf("%s_improvement_S=%d", m, s)] = 1 - math.Exp(l)
 			figs[fmt.Sprintf("%s_improvement_lo_S=%d", m, s)] = 1 - math.Exp(l+h)
-			ok = ok && have && l+h < 0
+			if !in {
+				p += " (not judged)"
+			} else {
+				judged++
+				if !(have && l+h < 0) {
+					ok = false
+					lost = append(lost, p)
+				}
+			}
+			parts = append(parts, p)
 		}
 	}
-	return study.Claim{ID: id,
-		Claim: fmt.Sprintf("with many conflicting users and service time ≥ 1.5 × message delay, CMR and CSR respond faster than %s (paper: up to %s better)%s", base, paperPct, note),
-		Measured: fmt.Sprintf("improvement over %s at x=%.1f, paired over %d graphs (mean [95%% interval]; paper: up to %s; pass: the interval above 0): %s%s",
-			base, st.x[perResource][top], st.c.judged, paperPct, strings.Join(parts, ", "), st.fixedNote(base, figs)),
+	from := fmt.Sprintf("at S ≥ %g·d", minRatio)
+	c := study.Claim{ID: id,
+		Claim: fmt.Sprintf("with many conflicting users CMR and CSR respond faster than %s (paper: up to %s better), at a high ratio of service time to message delay and \"even in the case where the ratio is small\" (Fig. 8: S = d = 50)%s", base, paperPct, note),
+		Measured: fmt.Sprintf("improvement over %s at x=%.1f, d = %.0f, paired over %d graphs (mean [95%% interval]; paper: up to %s; pass: the interval above 0 %s): %s%s",
+			base, st.x[perResource][top], d, st.c.judged, paperPct, from, strings.Join(parts, ", "), st.fixedNote(base, figs)),
 		Figures: figs,
-		Pass:    ok && len(parts) > 0}
+		Pass:    ok && judged > 0}
+	if !c.Pass && st.have(judgedAlgs...) && len(lost) > 0 {
+		c.Finding = fmt.Sprintf("§6: \"CMR and CSR show up to %s improvement over %s … Even in the case where the ratio is small, if the average number of conflicting users is large, CMR and CSR show improvement over all the other algorithms (see Fig. 8)\"; measured, no improvement beyond doubt at %s", paperPct, base, strings.Join(lost, ", "))
+	}
+	return c
 }
 
 // advantageGrows: "the modular algorithm can improve the average response
@@ -255,12 +278,16 @@ func (st *stats) messages() study.Claim {
 		figs[a+"_per_entry"], figs[a+"_layer"], figs[a+"_set_size"] = c.msgs[0], c.layer, c.size
 		figs[a+"_dec_advance"], figs[a+"_subroutine"] = c.msgs[0], c.msgs[0]-c.layer
 	}
-	return study.Claim{ID: "messages",
+	c := study.Claim{ID: "messages",
 		Claim: "the modular algorithm improves its subroutine's response with a small increase in messages (read: at most 1.5× the subroutine's messages; the paper also says the combined algorithms need fewer than AS: not reproduced, AS is not implemented)",
 		Measured: fmt.Sprintf("messages per entry, modular over subroutine, paired over graphs, every S and x=%.1f..%.1f (pass: every point's 95%% interval at most %.1f): %s; at x=%.1f, S=%d: %s — Theorem 5.12 allows O(Msg_A + rδ), and the dec and advance messages per position advanced are that rδ",
 			st.x[perResource][0], st.x[perResource][top], smallIncrease, strings.Join(parts, ", "), st.x[perResource][top], s, strings.Join(arith, "; ")),
 		Figures: figs,
 		Pass:    ok}
+	if !ok && st.have(judgedAlgs...) {
+		c.Finding = fmt.Sprintf("§6: \"the modular algorithm can improve the average response time of its subroutine algorithm with small increase in the messages complexity\"; measured, the modular algorithms send %s of their subroutines' messages per entry", strings.Join(parts, ", "))
+	}
+	return c
 }
 
 // precision: §6's rule within a run — every run's batch-means intervals
@@ -356,14 +383,18 @@ func (st *stats) bound() study.Claim {
 		Figures: figs, Pass: ok && checked > 0}
 }
 
-// slopes: §5 contrasts the δ·c of the modular algorithm's worst response
-// with the δ²·c of its subroutine CS: the coefficient of c in the worst
-// response (the slope of a run's longest response against its longest
-// critical section, over the services, per graph and x) grows faster with
-// δ for CS than for CSR. Judged as the exponent of slope_CS/slope_CSR
-// against δ (least squares over graphs and x, its 95 % interval above 0);
-// each algorithm's own exponent reported against 2 and 1, and the same
-// for the mean response against the mean critical section r·S.
+// slopes: Theorem 5.12 and §1.1 give worst-case upper bounds, O(δ²(c+d))
+// for the response of CS and O(δc + δ²d) for CSR: the coefficient of c in
+// the worst response grows at most like δ² and δ. They are bounds, not
+// growth laws (an earlier reading judged them as laws, requiring CS's
+// coefficient to grow faster than CSR's; nothing in §5 says a graph
+// reaches its worst case). Judged as bounds: the coefficient of c (the
+// slope of a run's longest response against its longest critical section,
+// over the services, per graph and x) is fitted against δ on logarithms,
+// and each exponent's 95 % interval must reach down to its bound's
+// exponent (withinExponent): CS's to 2, CSR's to 1. The exponent of their
+// ratio, and the same fits for the mean response against the mean
+// critical section r·S, are reported.
 func (st *stats) slopes() study.Claim {
 	ok := st.have("CS", "CSR") && len(st.c.services) >= 2
 	type obs struct{ delta, cs, csr float64 }
@@ -418,16 +449,22 @@ func (st *stats) slopes() study.Claim {
 	mCS, mhCS := fit(avg, cs)
 	mCSR, mhCSR := fit(avg, csr)
 	mD, mhD := fit(avg, ratio)
-	ok = ok && len(worst) >= 3 && eD-hD > 0
+	ok = ok && len(worst) >= 3 && withinExponent(eCS, hCS, 2) && withinExponent(eCSR, hCSR, 1)
 	return study.Claim{ID: "slopes", Paper: "rhee §5 Theorem 5.12, §1.1",
-		Claim: "§5: the worst response of CSR grows like δ·c, that of CS like δ²·c: the coefficient of c grows faster with δ for CS than for CSR",
-		Measured: fmt.Sprintf("slope of a run's longest response against its longest critical section over S = %v, per graph and x, %d (graph, x) with both slopes positive (%d without): exponent against δ (largest degree + 1) of CS %.2f ± %.2f (worst case 2), of CSR %.2f ± %.2f (worst case 1), of their ratio %.2f ± %.2f (pass: that interval above 0); reported, not judged: the same for the mean response against the mean critical section r·S: CS %.2f ± %.2f, CSR %.2f ± %.2f, ratio %.2f ± %.2f",
+		Claim: "§5: the worst response of CS is O(δ²(c+d)), that of CSR O(δc + δ²d): the coefficient of c grows with δ at most like δ² for CS and like δ for CSR (worst-case bounds, not growth laws)",
+		Measured: fmt.Sprintf("slope of a run's longest response against its longest critical section over S = %v, per graph and x, %d (graph, x) with both slopes positive (%d without): exponent against δ (largest degree + 1) of CS %.2f ± %.2f (bound 2), of CSR %.2f ± %.2f (bound 1) (pass: each interval reaches down to its bound); reported, not judged: the exponent of their ratio %.2f ± %.2f, and the same for the mean response against the mean critical section r·S: CS %.2f ± %.2f, CSR %.2f ± %.2f, ratio %.2f ± %.2f",
 			st.c.services, len(worst), skipped, eCS, hCS, eCSR, hCSR, eD, hD, mCS, mhCS, mCSR, mhCSR, mD, mhD),
 		Figures: map[string]float64{"cs_exponent": eCS, "cs_exponent_ci95": hCS, "csr_exponent": eCSR, "csr_exponent_ci95": hCSR,
 			"ratio_exponent": eD, "ratio_exponent_ci95": hD, "observations": float64(len(worst)),
 			"mean_cs_exponent": mCS, "mean_csr_exponent": mCSR, "mean_ratio_exponent": mD, "mean_ratio_exponent_ci95": mhD},
 		Pass: ok}
 }
+
+// withinExponent reports whether a fitted exponent e ± half is consistent
+// with growth at most like x^bound: its 95 % interval reaches down to the
+// bound (a series growing twice as fast, x^(2·bound), is rejected once
+// its interval is narrower than bound).
+func withinExponent(e, half, bound float64) bool { return e-half <= bound }
 
 // line is the least-squares line y = a + b·x.
 func line(x, y []float64) (a, b float64) {

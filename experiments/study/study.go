@@ -23,6 +23,32 @@ type Claim struct {
 	// same variables as the prose, never parsed back from it.
 	Figures map[string]float64 `json:"figures,omitempty"`
 	Pass    bool               `json:"pass"`
+	// Finding, on a claim that fails, says that the failure is a result
+	// and not a fault of the reproduction: the claim was judged as the
+	// paper states it (its words, its range, its metric) and did not
+	// hold. It quotes the paper's words beside the numbers that contradict
+	// them. Empty on a claim that passes, and on a failure nobody has
+	// read as the paper's: that one is a fault to look for.
+	Finding string `json:"finding,omitempty"`
+}
+
+// The verdicts of a claim, as Verdict names them.
+const (
+	VerdictPass    = "pass"
+	VerdictFail    = "fail"
+	VerdictFinding = "finding"
+)
+
+// Verdict is "pass", "finding" (it fails, as a result about the paper) or
+// "fail" (it fails, and nothing says why: a fault until read).
+func (c Claim) Verdict() string {
+	switch {
+	case c.Pass:
+		return VerdictPass
+	case c.Finding != "":
+		return VerdictFinding
+	}
+	return VerdictFail
 }
 
 // Options set how an experiment runs.
