@@ -24,6 +24,7 @@ import (
 	"github.com/allot-dev/allot/experiments"
 	"github.com/allot-dev/allot/experiments/study"
 	"github.com/allot-dev/allot/experiments/sweep"
+	"github.com/allot-dev/allot/report"
 )
 
 // shardFormat names the layout of a shard's results file.
@@ -83,6 +84,9 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	if sh.N > 0 && *out == "" {
 		return badf("--shard: give --out DIR for the shard's results file")
 	}
+	if sh.N == 0 && *out != "" && !report.CanDraw() {
+		return badf("--out: %s", errNoFigures)
+	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return badf("--out: %v", err)
@@ -107,6 +111,10 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	bar.finish()
 	return printClaims(claims, *format, *seed, written(*out, before), stdout, stderr)
 }
+
+// errNoFigures says how to get a build that draws the figures.
+const errNoFigures = "this build of allot draws no figures (it leaves the plotting stack out to build fast); " +
+	"build it with -tags figures (go run -tags figures ./cmd/allot repro ... --out DIR)"
 
 // choose finds the named reproductions (all of them when none is named),
 // each once, in the order first named.
@@ -228,6 +236,9 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *format != "table" && *format != "json" {
 		return badf("--format %q: want table or json", *format)
+	}
+	if *out != "" && !report.CanDraw() {
+		return badf("--out: %s", errNoFigures)
 	}
 	files, err := shardPaths(paths)
 	if err != nil {

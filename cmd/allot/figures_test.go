@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/allot-dev/allot/report"
+	// The tests of repro --out check the figures, as a build with -tags
+	// figures draws them.
+	_ "github.com/allot-dev/allot/report/svg"
+)
+
+// A build without -tags figures leaves the plotting stack out: it is most
+// of a first build on a cold machine (gonum/plot, its fonts, LaTeX and PDF
+// packages), and only `allot repro --out` needs it.
+func TestPlottingStackOnlyWithTag(t *testing.T) {
+	for _, c := range []struct {
+		tags string
+		want bool
+	}{{"", false}, {"figures", true}} {
+		out, err := exec.Command("go", "list", "-tags", c.tags, "-deps", ".").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -tags %q: %v\n%s", c.tags, err, out)
+		}
+		if got := strings.Contains(string(out), "gonum.org/v1/plot\n"); got != c.want {
+			t.Errorf("-tags %q: gonum.org/v1/plot linked: %v, want %v", c.tags, got, c.want)
+		}
+	}
+}
+
+// Without a renderer, --out is refused at once with how to get one, before
+// any experiment runs; a shard's --out (its results file, no figures) and
+// runs without --out are unaffected.
+func TestReproOutWithoutFigures(t *testing.T) {
+	defer report.SetRenderer(report.SetRenderer(nil))
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"repro", "bidding", "--quick", "--out", dir},
+		{"repro", "merge", "--out", dir, dir},
+	} {
+		_, errs, code := allot(t, args...)
+		if code != 2 || !strings.HasPrefix(errs, "allot: --out: ") || !strings.Contains(errs, "-tags figures") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
