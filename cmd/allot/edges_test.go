@@ -1,11 +1,20 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/allot-dev/allot/service"
 )
 
 // deadAddr is a loopback address no one listens on.
@@ -39,8 +48,129 @@ func TestOneAllotPrefix(t *testing.T) {
 		{"member", "list", "--addr", dead, "--timeout", "2s"},
 	} {
 		_, errs, code := allot(t, args...)
-		if code == 0 || strings.Count(errs, "allot:") != 1 || !strings.HasPrefix(errs, "allot: ") || strings.Count(errs, "\n") != 1 {
-			t.Errorf("%q: exit %d, stderr %q: want one line with one allot:", args, code, errs)
+		if code != 1 || strings.Count(errs, "allot:") != 1 || !strings.HasPrefix(errs, "allot: ") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q: want one line with one allot:, exit 1", args, code, errs)
 		}
+	}
+	// Against a dead address, member says so in words, not gRPC's.
+	if _, errs, _ := allot(t, "member", "list", "--addr", dead, "--timeout", "2s"); errs != "allot: member list: no node answers at "+dead+" (connection refused)\n" {
+		t.Errorf("member list at a dead address: %q", errs)
+	}
+}
+
+// inProcessNodes starts n nodes in this process, each with its /status on
+// an HTTP server of its own that the node knows of (Config.StatusAddr, as
+// allot serve --metrics sets it), and returns their addresses, their
+// status addresses, and a stop for each.
+func inProcessNodes(t *testing.T, n int) (addrs, status []string, stop []func()) {
+	t.Helper()
+	var lns, sls []net.Listener
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns, sls = append(lns, ln), append(sls, sl)
+		addrs, status = append(addrs, ln.Addr().String()), append(status, sl.Addr().String())
+	}
+	for i := range n {
+		nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: addrs}, Self: i, StatusAddr: status[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := grpc.NewServer()
+		if err := nd.Register(s); err != nil {
+			t.Fatal(err)
+		}
+		go s.Serve(lns[i])
+		hs := &http.Server{Handler: nd.StatusHandler()}
+		go hs.Serve(sls[i])
+		var once sync.Once
+		stop = append(stop, func() {
+			once.Do(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				nd.Shutdown(ctx)
+				s.Stop()
+				hs.Close()
+			})
+		})
+		t.Cleanup(stop[i])
+	}
+	return addrs, status, stop
+}
+
+type listedMember struct {
+	ID          int    `json:"id"`
+	Leader      bool   `json:"leader"`
+	Up          bool   `json:"up"`
+	LeaseLeftMs int64  `json:"lease_left_ms"`
+	Status      string `json:"status_address"`
+}
+
+// memberList is allot member list --format json at addr.
+func memberList(t *testing.T, addr string) []listedMember {
+	t.Helper()
+	out, errs, code := allot(t, "member", "list", "--addr", addr, "--format", "json")
+	var l struct{ Members []listedMember }
+	if code != 0 || json.Unmarshal([]byte(out), &l) != nil {
+		t.Fatalf("member list: exit %d, %q %q", code, out, errs)
+	}
+	return l.Members
+}
+
+// allot member list says of each member whether it is up, and its lease,
+// and which one leads; allot ui --cluster takes the nodes' own addresses
+// and finds their status addresses.
+func TestMemberListUpLeaseAndUIByNodeAddress(t *testing.T) {
+	addrs, status, stop := inProcessNodes(t, 3)
+	var ms []listedMember
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ms = memberList(t, addrs[0])
+		leaders, serving := 0, 0
+		for _, m := range ms {
+			if m.Leader {
+				leaders++
+			}
+			if m.Up && m.LeaseLeftMs > 0 && m.Status == status[m.ID] {
+				serving++
+			}
+		}
+		if leaders == 1 && serving == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no leader and three members up with leases and status addresses: %+v", ms)
+		}
+	}
+	out, _, _ := allot(t, "member", "list", "--addr", addrs[0])
+	if lines := strings.Split(out, "\n"); !strings.HasSuffix(lines[0], "LEADER  UP  LEASE") || !strings.Contains(lines[1], " up ") {
+		t.Errorf("member list as text:\n%s", out)
+	}
+
+	// ui --cluster: node addresses are asked for their status address,
+	// status addresses are taken as they are.
+	var errs strings.Builder
+	got, err := statusAddrs(context.Background(), []string{addrs[0], status[1]}, &errs)
+	if err != nil || got[0] != status[0] || got[1] != status[1] {
+		t.Errorf("status addresses of %s and %s: %q %v, want %s and %s", addrs[0], status[1], got, err, status[0], status[1])
+	}
+	if want := "allot: ui: node " + addrs[0] + ": its status at " + status[0] + "\n"; errs.String() != want {
+		t.Errorf("stderr %q, want %q", errs.String(), want)
+	}
+
+	// A node down: listed as down, with no lease.
+	stop[2]()
+	ms = memberList(t, addrs[0])
+	if m := ms[2]; m.Up || m.LeaseLeftMs != 0 || !ms[0].Up {
+		t.Errorf("node 2 stopped: %+v", ms)
+	}
+	out, _, _ = allot(t, "member", "list", "--addr", addrs[0])
+	if !strings.Contains(out, " down ") {
+		t.Errorf("node 2 stopped, not down in\n%s", out)
 	}
 }

@@ -270,6 +270,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
 	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, RefreshIdle: o.refreshIdle, RefreshEvery: o.refreshEvery, MaxLocks: o.maxLocks, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts, Identity: id}
+	if mln != nil {
+		cfg.StatusAddr = mln.Addr().String() // the port chosen, for --metrics HOST:0
+	}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}
@@ -401,7 +404,7 @@ func (o *serveOpts) joined(set map[string]bool, dial []grpc.DialOption) (service
 	defer cancel()
 	r, err := pb.NewAdminClient(conn).ListMembers(ctx, &pb.ListMembersRequest{})
 	if err != nil {
-		return c, "", nil, rpcErr("--join "+o.join, err)
+		return c, "", nil, rpcErr("--join", o.join, err)
 	}
 	peers := map[int]string{}
 	for _, m := range r.Members {
