@@ -81,8 +81,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	metricsAddr := fs.String("metrics", "", "with --addr: the nodes' metrics addresses (allot serve --metrics), comma-separated, to report the nodes' CPU, messages and calls per operation (the bench's own cluster: always)")
 	format := fs.String("format", "table", "output: table or json")
 	only := fs.String("workloads", "W1,W2,W3", "the workloads to run")
+	var co clientOpts // a secure cluster's certificate and token, with --addr
+	co.secureFlags(fs)
 	near := fs.Bool("near", false, "W1 and W2 open their sessions at their one key's home node (client.WithNear), where its Lock takes no message between nodes; without it, sessions are spread over the nodes (W1: on each in turn)")
-	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
+	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C [--tls-ca F --tls-cert F --tls-key F [--token-file F]]] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err
 	}
 	if *format != "table" && *format != "json" {
@@ -101,6 +103,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
 	if *addr != "" && nodesSet {
 		return badf("--nodes is the size of the bench's own cluster; with --addr the cluster is the addresses given")
+	}
+	if *addr == "" && (co.ca != "" || co.cert != "" || co.key != "" || co.tokenFile != "") {
+		return badf("--tls-ca, --tls-cert, --tls-key and --token-file are for a cluster given with --addr (the bench's own is plaintext)")
 	}
 	var ws []benchWorkload
 	for _, n := range strings.Split(*only, ",") {
@@ -137,9 +142,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		addrs = cl.addrs
 		metrics = cl.metrics
 	}
-	c, err := client.Dial(ctx, addrs...)
+	co.addr = strings.Join(addrs, ",")
+	c, err := co.dial(ctx, "bench")
 	if err != nil {
-		return badf("%v", err)
+		return err
 	}
 	defer c.Close()
 	var out []benchResult

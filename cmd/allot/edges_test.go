@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -172,5 +173,38 @@ func TestMemberListUpLeaseAndUIByNodeAddress(t *testing.T) {
 	out, _, _ = allot(t, "member", "list", "--addr", addrs[0])
 	if !strings.Contains(out, " down ") {
 		t.Errorf("node 2 stopped, not down in\n%s", out)
+	}
+}
+
+// TestBenchTLS: allot bench takes the flags of the other client commands
+// and runs against a secure node (as allot cluster --tls starts them,
+// with the token file it writes); without them it gets no session.
+func TestBenchTLS(t *testing.T) {
+	secure, dir, _, files, err := secureCluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	addrs, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startServe(t, append([]string{"--nodes", addrs[0], "--node", "0", "--data-dir", t.TempDir()}, secure...)...)
+	bench := []string{"bench", "--addr", addrs[0], "--workloads", "W1", "--duration", "300ms", "--format", "json"}
+	flags := strings.Fields(secureClientFlags(files, dir))
+	out, errs, code := allot(t, append(bench, flags...)...)
+	var r struct {
+		Workloads []struct {
+			OpsPerSecond float64 `json:"ops_per_second"`
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || len(r.Workloads) != 1 || r.Workloads[0].OpsPerSecond <= 0 {
+		t.Errorf("with the certificate and token: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if _, errs, code := allot(t, bench...); code == 0 || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
+		t.Errorf("in plaintext: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code := allot(t, append([]string{"bench", "--workloads", "W1"}, flags...)...); code != 2 || !strings.Contains(errs, "given with --addr") {
+		t.Errorf("TLS flags for the bench's own cluster: exit %d, stderr %q", code, errs)
 	}
 }

@@ -505,12 +505,18 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *secure {
 		fmt.Fprintf(stdout, "mTLS certificates: %s (removed when the cluster stops)\nclient token: %s\n", tlsDir, token)
-		fmt.Fprintf(stdout, "try: client.DialWith(ctx, []string{%q}, client.WithTLSFiles(%q, %q, %q), client.WithToken(%q)) — Ctrl-C stops the cluster\n", cl.addrs[0], files.CA, files.ClientCert, files.ClientKey, token)
+		fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s %s — Ctrl-C stops the cluster\n", secureClientFlags(files, tlsDir), strings.Join(cl.addrs, ","))
+		fmt.Fprintf(stdout, "     (the same flags with --addr for allot lock and allot bench; in Go: client.DialWith(ctx, []string{%q}, client.WithTLSFiles(%q, %q, %q), client.WithToken(%q)))\n", cl.addrs[0], files.CA, files.ClientCert, files.ClientKey, token)
 	} else {
 		fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s — Ctrl-C stops the cluster\n", strings.Join(cl.addrs, ","))
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// secureClientFlags are the flags a client of a cluster --tls gives.
+func secureClientFlags(files mtls.Files, dir string) string {
+	return fmt.Sprintf("--tls-ca %s --tls-cert %s --tls-key %s --token-file %s", files.CA, files.ClientCert, files.ClientKey, filepath.Join(dir, clientTokenFile))
 }
 
 // clusterSpec is what startCluster starts.
