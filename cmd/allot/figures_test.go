@@ -33,7 +33,8 @@ func TestPlottingStackOnlyWithTag(t *testing.T) {
 // any experiment runs; a shard's --out (its results file, no figures) and
 // runs without --out are unaffected.
 func TestReproOutWithoutFigures(t *testing.T) {
-	defer report.SetRenderer(report.SetRenderer(nil))
+	old := report.SetRenderer(nil)
+	t.Cleanup(func() { report.SetRenderer(old) })
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"repro", "bidding", "--quick", "--out", dir},
