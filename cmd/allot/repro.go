@@ -52,7 +52,7 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "table", "output: table or json")
 	quick := fs.Bool("quick", false, "run the small configuration (what the tests use)")
-	out := fs.String("out", "", "write the SVG figures (with --shard: the shard's results file) to this directory")
+	out := fs.String("out", "", "write the SVG figures (a build with -tags figures; with --shard: the shard's results file) to this directory")
 	seed := fs.Uint64("seed", 1, "base seed")
 	shard := fs.String("shard", "", "run slice `i/N` of the points and write their results to --out (see also --shards)")
 	shards := fs.Int("shards", 0, "split into `N` shards, this one's index from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (N also from ALLOT_SHARDS or SLURM_ARRAY_TASK_COUNT)")
@@ -223,7 +223,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("allot repro merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "table", "output: table or json")
-	out := fs.String("out", "", "write the SVG figures to this directory")
+	out := fs.String("out", "", "write the SVG figures to this directory (a build with -tags figures)")
 	paths, err := parseInterleaved(fs, args)
 	if err == flag.ErrHelp {
 		fs.SetOutput(stdout)
