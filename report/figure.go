@@ -6,8 +6,9 @@
 // side effect). The renderer is kept out of this package so that the
 // programs that never draw a figure — `allot sim`, `allot serve`, the
 // service's and the client's tests — do not compile the plotting stack
-// (gonum/plot with its fonts, LaTeX and PDF packages), the larger part of
-// a first build on a cold machine.
+// (gonum/plot with its fonts, LaTeX and PDF packages): 8 of the 33
+// modules a first build of allot downloads, 60 MB of their 205, and about
+// a tenth of its compile.
 package report
 
 import (

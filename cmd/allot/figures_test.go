@@ -11,9 +11,9 @@ import (
 	_ "github.com/allot-dev/allot/report/svg"
 )
 
-// A build without -tags figures leaves the plotting stack out: it is most
-// of a first build on a cold machine (gonum/plot, its fonts, LaTeX and PDF
-// packages), and only `allot repro --out` needs it. (.ci/run vets the
+// A build without -tags figures leaves the plotting stack out (gonum/plot,
+// its fonts, LaTeX and PDF packages: 8 modules to download and compile on
+// a cold machine), which only `allot repro --out` needs. (.ci/run vets the
 // build with the tag.)
 func TestPlottingStackOnlyWithTag(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()

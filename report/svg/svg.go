@@ -2,7 +2,7 @@
 // gonum/plot. Importing it, for its side effect, is what lets
 // report.Figure.Write draw: the plotting stack (gonum/plot with its fonts,
 // LaTeX and PDF packages) is compiled only into the programs that draw
-// figures, so that the rest of allot builds in a fraction of the time.
+// figures, not into every command of allot.
 //
 // A figure reads the same in any viewer and stays small: its text is plain
 // SVG text in a serif face (Liberation Serif, or the viewer's serif), not an
