@@ -38,7 +38,8 @@ func (a admin) ListMembers(context.Context, *pb.ListMembersRequest) (*pb.ListMem
 	a.n.ctl.mu.Lock()
 	applied := a.n.ctl.node.State().Applied()
 	a.n.ctl.mu.Unlock()
-	return &pb.ListMembersResponse{Members: pbMembers(ms), Epoch: epoch, Cluster: a.n.spec(), Applied: applied}, nil
+	return &pb.ListMembersResponse{Members: pbMembers(ms), Epoch: epoch, Cluster: a.n.spec(), Applied: applied,
+		LeaseLeftMs: a.n.ctl.leaseLeft().Milliseconds(), StatusAddress: a.n.cfg.StatusAddr}, nil
 }
 
 func (a admin) AddMember(ctx context.Context, r *pb.AddMemberRequest) (*pb.AddMemberResponse, error) {

@@ -126,6 +126,10 @@ type Config struct {
 	Identity *mtls.Identity
 	Log      *slog.Logger // nil: discard
 	Events   io.Writer    // the node event log (JSONL), nil: none
+
+	// StatusAddr is where the node's /status and /metrics are served
+	// (allot serve --metrics; "": nowhere), for ListMembers to say.
+	StatusAddr string
 }
 
 // Node is one node of a cluster: it serves the Allot API to clients, and

@@ -96,8 +96,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	lock := fs.String("lock", "", "the bench's own cluster: the algorithm serving Lock (default allot serve's)")
 	w4Sessions := fs.Int("w4-sessions", 16, "W4's sessions, spread over the nodes")
 	w4Names := fs.Int("w4-names", 1000000, "W4's name space: each operation locks one name drawn uniformly from this many")
+	var co clientOpts // a secure cluster's certificate and token, with --addr
+	co.secureFlags(fs)
 	near := fs.Bool("near", false, "W1 and W2 open their sessions at their one key's home node (client.WithNear), where its Lock takes no message between nodes; without it, sessions are spread over the nodes (W1: on each in turn)")
-	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms;\nW4: independent names, --w4-sessions clients each locking one random name of --w4-names, hold 0.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
+	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C [--tls-ca F --tls-cert F --tls-key F [--token-file F]]] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms;\nW4: independent names, --w4-sessions clients each locking one random name of --w4-names, hold 0.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err
 	}
 	if *format != "table" && *format != "json" {
@@ -122,6 +124,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
 	if *addr != "" && nodesSet {
 		return badf("--nodes is the size of the bench's own cluster; with --addr the cluster is the addresses given")
+	}
+	if *addr == "" && (co.ca != "" || co.cert != "" || co.key != "" || co.tokenFile != "") {
+		return badf("--tls-ca, --tls-cert, --tls-key and --token-file are for a cluster given with --addr (the bench's own is plaintext)")
 	}
 	var ws []benchWorkload
 	for _, n := range strings.Split(*only, ",") {
@@ -168,9 +173,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		addrs = cl.addrs
 		metrics = cl.metrics
 	}
-	c, err := client.Dial(ctx, addrs...)
+	co.addr = strings.Join(addrs, ",")
+	c, err := co.dial(ctx, "bench")
 	if err != nil {
-		return badf("%v", err)
+		return err
 	}
 	defer c.Close()
 	var out []benchResult

@@ -92,9 +92,14 @@ func certsCmd(args []string, stdout, _ io.Writer) error {
 	return nil
 }
 
+// clientTokenFile is where secureCluster writes the client token alone,
+// for the clients' --token-file.
+const clientTokenFile = "client-token"
+
 // secureCluster writes the certificates and a client token of a throwaway
-// secure cluster into a new temporary directory: the allot serve flags
-// that use them, and the directory and token to tell the user.
+// secure cluster into a new temporary directory (the token also alone in
+// DIR/client-token): the allot serve flags that use them, and the
+// directory and token to tell the user.
 func secureCluster() (args []string, dir, token string, files mtls.Files, err error) {
 	if dir, err = os.MkdirTemp("", "allot-tls-"); err != nil {
 		return
@@ -108,6 +113,10 @@ func secureCluster() (args []string, dir, token string, files mtls.Files, err er
 	token = hex.EncodeToString(b)
 	tokens := filepath.Join(dir, "tokens")
 	if err = os.WriteFile(tokens, []byte("# NAME TOKEN\nclient "+token+"\n"), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return
+	}
+	if err = os.WriteFile(filepath.Join(dir, clientTokenFile), []byte(token+"\n"), 0o600); err != nil {
 		os.RemoveAll(dir)
 		return
 	}

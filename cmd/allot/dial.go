@@ -17,6 +17,12 @@ type clientOpts struct{ addr, ca, cert, key, tokenFile string }
 
 func (o *clientOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.addr, "addr", "", "the cluster's node addresses host:port, comma-separated (give them all: a session moves to another node when its own is lost)")
+	o.secureFlags(fs)
+}
+
+// secureFlags are the flags of a secure cluster's client alone, for a
+// command with an --addr of its own.
+func (o *clientOpts) secureFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.ca, "tls-ca", "", "mTLS: the CA certificate (PEM) that signs the nodes' certificates; with --tls-cert and --tls-key")
 	fs.StringVar(&o.cert, "tls-cert", "", "mTLS: the client certificate (PEM), clientAuth")
 	fs.StringVar(&o.key, "tls-key", "", "mTLS: the client certificate's private key (PEM)")

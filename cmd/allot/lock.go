@@ -210,6 +210,13 @@ wait:
 	return nil
 }
 
-// bare is a client error without the "allot: " its message starts with,
-// which the command's line has already.
-func bare(err error) string { return strings.TrimPrefix(err.Error(), "allot: ") }
+// bare is an error's text without the "allot: " that the client's errors
+// start with, at its start or where a wrap put one inside ("allot: node
+// A: allot: TLS handshake failed"): the command's line has one already.
+func bare(err error) string {
+	s := err.Error()
+	for strings.HasPrefix(s, "allot: ") {
+		s = s[len("allot: "):]
+	}
+	return strings.ReplaceAll(s, ": allot: ", ": ")
+}

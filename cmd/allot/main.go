@@ -119,10 +119,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errFailed):
 		return 1
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "allot: %v\n", ue.error)
+		fmt.Fprintf(stderr, "allot: %s\n", bare(ue.error))
 		return 2
 	default:
-		fmt.Fprintf(stderr, "allot: %v\n", err)
+		fmt.Fprintf(stderr, "allot: %s\n", bare(err))
 		return 1
 	}
 }

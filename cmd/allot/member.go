@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -27,7 +29,14 @@ const memberUsage = `usage: allot member list|add|remove --addr A [flags] [ARG]
   allot member remove --addr A ID                remove node ID: the cluster goes on without it
 
 A change goes to the leader (node A forwards it). In a secure cluster, give a
-node certificate (--tls-ca, --tls-cert, --tls-key): membership is the nodes'.`
+node certificate (--tls-ca, --tls-cert, --tls-key): membership is the nodes'.
+
+list asks every member for itself: UP is whether it answered, LEASE how much
+longer it may serve (-: it holds no lease, or did not answer); LEADER is the
+Raft leader as node A knows it.
+
+Exit status: 0; 1 when node A does not answer (down, or not a node); 2 for
+bad input or a change the cluster refuses.`
 
 // memberOpts are the flags of allot member.
 type memberOpts struct {
@@ -99,16 +108,16 @@ func memberCmd(args []string, stdout, stderr io.Writer) error {
 	case "list":
 		r, err := c.ListMembers(ctx, &pb.ListMembersRequest{})
 		if err != nil {
-			return rpcErr("member list", err)
+			return rpcErr("member list", o.addr, err)
 		}
-		return printMembers(stdout, o.format, r)
+		return printMembers(stdout, o.format, r, askMembers(ctx, r, dial))
 	case "add":
 		if _, _, err := net.SplitHostPort(pos[0]); err != nil {
 			return badf("member add %q: %v", pos[0], err)
 		}
 		r, err := c.AddMember(ctx, &pb.AddMemberRequest{Address: pos[0]})
 		if err != nil {
-			return rpcErr("member add", err)
+			return rpcErr("member add", o.addr, err)
 		}
 		dir := o.dataDir
 		if dir == "" {
@@ -123,7 +132,7 @@ func memberCmd(args []string, stdout, stderr io.Writer) error {
 			return badf("member remove %q: want a node id", pos[0])
 		}
 		if _, err := c.RemoveMember(ctx, &pb.RemoveMemberRequest{Id: uint32(id)}); err != nil {
-			return rpcErr("member remove", err)
+			return rpcErr("member remove", o.addr, err)
 		}
 		fmt.Fprintf(stdout, "node %d removed; it stops serving (stop its process)\n", id)
 		return nil
@@ -133,30 +142,83 @@ func memberCmd(args []string, stdout, stderr io.Writer) error {
 // rpcErr is a refused or failed call as one line: exit 2 for a change
 // the cluster refuses (bad input), exit 1 for a node that could not be
 // reached or answer in time (nothing wrong with the command).
-func rpcErr(what string, err error) error {
+func rpcErr(what, addr string, err error) error {
 	s := status.Convert(err)
-	if c := s.Code(); c == codes.Unavailable || c == codes.DeadlineExceeded {
-		return fmt.Errorf("%s: %s (%s)", what, s.Message(), c)
+	switch c := s.Code(); c {
+	case codes.Unavailable:
+		return fmt.Errorf("%s: no node answers at %s (%s)", what, addr, transportCause(s.Message()))
+	case codes.DeadlineExceeded:
+		return fmt.Errorf("%s: %s: %s (%s)", what, addr, s.Message(), c)
 	}
 	return badf("%s: %s (%s)", what, s.Message(), s.Code())
 }
 
+// transportCause is the end of gRPC's message for a connection that
+// failed ("connection error: desc = \"transport: Error while dialing:
+// dial tcp A: connect: connection refused\""): what the system said.
+func transportCause(msg string) string {
+	msg = strings.TrimSuffix(msg, `"`)
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.Contains(msg, "transport: ") {
+		return msg[i+2:]
+	}
+	return msg
+}
+
+// memberState is a member as allot member list prints it: what node A
+// knows of it, and what it said of itself.
+type memberState struct {
+	service.MemberInfo
+	Up          bool   `json:"up"`            // it answered
+	LeaseLeftMs int64  `json:"lease_left_ms"` // how much longer it may serve (0: no lease, or down)
+	Status      string `json:"status_address,omitempty"`
+}
+
+// askMembers asks every member of r for itself, at once, each within
+// two seconds (or ctx's time): a member down costs the list that long.
+// A member's answer is nil where it gave none.
+func askMembers(ctx context.Context, r *pb.ListMembersResponse, dial []grpc.DialOption) []*pb.ListMembersResponse {
+	out := make([]*pb.ListMembersResponse, len(r.Members))
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, m := range r.Members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := grpc.NewClient(m.Address, dial...)
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			if s, err := pb.NewAdminClient(conn).ListMembers(ctx, &pb.ListMembersRequest{}); err == nil {
+				out[i] = s
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
 // printMembers writes the members as a table or as JSON.
-func printMembers(w io.Writer, format string, r *pb.ListMembersResponse) error {
-	var ms []service.MemberInfo
-	for _, m := range r.Members {
-		ms = append(ms, service.MemberInfo{ID: int(m.Id), Addr: m.Address, Voter: m.Voter, InView: m.InView, Leader: m.Leader, Rejoins: m.Rejoins})
+func printMembers(w io.Writer, format string, r *pb.ListMembersResponse, selves []*pb.ListMembersResponse) error {
+	var ms []memberState
+	for i, m := range r.Members {
+		st := memberState{MemberInfo: service.MemberInfo{ID: int(m.Id), Addr: m.Address, Voter: m.Voter, InView: m.InView, Leader: m.Leader, Rejoins: m.Rejoins}}
+		if s := selves[i]; s != nil {
+			st.Up, st.LeaseLeftMs, st.Status = true, s.LeaseLeftMs, s.StatusAddress
+		}
+		ms = append(ms, st)
 	}
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Epoch   uint64               `json:"epoch"`
-			Members []service.MemberInfo `json:"members"`
+			Epoch   uint64        `json:"epoch"`
+			Members []memberState `json:"members"`
 		}{r.Epoch, ms})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tADDRESS\tVOTER\tIN VIEW\tLEADER")
+	fmt.Fprintln(tw, "ID\tADDRESS\tVOTER\tIN VIEW\tLEADER\tUP\tLEASE")
 	yes := func(b bool) string {
 		if b {
 			return "yes"
@@ -164,7 +226,14 @@ func printMembers(w io.Writer, format string, r *pb.ListMembersResponse) error {
 		return "-"
 	}
 	for _, m := range ms {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", m.ID, m.Addr, yes(m.Voter), yes(m.InView), yes(m.Leader))
+		up, lease := "down", "-"
+		if m.Up {
+			up = "up"
+		}
+		if m.LeaseLeftMs > 0 {
+			lease = (time.Duration(m.LeaseLeftMs) * time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.Addr, yes(m.Voter), yes(m.InView), yes(m.Leader), up, lease)
 	}
 	fmt.Fprintf(tw, "view %d\n", r.Epoch)
 	return tw.Flush()

@@ -24,6 +24,7 @@ import (
 	"github.com/allot-dev/allot/experiments"
 	"github.com/allot-dev/allot/experiments/study"
 	"github.com/allot-dev/allot/experiments/sweep"
+	"github.com/allot-dev/allot/report"
 )
 
 // shardFormat names the layout of a shard's results file.
@@ -51,7 +52,7 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "table", "output: table or json")
 	quick := fs.Bool("quick", false, "run the small configuration (what the tests use)")
-	out := fs.String("out", "", "write the SVG figures (with --shard: the shard's results file) to this directory")
+	out := fs.String("out", "", "write the SVG figures (a build with -tags figures; with --shard: the shard's results file) to this directory")
 	seed := fs.Uint64("seed", 1, "base seed")
 	shard := fs.String("shard", "", "run slice `i/N` of the points and write their results to --out (see also --shards)")
 	shards := fs.Int("shards", 0, "split into `N` shards, this one's index from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (N also from ALLOT_SHARDS or SLURM_ARRAY_TASK_COUNT)")
@@ -83,6 +84,9 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	if sh.N > 0 && *out == "" {
 		return badf("--shard: give --out DIR for the shard's results file")
 	}
+	if sh.N == 0 && *out != "" && !report.CanDraw() {
+		return badf("--out: %s", errNoFigures)
+	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return badf("--out: %v", err)
@@ -107,6 +111,10 @@ func reproCmd(args []string, stdout, stderr io.Writer) error {
 	bar.finish()
 	return printClaims(claims, *format, *seed, written(*out, before), stdout, stderr)
 }
+
+// errNoFigures says how to get a build that draws the figures.
+const errNoFigures = "this build of allot draws no figures (it leaves the plotting stack out to build fast); " +
+	"build it with -tags figures (go run -tags figures ./cmd/allot repro ... --out DIR)"
 
 // choose finds the named reproductions (all of them when none is named),
 // each once, in the order first named.
@@ -215,7 +223,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("allot repro merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "table", "output: table or json")
-	out := fs.String("out", "", "write the SVG figures to this directory")
+	out := fs.String("out", "", "write the SVG figures to this directory (a build with -tags figures)")
 	paths, err := parseInterleaved(fs, args)
 	if err == flag.ErrHelp {
 		fs.SetOutput(stdout)
@@ -228,6 +236,9 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *format != "table" && *format != "json" {
 		return badf("--format %q: want table or json", *format)
+	}
+	if *out != "" && !report.CanDraw() {
+		return badf("--out: %s", errNoFigures)
 	}
 	files, err := shardPaths(paths)
 	if err != nil {

@@ -292,6 +292,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		o.dataDir = filepath.Join("allot-data", fmt.Sprintf("node-%d", o.self))
 	}
 	cfg := service.Config{Cluster: c, Self: o.self, FromLog: fromLog, Peers: peers, MaxSessions: o.maxSessions, MaxSemaphores: o.maxSemaphores, RefreshIdle: o.refreshIdle, RefreshEvery: o.refreshEvery, MaxLocks: o.maxLocks, LockDelay: o.lockDelay, Suspect: o.suspect, SnapshotEvery: o.snapshotEvery, DataDir: o.dataDir, Log: log, ServerOptions: srvOpts, DialOptions: dialOpts, Identity: id}
+	if mln != nil {
+		cfg.StatusAddr = mln.Addr().String() // the port chosen, for --metrics HOST:0
+	}
 	if o.peerAddrs != "" {
 		cfg.PeerAddrs = strings.Split(o.peerAddrs, ",")
 	}
@@ -428,7 +431,7 @@ func (o *serveOpts) joined(set map[string]bool, dial []grpc.DialOption) (service
 	defer cancel()
 	r, err := pb.NewAdminClient(conn).ListMembers(ctx, &pb.ListMembersRequest{})
 	if err != nil {
-		return c, "", nil, rpcErr("--join "+o.join, err)
+		return c, "", nil, rpcErr("--join", o.join, err)
 	}
 	peers := map[int]string{}
 	for _, m := range r.Members {
@@ -529,12 +532,18 @@ func clusterCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *secure {
 		fmt.Fprintf(stdout, "mTLS certificates: %s (removed when the cluster stops)\nclient token: %s\n", tlsDir, token)
-		fmt.Fprintf(stdout, "try: client.DialWith(ctx, []string{%q}, client.WithTLSFiles(%q, %q, %q), client.WithToken(%q)) — Ctrl-C stops the cluster\n", cl.addrs[0], files.CA, files.ClientCert, files.ClientKey, token)
+		fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s %s — Ctrl-C stops the cluster\n", secureClientFlags(files, tlsDir), strings.Join(cl.addrs, ","))
+		fmt.Fprintf(stdout, "     (the same flags with --addr for allot lock and allot bench; in Go: client.DialWith(ctx, []string{%q}, client.WithTLSFiles(%q, %q, %q), client.WithToken(%q)))\n", cl.addrs[0], files.CA, files.ClientCert, files.ClientKey, token)
 	} else {
 		fmt.Fprintf(stdout, "try: go run ./examples/quickstart %s — Ctrl-C stops the cluster\n", strings.Join(cl.addrs, ","))
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// secureClientFlags are the flags a client of a cluster --tls gives.
+func secureClientFlags(files mtls.Files, dir string) string {
+	return fmt.Sprintf("--tls-ca %s --tls-cert %s --tls-key %s --token-file %s", files.CA, files.ClientCert, files.ClientKey, filepath.Join(dir, clientTokenFile))
 }
 
 // clusterSpec is what startCluster starts.

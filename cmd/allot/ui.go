@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,9 +13,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/ui"
 )
@@ -24,7 +30,9 @@ func uiUsage() string {
 	return fmt.Sprintf(`usage:
   allot ui TRACE [--addr A] [--window FROM:TO]   a trace (allot sim --trace, allot explore --trace)
   allot ui [sim flags] [scenario.yaml]            run allot sim here (one algorithm) and show its run
-  allot ui --cluster ADDRS                        a live cluster: its nodes' --metrics addresses
+  allot ui --cluster ADDRS                        a live cluster: its nodes' addresses (allot serve
+                                                  --listen; each tells where it serves its /status,
+                                                  its --metrics address) or their --metrics addresses
 
 Serves the page on 127.0.0.1 at a free port, printed (--addr HOST:PORT chooses);
 opens nothing by itself. --window FROM:TO loads only the events of those ticks
@@ -77,6 +85,9 @@ func uiServer(args []string, stderr io.Writer) (s *ui.Server, addr string, bad e
 		addrs, err := ui.ParseAddrs(f.cluster)
 		if err != nil {
 			return nil, "", nil, badf("--cluster: %v", err)
+		}
+		if addrs, err = statusAddrs(context.Background(), addrs, stderr); err != nil {
+			return nil, "", nil, err
 		}
 		c := &ui.Cluster{Addrs: addrs, Changed: func(addr string, err error) {
 			if err != nil {
@@ -171,4 +182,89 @@ func uiCmd(args []string, stdout, stderr io.Writer) error {
 		return usageError{bad} // said on stderr already; exit 2
 	}
 	return nil
+}
+
+// statusAddrs finds where each of addrs serves its /status. An address
+// may be that already (a node's --metrics address), or a node's own
+// address (allot serve --listen), which tells its status address when
+// asked (Admin.ListMembers; in plaintext: a TLS cluster's nodes ask for a
+// node certificate, so give their --metrics addresses there). What each
+// turned out to be is said on stderr; one that answers neither way is
+// kept as given, and the page shows it unreachable until it answers.
+func statusAddrs(ctx context.Context, addrs []string, stderr io.Writer) ([]string, error) {
+	out := make([]string, len(addrs))
+	said := make([]string, len(addrs))
+	errs := make([]error, len(addrs))
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	hc := &http.Client{Timeout: time.Second}
+	var wg sync.WaitGroup
+	for i, a := range addrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = a
+			if isStatus(ctx, hc, a) {
+				return
+			}
+			conn, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			if err != nil {
+				said[i] = fmt.Sprintf("allot: ui: %s: %v; polled as a status address\n", a, err)
+				return
+			}
+			defer conn.Close()
+			r, err := pb.NewAdminClient(conn).ListMembers(ctx, &pb.ListMembersRequest{})
+			switch {
+			case err != nil:
+				said[i] = fmt.Sprintf("allot: ui: %s: neither a node's status address (allot serve --metrics) nor a node that answers in plaintext "+
+					"(a TLS cluster's: give its --metrics address); polled as a status address until it answers\n", a)
+			case r.StatusAddress == "":
+				errs[i] = badf("--cluster: node %s serves no /status: start it with --metrics ADDR", a)
+			default:
+				out[i] = statusOf(a, r.StatusAddress)
+				said[i] = fmt.Sprintf("allot: ui: node %s: its status at %s\n", a, out[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, s := range said {
+		fmt.Fprint(stderr, s)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// isStatus reports whether addr serves a node's /status (JSON) over HTTP.
+func isStatus(ctx context.Context, hc *http.Client, addr string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/status", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	return err == nil && resp.StatusCode == http.StatusOK && json.Valid(b)
+}
+
+// statusOf is the status address a node at nodeAddr gave: a host of
+// 0.0.0.0, :: or none (--metrics :9090) is any of the node's, so the
+// node's own host stands for it.
+func statusOf(nodeAddr, status string) string {
+	host, port, err := net.SplitHostPort(status)
+	if err != nil {
+		return status
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		if nh, _, err := net.SplitHostPort(nodeAddr); err == nil {
+			return net.JoinHostPort(nh, port)
+		}
+	}
+	return status
 }

@@ -3,11 +3,17 @@
 //
 //	go run ./cmd/allot cluster --nodes 3 --quota api-calls=1000:100
 //	go run ./examples/quickstart ADDR,ADDR,ADDR    # the addresses it prints
+//
+// Against a secure cluster (allot cluster --tls prints the line), it takes
+// the flags of allot's client commands:
+//
+//	go run ./examples/quickstart --tls-ca CA --tls-cert CERT --tls-key KEY --token-file FILE ADDR,...
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,21 +23,53 @@ import (
 	"github.com/allot-dev/allot/client"
 )
 
+const usage = "usage: quickstart [--tls-ca F --tls-cert F --tls-key F [--token-file F]] ADDR[,ADDR...]   (the addresses allot cluster prints)"
+
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: quickstart ADDR[,ADDR...]   (the addresses allot cluster prints)")
-		os.Exit(2)
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// realMain runs the example with args; bad input is one line and exit 2,
+// a failed call one line and exit 1.
+func realMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	ca := fs.String("tls-ca", "", "mTLS: the CA certificate (PEM); with --tls-cert and --tls-key")
+	cert := fs.String("tls-cert", "", "mTLS: the client certificate (PEM)")
+	key := fs.String("tls-key", "", "mTLS: the client certificate's private key (PEM)")
+	tokenFile := fs.String("token-file", "", "the client token, on the first line of FILE (needs mTLS)")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	var opts []client.Option
+	switch {
+	case *ca != "" && *cert != "" && *key != "":
+		opts = append(opts, client.WithTLSFiles(*ca, *cert, *key))
+	case *ca != "" || *cert != "" || *key != "":
+		fmt.Fprintln(stderr, "quickstart: give all of --tls-ca, --tls-cert and --tls-key, or none")
+		return 2
+	}
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "quickstart:", err)
+			return 2
+		}
+		tok, _, _ := strings.Cut(string(b), "\n")
+		opts = append(opts, client.WithToken(strings.TrimSpace(tok)))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := run(ctx, strings.Split(os.Args[1], ","), os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
+	if err := run(ctx, strings.Split(fs.Arg(0), ","), opts, stdout); err != nil {
+		fmt.Fprintln(stderr, "quickstart:", err)
+		return 1
 	}
+	return 0
 }
 
-func run(ctx context.Context, addrs []string, out io.Writer) error {
-	c, err := client.Dial(ctx, addrs...)
+func run(ctx context.Context, addrs []string, opts []client.Option, out io.Writer) error {
+	c, err := client.DialWith(ctx, addrs, opts...)
 	if err != nil {
 		return err
 	}

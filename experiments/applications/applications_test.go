@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/allot-dev/allot/experiments/study"
+	_ "github.com/allot-dev/allot/report/svg" // draws the figures these tests check
 )
 
 func TestApplicationsQuick(t *testing.T) {

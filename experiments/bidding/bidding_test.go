@@ -3,6 +3,7 @@ package bidding
 import (
 	"context"
 	"github.com/allot-dev/allot/experiments/study"
+	_ "github.com/allot-dev/allot/report/svg" // draws the figures these tests check
 	"os"
 	"path/filepath"
 	"testing"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-dev/allot/experiments/study"
 	"github.com/allot-dev/allot/proc"
+	_ "github.com/allot-dev/allot/report/svg" // draws the figures these tests check
 )
 
 func TestControllerQuick(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/allot-dev/allot/algo/hygienic"
 	"github.com/allot-dev/allot/experiments/study"
 	"github.com/allot-dev/allot/proc"
+	_ "github.com/allot-dev/allot/report/svg" // draws the figures these tests check
 )
 
 func TestLocalityQuick(t *testing.T) {

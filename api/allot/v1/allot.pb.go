@@ -1771,11 +1771,20 @@ func (x *Member) GetRejoins() uint64 {
 }
 
 type ListMembersResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Members       []*Member              `protobuf:"bytes,1,rep,name=members,proto3" json:"members,omitempty"`
-	Epoch         uint64                 `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"` // the newest view the node asked has applied
-	Cluster       *ClusterSpec           `protobuf:"bytes,3,opt,name=cluster,proto3" json:"cluster,omitempty"`
-	Applied       uint64                 `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"` // the index of the last log entry the node asked has applied
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Members []*Member              `protobuf:"bytes,1,rep,name=members,proto3" json:"members,omitempty"`
+	Epoch   uint64                 `protobuf:"varint,2,opt,name=epoch,proto3" json:"epoch,omitempty"` // the newest view the node asked has applied
+	Cluster *ClusterSpec           `protobuf:"bytes,3,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	Applied uint64                 `protobuf:"varint,4,opt,name=applied,proto3" json:"applied,omitempty"` // the index of the last log entry the node asked has applied
+	// What the node asked says of itself (allot member list asks every
+	// member for its own):
+	// lease_left_ms: how much longer it may serve, in ms (0: it holds no
+	// lease: in no view yet, or fenced).
+	LeaseLeftMs int64 `protobuf:"varint,5,opt,name=lease_left_ms,json=leaseLeftMs,proto3" json:"lease_left_ms,omitempty"`
+	// status_address: where it serves /status and /metrics (allot serve
+	// --metrics), host:port ("": nowhere). A host of 0.0.0.0 or :: is any
+	// of the node's: the address it was asked at has its host.
+	StatusAddress string `protobuf:"bytes,6,opt,name=status_address,json=statusAddress,proto3" json:"status_address,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1836,6 +1845,20 @@ func (x *ListMembersResponse) GetApplied() uint64 {
 		return x.Applied
 	}
 	return 0
+}
+
+func (x *ListMembersResponse) GetLeaseLeftMs() int64 {
+	if x != nil {
+		return x.LeaseLeftMs
+	}
+	return 0
+}
+
+func (x *ListMembersResponse) GetStatusAddress() string {
+	if x != nil {
+		return x.StatusAddress
+	}
+	return ""
 }
 
 // ClusterSpec is what every node of a cluster is given alike: a joining
@@ -2281,12 +2304,14 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x05voter\x18\x03 \x01(\bR\x05voter\x12\x17\n" +
 	"\ain_view\x18\x04 \x01(\bR\x06inView\x12\x16\n" +
 	"\x06leader\x18\x05 \x01(\bR\x06leader\x12\x18\n" +
-	"\arejoins\x18\x06 \x01(\x04R\arejoins\"\xa2\x01\n" +
+	"\arejoins\x18\x06 \x01(\x04R\arejoins\"\xed\x01\n" +
 	"\x13ListMembersResponse\x12*\n" +
 	"\amembers\x18\x01 \x03(\v2\x10.allot.v1.MemberR\amembers\x12\x14\n" +
 	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\x12/\n" +
 	"\acluster\x18\x03 \x01(\v2\x15.allot.v1.ClusterSpecR\acluster\x12\x18\n" +
-	"\aapplied\x18\x04 \x01(\x04R\aapplied\"\xc8\x02\n" +
+	"\aapplied\x18\x04 \x01(\x04R\aapplied\x12\"\n" +
+	"\rlease_left_ms\x18\x05 \x01(\x03R\vleaseLeftMs\x12%\n" +
+	"\x0estatus_address\x18\x06 \x01(\tR\rstatusAddress\"\xc8\x02\n" +
 	"\vClusterSpec\x12\x1c\n" +
 	"\tbootstrap\x18\x01 \x03(\tR\tbootstrap\x12\x12\n" +
 	"\x04lock\x18\x02 \x01(\tR\x04lock\x12\x1c\n" +

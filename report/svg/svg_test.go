@@ -1,4 +1,4 @@
-package report
+package svg
 
 import (
 	"math"
@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/allot-dev/allot/report"
 )
 
 func TestLinePlotWritesSVG(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "fig.svg")
-	err := LinePlot(path, "response", "users", "ticks", []Series{
+	err := report.LinePlot(path, "response", "users", "ticks", []report.Series{
 		{Name: "a", X: []float64{1, 2, 3}, Y: []float64{2, 4, 6}},
 		{Name: "b", X: []float64{1, 2, 3}, Y: []float64{1, 2, 3}, Err: []float64{0.1, 0.2, 0.1}},
 	})
@@ -27,7 +29,7 @@ func TestLinePlotWritesSVG(t *testing.T) {
 }
 
 func TestLinePlotRejectsRaggedSeries(t *testing.T) {
-	err := LinePlot(filepath.Join(t.TempDir(), "x.svg"), "", "", "", []Series{{Name: "bad", X: []float64{1}, Y: nil}})
+	err := report.LinePlot(filepath.Join(t.TempDir(), "x.svg"), "", "", "", []report.Series{{Name: "bad", X: []float64{1}, Y: nil}})
 	if err == nil {
 		t.Fatal("ragged series accepted")
 	}
@@ -36,7 +38,7 @@ func TestLinePlotRejectsRaggedSeries(t *testing.T) {
 func TestLinePlotDashesReferenceSeries(t *testing.T) {
 	svg := func(dashed bool) string {
 		path := filepath.Join(t.TempDir(), "fig.svg")
-		if err := LinePlot(path, "", "", "", []Series{{Name: "ref", X: []float64{1, 2}, Y: []float64{1, 2}, Dashed: dashed}}); err != nil {
+		if err := report.LinePlot(path, "", "", "", []report.Series{{Name: "ref", X: []float64{1, 2}, Y: []float64{1, 2}, Dashed: dashed}}); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
@@ -53,8 +55,8 @@ func TestLinePlotDashesReferenceSeries(t *testing.T) {
 func TestFigureTextAndBackground(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fig.svg")
 	long := strings.Repeat("a long title word ", 12)
-	err := Figure{Title: long, Caption: "CM = hygienic, CS = doorway", XLabel: "x", YLabel: "y",
-		Series: []Series{{Name: "CM", X: []float64{1, 2}, Y: []float64{1, 2}}}}.Write(path)
+	err := report.Figure{Title: long, Caption: "CM = hygienic, CS = doorway", XLabel: "x", YLabel: "y",
+		Series: []report.Series{{Name: "CM", X: []float64{1, 2}, Y: []float64{1, 2}}}}.Write(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,15 +84,15 @@ func TestFigureTextAndBackground(t *testing.T) {
 
 func TestSpansDecades(t *testing.T) {
 	for _, c := range []struct {
-		s    []Series
+		s    []report.Series
 		want bool
 	}{
-		{[]Series{{Y: []float64{3, 1800}}}, true},
-		{[]Series{{Y: []float64{3, 200}}}, false},
-		{[]Series{{Y: []float64{0, 1800}}}, false},                                  // no log of 0
-		{[]Series{{Y: []float64{3, 1800}, Err: []float64{4, 1}}}, false},            // a bar below 0
-		{[]Series{{Y: []float64{5}}, {Y: []float64{600}, Err: []float64{1}}}, true}, // across series
-		{[]Series{{Y: []float64{math.NaN(), 1800}}, {Y: []float64{3}}}, false},      // NaN is not positive
+		{[]report.Series{{Y: []float64{3, 1800}}}, true},
+		{[]report.Series{{Y: []float64{3, 200}}}, false},
+		{[]report.Series{{Y: []float64{0, 1800}}}, false},                                  // no log of 0
+		{[]report.Series{{Y: []float64{3, 1800}, Err: []float64{4, 1}}}, false},            // a bar below 0
+		{[]report.Series{{Y: []float64{5}}, {Y: []float64{600}, Err: []float64{1}}}, true}, // across series
+		{[]report.Series{{Y: []float64{math.NaN(), 1800}}, {Y: []float64{3}}}, false},      // NaN is not positive
 	} {
 		if got := spansDecades(c.s); got != c.want {
 			t.Errorf("spansDecades(%v) = %v", c.s, got)
@@ -102,7 +104,7 @@ func TestSpansDecades(t *testing.T) {
 func TestPointsSeriesHasNoLine(t *testing.T) {
 	paths := func(points bool) int {
 		path := filepath.Join(t.TempDir(), "fig.svg")
-		if err := LinePlot(path, "", "", "", []Series{{Name: "m", X: []float64{8, 8, 9}, Y: []float64{1, 2, 3}, Points: points}}); err != nil {
+		if err := report.LinePlot(path, "", "", "", []report.Series{{Name: "m", X: []float64{8, 8, 9}, Y: []float64{1, 2, 3}, Points: points}}); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
@@ -134,17 +136,17 @@ func TestDataTicks(t *testing.T) {
 			t.Errorf("%+v on [%v, %v]: labels %q, want %q", c.d, c.lo, c.hi, got, c.labels)
 		}
 	}
-	if sharedX([]Series{{X: make([]float64, 3)}, {X: []float64{0, 1}}}) == nil {
+	if sharedX([]report.Series{{X: make([]float64, 3)}, {X: []float64{0, 1}}}) == nil {
 		t.Error("two distinct x values not shared")
 	}
 	many := make([]float64, maxDataTicks+1)
 	for i := range many {
 		many[i] = float64(i)
 	}
-	if sharedX([]Series{{X: many}}) != nil {
+	if sharedX([]report.Series{{X: many}}) != nil {
 		t.Error("too many x values ticked one by one")
 	}
-	if err := (Figure{LogX: true, Series: []Series{{X: []float64{0, 1}, Y: []float64{1, 2}}}}).Write(filepath.Join(t.TempDir(), "x.svg")); err == nil {
+	if err := (report.Figure{LogX: true, Series: []report.Series{{X: []float64{0, 1}, Y: []float64{1, 2}}}}).Write(filepath.Join(t.TempDir(), "x.svg")); err == nil {
 		t.Error("x = 0 accepted on a log axis")
 	}
 }

@@ -1,5 +1,8 @@
-// Package report renders results for people: aligned text tables and SVG
-// line plots.
+// Package svg draws allot's figures (report.Figure) as SVG line plots with
+// gonum/plot. Importing it, for its side effect, is what lets
+// report.Figure.Write draw: the plotting stack (gonum/plot with its fonts,
+// LaTeX and PDF packages) is compiled only into the programs that draw
+// figures, not into every command of allot.
 //
 // A figure reads the same in any viewer and stays small: its text is plain
 // SVG text in a serif face (Liberation Serif, or the viewer's serif), not an
@@ -15,7 +18,7 @@
 //	│   └────────────────────────┘ │ ─■─ b   │
 //	│               x              │         │
 //	├──────────── caption ─────────┴─────────┤
-package report
+package svg
 
 import (
 	"fmt"
@@ -33,32 +36,11 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/allot-dev/allot/report"
 )
 
-// Series is one line of a plot. Err, when set, holds the half-width of an
-// error bar (e.g. a 95 % confidence interval) at each point. Dashed draws
-// the line dashed (a reference series). Points draws markers only, no
-// line: for measurements whose x values repeat, where a line would zigzag.
-type Series struct {
-	Name   string
-	X, Y   []float64
-	Err    []float64
-	Dashed bool
-	Points bool
-}
-
-// Figure is one plot. Its y axis is logarithmic when LogY is set, or when
-// every value is positive and they span two decades or more (so a series
-// near the bottom is not flattened by one far above it). Its x axis is
-// logarithmic when LogX is set (every x must be positive).
-type Figure struct {
-	Title, XLabel, YLabel string
-	// Caption, when set, is printed under the plot (wrapped): what the
-	// names in the legend stand for, what is dashed.
-	Caption    string
-	LogX, LogY bool
-	Series     []Series
-}
+func init() { report.SetRenderer(Write) }
 
 // palette is colour-blind safe (Okabe–Ito), its yellow left out: it does
 // not show on white.
@@ -85,13 +67,8 @@ const (
 	slack = 1.25
 )
 
-// LinePlot writes an SVG line plot with one line and marker per series.
-func LinePlot(path, title, xlabel, ylabel string, series []Series) error {
-	return Figure{Title: title, XLabel: xlabel, YLabel: ylabel, Series: series}.Write(path)
-}
-
 // Write draws the figure to path as SVG.
-func (f Figure) Write(path string) error {
+func Write(f report.Figure, path string) error {
 	p := plot.New()
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
@@ -225,7 +202,7 @@ const maxDataTicks = 16
 
 // sharedX is the sorted distinct x values of all series, or nil when there
 // are more than maxDataTicks of them.
-func sharedX(series []Series) []float64 {
+func sharedX(series []report.Series) []float64 {
 	var xs []float64
 	for _, s := range series {
 		for _, x := range s.X {
@@ -274,7 +251,7 @@ func (d dataTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // spansDecades reports whether every value, error bars included, is
 // positive and the largest is at least 100 times the smallest.
-func spansDecades(series []Series) bool {
+func spansDecades(series []report.Series) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, s := range series {
 		for i, y := range s.Y {
