@@ -61,6 +61,25 @@ import (
 // their link was cut), or at the adoption if that comes later; a client
 // that keeps it alive is never told it expired.
 //
+// The records a backup keeps, and what it answers. A record names the
+// backup's generation it is made for (KeepRequest.To): a backup keeps
+// only its current generation's (one made for a later generation waits
+// until this node adopts the view that gives it; one made for an earlier
+// generation, or sent after this node stopped serving, is not kept nor
+// answered: a restarted process at the same address, or a node that
+// rejoined, is not the backup it was made for, and kept, it would be
+// adopted later, stale; the primary's view moves its backup and records
+// again). A node that stops serving (fence) forgets what it kept, for the
+// same reason. A record of a run the keeper took over, or moved away
+// from, is answered as refused (KeepResponse.Refused): the primary does
+// not count a refused end as recorded, nor one still unanswered when it
+// stopped serving and its queue went (the backup may have adopted the
+// session without it): the session counts as handed, and its grants go
+// back at once, not into the lock-delay, whose grants the node asks again
+// in its next view beside the adopter's; a refused grant is not answered.
+// A primary of an earlier version sends no To (kept as before), and one
+// reads no Refused (every answer means kept, as before).
+//
 // The rules above (the deadline's, the records', what a view change does
 // with them) are the pure package session's (Lease, Outbox, Keeper),
 // which a simulator can run as well; this file and primary.go drive it:
