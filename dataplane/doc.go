@@ -48,15 +48,17 @@
 //     context: the client moves on instead.
 //   - An end acknowledged after the node's lost fence is not taken as
 //     recorded (EvHanded, its grants not held by a lock-delay): the backup
-//     acknowledges a record it refused (a run it took over), as the
-//     service's Backup.Keep does, so the end may not be kept there and the
-//     backup may have adopted the session.
+//     acknowledges a record it refused (a run it took over), so the end
+//     may not be kept there and the backup may have adopted the session.
+//     The service's Backup.Keep says which it refused
+//     (KeepResponse.refused), and its primary counts a refused end, or
+//     one unanswered when the node stopped serving, as handed.
 //   - A lost fence empties the node's Keeper: the records its old
 //     generation kept are not its new generation's (its primaries record
 //     again at a backup of another generation), and kept, they would be
 //     adopted in a later view that names this node the successor of a
 //     fenced run — stale records, an ended session adopted with grants
-//     long given back. The service keeps them.
+//     long given back. The service does the same (ctl.go, fence).
 //
 // What the service still does itself: all of it. service/ does not drive
 // this package yet; it keeps its own goroutines, locks and gRPC streams

@@ -61,6 +61,25 @@ import (
 // their link was cut), or at the adoption if that comes later; a client
 // that keeps it alive is never told it expired.
 //
+// The records a backup keeps, and what it answers. A record names the
+// backup's generation it is made for (KeepRequest.To): a backup keeps
+// only its current generation's (one made for a later generation waits
+// until this node adopts the view that gives it; one made for an earlier
+// generation, or sent after this node stopped serving, is not kept nor
+// answered: a restarted process at the same address, or a node that
+// rejoined, is not the backup it was made for, and kept, it would be
+// adopted later, stale; the primary's view moves its backup and records
+// again). A node that stops serving (fence) forgets what it kept, for the
+// same reason. A record of a run the keeper took over, or moved away
+// from, is answered as refused (KeepResponse.Refused): the primary does
+// not count a refused end as recorded, nor one still unanswered when it
+// stopped serving and its queue went (the backup may have adopted the
+// session without it): the session counts as handed, and its grants go
+// back at once, not into the lock-delay, whose grants the node asks again
+// in its next view beside the adopter's; a refused grant is not answered.
+// A primary of an earlier version sends no To (kept as before), and one
+// reads no Refused (every answer means kept, as before).
+//
 // The rules above (the deadline's, the records', what a view change does
 // with them) are the pure package session's (Lease, Outbox, Keeper),
 // which a simulator can run as well; this file and primary.go drive it:
@@ -73,20 +92,67 @@ import (
 type keeper struct {
 	mu sync.Mutex
 	k  *sm.Keeper
+	// gen: this node's generation in the view it adopted last (0: none
+	// yet); stopped: it stopped serving since. Records are kept only
+	// for the generation the node serves as (keep).
+	gen     uint64
+	stopped bool
+	// moved is closed, and made afresh, when gen or stopped change: a
+	// request for a generation the node has not reached yet waits.
+	moved chan struct{}
 }
 
-func newKeeper() *keeper { return &keeper{k: sm.NewKeeper()} }
+func newKeeper() *keeper { return &keeper{k: sm.NewKeeper(), moved: make(chan struct{})} }
 
-// keep takes the records of r.
-func (k *keeper) keep(r *backuppb.KeepRequest) {
+// keep takes the records of r, once this node serves as the generation
+// r.To they were made for (a primary may adopt the view that names it
+// before this node does: the request waits, until done is closed). It
+// reports whether to answer r (not if r was made for an earlier
+// generation of this node, or this node stopped serving since: a
+// restarted process at the same address, or a node that rejoined, is
+// not the backup the records were made for, and kept, they would be
+// adopted in a later view that names it the successor of a lost primary
+// run, stale), and whether it kept the records (refused: the keeper took
+// the run over or moved away from it). A request without To (an older
+// primary) is kept as before.
+func (k *keeper) keep(r *backuppb.KeepRequest, done <-chan struct{}) (answer, kept bool) {
 	recs := make([]sm.Record, len(r.Sessions))
 	for i, s := range r.Sessions {
 		recs[i] = fromPB(s)
 	}
-	now := sessionNow()
 	k.mu.Lock()
+	for r.To != 0 && r.To > k.gen {
+		moved := k.moved
+		k.mu.Unlock()
+		select {
+		case <-moved:
+		case <-done:
+			return false, false
+		}
+		k.mu.Lock()
+	}
 	defer k.mu.Unlock()
-	k.k.Keep(now, sm.Run{Node: int(r.Primary), Gen: r.Gen}, r.Epoch, r.Forget, recs)
+	if r.To != 0 && (r.To < k.gen || k.stopped) {
+		return false, false
+	}
+	return true, k.k.Keep(sessionNow(), sm.Run{Node: int(r.Primary), Gen: r.Gen}, r.Epoch, r.Forget, recs)
+}
+
+// serveAs makes gen the generation this node keeps records for (a view
+// it adopts), or, with stopped, forgets every record (the node stopped
+// serving: what its generation kept is no promise of the next one's; the
+// views meanwhile move its primaries' backups elsewhere, while a view
+// that still lists a primary's lost run may name this node its
+// successor). Called with k.mu held.
+func (k *keeper) serveAs(gen uint64, stopped bool) {
+	if stopped {
+		k.k = sm.NewKeeper()
+	} else {
+		k.gen = max(k.gen, gen)
+	}
+	k.stopped = stopped
+	close(k.moved)
+	k.moved = make(chan struct{})
 }
 
 // fromPB is the record s from the wire (recordPB, primary.go, writes it).
@@ -122,6 +188,7 @@ func (n *Node) takeOver(v, prev control.View) []*session {
 	now := sessionNow()
 	n.keeper.mu.Lock()
 	t := n.keeper.k.TakeOver(now, n.self, sessionView(v), sessionView(prev))
+	n.keeper.serveAs(genOf(n.self, v), false)
 	n.keeper.mu.Unlock()
 	for _, c := range t.Dropped {
 		n.log.Warn("dropping the sessions of a lost node: this node was not its last backup", "primary", c.Run.Node, "gen", c.Run.Gen, "sessions", c.Sessions)
@@ -204,15 +271,20 @@ type backupServer struct {
 }
 
 // Keep implements backuppb.BackupServer: each request is answered once
-// kept.
+// kept, or refused (keeper.keep); one made for another generation of
+// this node is not answered: its primary's view moves the backup to
+// this generation, or elsewhere, and records there again.
 func (b backupServer) Keep(stream backuppb.Backup_KeepServer) error {
 	for {
 		r, err := stream.Recv()
 		if err != nil {
 			return nil // the primary closed it, or it broke: it opens another
 		}
-		b.k.keep(r)
-		if err := stream.Send(&backuppb.KeepResponse{Batch: r.Batch}); err != nil {
+		answer, kept := b.k.keep(r, stream.Context().Done())
+		if !answer {
+			continue
+		}
+		if err := stream.Send(&backuppb.KeepResponse{Batch: r.Batch, Refused: !kept}); err != nil {
 			return err
 		}
 	}

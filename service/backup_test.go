@@ -36,7 +36,7 @@ func TestTakeOver(t *testing.T) {
 	keep := func(primary int, gen, epoch, id uint64) {
 		n.keeper.keep(&backuppb.KeepRequest{Primary: int32(primary), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{{
 			Id: id, TtlMs: 1000, Seq: 1, Grants: []*backuppb.Grant{{Id: id + 100, Key: "lock", Names: []string{"a/b"}, Epoch: epoch, Counter: 9}},
-		}}})
+		}}}, nil)
 	}
 	keep(1, 3, 5, 71) // node 1, run 3, recorded in view 5
 	keep(0, 2, 5, 72) // node 0, run 2: node 2 is not its successor once node 1 is back
@@ -84,7 +84,7 @@ func TestTakeOver(t *testing.T) {
 func TestKeeperLeft(t *testing.T) {
 	n := &Node{self: 3, log: slog.New(slog.DiscardHandler), keeper: newKeeper(), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics()}
 	keep := func(epoch, id uint64) {
-		n.keeper.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: epoch, Sessions: []*backuppb.Session{{Id: id, TtlMs: 1000, Seq: 1}}})
+		n.keeper.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: epoch, Sessions: []*backuppb.Session{{Id: id, TtlMs: 1000, Seq: 1}}}, nil)
 	}
 	keep(5, 71) // node 3 is node 1's backup in view 5 (members 1 and 3)
 	v5 := view(5, map[int]uint64{1: 3, 3: 1})
@@ -120,7 +120,7 @@ func TestTakeOverByTheLastBackup(t *testing.T) {
 		for _, g := range grants {
 			s.Grants = append(s.Grants, &backuppb.Grant{Id: g, Key: "lock", Names: []string{"a"}, Epoch: epoch, Counter: 9})
 		}
-		n.keeper.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: epoch, Sessions: []*backuppb.Session{s}})
+		n.keeper.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: epoch, Sessions: []*backuppb.Session{s}}, nil)
 	}
 	// View 5 {0, 1, 2}: node 2 is node 1's backup and keeps its session
 	// holding grants 171 and 172. View 6 {0, 1}: node 2 is away, node 0

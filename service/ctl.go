@@ -585,6 +585,12 @@ func (n *Node) fence(epoch uint64) {
 		close(cur.retired)
 	}
 	n.retire(stop)
+	n.rep.mu.Lock()
+	n.rep.stops++
+	n.rep.mu.Unlock()
+	n.keeper.mu.Lock()
+	n.keeper.serveAs(0, true)
+	n.keeper.mu.Unlock()
 	for _, s := range sessions {
 		n.end(s, 0, "this node stopped serving", false)
 	}

@@ -27,7 +27,7 @@ func TestAdoptionKeepsTheDeadline(t *testing.T) {
 	n.keeper.keep(&backuppb.KeepRequest{Primary: 1, Gen: 3, Epoch: 5, Sessions: []*backuppb.Session{
 		{Id: 71, TtlMs: 10000, Seq: 1, LeftMs: 1500},
 		{Id: 72, TtlMs: 10000, Seq: 1}, // an older primary's
-	}})
+	}}, nil)
 	if _, until, ok := n.keeper.keeps(71); !ok || !near(until.Sub(sessionNow()), 1500*time.Millisecond) {
 		t.Fatalf("the backup keeps session 71 %v more, want 1.5s", until.Sub(sessionNow()))
 	}

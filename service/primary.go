@@ -38,6 +38,10 @@ type replicator struct {
 	gen   uint64       // this node's generation in it
 	to    *backupQueue // the queue to the backup (nil: the view has no other member)
 	conns map[int]*grpc.ClientConn
+	// stops counts the times this node stopped serving (fence): a record
+	// made before a stop and not answered by then may not be kept (the
+	// backup may have adopted the session since).
+	stops uint64
 }
 
 // backupQueue is the records on their way to one backup.
@@ -56,10 +60,16 @@ type record struct {
 	req  *backuppb.KeepRequest
 	done chan struct{} // closed once the backup has it
 	end  sm.Time       // until when it asks the backup to keep the session (snapshot)
+	// refused: the backup answered it without keeping it (it took this
+	// run over, or moved away from it); set before done is closed.
+	refused bool
+	stops   uint64 // the node's stops when it was made
 	// then, if set, runs once the backup has it, or once the queue is
 	// gone (the backup moved: the view that moved it records the
-	// sessions again where they must be).
-	then func()
+	// sessions again where they must be); recorded is false when the
+	// record may not be kept (refused, or the queue went after this node
+	// stopped serving without an answer to it).
+	then func(recorded bool)
 }
 
 // backupOf is the backup of this node in view v (-1: none).
@@ -218,25 +228,27 @@ func recordPB(r sm.Record) *backuppb.Session {
 // push queues the record of s at the backup now, to run then (if set)
 // once it is there; q is nil when the view has no other member (nothing
 // to record: then has run).
-func (n *Node) push(s *session, then func()) (*backupQueue, *record) {
+func (n *Node) push(s *session, then func(recorded bool)) (*backupQueue, *record) {
 	r := n.rep
 	r.mu.Lock()
-	q, epoch, gen := r.to, r.view.Epoch, r.gen
+	q, epoch, gen, stops := r.to, r.view.Epoch, r.gen, r.stops
 	r.mu.Unlock()
 	if q == nil {
 		if then != nil {
-			then()
+			then(true)
 		}
 		return nil, nil
 	}
 	snap, end := snapshot(s, n.cfg.Suspect)
-	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, Sessions: []*backuppb.Session{snap}}, done: make(chan struct{}), end: end, then: then}
+	// To: the backup's generation the record is made for (a restarted
+	// process at its address is not that backup, and keeps none of it).
+	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, To: q.gen, Sessions: []*backuppb.Session{snap}}, done: make(chan struct{}), end: end, stops: stops, then: then}
 	q.mu.Lock()
 	_, queued := q.out.Push(rec)
 	q.mu.Unlock()
 	if !queued {
 		if then != nil {
-			then()
+			then(true)
 		}
 		return q, rec // gone: the caller records again
 	}
@@ -259,6 +271,17 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 		}
 		select {
 		case <-rec.done:
+			if rec.refused {
+				// Not kept: the backup took this run over, or moved
+				// away from it. Only the view that moves the backup
+				// records it again, if this node serves in it.
+				select {
+				case <-q.gone:
+					continue
+				case <-ctx.Done():
+					return errNoBackup
+				}
+			}
 			n.rep.mu.Lock()
 			same := n.rep.to == q
 			n.rep.mu.Unlock()
@@ -278,7 +301,9 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 // recordLater records s at the backup and calls then once the backup has
 // it, or once the backup has moved; no goroutine waits meanwhile (many
 // sessions may end at once).
-func (n *Node) recordLater(s *session, then func()) { n.push(s, then) }
+func (n *Node) recordLater(s *session, then func()) {
+	n.push(s, func(bool) { then() })
+}
 
 // send sends q's records, in order, on a stream to the backup until q is
 // gone; on a new stream after a broken one, it sends again what was not
@@ -293,9 +318,14 @@ func (n *Node) send(q *backupQueue) {
 		q.mu.Lock()
 		left := q.out.Close()
 		q.mu.Unlock()
+		n.rep.mu.Lock()
+		stops := n.rep.stops
+		n.rep.mu.Unlock()
 		for _, rec := range left {
 			if rec.then != nil {
-				rec.then()
+				// Not answered before this node stopped serving: the
+				// backup may have adopted the session without it.
+				rec.then(rec.stops == stops)
 			}
 		}
 	}()
@@ -358,7 +388,7 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 			// The queue's first record drops whatever the backup kept of
 			// this run before: a node that was its backup once, left the
 			// view and came back, keeps records since grown stale.
-			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch, Forget: batch[0].ID == 1}
+			req := &backuppb.KeepRequest{Primary: first.Primary, Gen: first.Gen, Epoch: first.Epoch, To: first.To, Forget: batch[0].ID == 1}
 			k := 0
 			for _, p := range batch {
 				if p.Record.req.Gen != req.Gen || p.Record.req.Epoch != req.Epoch {
@@ -392,7 +422,8 @@ func pump(q *backupQueue, stream backuppb.Backup_KeepClient, broken <-chan struc
 }
 
 // answers takes the backup's answers on stream until it breaks (then it
-// closes broken): each answers the records up to its batch.
+// closes broken): each answers the records up to its batch, kept or
+// refused (one request's records are kept, or refused, together).
 func answers(q *backupQueue, stream backuppb.Backup_KeepClient, broken chan<- struct{}) {
 	defer close(broken)
 	for {
@@ -404,9 +435,10 @@ func answers(q *backupQueue, stream backuppb.Backup_KeepClient, broken chan<- st
 		answered := q.out.Ack(r.Batch)
 		q.mu.Unlock()
 		for _, rec := range answered {
+			rec.refused = r.Refused
 			close(rec.done)
 			if rec.then != nil {
-				rec.then()
+				rec.then(!r.Refused)
 			}
 		}
 	}

@@ -67,6 +67,17 @@ func (t *sessionTable) remove(id uint64, handed sm.Time) {
 	}
 }
 
+// refused marks session id, which ended here, as handed until a time
+// (its recorded end was refused: its backup may have adopted it), unless
+// the table holds it again (adopted back).
+func (t *sessionTable) refused(id uint64, handed sm.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID[id] == nil {
+		t.handed.Add(id, handed)
+	}
+}
+
 // get is session id, nil if it is not open.
 func (t *sessionTable) get(id uint64) *session {
 	t.mu.Lock()
@@ -175,7 +186,12 @@ func (s *session) take(id uint64) *grant {
 // request finds out (acquire). With record, the end is recorded at the
 // session's backup before anything goes back (so that the backup never
 // adopts grants someone else may hold by then); without (the node
-// stopped serving), the backup keeps the session and adopts it.
+// stopped serving), the backup keeps the session and adopts it. An end
+// the backup refused, or did not answer before this node stopped
+// serving, is not recorded (primary.go): the backup may have adopted the
+// session, so it counts as handed, and its grants go back at once rather
+// than into the lock-delay, whose grants this node would ask again in its
+// next view beside the adopter's.
 func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 	s.mu.Lock()
 	handed, ok := s.st.End(record)
@@ -200,7 +216,20 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 			held = append(held, g) // the rest still wait: acquire gives them back
 		}
 	}
-	give := func() {
+	give := func(recorded bool) {
+		if !recorded {
+			s.mu.Lock()
+			handed, ok := s.st.Refused()
+			s.mu.Unlock()
+			if ok {
+				n.sessions.refused(s.id, handed)
+				n.log.Warn("the session's end was not recorded at its backup, which may have adopted it: its grants go back here without a lock-delay", "session", s.id)
+			}
+			for _, g := range held {
+				g.release()
+			}
+			return
+		}
 		until := sessionNow().Add(delay)
 		for _, g := range held {
 			if delay > 0 {
@@ -211,10 +240,10 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		}
 	}
 	if record {
-		n.recordLater(s, give)
+		n.push(s, give)
 		return
 	}
-	give()
+	give(true)
 }
 
 // session is the session id this node serves. Otherwise the error says

@@ -77,10 +77,13 @@ func NewKeeper() *Keeper {
 // of a run at this backup: a node that was its backup once, left the
 // view and came back, keeps records since grown stale). A record older
 // than one kept (by Seq) is ignored: records may come again after a
-// broken stream.
-func (k *Keeper) Keep(now Time, run Run, epoch uint64, forget bool, recs []Record) {
+// broken stream. False if it refused them all: the keeper took run over
+// (or dropped it) already, or run moved its backup away in a view newer
+// than epoch; the primary must not count them as recorded (an end
+// refused may belong to a session adopted meanwhile).
+func (k *Keeper) Keep(now Time, run Run, epoch uint64, forget bool, recs []Record) bool {
 	if k.gone[run] || epoch < k.left[run] {
-		return
+		return false
 	}
 	kp := k.of[run]
 	if forget {
@@ -88,7 +91,7 @@ func (k *Keeper) Keep(now Time, run Run, epoch uint64, forget bool, recs []Recor
 		kp = nil
 	}
 	if len(recs) == 0 {
-		return
+		return true
 	}
 	if kp == nil {
 		kp = &kept{sessions: map[uint64]Record{}, until: map[uint64]Time{}}
@@ -112,6 +115,7 @@ func (k *Keeper) Keep(now Time, run Run, epoch uint64, forget bool, recs []Recor
 	if len(kp.sessions) == 0 {
 		delete(k.of, run)
 	}
+	return true
 }
 
 // Keeps reports whether the keeper keeps session id, for which primary,

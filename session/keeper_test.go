@@ -274,3 +274,39 @@ func parseRecord(t *testing.T, line string) Record {
 	}
 	return r
 }
+
+// TestKeeperRefuses: Keep says when it refused records (a run taken over,
+// or one whose backup moved away in a newer view), so that a primary does
+// not count a refused end as recorded; and Refused makes such an end a
+// hand-over.
+func TestKeeperRefuses(t *testing.T) {
+	k := NewKeeper()
+	rec := Record{ID: 7, TTL: time.Second, Seq: 1}
+	if !k.Keep(0, Run{0, 1}, 5, true, []Record{rec}) {
+		t.Fatal("the first records of a run refused")
+	}
+	// Node 0's run left out: node 1, its backup in view 5, takes it over.
+	k.TakeOver(0, 1, view(6, map[int]uint64{1: 1, 2: 1}), view(5, map[int]uint64{0: 1, 1: 1, 2: 1}))
+	rec.Seq, rec.Ended = 2, true
+	if k.Keep(0, Run{0, 1}, 5, false, []Record{rec}) {
+		t.Error("the end of a run taken over is not reported refused")
+	}
+	// Node 2's run moves its backup away from node 1 in view 7.
+	k.Keep(0, Run{2, 1}, 6, true, []Record{{ID: 8, TTL: time.Second, Seq: 1}})
+	k.TakeOver(0, 1, view(7, map[int]uint64{1: 1, 2: 1, 3: 1}), view(6, map[int]uint64{1: 1, 2: 1}))
+	if k.Keep(0, Run{2, 1}, 6, false, []Record{{ID: 8, TTL: time.Second, Seq: 2}}) {
+		t.Error("a record of a view older than the one that moved the backup away is not reported refused")
+	}
+
+	s := Opened(7, 0, time.Second)
+	if _, ok := s.Refused(); ok {
+		t.Error("Refused of a session not ended")
+	}
+	s.End(true)
+	if handed, ok := s.Refused(); !ok || handed != s.Lease.Handed() || s.Gone() != NotHere {
+		t.Errorf("Refused of a recorded end: %v %v, gone %v; want handed until %v, NotHere", handed, ok, s.Gone(), s.Lease.Handed())
+	}
+	if _, ok := s.Refused(); ok {
+		t.Error("Refused twice")
+	}
+}

@@ -48,6 +48,21 @@ func (s *Session) End(record bool) (handed Time, ok bool) {
 	return s.Lease.Handed(), true
 }
 
+// Refused is what the driver does when the backup refused the session's
+// recorded end (Keeper.Keep: it took the primary's run over): the end
+// is not recorded there, and the backup may have adopted the session,
+// so it counts as handed, kept so until handed. Its grants go back at
+// once here, not held by a lock-delay (a lock-delay's grants are asked
+// again in the node's next view, beside the adopter's). False if the
+// session did not end with a recorded end.
+func (s *Session) Refused() (handed Time, ok bool) {
+	if !s.Ended || s.Handed {
+		return 0, false
+	}
+	s.Handed = true
+	return s.Lease.Handed(), true
+}
+
 // Gone is where a call of the session stands once it ended: NotHere if it
 // was handed to its backup (it may be alive there), else Ended.
 func (s *Session) Gone() Where {

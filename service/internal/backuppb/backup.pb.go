@@ -44,7 +44,14 @@ type KeepRequest struct {
 	// view that leaves its run out hands them to the backup.
 	Epoch uint64 `protobuf:"varint,5,opt,name=epoch,proto3" json:"epoch,omitempty"`
 	// The primary's number of this request on its queue, answered back.
-	Batch         uint64 `protobuf:"varint,6,opt,name=batch,proto3" json:"batch,omitempty"`
+	Batch uint64 `protobuf:"varint,6,opt,name=batch,proto3" json:"batch,omitempty"`
+	// The backup's generation (its run) in the view the primary recorded
+	// these in: a backup keeps only records made for the generation it
+	// serves as (a restarted process at the same address, or a node that
+	// rejoined after it stopped serving, is not the backup they were made
+	// for, and does not answer them). 0: a primary of an earlier version
+	// that sends none; the records are kept as before.
+	To            uint64 `protobuf:"varint,7,opt,name=to,proto3" json:"to,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -121,10 +128,23 @@ func (x *KeepRequest) GetBatch() uint64 {
 	return 0
 }
 
-// KeepResponse: the backup keeps every request up to batch.
+func (x *KeepRequest) GetTo() uint64 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
+// KeepResponse: the backup has every request up to batch.
 type KeepResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Batch         uint64                 `protobuf:"varint,1,opt,name=batch,proto3" json:"batch,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Batch uint64                 `protobuf:"varint,1,opt,name=batch,proto3" json:"batch,omitempty"`
+	// refused: the backup did not keep this request's records, as it took
+	// over the primary's run (a view left it out) or moved away from it:
+	// an end refused is not recorded there, and the session may have been
+	// adopted. false from a backup of an earlier version, which answers
+	// every request so.
+	Refused       bool `protobuf:"varint,2,opt,name=refused,proto3" json:"refused,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -164,6 +184,13 @@ func (x *KeepResponse) GetBatch() uint64 {
 		return x.Batch
 	}
 	return 0
+}
+
+func (x *KeepResponse) GetRefused() bool {
+	if x != nil {
+		return x.Refused
+	}
+	return false
 }
 
 // Session is a session as its primary holds it now.
@@ -358,16 +385,18 @@ var File_backup_proto protoreflect.FileDescriptor
 
 const file_backup_proto_rawDesc = "" +
 	"\n" +
-	"\fbackup.proto\x12\x18allot.internal.backup.v1\"\xbc\x01\n" +
+	"\fbackup.proto\x12\x18allot.internal.backup.v1\"\xcc\x01\n" +
 	"\vKeepRequest\x12\x18\n" +
 	"\aprimary\x18\x01 \x01(\x05R\aprimary\x12\x10\n" +
 	"\x03gen\x18\x02 \x01(\x04R\x03gen\x12\x16\n" +
 	"\x06forget\x18\x03 \x01(\bR\x06forget\x12=\n" +
 	"\bsessions\x18\x04 \x03(\v2!.allot.internal.backup.v1.SessionR\bsessions\x12\x14\n" +
 	"\x05epoch\x18\x05 \x01(\x04R\x05epoch\x12\x14\n" +
-	"\x05batch\x18\x06 \x01(\x04R\x05batch\"$\n" +
+	"\x05batch\x18\x06 \x01(\x04R\x05batch\x12\x0e\n" +
+	"\x02to\x18\a \x01(\x04R\x02to\">\n" +
 	"\fKeepResponse\x12\x14\n" +
-	"\x05batch\x18\x01 \x01(\x04R\x05batch\"\xaa\x01\n" +
+	"\x05batch\x18\x01 \x01(\x04R\x05batch\x12\x18\n" +
+	"\arefused\x18\x02 \x01(\bR\arefused\"\xaa\x01\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x15\n" +
 	"\x06ttl_ms\x18\x02 \x01(\x03R\x05ttlMs\x12\x10\n" +
