@@ -15,4 +15,5 @@ set -e
 cd "$(dirname "$0")/../../api"
 out=../clients/python/src
 protoc --python_out="$out" allot/v1/allot.proto
-python3 -m grpc_tools.protoc -I . --grpc_python_out="$out" allot/v1/allot.proto
+PY=python3; $PY -c "import grpc_tools" 2>/dev/null || PY=/usr/bin/python3
+$PY -m grpc_tools.protoc -I . --grpc_python_out="$out" allot/v1/allot.proto

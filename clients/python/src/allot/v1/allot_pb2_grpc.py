@@ -65,6 +65,11 @@ class AllotStub(object):
         request_serializer=allot_dot_v1_dot_allot__pb2.Call.SerializeToString,
         response_deserializer=allot_dot_v1_dot_allot__pb2.CallResult.FromString,
         )
+    self.Holders = channel.unary_unary(
+        '/allot.v1.Allot/Holders',
+        request_serializer=allot_dot_v1_dot_allot__pb2.HoldersRequest.SerializeToString,
+        response_deserializer=allot_dot_v1_dot_allot__pb2.HoldersResponse.FromString,
+        )
 
 
 class AllotServicer(object):
@@ -168,6 +173,21 @@ class AllotServicer(object):
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
+  def Holders(self, request, context):
+    """Holders lists who holds name now among the sessions this node
+    serves: a lock's name, or a semaphore's (semaphore set; the two are
+    apart, as Lock and Acquire keep them), each grant with its session,
+    its token and since when this node serves it. Each node answers for
+    its own sessions: the cluster's holders are the union of every
+    node's answers (the Go client's Holders and allot holders ask every
+    node). A grant given back, or not answered yet, is not listed.
+    INVALID_ARGUMENT: a bad name (BAD_INPUT, field "name"). Nodes of an
+    earlier version answer UNIMPLEMENTED.
+    """
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
 
 def add_AllotServicer_to_server(servicer, server):
   rpc_method_handlers = {
@@ -220,6 +240,11 @@ def add_AllotServicer_to_server(servicer, server):
           servicer.Calls,
           request_deserializer=allot_dot_v1_dot_allot__pb2.Call.FromString,
           response_serializer=allot_dot_v1_dot_allot__pb2.CallResult.SerializeToString,
+      ),
+      'Holders': grpc.unary_unary_rpc_method_handler(
+          servicer.Holders,
+          request_deserializer=allot_dot_v1_dot_allot__pb2.HoldersRequest.FromString,
+          response_serializer=allot_dot_v1_dot_allot__pb2.HoldersResponse.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(
