@@ -298,7 +298,12 @@ func outlive(t *testing.T, sig syscall.Signal) {
 // TestSessionLostWithItsBackup: a session's node and its backup killed at
 // once (nodes 1 and 2 of five) lose the session cleanly: its Done closes,
 // and only after that are its lock and its semaphore unit granted to
-// another session, with larger tokens.
+// another session, with larger tokens. The other session lives on node 3,
+// whose backup (node 4) lives: on node 0, whose backup is node 1, it was
+// lost too whenever node 0's lease ran out while the cluster elected a
+// leader in place of a killed one (a node that stops serving hands its
+// sessions to its backup, here dead) — a limit of its own, written in
+// docs/failures.md, not what this test is about.
 func TestSessionLostWithItsBackup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts allot serve processes")
@@ -325,7 +330,7 @@ func TestSessionLostWithItsBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := onNode(ctx, t, addrs, 0, ttl)
+	other := onNode(ctx, t, addrs, 3, ttl)
 	for _, k := range []int{1, 2} { // the node, and its backup (the next member)
 		if err := syscall.Kill(procs[k].cmd.Process.Pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
