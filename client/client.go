@@ -565,6 +565,9 @@ type Session struct {
 	moved  chan struct{} // closed when at changes (and replaced)
 	lastOK time.Time     // when the last keep-alive that succeeded was sent
 	until  time.Time     // when Done closes, unless a keep-alive moves it
+	// longest is the longest lease a node's answer gave: one under half
+	// of it says the node's lease is not being renewed (lapsing).
+	longest time.Duration
 	// given: grants given back whose give-back the session's backup may
 	// not have yet (given back again where the session moves: giveAgain);
 	// seq numbers them.
@@ -648,7 +651,10 @@ func (s *Session) renewed(k int, sent time.Time, leaseMs int64) time.Duration {
 			go s.giveAgain(k)
 		}
 	}
-	s.lastOK, s.until = sent, sent.Add(b)
+	// Never back: what an earlier answer promised (a backup's word
+	// included: keep) holds still, whatever this one says.
+	s.lastOK, s.until = sent, later(s.until, sent.Add(b))
+	s.longest = max(s.longest, time.Duration(leaseMs)*time.Millisecond)
 	s.deadline.Reset(time.Until(s.until))
 	close(s.renewal)
 	s.renewal = make(chan struct{})
@@ -668,6 +674,13 @@ func (s *Session) keep(sent time.Time, leaseMs int64, keptMs string) {
 		s.until = u
 		s.deadline.Reset(time.Until(u))
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -718,6 +731,9 @@ func (s *Session) keepAlive(every time.Duration) {
 		cancel()
 		if err == nil {
 			every = s.renewed(at, sent, r.LeaseMs) / 3
+			if s.lapsing(r.LeaseMs) {
+				s.askBackup(at)
+			}
 			continue
 		}
 		if len(s.c.conns) == 1 {
@@ -781,6 +797,48 @@ func (s *Session) move(from int) time.Duration {
 			}
 		}
 	}
+}
+
+// lapsing reports whether a keep-alive's answer with leaseMs says the
+// session's node is losing its lease (session.Lapsing), when the session
+// has other nodes to ask.
+func (s *Session) lapsing(leaseMs int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.c.conns) > 1 && session.Lapsing(s.ttl, time.Duration(leaseMs)*time.Millisecond, s.longest)
+}
+
+// askBackup asks every node but from, at once, for the session while its
+// node's lease lapses: the backup's word (SESSION_MOVING) moves the
+// deadline as far as it keeps the session (keep), before the node's
+// lease is out; a node that serves the session already (it adopted it)
+// takes it (renewed).
+func (s *Session) askBackup(from int) {
+	s.mu.Lock()
+	left := time.Until(s.until)
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for k := range s.c.conns {
+		if k == from {
+			continue
+		}
+		wg.Go(func() {
+			sent := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), max(min(left, moveTry), time.Millisecond))
+			r, err := s.c.api[k].KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
+			cancel()
+			if err == nil {
+				s.renewed(k, sent, r.LeaseMs)
+				return
+			}
+			if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
+				if reason, meta := errorInfo(st); reason == pb.ReasonSessionMoving {
+					s.keep(sent, int64(count(meta["lease_ms"])), meta["kept_ms"])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // moveTry bounds one keep-alive while the session moves, and movePause

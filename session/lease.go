@@ -150,6 +150,20 @@ func Believed(ttl, lease time.Duration) time.Duration {
 	return ttl
 }
 
+// Lapsing reports whether a keep-alive's answer with the node's lease
+// says the node is losing it, for a client whose nodes answered at most
+// longest: the lease bounds what the client counts on (shorter than the
+// TTL), and it is under half of longest (a serving node renews its lease
+// every quarter of it). The node answers until its lease is out, each
+// time with less; a client that counted on no more, and looked for the
+// session's backup only once the node refused, would lose the session
+// the moment the lease ran out. It asks the backup then (its word moves
+// the count on: BelievedAtBackup), which adopts the session in the next
+// view.
+func Lapsing(ttl, lease, longest time.Duration) bool {
+	return lease > 0 && lease < ttl && lease < longest/2
+}
+
 // BelievedAtBackup is how long after it sent a keep-alive the session's
 // backup answered (SESSION_MOVING: it adopts the session if its node is
 // lost), since after the last keep-alive its node answered was sent, a

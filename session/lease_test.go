@@ -171,3 +171,26 @@ func TestKept(t *testing.T) {
 		}
 	}
 }
+
+// TestLapsing: a keep-alive's answer says its node's lease is lapsing
+// only when the lease bounds what the client counts on (under the TTL)
+// and is under half the longest lease answered; a node that says none,
+// a lease past the TTL, and one renewed on time do not.
+func TestLapsing(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		ttl, lease, longest time.Duration
+		want                bool
+	}{
+		{10 * s, 1400 * time.Millisecond, 3 * s, true},
+		{10 * s, 2300 * time.Millisecond, 3 * s, false}, // renewed every quarter
+		{10 * s, 1400 * time.Millisecond, 0, false},     // no lease answered before
+		{10 * s, 0, 3 * s, false},                       // a node that says none
+		{1 * s, 1400 * time.Millisecond, 3 * s, false},  // the TTL bounds the count
+		{2 * s, 10 * time.Millisecond, 3 * s, true},
+	} {
+		if got := Lapsing(c.ttl, c.lease, c.longest); got != c.want {
+			t.Errorf("Lapsing(ttl %v, lease %v, longest %v) = %v, want %v", c.ttl, c.lease, c.longest, got, c.want)
+		}
+	}
+}

@@ -45,6 +45,8 @@ type Client struct {
 	direct   proc.Time // when the last keep-alive its node answered was sent
 	ka       uint64    // the keep-alive's call not answered (0: none)
 	kaSent   proc.Time
+	longest  proc.Time            // the longest lease a node answered
+	asked    map[uint64]proc.Time // keep-alives to the backup, by call: when sent
 	left     int  // locks before the session is given up
 	walked   bool // walked away: no more keep-alives
 
@@ -60,7 +62,7 @@ type Client struct {
 
 // NewClient is a client of nodes 0..cfg.Nodes-1.
 func NewClient(cfg ClientConfig) *Client {
-	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]bool{}}
+	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]bool{}, asked: map[uint64]proc.Time{}}
 }
 
 type (
@@ -86,6 +88,7 @@ func (c *Client) next() { c.node = (c.node + 1) % proc.ID(c.cfg.Nodes) }
 
 func (c *Client) open(env proc.Env) {
 	c.sess, c.ka, c.grant, c.lockReq, c.walked = 0, 0, 0, 0, false
+	clear(c.asked)
 	c.gen++
 	c.openSent = env.Now()
 	c.opening = c.call(env, dataplane.Call{Op: dataplane.OpOpen, TTL: c.cfg.TTL})
@@ -224,6 +227,42 @@ func (c *Client) again(env proc.Env) bool {
 	return true
 }
 
+// askBackup asks every other node for the session, as client/ does
+// while its node's lease lapses (session.Lapsing): the backup's word
+// moves the count on before the node's lease is out.
+func (c *Client) askBackup(env proc.Env) {
+	for k := range proc.ID(c.cfg.Nodes) {
+		if k == c.node {
+			continue
+		}
+		c.req++
+		c.asked[c.req] = env.Now()
+		env.Send(k, dataplane.Call{Req: c.req, Op: dataplane.OpKeepAlive, Session: c.sess})
+	}
+}
+
+// backupSaid takes node from's answer r to askBackup's keep-alive sent
+// at sent: SESSION_MOVING moves the count on by BelievedAtBackup; a node
+// that serves the session (it adopted it) is the session's node from
+// then on; any other answer says nothing.
+func (c *Client) backupSaid(env proc.Env, from proc.ID, sent proc.Time, r dataplane.Reply) {
+	switch r.Code {
+	case dataplane.Moving:
+		b := session.BelievedAtBackup(dur(c.cfg.TTL), dur(sent-c.direct), dur(r.Lease), dur(r.Kept), r.Said)
+		c.believed = max(c.believed, sent+ticks(b))
+		env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: sent, TTL: c.cfg.TTL, Lease: r.Lease, Backup: true, Said: r.Said, Kept: r.Kept}})
+	case dataplane.OK:
+		c.believed = max(c.believed, sent+ticks(session.Believed(dur(r.TTL), dur(r.Lease))))
+		c.direct = max(c.direct, sent)
+		c.longest = max(c.longest, r.Lease)
+		env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: sent, TTL: r.TTL, Lease: r.Lease}})
+		if from != c.node {
+			c.node = from
+			c.again(env)
+		}
+	}
+}
+
 func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	r, ok := m.(dataplane.Reply)
 	if !ok {
@@ -255,6 +294,11 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		c.lost(env)
 		return
 	}
+	if sent, ok := c.asked[r.Req]; ok {
+		delete(c.asked, r.Req)
+		c.backupSaid(env, from, sent, r)
+		return
+	}
 	if r.Code == dataplane.Expired {
 		sent := c.kaSent
 		switch {
@@ -274,7 +318,11 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		case dataplane.OK:
 			c.believed = max(c.believed, c.kaSent+ticks(session.Believed(dur(r.TTL), dur(r.Lease))))
 			c.direct = c.kaSent
+			c.longest = max(c.longest, r.Lease)
 			env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: c.kaSent, TTL: r.TTL, Lease: r.Lease}})
+			if session.Lapsing(dur(r.TTL), dur(r.Lease), dur(c.longest)) {
+				c.askBackup(env)
+			}
 		case dataplane.Moving:
 			b := session.BelievedAtBackup(dur(c.cfg.TTL), dur(c.kaSent-c.direct), dur(r.Lease), dur(r.Kept), r.Said)
 			c.believed = max(c.believed, c.kaSent+ticks(b))
