@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,21 @@ func (w *Worker) put(e Event) {
 type session struct {
 	s       *client.Session
 	closing chan struct{} // the worker closes the session: not a loss
+	// lostOnce records the session's Done once, from whichever sees it
+	// first: the goroutine that watches it, or a call it cut short,
+	// whose answer comes after it in the history (as it did for the
+	// client).
+	lostOnce sync.Once
+}
+
+// lost records that ss's Done closed (but not when the worker closed it).
+func (w *Worker) lost(ss *session) {
+	select {
+	case <-ss.closing:
+		return // closed by the worker (closing first), not lost
+	default:
+	}
+	ss.lostOnce.Do(func() { w.put(Event{Op: "done", Type: "info", Renewed: ss.s.Renewed().UnixNano()}) })
 }
 
 func (w *Worker) open(ctx context.Context) (*session, error) {
@@ -83,12 +99,7 @@ func (w *Worker) open(ctx context.Context) (*session, error) {
 		// not either.
 		select {
 		case <-s.Done():
-			select {
-			case <-ss.closing:
-				return // closed by the worker (closing first), not lost
-			default:
-			}
-			w.put(Event{Op: "done", Type: "info", Renewed: s.Renewed().UnixNano()})
+			w.lost(ss)
 		case <-ss.closing:
 		}
 	}()
@@ -174,10 +185,18 @@ func (w *Worker) opCtx(ctx context.Context) (context.Context, context.CancelFunc
 
 // fail is e failed with err; an answer that the session expired says
 // when the session's last keep-alive answered was sent, for the checker
-// to judge whether it could have.
-func fail(ss *session, e Event, err error) Event {
+// to judge whether it could have. An answer given once Done closed (the
+// client's own count ran out) comes after Done in the history: the
+// checker judges the Done, not the calls it ended (the goroutine that
+// watches Done may not have recorded it yet).
+func (w *Worker) fail(ss *session, e Event, err error) Event {
 	e.Type, e.Err = "fail", err.Error()
 	if errors.Is(err, client.ErrSessionExpired) {
+		select {
+		case <-ss.s.Done():
+			w.lost(ss)
+		default:
+		}
 		e.Renewed = ss.s.Renewed().UnixNano()
 	}
 	return e
@@ -197,7 +216,7 @@ func (w *Worker) lock(ctx context.Context, ss *session) error {
 	defer cancel()
 	g, err := ss.s.Lock(octx, set...)
 	if err != nil {
-		w.put(fail(ss, inv, err))
+		w.put(w.fail(ss, inv, err))
 		return err
 	}
 	toks := make([]client.Token, k)
@@ -225,7 +244,7 @@ func (w *Worker) lock(ctx context.Context, ss *session) error {
 	sleep(ctx, time.Duration(w.Rnd.IntN(2000))*time.Microsecond)
 	w.put(Event{Op: "unlock", Type: "invoke", Keys: set})
 	if err := w.giveBack(ctx, g.Unlock); err != nil {
-		w.put(fail(ss, Event{Op: "unlock", Keys: set}, err))
+		w.put(w.fail(ss, Event{Op: "unlock", Keys: set}, err))
 		return err
 	}
 	w.put(Event{Op: "unlock", Type: "ok", Keys: set})
@@ -272,7 +291,7 @@ func (w *Worker) acquire(ctx context.Context, ss *session) error {
 	sem := ss.s.Semaphore(name, units)
 	g, err := sem.AcquireUnit(octx)
 	if err != nil {
-		w.put(fail(ss, Event{Op: "acquire", Keys: []string{key}}, err))
+		w.put(w.fail(ss, Event{Op: "acquire", Keys: []string{key}}, err))
 		return err
 	}
 	// A unit is a unit of its view: units are numbered afresh when the
@@ -283,7 +302,7 @@ func (w *Worker) acquire(ctx context.Context, ss *session) error {
 	sleep(ctx, time.Duration(w.Rnd.IntN(2000))*time.Microsecond)
 	w.put(Event{Op: "release", Type: "invoke", Keys: held})
 	if err := w.giveBack(ctx, sem.Release); err != nil {
-		w.put(fail(ss, Event{Op: "release", Keys: held}, err))
+		w.put(w.fail(ss, Event{Op: "release", Keys: held}, err))
 		return err
 	}
 	w.put(Event{Op: "release", Type: "ok", Keys: held})
@@ -305,7 +324,7 @@ func (w *Worker) take(ctx context.Context, ss *session) error {
 		w.put(Event{Op: "take", Type: "ok", Keys: []string{QuotaName}, Err: "exhausted"})
 		sleep(ctx, 5*time.Millisecond)
 	default:
-		w.put(fail(ss, Event{Op: "take", Keys: []string{QuotaName}, N: n}, err))
+		w.put(w.fail(ss, Event{Op: "take", Keys: []string{QuotaName}, N: n}, err))
 		return err
 	}
 	w.Ops.Add(1)
