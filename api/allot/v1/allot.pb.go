@@ -59,7 +59,12 @@
 // on. Meanwhile the client counts the session alive until
 // min(ttl, lease_ms) after the last keep-alive that succeeded; a
 // SESSION_MOVING answer sent at time t moves that on to min(t + lease_ms,
-// t + kept_ms if given, the last successful keep-alive + ttl). When that
+// t + kept_ms if given, the last successful keep-alive + ttl), and never
+// back. A keep-alive answered OK with a lease_ms under the ttl and under
+// half the longest lease_ms answered says the node's lease is lapsing
+// (it is cut off, and answers until its lease is out): the client then
+// sends KeepAlive to the other nodes too, before its count runs out, and
+// takes the backup's SESSION_MOVING answer as above. When that
 // time passes with no
 // node answering OK, the session is lost (its node and its backup were
 // both lost). A Lock, Acquire or Take cut off by its node's loss is not

@@ -13,7 +13,7 @@ import grpc
 import allot
 from allot import errors as E
 from allot.client import Session
-from allot.lease import believed, believed_at_backup
+from allot.lease import believed, believed_at_backup, lapsing
 
 
 def _varint(n):
@@ -68,6 +68,15 @@ class LeaseTest(unittest.TestCase):
         self.assertEqual(believed(10, 3), 3)
         self.assertEqual(believed(2, 3), 2)
         self.assertEqual(believed(10, 0), 10)  # an older node says no lease
+
+    def test_lapsing(self):
+        # Under the TTL and under half the longest lease answered: the
+        # node's lease is not being renewed.
+        self.assertTrue(lapsing(10, 1.4, 3))
+        self.assertFalse(lapsing(10, 2.3, 3))  # renewed every quarter
+        self.assertFalse(lapsing(10, 1.4, 0))  # no lease answered before
+        self.assertFalse(lapsing(10, 0, 3))  # a node that says none
+        self.assertFalse(lapsing(1, 1.4, 3))  # the TTL bounds the count
 
     def test_believed_at_backup(self):
         # TTL 10 s, 4 s since the last answered keep-alive: 6 s left by

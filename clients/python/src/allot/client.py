@@ -40,7 +40,7 @@ from typing import NamedTuple
 import grpc
 
 from . import errors as E
-from .lease import believed, believed_at_backup
+from .lease import believed, believed_at_backup, lapsing
 from .v1 import allot_pb2 as pb
 from .v1 import allot_pb2_grpc as pb_grpc
 
@@ -305,6 +305,7 @@ class Session:
         b = believed(ttl, lease_ms / 1000.0)
         self._last_ok = sent
         self._until = sent + b
+        self._longest = lease_ms / 1000.0  # the longest lease a node answered
         # Grants given back whose give-back the session's backup may not
         # have yet: (seq, grant, kind, node).
         self._given = []
@@ -358,9 +359,35 @@ class Session:
                 self._gen += 1
                 if self._given:
                     threading.Thread(target=self._giving_again, args=(k,), daemon=True).start()
-            self._last_ok, self._until = sent, sent + b
+            # Never back: what an earlier answer promised (a backup's word
+            # included) holds still.
+            self._last_ok, self._until = sent, max(self._until, sent + b)
+            self._longest = max(self._longest, lease_ms / 1000.0)
             self._cv.notify_all()
         return b
+
+    def _lapsing(self, lease_ms):
+        with self._cv:
+            return len(self._c._stubs) > 1 and lapsing(self.ttl, lease_ms / 1000.0, self._longest)
+
+    def _ask_backup(self, frm):
+        """Asks every node but frm for the session while its node's lease
+        lapses: the backup's SESSION_MOVING moves the deadline on before
+        the lease is out; a node that serves the session takes it."""
+        with self._cv:
+            left = self._until - time.monotonic()
+        for k in range(len(self._c._stubs)):
+            if k == frm:
+                continue
+            sent = time.monotonic()
+            try:
+                r = self._c._stubs[k].KeepAlive(pb.KeepAliveRequest(session=self.id), timeout=max(min(left, MOVE_TRY), 0.001))
+                self._renewed(k, sent, r.lease_ms)
+                return
+            except grpc.RpcError as e:
+                code, _, reason, meta = E.status_of(e)
+                if code == grpc.StatusCode.UNAVAILABLE and reason == E.SESSION_MOVING:
+                    self._keep(sent, E._count(meta.get("lease_ms")), meta.get("kept_ms"))
 
     def _keep(self, sent, lease_ms, kept_ms):
         """A backup answered SESSION_MOVING to a keep-alive sent at sent:
@@ -405,6 +432,8 @@ class Session:
             try:
                 r = self._c._stubs[at].KeepAlive(pb.KeepAliveRequest(session=self.id), timeout=max(end - sent, 0.001))
                 every = self._renewed(at, sent, r.lease_ms) / 3
+                if self._lapsing(r.lease_ms):
+                    self._ask_backup(at)
                 continue
             except grpc.RpcError as e:
                 code = E.status_of(e)[0]

@@ -15,6 +15,16 @@ def believed(ttl, lease):
     return ttl
 
 
+def lapsing(ttl, lease, longest):
+    """Whether a keep-alive's answer with the node's lease says the node is
+    losing it, for a client whose nodes answered at most longest: the
+    lease bounds what the client counts on (under the TTL), and it is
+    under half of longest (a serving node renews its lease every quarter
+    of it). The client asks the session's backup then, before the lease
+    is out (the Go client's session.Lapsing)."""
+    return 0 < lease < ttl and lease < longest / 2
+
+
 def believed_at_backup(ttl, since, lease, kept, said):
     """How long after it sent a keep-alive the session's backup answered
     (SESSION_MOVING: it adopts the session if its node is lost), since
