@@ -57,7 +57,12 @@ func (w *Worker) put(e Event) {
 
 // session is the worker's current session and what watches its Done.
 type session struct {
-	s       *client.Session
+	s *client.Session
+	// l is s, as far as its loss is concerned (a test's fake).
+	l interface {
+		Done() <-chan struct{}
+		Renewed() time.Time
+	}
 	closing chan struct{} // the worker closes the session: not a loss
 	// lostOnce records the session's Done once, from whichever sees it
 	// first: the goroutine that watches it, or a call it cut short,
@@ -73,7 +78,7 @@ func (w *Worker) lost(ss *session) {
 		return // closed by the worker (closing first), not lost
 	default:
 	}
-	ss.lostOnce.Do(func() { w.put(Event{Op: "done", Type: "info", Renewed: ss.s.Renewed().UnixNano()}) })
+	ss.lostOnce.Do(func() { w.put(Event{Op: "done", Type: "info", Renewed: ss.l.Renewed().UnixNano()}) })
 }
 
 func (w *Worker) open(ctx context.Context) (*session, error) {
@@ -87,7 +92,7 @@ func (w *Worker) open(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	ss := &session{s: s, closing: make(chan struct{})}
+	ss := &session{s: s, l: s, closing: make(chan struct{})}
 	ttl := w.TTL
 	if ttl == 0 {
 		ttl = defaultTTL
@@ -193,11 +198,11 @@ func (w *Worker) fail(ss *session, e Event, err error) Event {
 	e.Type, e.Err = "fail", err.Error()
 	if errors.Is(err, client.ErrSessionExpired) {
 		select {
-		case <-ss.s.Done():
+		case <-ss.l.Done():
 			w.lost(ss)
 		default:
 		}
-		e.Renewed = ss.s.Renewed().UnixNano()
+		e.Renewed = ss.l.Renewed().UnixNano()
 	}
 	return e
 }

@@ -3,6 +3,8 @@ package chaos
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,5 +38,59 @@ func TestGiveBack(t *testing.T) {
 		if !errors.Is(got, c.want) || (c.want == nil) != (got == nil) {
 			t.Errorf("giveBack of %v = %v, want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// lapsed is a session lost by its client's count: Done closed.
+type lapsed struct{ renewed time.Time }
+
+func (l lapsed) Done() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+func (l lapsed) Renewed() time.Time { return l.renewed }
+
+// TestDoneBeforeTheCallsItEnded: a call that its session's Done cut short
+// (ErrSessionExpired once Done closed) comes after the Done in the
+// history, whichever of the call and the goroutine watching Done records
+// first, and the Done is recorded once; the checker then counts the Done
+// apart and does not judge the call. Recorded the other way round, the
+// call is judged, and is a violation: the order matters.
+func TestDoneBeforeTheCallsItEnded(t *testing.T) {
+	h := &History{}
+	w := &Worker{ID: "g0/w0", H: h}
+	renewed := time.Now()
+	ss := &session{l: lapsed{renewed}, closing: make(chan struct{})}
+	w.put(Event{Op: "session", Type: "ok", TTL: 2 * time.Second})
+	inv := Event{Op: "lock", Type: "invoke", Keys: []string{"r0"}}
+	w.put(inv)
+	err := fmt.Errorf("%w: lost while its node did not serve it", client.ErrSessionExpired)
+	w.put(w.fail(ss, inv, err))
+	w.lost(ss) // the watching goroutine, later: recorded already
+	ev := h.Events()
+	var ops []string
+	for _, e := range ev {
+		ops = append(ops, e.Op+"/"+e.Type)
+	}
+	if want := "session/ok lock/invoke done/info lock/fail"; strings.Join(ops, " ") != want {
+		t.Fatalf("history %v, want %s", ops, want)
+	}
+	r, cerr := Check(Input{History: ev})
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	if r.Violations != 0 || r.DoneEarly != 1 {
+		t.Errorf("%d violations, %d early Dones; want 0 and 1:\n%s", r.Violations, r.DoneEarly, r.Summary())
+	}
+	// The other order, as the race recorded it before.
+	ev[2], ev[3] = ev[3], ev[2]
+	ev[2].T, ev[3].T = ev[3].T, ev[2].T
+	r, cerr = Check(Input{History: ev})
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	if r.Violations != 1 {
+		t.Errorf("the call recorded before the Done: %d violations, want 1:\n%s", r.Violations, r.Summary())
 	}
 }
