@@ -514,6 +514,7 @@ func (c *Client) Session(ctx context.Context, opts ...SessionOption) (*Session, 
 		renewal: make(chan struct{}), held: map[uint64]bool{}, flying: map[*flight]bool{}}
 	b := s.bound(r.LeaseMs)
 	s.lastOK, s.until = sent, sent.Add(b)
+	s.longest = time.Duration(r.LeaseMs) * time.Millisecond
 	s.deadline = time.AfterFunc(time.Until(s.until), s.lost)
 	go s.keepAlive(b / 3)
 	return s, nil
