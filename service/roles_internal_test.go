@@ -48,3 +48,22 @@ func TestObjectsGauge(t *testing.T) {
 		t.Errorf("allot_instances = %q, want %q", got, want)
 	}
 }
+
+// sent is a sentCounter of fixed counts.
+type sent map[string]int64
+
+func (s sent) addSent(byKind map[string]int64) {
+	for k, v := range s {
+		byKind[k] += v
+	}
+}
+
+// TestMessagesSum: allot_messages_total sums, by message kind, what each
+// of its sentCounters (the live instances, the retired ones) counts.
+func TestMessagesSum(t *testing.T) {
+	got := gather(t, messages{from: []sentCounter{sent{"a.Req": 2, "a.Grant": 1}, sent{"a.Req": 5}}})
+	want := []string{`allot_messages_total{message=a.Grant} 1`, `allot_messages_total{message=a.Req} 7`}
+	if !slices.Equal(got, want) {
+		t.Errorf("allot_messages_total = %q, want %q", got, want)
+	}
+}
