@@ -254,7 +254,7 @@ func New(cfg Config) (*Node, error) {
 		refreshWake: make(chan struct{}, 1),
 	}
 	n.events = eventlog.New(cfg.Events, cfg.Self)
-	n.metrics.reg.MustRegister(messages{from: []sentCounter{&n.views, n.metrics}}, state{n}, objectsGauge{c: n})
+	n.metrics.reg.MustRegister(messages{from: []sentCounter{&n.views, n.metrics}}, state{p: n}, objectsGauge{c: n})
 	var algs []algo.Algorithm
 	for kind, name := range map[algo.Kind]string{algo.Exclusive: c.Lock, algo.Pool: c.Semaphore, algo.Quota: c.Quota} {
 		if name == "" {

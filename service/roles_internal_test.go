@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/allot-dev/allot/service/internal/space"
+	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
 // gather is what c reports when scraped, one "name{label=value} value"
@@ -65,5 +68,47 @@ func TestMessagesSum(t *testing.T) {
 	want := []string{`allot_messages_total{message=a.Grant} 1`, `allot_messages_total{message=a.Req} 7`}
 	if !slices.Equal(got, want) {
 		t.Errorf("allot_messages_total = %q, want %q", got, want)
+	}
+}
+
+// place is a placeReader that says what it is told.
+type place struct {
+	v       space.View
+	serving bool
+	grants  int
+	names   int
+	linked  bool // the node has its transport
+	stats   tgrpc.LinkStats
+	peers   []peerLink
+}
+
+func (p place) viewNow() space.View { return p.v }
+func (p place) servesNow() bool     { return p.serving }
+func (p place) held() int           { return p.grants }
+func (p place) nameCount() int      { return p.names }
+func (p place) links() (tgrpc.LinkStats, []peerLink, bool) {
+	return p.stats, p.peers, p.linked
+}
+
+// TestStateGauges: the node's place in the cluster on /metrics is what
+// its placeReader says; the links' families only once it has its
+// transport.
+func TestStateGauges(t *testing.T) {
+	p := place{v: space.View{Epoch: 7, Members: space.SetOf(0) | space.SetOf(2)}, serving: true, grants: 4, names: 9}
+	before := []string{
+		`allot_held_grants{} 4`, `allot_lock_names{} 9`, `allot_serving{} 1`, `allot_view_epoch{} 7`, `allot_view_members{} 2`,
+	}
+	if got := gather(t, state{p: p}); !slices.Equal(got, before) {
+		t.Errorf("without a transport: %q, want %q", got, before)
+	}
+	p.linked, p.stats = true, tgrpc.LinkStats{Frames: 11, Batches: 5}
+	p.peers = []peerLink{{2, tgrpc.PeerState{Up: true, Carrier: tgrpc.PlainCarrier}}, {1, tgrpc.PeerState{}}}
+	want := append(slices.Clone(before),
+		`allot_link_batches_total{} 5`, `allot_link_messages_total{} 11`,
+		`allot_peer_link_plain{peer=1} 0`, `allot_peer_link_plain{peer=2} 1`,
+		`allot_peer_link_up{peer=1} 0`, `allot_peer_link_up{peer=2} 1`)
+	slices.Sort(want)
+	if got := gather(t, state{p: p}); !slices.Equal(got, want) {
+		t.Errorf("with links: %q, want %q", got, want)
 	}
 }
