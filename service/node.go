@@ -314,7 +314,7 @@ func New(cfg Config) (*Node, error) {
 // the lock and the declared quotas. Call it before s serves.
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
-	pb.RegisterAdminServer(s, admin{n: n})
+	pb.RegisterAdminServer(s, n.admin())
 	backuppb.RegisterBackupServer(s, backupServer{k: n.keeper})
 	n.registerOps(s)
 	n.ctl.mu.Lock()

@@ -1,13 +1,22 @@
 package service
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
+	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
@@ -110,5 +119,45 @@ func TestStateGauges(t *testing.T) {
 	slices.Sort(want)
 	if got := gather(t, state{p: p}); !slices.Equal(got, want) {
 		t.Errorf("with links: %q, want %q", got, want)
+	}
+}
+
+// members is a memberCtl whose control node refuses every change with
+// err, and whose membership is ms.
+type members struct {
+	ms  []MemberInfo
+	err error
+}
+
+func (m members) Members() ([]MemberInfo, uint64)    { return m.ms, 4 }
+func (m members) appliedIndex() uint64               { return 12 }
+func (m members) leaseLeft() time.Duration           { return 1500 * time.Millisecond }
+func (m members) proposeAdd(string) (proc.ID, error) { return 0, m.err }
+func (m members) proposeRemove(proc.ID) error        { return m.err }
+
+// TestAdminWithoutALeader: the Admin API on its memberCtl alone: the
+// list says what the node applied; a change refused for want of a
+// leader is Unavailable, whether none is known or the call was forwarded
+// once already (it is never forwarded twice); a refusal of the leader's
+// has its code.
+func TestAdminWithoutALeader(t *testing.T) {
+	ms := []MemberInfo{{ID: 0, Addr: "127.0.0.1:1", Voter: true}, {ID: 1, Addr: "127.0.0.1:2", Voter: true, Leader: true}}
+	a := admin{m: members{ms: ms[:1], err: control.ErrNotLeader}, c: Cluster{Nodes: []string{"127.0.0.1:1"}}, status: "127.0.0.1:9", wait: time.Second, log: slog.New(slog.DiscardHandler)}
+	ctx := context.Background()
+	r, err := a.ListMembers(ctx, &pb.ListMembersRequest{})
+	if err != nil || len(r.Members) != 1 || r.Epoch != 4 || r.Applied != 12 || r.LeaseLeftMs != 1500 || r.StatusAddress != "127.0.0.1:9" || len(r.Cluster.GetBootstrap()) != 1 {
+		t.Fatalf("list: %v, %v", r, err)
+	}
+	if _, err := a.AddMember(ctx, &pb.AddMemberRequest{Address: "127.0.0.1:3"}); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "no leader") {
+		t.Errorf("add with no leader known: %v, want Unavailable, no leader", err)
+	}
+	a.m = members{ms: ms, err: control.ErrNotLeader}
+	fwd := metadata.NewIncomingContext(ctx, metadata.Pairs(forwarded, "1"))
+	if _, err := a.RemoveMember(fwd, &pb.RemoveMemberRequest{Id: 0}); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "no longer leads") {
+		t.Errorf("remove forwarded to a node that does not lead: %v, want Unavailable, no longer leads", err)
+	}
+	a.m = members{ms: ms, err: control.ErrLastMember}
+	if _, err := a.RemoveMember(ctx, &pb.RemoveMemberRequest{Id: 0}); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("remove refused by the leader: %v, want FailedPrecondition", err)
 	}
 }
