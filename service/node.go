@@ -293,7 +293,12 @@ func New(cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
-	if n.ctl, err = newCtl(n, dir); err != nil {
+	if n.ctl, err = newCtl(n, n.cfg, c, n.log, dir); err == nil && !cfg.FromLog {
+		if err = n.checkMembership(n.ctl.node.Members()); err != nil {
+			n.ctl.close()
+		}
+	}
+	if err != nil {
 		if n.tmpDir != "" {
 			os.RemoveAll(n.tmpDir)
 		}
