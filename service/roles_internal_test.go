@@ -3,7 +3,11 @@ package service
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -159,5 +163,81 @@ func TestAdminWithoutALeader(t *testing.T) {
 	a.m = members{ms: ms, err: control.ErrLastMember}
 	if _, err := a.RemoveMember(ctx, &pb.RemoveMemberRequest{Id: 0}); status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("remove refused by the leader: %v, want FailedPrecondition", err)
+	}
+}
+
+// nodeHolders lists where the files' code holds or is handed a *Node
+// (or a Node) other than as a method's receiver: a struct field, or a
+// parameter of a func or of a func type. New's result is not held.
+func nodeHolders(fset *token.FileSet, files []*ast.File) []string {
+	isNode := func(e ast.Expr) bool {
+		if s, ok := e.(*ast.StarExpr); ok {
+			e = s.X
+		}
+		id, ok := e.(*ast.Ident)
+		return ok && id.Name == "Node"
+	}
+	var found []string
+	for _, f := range files {
+		ast.Inspect(f, func(x ast.Node) bool {
+			var fields *ast.FieldList
+			switch x := x.(type) {
+			case *ast.StructType:
+				fields = x.Fields
+			case *ast.FuncType:
+				fields = x.Params // a method's receiver is not among them
+			}
+			if fields == nil {
+				return true
+			}
+			for _, fd := range fields.List {
+				if isNode(fd.Type) {
+					found = append(found, fset.Position(fd.Pos()).String())
+				}
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// TestNoNodeBackPointers: no part of the node holds the *Node, nor is
+// handed it: each takes the role it needs of it, an interface defined
+// next to it (changeTaker, memberCtl, leaseReader, placeReader,
+// sentCounter, objectCounter), so that what a part may reach of the node
+// is written down where the part is.
+func TestNoNodeBackPointers(t *testing.T) {
+	fset := token.NewFileSet()
+	bad, err := parser.ParseFile(fset, "bad.go", `package service
+type part struct{ n *Node }
+func use(n *Node) {}
+var f func(Node)
+func (n *Node) fine() {}`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := nodeHolders(fset, []*ast.File{bad}); len(got) != 3 {
+		t.Fatalf("in a hand-made file with a field, a parameter and a func type of *Node, found %q: want those 3", got)
+	}
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if len(files) < 10 {
+		t.Fatalf("parsed %d files of package service: want all of them", len(files))
+	}
+	for _, at := range nodeHolders(fset, files) {
+		t.Errorf("%s: holds or is handed the *Node: give it the role it needs, an interface next to it", at)
 	}
 }
