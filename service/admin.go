@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"time"
 
@@ -26,7 +27,57 @@ import (
 // certificate may call it (secure.go).
 type admin struct {
 	pb.UnimplementedAdminServer
-	n *Node
+	m memberCtl
+	// What the node is, fixed once New returns (Node.admin).
+	self   int
+	c      Cluster
+	status string            // where the node's /status is served (Config.StatusAddr)
+	wait   time.Duration     // how long a change proposed may take to apply
+	dial   []grpc.DialOption // to the leader (nil: plaintext)
+	log    *slog.Logger
+}
+
+// memberCtl is what the Admin API needs of its node: the membership as
+// the node applied the log, how far it applied it and how long it may
+// serve, and its control node to propose changes on (package control
+// decides the refusals; control.ErrNotLeader sends the call on).
+type memberCtl interface {
+	Members() ([]MemberInfo, uint64)
+	appliedIndex() uint64
+	leaseLeft() time.Duration
+	proposeAdd(addr string) (proc.ID, error)
+	proposeRemove(id proc.ID) error
+}
+
+// admin is the node's Admin API.
+func (n *Node) admin() admin {
+	return admin{m: n, self: n.self, c: n.c, status: n.cfg.StatusAddr, wait: 5 * n.cfg.Suspect, dial: n.cfg.DialOptions, log: n.log}
+}
+
+// appliedIndex is the index of the last control log entry this node
+// applied.
+func (n *Node) appliedIndex() uint64 {
+	n.ctl.mu.Lock()
+	defer n.ctl.mu.Unlock()
+	return n.ctl.node.State().Applied()
+}
+
+// leaseLeft is how much longer this node may serve.
+func (n *Node) leaseLeft() time.Duration { return n.ctl.leaseLeft() }
+
+// proposeAdd proposes a member at addr, on the leader only; id is the
+// one it is to have.
+func (n *Node) proposeAdd(addr string) (id proc.ID, err error) {
+	err = n.ctl.input(func(now proc.Time) (err error) {
+		id, err = n.ctl.node.ProposeAdd(now, addr)
+		return err
+	})
+	return id, err
+}
+
+// proposeRemove proposes the removal of member id, on the leader only.
+func (n *Node) proposeRemove(id proc.ID) error {
+	return n.ctl.input(func(now proc.Time) error { return n.ctl.node.ProposeRemove(now, id) })
 }
 
 // forwarded marks a call a node forwarded to the leader: the leader
@@ -34,32 +85,26 @@ type admin struct {
 const forwarded = "allot-forwarded"
 
 func (a admin) ListMembers(context.Context, *pb.ListMembersRequest) (*pb.ListMembersResponse, error) {
-	ms, epoch := a.n.Members()
-	a.n.ctl.mu.Lock()
-	applied := a.n.ctl.node.State().Applied()
-	a.n.ctl.mu.Unlock()
-	return &pb.ListMembersResponse{Members: pbMembers(ms), Epoch: epoch, Cluster: a.n.spec(), Applied: applied,
-		LeaseLeftMs: a.n.ctl.leaseLeft().Milliseconds(), StatusAddress: a.n.cfg.StatusAddr}, nil
+	ms, epoch := a.m.Members()
+	applied := a.m.appliedIndex()
+	return &pb.ListMembersResponse{Members: pbMembers(ms), Epoch: epoch, Cluster: specOf(a.c), Applied: applied,
+		LeaseLeftMs: a.m.leaseLeft().Milliseconds(), StatusAddress: a.status}, nil
 }
 
 func (a admin) AddMember(ctx context.Context, r *pb.AddMemberRequest) (*pb.AddMemberResponse, error) {
 	if _, _, err := net.SplitHostPort(r.Address); err != nil || r.Address == "" {
 		return nil, status.Errorf(codes.InvalidArgument, "member address %q: want host:port", r.Address)
 	}
-	var id proc.ID
-	err := a.n.ctl.input(func(now proc.Time) (err error) {
-		id, err = a.n.ctl.node.ProposeAdd(now, r.Address)
-		return err
-	})
+	id, err := a.m.proposeAdd(r.Address)
 	if errors.Is(err, control.ErrNotLeader) {
-		return forward(ctx, a.n, func(c pb.AdminClient, ctx context.Context) (*pb.AddMemberResponse, error) {
+		return forward(ctx, a, func(c pb.AdminClient, ctx context.Context) (*pb.AddMemberResponse, error) {
 			return c.AddMember(ctx, r)
 		})
 	}
 	if err != nil {
 		return nil, changeStatus(err)
 	}
-	ms, err := a.n.applied(ctx, func(ms []MemberInfo) bool {
+	ms, err := a.applied(ctx, func(ms []MemberInfo) bool {
 		for _, m := range ms {
 			if m.ID == int(id) {
 				return m.Addr == r.Address
@@ -70,7 +115,7 @@ func (a admin) AddMember(ctx context.Context, r *pb.AddMemberRequest) (*pb.AddMe
 	if err != nil {
 		return nil, err
 	}
-	a.n.log.Info("member added", "member", id, "addr", r.Address)
+	a.log.Info("member added", "member", id, "addr", r.Address)
 	return &pb.AddMemberResponse{Id: uint32(id), Members: pbMembers(ms)}, nil
 }
 
@@ -78,16 +123,16 @@ func (a admin) RemoveMember(ctx context.Context, r *pb.RemoveMemberRequest) (*pb
 	if r.Id >= MaxNodes {
 		return nil, status.Errorf(codes.NotFound, "node %d is not a member: ids are below %d", r.Id, MaxNodes)
 	}
-	err := a.n.ctl.input(func(now proc.Time) error { return a.n.ctl.node.ProposeRemove(now, proc.ID(r.Id)) })
+	err := a.m.proposeRemove(proc.ID(r.Id))
 	if errors.Is(err, control.ErrNotLeader) {
-		return forward(ctx, a.n, func(c pb.AdminClient, ctx context.Context) (*pb.RemoveMemberResponse, error) {
+		return forward(ctx, a, func(c pb.AdminClient, ctx context.Context) (*pb.RemoveMemberResponse, error) {
 			return c.RemoveMember(ctx, r)
 		})
 	}
 	if err != nil {
 		return nil, changeStatus(err)
 	}
-	ms, err := a.n.applied(ctx, func(ms []MemberInfo) bool {
+	ms, err := a.applied(ctx, func(ms []MemberInfo) bool {
 		for _, m := range ms {
 			if m.ID == int(r.Id) {
 				return false
@@ -98,7 +143,7 @@ func (a admin) RemoveMember(ctx context.Context, r *pb.RemoveMemberRequest) (*pb
 	if err != nil {
 		return nil, err
 	}
-	a.n.log.Info("member removed", "member", r.Id)
+	a.log.Info("member removed", "member", r.Id)
 	return &pb.RemoveMemberResponse{Members: pbMembers(ms)}, nil
 }
 
@@ -121,11 +166,11 @@ func changeStatus(err error) error {
 // applied waits until the membership this node applied satisfies done
 // (the change proposed is applied), for at most a few leases: a change
 // lost with a leadership is not applied, and the caller is told to look.
-func (n *Node) applied(ctx context.Context, done func([]MemberInfo) bool) ([]MemberInfo, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*n.cfg.Suspect)
+func (a admin) applied(ctx context.Context, done func([]MemberInfo) bool) ([]MemberInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, a.wait)
 	defer cancel()
 	for {
-		ms, _ := n.Members()
+		ms, _ := a.m.Members()
 		if done(ms) {
 			return ms, nil
 		}
@@ -139,22 +184,22 @@ func (n *Node) applied(ctx context.Context, done func([]MemberInfo) bool) ([]Mem
 
 // forward makes call on the leader, once: a call forwarded already, or
 // with no leader known, is Unavailable.
-func forward[R any](ctx context.Context, n *Node, call func(pb.AdminClient, context.Context) (R, error)) (R, error) {
+func forward[R any](ctx context.Context, a admin, call func(pb.AdminClient, context.Context) (R, error)) (R, error) {
 	var zero R
 	if md, _ := metadata.FromIncomingContext(ctx); len(md.Get(forwarded)) > 0 {
 		return zero, status.Error(codes.Unavailable, "the node this was forwarded to no longer leads: try again")
 	}
 	var addr string
-	ms, _ := n.Members()
+	ms, _ := a.m.Members()
 	for _, m := range ms {
-		if m.Leader && m.ID != n.self {
+		if m.Leader && m.ID != a.self {
 			addr = m.Addr
 		}
 	}
 	if addr == "" {
 		return zero, status.Error(codes.Unavailable, "no leader: try again once the cluster has one")
 	}
-	opts := n.cfg.DialOptions
+	opts := a.dial
 	if opts == nil {
 		opts = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	}
@@ -176,11 +221,11 @@ func pbMembers(ms []MemberInfo) []*pb.Member {
 	return out
 }
 
-// spec is the cluster's description, as a joining node is started with.
-func (n *Node) spec() *pb.ClusterSpec {
-	s := &pb.ClusterSpec{Bootstrap: n.c.Nodes, Lock: n.c.Lock, Semaphore: n.c.Semaphore, Quota: n.c.Quota,
-		Slots: int32(n.c.Slots), Resources: int32(n.c.Resources), Epoch: n.c.Epoch, Quotas: map[string]*pb.QuotaSpec{}}
-	for name, q := range n.c.Quotas {
+// specOf is cluster c's description, as a joining node is started with.
+func specOf(c Cluster) *pb.ClusterSpec {
+	s := &pb.ClusterSpec{Bootstrap: c.Nodes, Lock: c.Lock, Semaphore: c.Semaphore, Quota: c.Quota,
+		Slots: int32(c.Slots), Resources: int32(c.Resources), Epoch: c.Epoch, Quotas: map[string]*pb.QuotaSpec{}}
+	for name, q := range c.Quotas {
 		s.Quotas[name] = &pb.QuotaSpec{Budget: int64(q.Budget), Waste: int64(q.Waste)}
 	}
 	return s

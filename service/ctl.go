@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -32,7 +33,10 @@ const ctlSpace = "ctl"
 // sending its messages, and hands its changes to the node in order. Time
 // is the milliseconds since the host started, on the monotonic clock.
 type ctlHost struct {
-	n       *Node
+	to      changeTaker
+	self    int
+	suspect time.Duration // Config.Suspect
+	log     *slog.Logger
 	start   time.Time
 	store   *store.Store
 	quotas  []string // the quotas' names, in the control plane's order
@@ -69,6 +73,19 @@ type ctlHost struct {
 	// log allows it in the view it serves.
 	chunks  *chunks
 	counted chan struct{} // a Take added to the counts on disk
+}
+
+// changeTaker is what the control host hands its node: the control
+// node's changes, in order (adopt, serve, fence: Node.change); the
+// membership the log has, each time it changes, before the messages to
+// a new member go (setPeers: they need its link); and the two ends of a
+// node's part in the cluster, its log proved lost (lose) and its own
+// removal applied (removedSelf: called once).
+type changeTaker interface {
+	change(c control.Change)
+	setPeers(ms []control.Member)
+	lose(err error)
+	removedSelf()
 }
 
 // chunks keeps this node's permit counts within what the log allows it
@@ -156,17 +173,18 @@ func lease(d time.Duration) (l, margin proc.Time) {
 	return l, max(10, l/10)
 }
 
-// newCtl opens the node's store and starts its control node, as a new run.
-func newCtl(n *Node, dir string) (*ctlHost, error) {
-	spec, err := json.Marshal(n.c)
+// newCtl opens the store in dir of node cfg.Self of cluster c (complete)
+// and starts its control node, as a new run; it hands its changes to to.
+func newCtl(to changeTaker, cfg Config, c Cluster, log *slog.Logger, dir string) (*ctlHost, error) {
+	spec, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(dir, store.Identity{Nodes: n.c.Nodes, Node: n.self, Spec: spec})
+	st, err := store.Open(dir, store.Identity{Nodes: c.Nodes, Node: cfg.Self, Spec: spec})
 	if err != nil {
 		return nil, err
 	}
-	h := &ctlHost{n: n, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(n.c.Quotas)), wake: make(chan struct{}, 1), counted: make(chan struct{}, 1)}
+	h := &ctlHost{to: to, self: cfg.Self, suspect: cfg.Suspect, log: log, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(c.Quotas)), wake: make(chan struct{}, 1), counted: make(chan struct{}, 1)}
 	fail := func(err error) (*ctlHost, error) {
 		st.Close()
 		return nil, err
@@ -186,17 +204,17 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	}
 	var qs []control.Quota
 	for _, name := range h.quotas {
-		q := n.c.Quotas[name]
-		qs = append(qs, control.Quota{Name: name, Budget: uint64(q.Budget), Chunk: chunk(q.Waste, len(n.c.Nodes))})
+		q := c.Quotas[name]
+		qs = append(qs, control.Quota{Name: name, Budget: uint64(q.Budget), Chunk: chunk(q.Waste, len(c.Nodes))})
 	}
 	h.chunks = &chunks{
 		limit: make([]uint64, len(qs)), issued: slices.Clone(counts), pending: make([]uint64, len(qs)),
 		moved: make(chan struct{}),
 	}
-	l, margin := lease(n.cfg.Suspect)
+	l, margin := lease(cfg.Suspect)
 	h.node, err = control.New(control.Config{
-		Self: proc.ID(n.self), Run: run, Lease: l, Margin: margin, Quotas: qs, Counts: counts,
-		Rand: n.cfg.Rand, MaxNodes: MaxNodes, SnapshotEvery: n.cfg.SnapshotEvery,
+		Self: proc.ID(cfg.Self), Run: run, Lease: l, Margin: margin, Quotas: qs, Counts: counts,
+		Rand: cfg.Rand, MaxNodes: MaxNodes, SnapshotEvery: cfg.SnapshotEvery,
 	}, d, h.now())
 	if err != nil {
 		return fail(err)
@@ -210,13 +228,8 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 	if err != nil {
 		return fail(err)
 	}
-	switch {
-	case h.node.Removed():
-		return fail(fmt.Errorf("%w: node %d's log has its removal; a node comes back under a new id (allot member add) on a new data dir", ErrRemoved, n.self))
-	case !n.cfg.FromLog:
-		if err := n.checkMembership(h.node.Members()); err != nil {
-			return fail(err)
-		}
+	if h.node.Removed() {
+		return fail(fmt.Errorf("%w: node %d's log has its removal; a node comes back under a new id (allot member add) on a new data dir", ErrRemoved, cfg.Self))
 	}
 	h.newest.Store(h.node.State().View().Epoch)
 	return h, nil
@@ -224,7 +237,7 @@ func newCtl(n *Node, dir string) (*ctlHost, error) {
 
 // run ticks the control node until ctx ends.
 func (h *ctlHost) run(ctx context.Context) {
-	every := max(h.n.cfg.Suspect/control.LeaseTicks/2, time.Millisecond)
+	every := max(h.suspect/control.LeaseTicks/2, time.Millisecond)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -254,15 +267,15 @@ func (h *ctlHost) deliver(from proc.ID, m proc.Message) {
 	}
 	var rm raftpb.Message
 	if err := rm.Unmarshal(msg.Raft); err != nil || int(rm.From)-1 != int(from) && !passedOn(rm.Type) {
-		h.n.log.Warn("control: a malformed Raft message", "from", from, "raft_from", rm.From, "type", rm.Type.String())
+		h.log.Warn("control: a malformed Raft message", "from", from, "raft_from", rm.From, "type", rm.Type.String())
 		return
 	}
 	err := h.input(func(now proc.Time) error { return h.node.Step(now, rm) })
 	switch {
 	case errors.Is(err, control.ErrLogLost):
-		h.n.lose(err) // lost.go
+		h.to.lose(err) // lost.go
 	case err != nil:
-		h.n.log.Warn("control", "err", err)
+		h.log.Warn("control", "err", err)
 	}
 }
 
@@ -330,30 +343,30 @@ func (h *ctlHost) inputLocked(now proc.Time) {
 		// node says nothing more to the others, and stops serving when
 		// its lease runs out.
 		h.broken = true
-		h.n.log.Error("control: the log could not be kept; this node stops", "err", err)
+		h.log.Error("control: the log could not be kept; this node stops", "err", err)
 		return
 	}
 	if u.Members != nil {
 		// Before the messages: the first to a new member needs its link.
-		h.n.setPeers(u.Members)
+		h.to.setPeers(u.Members)
 	}
 	if h.node.Removed() && !h.removed {
 		h.removed = true
-		h.n.log.Warn("this node was removed from the cluster: it serves nothing more")
-		close(h.n.removed)
+		h.log.Warn("this node was removed from the cluster: it serves nothing more")
+		h.to.removedSelf()
 	}
 	for _, m := range u.Messages {
 		b, err := m.Marshal()
 		if err == nil {
-			err = h.space.Send(proc.ID(h.n.self), proc.ID(m.To-1), control.Msg{Raft: b})
+			err = h.space.Send(proc.ID(h.self), proc.ID(m.To-1), control.Msg{Raft: b})
 		}
 		if err != nil && !errors.Is(err, transport.ErrClosed) {
-			h.n.log.Debug("control: send", "to", m.To-1, "err", err)
+			h.log.Debug("control: send", "to", m.To-1, "err", err)
 		}
 	}
 	for _, to := range u.ReachTo {
-		if err := h.space.Send(proc.ID(h.n.self), to, u.Reach); err != nil && !errors.Is(err, transport.ErrClosed) {
-			h.n.log.Debug("control: send reach", "to", to, "err", err)
+		if err := h.space.Send(proc.ID(h.self), to, u.Reach); err != nil && !errors.Is(err, transport.ErrClosed) {
+			h.log.Debug("control: send reach", "to", to, "err", err)
 		}
 	}
 	h.leaseEnd.Store(int64(h.node.LeaseEnd()))
@@ -392,7 +405,7 @@ func (h *ctlHost) changes(ctx context.Context) {
 				break
 			}
 			for _, c := range q {
-				h.n.change(c)
+				h.to.change(c)
 			}
 		}
 	}
@@ -405,7 +418,7 @@ func (h *ctlHost) counts() []uint64 {
 	defer h.issuing.Unlock()
 	c, err := h.store.Counts(h.quotas)
 	if err != nil {
-		h.n.log.Error("control: reading the permit counts", "err", err)
+		h.log.Error("control: reading the permit counts", "err", err)
 	}
 	return c
 }
@@ -635,7 +648,7 @@ func (h *ctlHost) close() {
 	// A Take still between its permits and their count gets an error
 	// from the closed store, and answers Unavailable.
 	if err := h.store.Close(); err != nil {
-		h.n.log.Error("control: closing the store", "err", err)
+		h.log.Error("control: closing the store", "err", err)
 	}
 }
 
@@ -645,7 +658,7 @@ func (h *ctlHost) close() {
 func (h *ctlHost) leave(ctx context.Context) {
 	c := h.counts()
 	h.input(func(now proc.Time) error { h.node.Leave(now, c); return nil })
-	ctx, cancel := context.WithTimeout(ctx, h.n.cfg.Suspect)
+	ctx, cancel := context.WithTimeout(ctx, h.suspect)
 	defer cancel()
 	for {
 		h.mu.Lock()

@@ -73,6 +73,14 @@
 // are grouped by role, each group under its own lock: the views, the
 // session table, the control host. The node acts on its sessions only
 // within its lease (expiry.go): past it, its backup may have them.
+// The node's parts do not hold the *Node: each is handed the role it
+// needs of it, an interface defined next to the part, as the
+// algorithms are handed a proc.Env — the control host a changeTaker
+// (ctl.go: the control node's changes, the membership, a lost log, its
+// own removal), an instance its instanceDeps and the lease as a
+// leaseReader (instance.go), the Admin API a memberCtl (admin.go), the
+// metrics' collectors a placeReader, sentCounters and an objectCounter
+// (ops.go, metrics.go, refresh.go); TestNoNodeBackPointers keeps it so.
 // clock.go is the Lamport clock of the fencing counters. Beside the API,
 // on the same server (ops.go): grpc.health.v1, SERVING only while the
 // node serves its view under its lease and is not draining; server

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -27,7 +28,7 @@ const tick = time.Millisecond
 // to it. The host gives each process its goroutine and mailbox, so a
 // process takes its inputs one at a time and the algorithm needs no locks.
 type instance struct {
-	n    *Node
+	instanceDeps
 	key  space.Key  // what it runs: the lock, a semaphore, a quota's view
 	view space.View // the nodes it runs on
 	kind algo.Kind  // key.Kind
@@ -55,6 +56,29 @@ type instance struct {
 	// returning: lock users given back (their slot's back is set) and not
 	// idle yet; claimed: how many Locks at Config.MaxLocks wait for one.
 	returning, claimed int
+}
+
+// instanceDeps are what an instance uses of its node, all of them the
+// same for every instance of the node (Node.instanceDeps): not the node
+// itself, so that what an instance may reach of it is listed here.
+type instanceDeps struct {
+	self    int           // the node's id: which processes it hosts
+	lease   leaseReader   // no grant fenced, nothing given back, past it
+	clock   *clock        // the fencing counters
+	events  *eventlog.Log // the grants' owners and fences
+	metrics *metrics      // the requests waiting, the time to a grant
+	log     *slog.Logger
+}
+
+// leaseReader is how much longer the node may serve (ctlHost.leaseLeft):
+// an instance fences a grant or gives one back only within it.
+type leaseReader interface {
+	leaseLeft() time.Duration
+}
+
+// instanceDeps are the node's parts its instances use.
+func (n *Node) instanceDeps() instanceDeps {
+	return instanceDeps{self: n.self, lease: n.ctl, clock: &n.clock, events: n.events, metrics: n.metrics, log: n.log}
 }
 
 // slot is one user process of this node, serving one request at a time.
@@ -202,7 +226,7 @@ func (n *Node) newInstance(sp space.Space) (*instance, error) {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	in := &instance{
-		n: n, key: sp.Key, view: v, kind: sp.Key.Kind, name: name,
+		instanceDeps: n.instanceDeps(), key: sp.Key, view: v, kind: sp.Key.Kind, name: name,
 		free: make(chan *slot, n.c.Slots), closed: make(chan struct{}),
 	}
 	if in.h, err = n.newHost(name); err != nil {
@@ -272,7 +296,7 @@ func (g gated) Start(env proc.Env) {
 func (in *instance) request(s *slot, req proc.Request, grant uint64, keys []string) {
 	in.call(s, func(env proc.Env) {
 		s.waiting, s.abandoned, s.asked, s.res, s.keys = true, false, time.Now(), req.Res, keys
-		in.n.metrics.waiting.WithLabelValues(in.kind.String()).Inc()
+		in.metrics.waiting.WithLabelValues(in.kind.String()).Inc()
 		switch in.kind {
 		case algo.Pool:
 			in.h.Record(proc.Event{Kind: proc.EvAcquire, P: s.id})
@@ -280,7 +304,7 @@ func (in *instance) request(s *slot, req proc.Request, grant uint64, keys []stri
 			in.h.Record(proc.Event{Kind: proc.EvRequest, P: s.id, Res: req.Res})
 		}
 		if grant != 0 {
-			in.n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Owner, P: s.id, Res: req.Res, Keys: keys, Grant: grant})
+			in.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Owner, P: s.id, Res: req.Res, Keys: keys, Grant: grant})
 		}
 		s.p.Request(env, req)
 	})
@@ -293,8 +317,8 @@ func (in *instance) follow(env proc.Env, s *slot, e proc.Event) {
 		return
 	}
 	s.waiting = false
-	in.n.metrics.waiting.WithLabelValues(in.kind.String()).Dec()
-	in.n.metrics.latency.WithLabelValues(in.kind.String()).Observe(time.Since(s.asked).Seconds())
+	in.metrics.waiting.WithLabelValues(in.kind.String()).Dec()
+	in.metrics.latency.WithLabelValues(in.kind.String()).Observe(time.Since(s.asked).Seconds())
 	in.answer(s, e)
 }
 
@@ -310,7 +334,7 @@ func (in *instance) follow(env proc.Env, s *slot, e proc.Event) {
 func (in *instance) answer(s *slot, e proc.Event) {
 	var counter uint64
 	if keys := in.keys(s, e); keys != nil {
-		if in.n.ctl.leaseLeft() <= 0 {
+		if in.lease.leaseLeft() <= 0 {
 			time.AfterFunc(5*time.Millisecond, func() { in.call(s, func(proc.Env) { in.answer(s, e) }) })
 			return
 		}
@@ -318,8 +342,8 @@ func (in *instance) answer(s *slot, e proc.Event) {
 		// comes after every release of these resources by an earlier
 		// holder (exclusion needs a chain of messages from that release
 		// to this grant), and every message carries its sender's time.
-		counter = in.n.clock.tick()
-		in.n.events.Fenced(in.name, s.id, keys, in.view.Epoch, counter)
+		counter = in.clock.tick()
+		in.events.Fenced(in.name, s.id, keys, in.view.Epoch, counter)
 	}
 	if s.abandoned {
 		// Release is an input of its own: the process is in the middle
@@ -360,7 +384,7 @@ func (in *instance) keys(s *slot, e proc.Event) []string {
 // the two statements could stamp an exit past its lease.
 func (in *instance) release(s *slot, unit int32) {
 	in.call(s, func(env proc.Env) {
-		if in.n.ctl.leaseLeft() <= 0 {
+		if in.lease.leaseLeft() <= 0 {
 			time.AfterFunc(5*time.Millisecond, func() { in.release(s, unit) })
 			return
 		}
@@ -394,7 +418,7 @@ func (in *instance) abandon(s *slot) {
 // when nothing is left to give back.
 func (in *instance) call(s *slot, f func(proc.Env)) {
 	if err := in.h.Call(s.id, f); err != nil && !errors.Is(err, host.ErrClosed) {
-		in.n.log.Error("instance", "instance", in.key.String(), "process", s.id, "err", err)
+		in.log.Error("instance", "instance", in.key.String(), "process", s.id, "err", err)
 	}
 }
 

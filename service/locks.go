@@ -54,7 +54,7 @@ func (n *Node) newLazyInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 		most = min(n.cfg.MaxSessions, MaxMaxLocks)
 	}
 	in := &instance{
-		n: n, key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
+		instanceDeps: n.instanceDeps(), key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
 		free: make(chan *slot, most), closed: make(chan struct{}),
 		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{}, most: most,
 	}
@@ -96,7 +96,7 @@ func (in *instance) grab() (s *slot, claimed bool, err error) {
 		return nil, false, errFull
 	}
 	v := in.view
-	id := proc.ID(v.Members.Rank(in.n.self) + v.Members.Len()*in.lockUsers)
+	id := proc.ID(v.Members.Rank(in.self) + v.Members.Len()*in.lockUsers)
 	p, err := in.alg.Process(in.pb, id)
 	if err != nil {
 		return nil, false, err
@@ -157,7 +157,7 @@ func (in *instance) unclaim() {
 // made yet: the transport asks for it when the first message for it comes. A message for a user this
 // node never made is for no request of this run (dropped).
 func (in *instance) ensure(id proc.ID) {
-	if !in.lazy || id < lockRange || lockOwner(in.view, id) != in.n.self {
+	if !in.lazy || id < lockRange || lockOwner(in.view, id) != in.self {
 		return
 	}
 	in.mu.Lock()
@@ -167,7 +167,7 @@ func (in *instance) ensure(id proc.ID) {
 	}
 	p, err := in.alg.Process(in.pb, id)
 	if err != nil {
-		in.n.log.Warn("link: message for no process of the lock", "instance", in.name, "process", id, "err", err)
+		in.log.Warn("link: message for no process of the lock", "instance", in.name, "process", id, "err", err)
 		return
 	}
 	if err := in.h.Add(id, p, nil); err != nil {

@@ -179,6 +179,10 @@ func (n *Node) setPeers(ms []control.Member) {
 // cluster: it serves nothing more, and its process may end.
 func (n *Node) Removed() <-chan struct{} { return n.removed }
 
+// removedSelf closes Removed: the control host applied this node's own
+// removal (once).
+func (n *Node) removedSelf() { close(n.removed) }
+
 // Addr is this node's address as the membership has it ("" if the log
 // does not have it yet: a node that has just joined is told it by the
 // cluster).

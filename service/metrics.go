@@ -38,7 +38,13 @@ type metrics struct {
 // message kind, from the instances' hosts when scraped. Its label is
 // "message", not "kind": "kind" is the request's kind (exclusive, pool,
 // quota) on the other families, and one label name means one thing.
-type messages struct{ n *Node }
+type messages struct{ from []sentCounter }
+
+// sentCounter adds the algorithm messages it knows were sent, by kind, to
+// byKind: the node's instances (views) and those it retired (metrics).
+type sentCounter interface {
+	addSent(byKind map[string]int64)
+}
 
 var messagesDesc = prometheus.NewDesc("allot_messages_total", "Algorithm messages sent by this node's processes, by message kind.", []string{"message"}, nil)
 
@@ -46,20 +52,31 @@ func (m messages) Describe(ch chan<- *prometheus.Desc) { ch <- messagesDesc }
 
 func (m messages) Collect(ch chan<- prometheus.Metric) {
 	byKind := map[string]int64{}
-	m.n.views.mu.Lock()
-	for _, in := range m.n.views.instances {
+	for _, c := range m.from {
+		c.addSent(byKind)
+	}
+	for k, v := range byKind {
+		ch <- prometheus.MustNewConstMetric(messagesDesc, prometheus.CounterValue, float64(v), k)
+	}
+}
+
+// addSent adds the messages of the node's instances to byKind.
+func (vs *views) addSent(byKind map[string]int64) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	for _, in := range vs.instances {
 		for k, v := range in.h.Stats().ByKind {
 			byKind[k] += v
 		}
 	}
-	m.n.views.mu.Unlock()
-	m.n.metrics.retiredMu.Lock()
-	for k, v := range m.n.metrics.retired {
+}
+
+// addSent adds the messages of the retired instances to byKind.
+func (m *metrics) addSent(byKind map[string]int64) {
+	m.retiredMu.Lock()
+	defer m.retiredMu.Unlock()
+	for k, v := range m.retired {
 		byKind[k] += v
-	}
-	m.n.metrics.retiredMu.Unlock()
-	for k, v := range byKind {
-		ch <- prometheus.MustNewConstMetric(messagesDesc, prometheus.CounterValue, float64(v), k)
 	}
 }
 

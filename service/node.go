@@ -254,7 +254,7 @@ func New(cfg Config) (*Node, error) {
 		refreshWake: make(chan struct{}, 1),
 	}
 	n.events = eventlog.New(cfg.Events, cfg.Self)
-	n.metrics.reg.MustRegister(messages{n}, state{n}, objectsGauge{n})
+	n.metrics.reg.MustRegister(messages{from: []sentCounter{&n.views, n.metrics}}, state{p: n}, objectsGauge{c: n})
 	var algs []algo.Algorithm
 	for kind, name := range map[algo.Kind]string{algo.Exclusive: c.Lock, algo.Pool: c.Semaphore, algo.Quota: c.Quota} {
 		if name == "" {
@@ -293,7 +293,12 @@ func New(cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
-	if n.ctl, err = newCtl(n, dir); err != nil {
+	if n.ctl, err = newCtl(n, n.cfg, c, n.log, dir); err == nil && !cfg.FromLog {
+		if err = n.checkMembership(n.ctl.node.Members()); err != nil {
+			n.ctl.close()
+		}
+	}
+	if err != nil {
 		if n.tmpDir != "" {
 			os.RemoveAll(n.tmpDir)
 		}
@@ -314,7 +319,7 @@ func New(cfg Config) (*Node, error) {
 // the lock and the declared quotas. Call it before s serves.
 func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
-	pb.RegisterAdminServer(s, admin{n: n})
+	pb.RegisterAdminServer(s, n.admin())
 	backuppb.RegisterBackupServer(s, backupServer{k: n.keeper})
 	n.registerOps(s)
 	n.ctl.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/service/internal/space"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
 
@@ -113,7 +114,49 @@ func (n *Node) serverOptions() []grpc.ServerOption {
 }
 
 // state is the node's place in the cluster, read when scraped.
-type state struct{ n *Node }
+type state struct{ p placeReader }
+
+// placeReader is what state reads of its node: its view, whether it
+// serves, the grants its sessions hold, the lock names in its tables and
+// its links.
+type placeReader interface {
+	viewNow() space.View // the zero View: none yet
+	servesNow() bool
+	held() int
+	nameCount() int
+	// links is the node's link counts and the links to the members it
+	// links to, by id; false before the node has its transport.
+	links() (tgrpc.LinkStats, []peerLink, bool)
+}
+
+// peerLink is the link to member id.
+type peerLink struct {
+	id int
+	tgrpc.PeerState
+}
+
+// viewNow is the view the node is in (the zero View: none yet).
+func (n *Node) viewNow() space.View {
+	if st := n.views.current(); st != nil {
+		return st.v
+	}
+	return space.View{}
+}
+
+// links is the node's link counts and its links to the members it links
+// to, by id; false before Register gave it its transport.
+func (n *Node) links() (tgrpc.LinkStats, []peerLink, bool) {
+	if n.tr == nil {
+		return tgrpc.LinkStats{}, nil, false
+	}
+	var ps []peerLink
+	for _, k := range n.linked() {
+		if p, ok := n.tr.Peer(nodeName(k)); ok {
+			ps = append(ps, peerLink{k, p})
+		}
+	}
+	return n.tr.Stats(), ps, true
+}
 
 var (
 	epochDesc   = prometheus.NewDesc("allot_view_epoch", "Epoch of the view this node is in (0: none yet).", nil, nil)
@@ -134,40 +177,32 @@ func (s state) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (s state) Collect(ch chan<- prometheus.Metric) {
-	n := s.n
-	var epoch, members float64
-	if st := n.views.current(); st != nil {
-		epoch, members = float64(st.v.Epoch), float64(st.v.Members.Len())
-	}
-	ch <- prometheus.MustNewConstMetric(epochDesc, prometheus.GaugeValue, epoch)
-	ch <- prometheus.MustNewConstMetric(membersDesc, prometheus.GaugeValue, members)
+	v := s.p.viewNow()
+	ch <- prometheus.MustNewConstMetric(epochDesc, prometheus.GaugeValue, float64(v.Epoch))
+	ch <- prometheus.MustNewConstMetric(membersDesc, prometheus.GaugeValue, float64(v.Members.Len()))
 	serving := 0.0
-	if n.servesNow() {
+	if s.p.servesNow() {
 		serving = 1
 	}
 	ch <- prometheus.MustNewConstMetric(servingDesc, prometheus.GaugeValue, serving)
-	ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(n.held()))
-	ch <- prometheus.MustNewConstMetric(namesDesc, prometheus.GaugeValue, float64(n.nameCount()))
-	if n.tr == nil {
+	ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(s.p.held()))
+	ch <- prometheus.MustNewConstMetric(namesDesc, prometheus.GaugeValue, float64(s.p.nameCount()))
+	ls, peers, ok := s.p.links()
+	if !ok {
 		return
 	}
-	ls := n.tr.Stats()
 	ch <- prometheus.MustNewConstMetric(framesDesc, prometheus.CounterValue, float64(ls.Frames))
 	ch <- prometheus.MustNewConstMetric(batchesDesc, prometheus.CounterValue, float64(ls.Batches))
-	for _, k := range n.linked() {
-		p, ok := n.tr.Peer(nodeName(k))
-		if !ok {
-			continue
-		}
+	for _, p := range peers {
 		up := 0.0
 		if p.Up {
 			up = 1
 		}
-		ch <- prometheus.MustNewConstMetric(linkDesc, prometheus.GaugeValue, up, strconv.Itoa(k))
+		ch <- prometheus.MustNewConstMetric(linkDesc, prometheus.GaugeValue, up, strconv.Itoa(p.id))
 		plain := 0.0
 		if p.Carrier == tgrpc.PlainCarrier {
 			plain = 1
 		}
-		ch <- prometheus.MustNewConstMetric(plainDesc, prometheus.GaugeValue, plain, strconv.Itoa(k))
+		ch <- prometheus.MustNewConstMetric(plainDesc, prometheus.GaugeValue, plain, strconv.Itoa(p.id))
 	}
 }

@@ -234,14 +234,20 @@ func pauseMetric() prometheus.Histogram {
 
 // objectsGauge is what objects counts, when scraped: the node's
 // instances of its view, idle or in use.
-type objectsGauge struct{ n *Node }
+type objectsGauge struct{ c objectCounter }
+
+// objectCounter counts a node's collectable objects of its view (objects):
+// all the gauge reads of the node.
+type objectCounter interface {
+	objects() (idle, inUse int)
+}
 
 var objectsDesc = prometheus.NewDesc("allot_instances", "Instances (semaphores) of its view this node hosts, by state: in_use (a holder or a waiter of this node's sessions) or idle (collected at the next refresh).", []string{"state"}, nil)
 
 func (o objectsGauge) Describe(ch chan<- *prometheus.Desc) { ch <- objectsDesc }
 
 func (o objectsGauge) Collect(ch chan<- prometheus.Metric) {
-	idle, inUse := o.n.objects()
+	idle, inUse := o.c.objects()
 	ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(idle), "idle")
 	ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(inUse), "in_use")
 }
