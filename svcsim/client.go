@@ -47,8 +47,8 @@ type Client struct {
 	kaSent   proc.Time
 	longest  proc.Time            // the longest lease a node answered
 	asked    map[uint64]proc.Time // keep-alives to the backup, by call: when sent
-	left     int  // locks before the session is given up
-	walked   bool // walked away: no more keep-alives
+	left     int                  // locks before the session is given up
+	walked   bool                 // walked away: no more keep-alives
 
 	lockNo    uint64 // the client's number of its lock requests
 	lockReq   uint64 // the open lock request's call (0: none)
