@@ -153,6 +153,9 @@ func (s *tstate) Send(to proc.ID, m proc.Message) {
 	if to < 0 || int(to) >= len(s.procs) {
 		panic(fmt.Sprintf("send of %s to nonexistent process %d", m.Kind(), to))
 	}
+	if s.crashed[to] {
+		return // lost: a process down receives nothing, and its next run starts without it
+	}
 	s.msgs = append(s.msgs, tmsg{from: s.cur, to: to, m: m, early: s.now + s.cfg.MinDelay, late: s.now + s.cfg.MaxDelay})
 }
 func (s *tstate) Emit(e proc.Event) {

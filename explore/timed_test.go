@@ -194,3 +194,56 @@ func TestTimedUnhashed(t *testing.T) {
 		t.Errorf("unknown field: error %v", err)
 	}
 }
+
+// pinger: process 1 sends process 0 a ping every 4 ticks; process 0
+// emits an event for each it receives.
+type pinger struct{}
+
+type pingMsg struct{}
+type every struct{}
+
+func (pingMsg) Kind() string { return "ping" }
+
+func (pinger) Start(env proc.Env) {
+	if env.Self() == 1 {
+		env.After(4, every{})
+	}
+}
+func (pinger) Deliver(env proc.Env, _ proc.ID, _ proc.Message) {
+	env.Emit(proc.Event{Kind: proc.EvEnter})
+}
+func (pinger) Fire(env proc.Env, _ proc.Timer) {
+	env.Send(0, pingMsg{})
+	env.After(4, every{})
+}
+
+// downJudge reports an event of a process after its crash.
+type downJudge struct {
+	check.Report
+	down map[proc.ID]bool
+}
+
+func (j *downJudge) Event(e proc.Event) {
+	switch {
+	case e.Kind == proc.EvCrash:
+		j.down[e.P] = true
+	case j.down[e.P]:
+		j.Violations++
+		j.First = append(j.First, "a crashed process took an input")
+	}
+}
+
+// TestTimedCrashedReceivesNothing: a message sent to a process while it
+// is down is lost, not delivered to the crashed run.
+func TestTimedCrashedReceivesNothing(t *testing.T) {
+	r, err := RunTimed(TimedConfig{
+		Build: func() ([]proc.Process, error) { return []proc.Process{pinger{}, pinger{}}, nil },
+		Judge: func() (proc.Sink, *check.Report) {
+			j := &downJudge{down: map[proc.ID]bool{}}
+			return j, &j.Report
+		},
+		MinDelay: 1, MaxDelay: 2, MaxTime: 30, Crash: []proc.ID{0}})
+	if err != nil || r.Violations > 0 || !r.Complete || r.Crashes == 0 {
+		t.Errorf("%+v, %v", r, err)
+	}
+}
