@@ -195,6 +195,58 @@ func TestTimedUnhashed(t *testing.T) {
 	}
 }
 
+// views is a Marker: the views served so far.
+type views struct{ n int }
+
+func (v *views) Event(e proc.Event) {
+	if e.Kind == proc.EvView {
+		v.n++
+	}
+}
+func (v *views) Marks() map[string]int { return map[string]int{"view": v.n} }
+
+// TestTimedScript: a crash scripted in the warm-up, the restart at any
+// step of the search: the forgetting restart is caught, its
+// counterexample starting after the crash; the right one is not, and the
+// states after the hand-over's view are counted by the marker.
+func TestTimedScript(t *testing.T) {
+	script := []Scripted{{P: 0, At: 2}}
+	for _, forget := range []bool{true, false} {
+		r, err := RunTimed(TimedConfig{Build: batons(10, forget), Judge: judge, MinDelay: 1, MaxDelay: 3, MaxTime: 40,
+			Script: script, Restart: []proc.ID{0}, Marks: func() Marker { return &views{} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Warmup != 2 || r.WarmupEnd != 2 {
+			// the hand-over's delivery at 1, then the crash at 2
+			t.Errorf("forget %v: warm-up of %d steps to tick %d, want 2 to 2", forget, r.Warmup, r.WarmupEnd)
+		}
+		if !forget {
+			if r.Violations > 0 || !r.Complete || r.Marked["view"] == 0 || r.Marked["view"] >= r.States {
+				t.Errorf("the right restart: %+v", r)
+			}
+			continue
+		}
+		if r.Counter == nil || !strings.Contains(r.Counter.What, "serves epoch 1 after") {
+			t.Fatalf("the forgetting restart: %+v", r)
+		}
+		if in := r.Counter.Steps[0].Input; strings.Contains(in, "crash") {
+			t.Errorf("the scripted crash is in the counterexample: %q", in)
+		}
+	}
+	// WarmupTo moves the search's start on: the hand-over at 1, the
+	// lease's end at 10; the next input, node 1's wait, is at 11.
+	r, err := RunTimed(TimedConfig{Build: batons(10, false), Judge: judge, MinDelay: 1, MaxDelay: 3, MaxTime: 40, WarmupTo: 11})
+	if err != nil || r.WarmupEnd != 10 || r.Warmup != 2 {
+		t.Errorf("warm-up to tick 10: %+v, %v", r, err)
+	}
+	for _, bad := range [][]Scripted{{{P: 0, At: 2, Restart: true}}, {{P: 0, At: 2}, {P: 0, At: 3}}, {{P: 7, At: 1}}} {
+		if _, err := RunTimed(TimedConfig{Build: batons(10, false), Judge: judge, MaxTime: 40, Script: bad}); err == nil {
+			t.Errorf("script %+v: no error", bad)
+		}
+	}
+}
+
 // pinger: process 1 sends process 0 a ping every 4 ticks; process 0
 // emits an event for each it receives.
 type pinger struct{}
