@@ -88,7 +88,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			fs.SetOutput(stdout)
-			fmt.Fprintln(stdout, "usage: allot explore --kind service [flags]: every order of events the data path's timing allows, with crashes and restarts, judged by check.Service's safety rules")
+			fmt.Fprintln(stdout, "usage: allot explore --kind service [flags]: every order of events the data path's timing allows, with crashes and restarts (at any step, or at a tick before the search: --crash P@T), judged by check.Service's safety rules and the liveness rules an event decides")
 			fs.PrintDefaults()
 			return errHelp
 		}
