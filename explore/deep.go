@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"math"
 	"math/bits"
 	"reflect"
 	"unsafe"
@@ -23,7 +24,13 @@ import (
 type walker struct {
 	frozen map[uintptr]bool
 	memo   map[uintptr]reflect.Value // clone: pointers already copied in this walk
-	seen   map[uintptr]bool          // hash: pointers already hashed in this walk
+	// hash: the pointers on the walk's path, by depth, and the hashes of
+	// those done whose value does not depend on the path (see hashValue);
+	// low is the least depth a back reference below reached.
+	path  map[uintptr]int
+	done  map[uintptr]uint64
+	depth int
+	low   int
 	// unhashed: struct fields left out of fingerprints (by type, field
 	// index): state a process keeps but never lets matter (TimedConfig.Unhashed).
 	unhashed map[reflect.Type]map[int]bool
@@ -261,10 +268,12 @@ func typeID(t reflect.Type) uint64 {
 // hash fingerprints x. Equal values hash equal: maps are hashed as sets of
 // pairs, pointers by what they point to, shared memory not at all.
 func (w *walker) hash(x any) uint64 {
-	clear(w.seen)
-	if w.seen == nil {
-		w.seen = map[uintptr]bool{}
+	clear(w.path)
+	clear(w.done)
+	if w.path == nil {
+		w.path, w.done = map[uintptr]int{}, map[uintptr]uint64{}
 	}
+	w.depth, w.low = 0, math.MaxInt
 	var h hasher
 	w.hashValue(&h, reflect.ValueOf(&x).Elem())
 	return mix(uint64(h))
@@ -308,13 +317,36 @@ func (w *walker) hashValue(h *hasher, v reflect.Value) {
 			h.add(2)
 			return
 		}
-		if w.seen[p] { // a cycle: the first visit hashed it
+		// A pointer reached twice is hashed by what it points to each
+		// time, so that the hash of a map's entry does not depend on
+		// which entry reached shared memory first (the order of a map's
+		// range is random). A cycle is cut where it closes; a pointee
+		// whose walk closed no cycle above it hashes the same from
+		// anywhere, and is hashed once.
+		if d, ok := w.path[p]; ok {
 			h.add(3)
+			w.low = min(w.low, d)
 			return
 		}
-		w.seen[p] = true
+		if x, ok := w.done[p]; ok {
+			h.add(1)
+			h.add(x)
+			return
+		}
+		w.depth++
+		w.path[p] = w.depth
+		low := w.low
+		w.low = math.MaxInt
+		var sub hasher
+		w.hashValue(&sub, v.Elem())
+		delete(w.path, p)
+		if w.low >= w.depth {
+			w.done[p] = uint64(sub)
+		}
+		w.low = min(low, w.low)
+		w.depth--
 		h.add(1)
-		w.hashValue(h, v.Elem())
+		h.add(uint64(sub))
 	case reflect.Interface:
 		if v.IsNil() {
 			h.add(0)

@@ -432,3 +432,31 @@ func TestSimulatorAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestHashSharedInMap: memory two entries of a map share hashes the same
+// whatever the order the map's range takes (random), and equal states
+// with and without the sharing hash alike only when equal.
+func TestHashSharedInMap(t *testing.T) {
+	type node struct {
+		v    int
+		next *node
+	}
+	shared := &node{v: 7}
+	shared.next = shared // a cycle too
+	m := map[int]*node{}
+	for i := range 16 {
+		m[i] = &node{v: i, next: shared}
+	}
+	m[16] = shared
+	var w walker
+	want := w.hash(m)
+	for range 200 {
+		if got := w.hash(m); got != want {
+			t.Fatalf("one map, two hashes: %x, %x", want, got)
+		}
+	}
+	m[3].next = &node{v: 8}
+	if w.hash(m) == want {
+		t.Error("a changed pointee, the same hash")
+	}
+}

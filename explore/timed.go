@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -65,6 +66,24 @@ type TimedConfig struct {
 	Warmup func([]proc.Event) bool
 	// WarmupLimit bounds the warm-up in steps (0: 100000).
 	WarmupLimit int
+	// Script are faults the warm-up takes at fixed ticks, each before
+	// its first input at or after At: the search then starts from a
+	// state the faults have already struck (a crash a lease before the
+	// view change that follows it, which no search reaches step by step
+	// from the crash: a lease is hundreds of steps). A scripted crash or
+	// restart is the process's one crash or restart; a process that
+	// crashed in the warm-up may still restart at any step of the search
+	// if it is in Restart.
+	Script []Scripted
+	// WarmupTo, when set, runs the warm-up on (after Warmup holds and
+	// every scripted fault struck) until its next input is at or after
+	// this tick.
+	WarmupTo proc.Time
+	// Marks, when set, makes a fresh Marker for every replay: it sees
+	// every event of the path, the warm-up's included, and
+	// TimedResult.Marked counts, by mark, the states first reached by a
+	// path on which the mark's count grew after the warm-up.
+	Marks func() Marker
 	// Unhashed names struct fields ("import/path.Type.field") that are
 	// not state: a process keeps them but never lets them decide
 	// anything, and they differ between replays (etcd-io/raft's
@@ -93,11 +112,28 @@ type TimedResult struct {
 	Cut       string    `json:"cut,omitempty"`
 	// Crashes and Restarts count the transitions that crashed or
 	// restarted a process (the faults were taken, not only offered).
-	Crashes    int64           `json:"crash_transitions"`
-	Restarts   int64           `json:"restart_transitions"`
+	Crashes  int64 `json:"crash_transitions"`
+	Restarts int64 `json:"restart_transitions"`
+	// Marked counts the states by Marks' names (none without Marks).
+	Marked     map[string]int  `json:"marked,omitempty"`
 	Violations int             `json:"violations"`
 	Counter    *Counterexample `json:"counterexample,omitempty"`
 	Seconds    float64         `json:"wall_seconds"`
+}
+
+// Scripted is a fault at a fixed tick: process P crashes, or (Restart)
+// comes back from what it persisted.
+type Scripted struct {
+	P       proc.ID
+	At      proc.Time
+	Restart bool
+}
+
+// Marker counts what a path has reached, by name ("adopted": how many
+// sessions a node adopted so far), from its events.
+type Marker interface {
+	proc.Sink
+	Marks() map[string]int
 }
 
 // tmsg is a message in flight.
@@ -119,6 +155,7 @@ type tchoice struct {
 	kind byte // 'm' deliver msgs[i], 't' fire timers[i], 'c' crash p, 'r' restart p
 	i    int
 	p    proc.ID
+	at   proc.Time // a scripted fault's tick (the clock moves on to it)
 }
 
 // tstate is a global state being replayed; it is the proc.Env of the
@@ -137,6 +174,7 @@ type tstate struct {
 	cur       proc.ID
 	judge     proc.Sink
 	report    *check.Report
+	marker    Marker
 	events    []proc.Event // kept when collect is set
 	collect   bool
 	steps     []Step
@@ -153,6 +191,9 @@ func (s *tstate) Send(to proc.ID, m proc.Message) {
 	if to < 0 || int(to) >= len(s.procs) {
 		panic(fmt.Sprintf("send of %s to nonexistent process %d", m.Kind(), to))
 	}
+	if s.crashed[to] {
+		return // lost: a process down receives nothing, and its next run starts without it
+	}
 	s.msgs = append(s.msgs, tmsg{from: s.cur, to: to, m: m, early: s.now + s.cfg.MinDelay, late: s.now + s.cfg.MaxDelay})
 }
 func (s *tstate) Emit(e proc.Event) {
@@ -163,6 +204,9 @@ func (s *tstate) Emit(e proc.Event) {
 func (s *tstate) emit(e proc.Event) {
 	e.Time = s.now
 	s.judge.Event(e)
+	if s.marker != nil {
+		s.marker.Event(e)
+	}
 	if s.collect {
 		s.events = append(s.events, e)
 		if n := len(s.steps); n > 0 {
@@ -181,6 +225,9 @@ func (cfg *TimedConfig) initial(collect bool) (*tstate, error) {
 	s := &tstate{cfg: cfg, procs: procs, reborn: make([]proc.Process, n), crashed: make([]bool, n),
 		crashes: make([]bool, n), restarts: make([]bool, n), rng: make([]*rand.Rand, n), collect: collect}
 	s.judge, s.report = cfg.Judge()
+	if cfg.Marks != nil {
+		s.marker = cfg.Marks()
+	}
 	for p := range procs {
 		s.rng[p] = rand.New(rand.NewPCG(cfg.Seed, uint64(p)<<1))
 	}
@@ -264,10 +311,11 @@ func (s *tstate) take(c tchoice) error {
 		s.step("t=%d: timer %T at %d", s.now, t.t, t.p)
 		return s.guard(func() { s.procs[t.p].Fire(s, t.t) })
 	case 'c':
+		s.now = max(s.now, c.at)
 		s.cur = c.p
 		s.step("t=%d: crash %d", s.now, c.p)
 		s.crashed[c.p], s.crashes[c.p] = true, true
-		if d, ok := s.procs[c.p].(proc.Durable); ok && slices.Contains(s.cfg.Restart, c.p) {
+		if d, ok := s.procs[c.p].(proc.Durable); ok && s.cfg.mayRestart(c.p) {
 			s.reborn[c.p] = d.Restarted()
 		}
 		s.msgs = slices.DeleteFunc(s.msgs, func(m tmsg) bool { return m.to == c.p })
@@ -275,6 +323,7 @@ func (s *tstate) take(c tchoice) error {
 		s.emit(proc.Event{Kind: proc.EvCrash, P: c.p})
 		return nil
 	default: // 'r'
+		s.now = max(s.now, c.at)
 		s.cur = c.p
 		s.step("t=%d: restart %d", s.now, c.p)
 		s.procs[c.p], s.reborn[c.p] = s.reborn[c.p], nil
@@ -282,6 +331,11 @@ func (s *tstate) take(c tchoice) error {
 		s.emit(proc.Event{Kind: proc.EvRestart, P: c.p})
 		return s.guard(func() { s.procs[c.p].Start(s) })
 	}
+}
+
+// mayRestart reports whether process p may come back after its crash.
+func (cfg *TimedConfig) mayRestart(p proc.ID) bool {
+	return slices.Contains(cfg.Restart, p) || slices.ContainsFunc(cfg.Script, func(f Scripted) bool { return f.P == p && f.Restart })
 }
 
 // step records an input of a collected path (only then formatted: most
@@ -296,17 +350,11 @@ func (s *tstate) step(format string, args ...any) {
 // timer before a message due at the same tick), never a fault.
 func (s *tstate) earliest(cs []tchoice) (tchoice, bool) {
 	best, ok := tchoice{}, false
-	at := func(c tchoice) proc.Time {
-		if c.kind == 'm' {
-			return max(s.now, s.msgs[c.i].early)
-		}
-		return s.timers[c.i].due
-	}
 	for _, c := range cs {
 		if c.kind != 'm' && c.kind != 't' {
 			continue
 		}
-		if !ok || at(c) < at(best) {
+		if !ok || s.when(c) < s.when(best) {
 			best, ok = c, true
 		}
 	}
@@ -427,6 +475,11 @@ func RunTimed(cfg TimedConfig) (*TimedResult, error) {
 	if !s.report.OK() {
 		return x.finish(res, nil, start, s.report.First[0])
 	}
+	var base map[string]int // the marks of the warm-up
+	if s.marker != nil {
+		base = maps.Clone(s.marker.Marks())
+		res.Marked = map[string]int{}
+	}
 	seen := map[uint64]bool{s.fingerprint(&x.w): true}
 	frontier := []tnode{{fp: s.fingerprint(&x.w)}}
 	res.States = 1
@@ -483,6 +536,13 @@ search:
 				}
 				seen[fp] = true
 				res.States++
+				if s.marker != nil {
+					for k, n := range s.marker.Marks() {
+						if n > base[k] {
+							res.Marked[k]++
+						}
+					}
+				}
 				next = append(next, tnode{path: path, fp: fp})
 				if cfg.MaxStates > 0 && res.States >= cfg.MaxStates {
 					cut = "max-states"
@@ -503,25 +563,57 @@ search:
 	return x.finish(res, nil, start, "")
 }
 
-// warmup runs the fixed prefix.
+// warmup runs the fixed prefix: the earliest input each time, and the
+// scripted faults when due, until Warmup holds, every scripted fault
+// struck and the clock reached WarmupTo.
 func (x *texplorer) warmup(res *TimedResult) (*tstate, error) {
-	s, err := x.cfg.initial(x.cfg.Warmup != nil)
+	cfg := &x.cfg
+	s, err := cfg.initial(cfg.Warmup != nil)
 	if err != nil {
 		return nil, err
 	}
 	x.w.freeze(anys(s.procs))
-	if x.w.unhashed, err = resolveUnhashed(anys(s.procs), x.cfg.Unhashed); err != nil {
+	if x.w.unhashed, err = resolveUnhashed(anys(s.procs), cfg.Unhashed); err != nil {
 		return nil, err
 	}
-	if x.cfg.Warmup == nil {
+	if cfg.Warmup == nil && len(cfg.Script) == 0 && cfg.WarmupTo == 0 {
 		return s, nil
 	}
-	limit := x.cfg.WarmupLimit
+	limit := cfg.WarmupLimit
 	if limit == 0 {
 		limit = 100000
 	}
-	for !x.cfg.Warmup(s.events) {
+	script := slices.Clone(cfg.Script)
+	slices.SortStableFunc(script, func(a, b Scripted) int { return int(a.At - b.At) })
+	for {
 		c, ok := s.earliest(s.choices())
+		at := proc.Time(-1) // the next input's tick (-1: none)
+		if ok {
+			at = s.when(c)
+		}
+		if len(script) > 0 && (at < 0 || script[0].At <= at) {
+			f := script[0]
+			script = script[1:]
+			fc := tchoice{kind: 'c', p: f.P, at: f.At}
+			switch {
+			case f.P < 0 || int(f.P) >= len(s.procs):
+				return nil, fmt.Errorf("explore: scripted fault of process %d: no such process", f.P)
+			case f.Restart && (!s.crashed[f.P] || s.restarts[f.P]):
+				return nil, fmt.Errorf("explore: scripted restart of process %d at tick %d: it is not down then", f.P, f.At)
+			case !f.Restart && s.crashes[f.P]:
+				return nil, fmt.Errorf("explore: scripted crash of process %d at tick %d: it crashed once already", f.P, f.At)
+			case f.Restart:
+				fc.kind = 'r'
+			}
+			x.prefix = append(x.prefix, fc)
+			if err := s.take(fc); err != nil {
+				return nil, fmt.Errorf("explore: warm-up: %s", s.panicText)
+			}
+			continue
+		}
+		if (cfg.Warmup == nil || cfg.Warmup(s.events)) && len(script) == 0 && (at < 0 || at >= cfg.WarmupTo) {
+			break
+		}
 		if !ok || len(x.prefix) >= limit {
 			return nil, fmt.Errorf("explore: the warm-up did not reach its state in %d steps (tick %d)", len(x.prefix), s.now)
 		}
@@ -532,6 +624,14 @@ func (x *texplorer) warmup(res *TimedResult) (*tstate, error) {
 	}
 	res.Warmup, res.WarmupEnd = len(x.prefix), s.now
 	return s, nil
+}
+
+// when is the tick input c happens at.
+func (s *tstate) when(c tchoice) proc.Time {
+	if c.kind == 'm' {
+		return max(s.now, s.msgs[c.i].early)
+	}
+	return s.timers[c.i].due
 }
 
 // finish fills the result; with a path, it replays the counterexample.

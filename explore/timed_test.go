@@ -194,3 +194,108 @@ func TestTimedUnhashed(t *testing.T) {
 		t.Errorf("unknown field: error %v", err)
 	}
 }
+
+// views is a Marker: the views served so far.
+type views struct{ n int }
+
+func (v *views) Event(e proc.Event) {
+	if e.Kind == proc.EvView {
+		v.n++
+	}
+}
+func (v *views) Marks() map[string]int { return map[string]int{"view": v.n} }
+
+// TestTimedScript: a crash scripted in the warm-up, the restart at any
+// step of the search: the forgetting restart is caught, its
+// counterexample starting after the crash; the right one is not, and the
+// states after the hand-over's view are counted by the marker.
+func TestTimedScript(t *testing.T) {
+	script := []Scripted{{P: 0, At: 2}}
+	for _, forget := range []bool{true, false} {
+		r, err := RunTimed(TimedConfig{Build: batons(10, forget), Judge: judge, MinDelay: 1, MaxDelay: 3, MaxTime: 40,
+			Script: script, Restart: []proc.ID{0}, Marks: func() Marker { return &views{} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Warmup != 2 || r.WarmupEnd != 2 {
+			// the hand-over's delivery at 1, then the crash at 2
+			t.Errorf("forget %v: warm-up of %d steps to tick %d, want 2 to 2", forget, r.Warmup, r.WarmupEnd)
+		}
+		if !forget {
+			if r.Violations > 0 || !r.Complete || r.Marked["view"] == 0 || r.Marked["view"] >= r.States {
+				t.Errorf("the right restart: %+v", r)
+			}
+			continue
+		}
+		if r.Counter == nil || !strings.Contains(r.Counter.What, "serves epoch 1 after") {
+			t.Fatalf("the forgetting restart: %+v", r)
+		}
+		if in := r.Counter.Steps[0].Input; strings.Contains(in, "crash") {
+			t.Errorf("the scripted crash is in the counterexample: %q", in)
+		}
+	}
+	// WarmupTo moves the search's start on: the hand-over at 1, the
+	// lease's end at 10; the next input, node 1's wait, is at 11.
+	r, err := RunTimed(TimedConfig{Build: batons(10, false), Judge: judge, MinDelay: 1, MaxDelay: 3, MaxTime: 40, WarmupTo: 11})
+	if err != nil || r.WarmupEnd != 10 || r.Warmup != 2 {
+		t.Errorf("warm-up to tick 10: %+v, %v", r, err)
+	}
+	for _, bad := range [][]Scripted{{{P: 0, At: 2, Restart: true}}, {{P: 0, At: 2}, {P: 0, At: 3}}, {{P: 7, At: 1}}} {
+		if _, err := RunTimed(TimedConfig{Build: batons(10, false), Judge: judge, MaxTime: 40, Script: bad}); err == nil {
+			t.Errorf("script %+v: no error", bad)
+		}
+	}
+}
+
+// pinger: process 1 sends process 0 a ping every 4 ticks; process 0
+// emits an event for each it receives.
+type pinger struct{}
+
+type pingMsg struct{}
+type every struct{}
+
+func (pingMsg) Kind() string { return "ping" }
+
+func (pinger) Start(env proc.Env) {
+	if env.Self() == 1 {
+		env.After(4, every{})
+	}
+}
+func (pinger) Deliver(env proc.Env, _ proc.ID, _ proc.Message) {
+	env.Emit(proc.Event{Kind: proc.EvEnter})
+}
+func (pinger) Fire(env proc.Env, _ proc.Timer) {
+	env.Send(0, pingMsg{})
+	env.After(4, every{})
+}
+
+// downJudge reports an event of a process after its crash.
+type downJudge struct {
+	check.Report
+	down map[proc.ID]bool
+}
+
+func (j *downJudge) Event(e proc.Event) {
+	switch {
+	case e.Kind == proc.EvCrash:
+		j.down[e.P] = true
+	case j.down[e.P]:
+		j.Violations++
+		j.First = append(j.First, "a crashed process took an input")
+	}
+}
+
+// TestTimedCrashedReceivesNothing: a message sent to a process while it
+// is down is lost, not delivered to the crashed run.
+func TestTimedCrashedReceivesNothing(t *testing.T) {
+	r, err := RunTimed(TimedConfig{
+		Build: func() ([]proc.Process, error) { return []proc.Process{pinger{}, pinger{}}, nil },
+		Judge: func() (proc.Sink, *check.Report) {
+			j := &downJudge{down: map[proc.ID]bool{}}
+			return j, &j.Report
+		},
+		MinDelay: 1, MaxDelay: 2, MaxTime: 30, Crash: []proc.ID{0}})
+	if err != nil || r.Violations > 0 || !r.Complete || r.Crashes == 0 {
+		t.Errorf("%+v, %v", r, err)
+	}
+}

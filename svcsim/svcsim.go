@@ -13,6 +13,17 @@
 //	Faults (scripted, or drawn from the seed) ──> sim.Run(nodes, clients) ──events──> check.Service ──> findings
 //	                                                           └──────────> measures (grants, sessions, expired)
 //
+// Explore runs the same nodes under package explore's timed search: every
+// order of events the timing allows, judged on every path. A view change
+// comes a thousand ticks after the crash that causes it, hundreds of
+// steps past any search from the crash, so a crash and a restart may
+// strike at fixed ticks of the warm-up (CrashAt, RestartAt) and the
+// search start later (From; Locate finds the warm-up's first adoption or
+// view after the faults): the search then covers every order of events
+// through the adoption or the new view's start, a node of Restart back at
+// any step, and counts the states after them (docs/control.md, "allot
+// explore --kind service", has the measured runs).
+//
 // What is modelled and what is not: docs/control.md, "The whole data
 // path", and package dataplane's doc. A sweep runs many seeds in parallel; its summary does
 // not depend on the number of workers.

@@ -85,6 +85,16 @@ func TestServiceVariantFails(t *testing.T) {
 	}
 }
 
+// TestServiceExploreViewChange: a crash at a tick, the search from just
+// before the adoption, the states after it counted.
+func TestServiceExploreViewChange(t *testing.T) {
+	out, errs, code := allot(t, "explore", "--kind", "service", "--crash", "0@2000", "--restart", "0", "--from", "adopt", "--max-states", "200")
+	if code != 0 || !strings.Contains(out, "bounded by max-states") || !strings.Contains(out, "from tick 3004") ||
+		strings.Contains(out, "adopted a session: 0;") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+}
+
 func TestServiceExplore(t *testing.T) {
 	out, errs, code := allot(t, "explore", "--kind", "service", "--crash", "1", "--restart", "1", "--max-depth", "6")
 	if code != 0 || !strings.Contains(out, "bounded by max-depth") || !strings.Contains(out, "states") {
@@ -94,6 +104,14 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--restart", "1"},
 		{"explore", "--kind", "service", "--delay", "exp:4"},
 		{"explore", "--kind", "service", "--max-depth", "0", "--max-states", "0", "--timeout", "0"},
+		{"explore", "--kind", "service", "--crash", "0@x"},
+		{"explore", "--kind", "service", "--crash", "5@100"},
+		{"explore", "--kind", "service", "--crash", "0,0@100"},
+		{"explore", "--kind", "service", "--restart", "0@100"},
+		{"explore", "--kind", "service", "--crash", "0@200", "--restart", "0@100"},
+		{"explore", "--kind", "service", "--crash", "0@200", "--restart", "0,0@300"},
+		{"explore", "--kind", "service", "--from", "soon"},
+		{"explore", "--kind", "service", "--from", "adopt", "--max-states", "5"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
