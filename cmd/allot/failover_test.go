@@ -126,7 +126,7 @@ func outlive(t *testing.T, sig syscall.Signal) {
 		events[i] = filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", i))
 	}
 	// The default --suspect, chosen for a loaded machine: node 1 leads
-	// half the time, and its loss leaves every node's lease to the next
+	// in some runs (drawn by chance), and its loss leaves every node's lease to the next
 	// leader's election, which a CPU-starved machine (four busy
 	// processes beside the test) delays past a lease of 1 s: every
 	// node's lease ran out and no node could vouch for the sessions
