@@ -157,9 +157,15 @@ func TestFrozenNodeRejoins(t *testing.T) {
 	addrs, procs, events := frozenCluster(t, "--lock-delay", "30s")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	// The client knows every node, node 2 first: its session opens there
-	// and moves to node 2's backup when node 2 is lost.
-	c, err := client.Dial(ctx, addrs[2], addrs[0], addrs[1])
+	// The node frozen is a follower: a leader frozen leaves every node's
+	// lease to the next leader's election, which a CPU-starved machine
+	// delays past this test's lease of 1 s (no node can vouch for the
+	// session meanwhile: TestSessionsOutliveTheirNode, at the default
+	// --suspect, freezes a leader).
+	v := follower(t, addrs)
+	// The client knows every node, node v first: its session opens there
+	// and moves to node v's backup when node v is lost.
+	c, err := client.Dial(ctx, addrs[v], addrs[(v+1)%3], addrs[(v+2)%3])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +178,11 @@ func TestFrozenNodeRejoins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frozen := procs[2].cmd.Process.Pid
+	frozen := procs[v].cmd.Process.Pid
 	if err := syscall.Kill(frozen, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	// Past node 2's lease, the session's TTL and the view that adopts
+	// Past node v's lease, the session's TTL and the view that adopts
 	// the session at the backup.
 	time.Sleep(5 * time.Second)
 	if err := syscall.Kill(frozen, syscall.SIGCONT); err != nil {
@@ -184,18 +190,18 @@ func TestFrozenNodeRejoins(t *testing.T) {
 	}
 	select {
 	case <-s.Done():
-		t.Fatal("the session ended while node 2 was stopped: its backup did not keep it")
+		t.Fatalf("the session ended while node %d was stopped: its backup did not keep it", v)
 	default:
 	}
-	// Node 2 rejoins; the views after it must serve.
-	other := sessionOn(ctx, t, addrs[0], 10*time.Second)
+	// Node v rejoins; the views after it must serve.
+	other := sessionOn(ctx, t, addrs[(v+1)%3], 10*time.Second)
 	for i := range 3 {
 		time.Sleep(time.Second)
 		lctx, lcancel := context.WithTimeout(ctx, 10*time.Second)
 		g2, err := other.Lock(lctx, fmt.Sprintf("after-%d", i))
 		lcancel()
 		if err != nil {
-			t.Fatalf("a Lock %ds after node 2 ran again: %v", i+1, err)
+			t.Fatalf("a Lock %ds after node %d ran again: %v", i+1, v, err)
 		}
 		if err := g2.Unlock(ctx); err != nil {
 			t.Fatal(err)
@@ -205,4 +211,19 @@ func TestFrozenNodeRejoins(t *testing.T) {
 		t.Fatalf("the adopted session's Unlock: %v", err)
 	}
 	stopAndVerify(t, procs, events)
+}
+
+// follower is a node of addrs that follows the cluster's leader, once
+// one leads.
+func follower(t *testing.T, addrs []string) int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, m := range memberList(t, addrs[0]) {
+			if m.Leader {
+				return (m.ID + 1) % len(addrs)
+			}
+		}
+	}
+	t.Fatal("no leader within 10s")
+	return -1
 }
