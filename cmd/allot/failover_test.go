@@ -94,11 +94,11 @@ func readLogs(t *testing.T, paths []string) [][]eventlog.Record {
 }
 
 // TestSessionsOutliveTheirNode is issue #20's acceptance of sessions that
-// outlive their node: three allot serve processes; sessions on node 1
-// hold locks and a semaphore unit, while sessions on nodes 0 and 2 wait
-// for the same names; node 1 is killed (kill -9), or frozen (SIGSTOP). The node-1 sessions'
-// clients keep their grants with the same tokens through node 2 (node
-// 1's backup), which adopted them: their writes with those tokens are
+// outlive their node: three allot serve processes; sessions on the
+// leader hold locks and a semaphore unit, while sessions on the other
+// two nodes wait for the same names; the leader is killed (kill -9), or
+// frozen (SIGSTOP). Its sessions' clients keep their grants with the
+// same tokens through its backup, which adopted them: their writes with those tokens are
 // still accepted by the fencing store, and their Unlock works there. No
 // other session is granted those names before they are unlocked (the
 // fencing store and the nodes' event logs checked by service/verify
@@ -113,7 +113,7 @@ func TestSessionsOutliveTheirNode(t *testing.T) {
 	t.Run("stop", func(t *testing.T) { outlive(t, syscall.SIGSTOP) })
 }
 
-// outlive is TestSessionsOutliveTheirNode with node 1 lost to sig.
+// outlive is TestSessionsOutliveTheirNode with the leader lost to sig.
 func outlive(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	addrs, err := freePorts(3)
@@ -125,24 +125,29 @@ func outlive(t *testing.T, sig syscall.Signal) {
 	for i := range events {
 		events[i] = filepath.Join(dir, fmt.Sprintf("node-%d.jsonl", i))
 	}
-	// The default --suspect, chosen for a loaded machine: node 1 leads
-	// in some runs (drawn by chance), and its loss leaves every node's lease to the next
+	// The default --suspect, chosen for a loaded machine: the node lost
+	// leads, and its loss leaves every node's lease to the next
 	// leader's election, which a CPU-starved machine (four busy
 	// processes beside the test) delays past a lease of 1 s: every
 	// node's lease ran out and no node could vouch for the sessions
 	// meanwhile (lost 1.02 s after the SIGSTOP, 6 of 8 runs, each with
-	// node 1 leading), while with 3 s both subtests passed 4 runs of 4
-	// under the same load, the sessions moving in 3.4-5.3 s.
+	// the frozen node leading), while with 3 s both subtests passed 5
+	// runs of 5 under the same load, the sessions moving in 4.4-5.0 s.
 	procs := serveTogether(t, 3, func(i int) []string {
 		return []string{"--nodes", nodes, "--node", fmt.Sprint(i), "--data-dir", filepath.Join(dir, fmt.Sprint(i)),
 			"--events", events[i], "--suspect", "3s", "--drain", "1s", "--peer-timeout", "15s"}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	const victim, ttl = 1, 10 * time.Second
+	const ttl = 10 * time.Second
 	store := &fencingStore{highest: map[string]client.Token{}}
+	// The node lost is the leader, the hardest case: every node's lease
+	// waits for the next leader's election, and no node can vouch for
+	// the sessions meanwhile.
+	victim := leader(t, addrs)
+	others := []int{(victim + 1) % 3, (victim + 2) % 3}
 
-	// The holders, on node 1: a lock each, and one a unit of a
+	// The holders, on the victim: a lock each, and one a unit of a
 	// semaphore of one unit.
 	type holder struct {
 		s     *client.Session
@@ -177,7 +182,7 @@ func outlive(t *testing.T, sig syscall.Signal) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 4*len(hs)) // two waiters per name, each a violation and its Unlock at most
 	for i, h := range hs {
-		for _, k := range []int{0, 2} {
+		for _, k := range others {
 			s := onNode(ctx, t, addrs, k, ttl)
 			wg.Go(func() {
 				var g *client.Grant
@@ -194,7 +199,7 @@ func outlive(t *testing.T, sig syscall.Signal) {
 				select {
 				case <-h.given:
 				default:
-					errs <- fmt.Errorf("%s granted to a session on node %d (token %v) while node 1's session still held it", h.name, k, g.Token(h.name))
+					errs <- fmt.Errorf("%s granted to a session on node %d (token %v) while node %d's session still held it", h.name, k, g.Token(h.name), victim)
 				}
 				store.write(h.name, g.Token(h.name), fmt.Sprintf("node %d's session", k))
 				errs <- g.Unlock(ctx)
@@ -203,12 +208,6 @@ func outlive(t *testing.T, sig syscall.Signal) {
 	}
 	time.Sleep(300 * time.Millisecond) // they wait
 
-	// Whether the victim leads: then every node's lease waits for the
-	// next leader's election (a failure message says so).
-	led := false
-	for _, m := range memberList(t, addrs[0]) {
-		led = led || m.Leader && m.ID == victim
-	}
 	if err := syscall.Kill(procs[victim].cmd.Process.Pid, sig); err != nil {
 		t.Fatal(err)
 	}
@@ -242,12 +241,12 @@ func outlive(t *testing.T, sig syscall.Signal) {
 			}
 			select {
 			case <-h.s.Done():
-				t.Fatalf("holder %d: its session was lost with node 1 (node 1 led the cluster: %v), %v after the %v", i, led, time.Since(killed).Round(time.Millisecond), sig)
+				t.Fatalf("holder %d: its session was lost with node %d, the leader, %v after the %v", i, victim, time.Since(killed).Round(time.Millisecond), sig)
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
 	}
-	t.Logf("the sessions moved %v after the %s", time.Since(killed).Round(time.Millisecond), map[syscall.Signal]string{syscall.SIGKILL: "kill -9", syscall.SIGSTOP: "SIGSTOP"}[sig])
+	t.Logf("the sessions moved %v after the %s of node %d, the leader", time.Since(killed).Round(time.Millisecond), map[syscall.Signal]string{syscall.SIGKILL: "kill -9", syscall.SIGSTOP: "SIGSTOP"}[sig], victim)
 	// They still hold their grants, with the tokens the store knows.
 	time.Sleep(500 * time.Millisecond) // the waiters' chance to be granted wrongly
 	for i, h := range hs {
@@ -282,7 +281,7 @@ func outlive(t *testing.T, sig syscall.Signal) {
 	if len(store.refused) > 0 {
 		t.Errorf("the fencing store refused: %v", store.refused)
 	}
-	live := []int{0, 2}
+	live := others
 	var missing []int
 	if sig == syscall.SIGKILL {
 		missing = []int{victim}
@@ -375,4 +374,18 @@ func TestSessionLostWithItsBackup(t *testing.T) {
 	if err := g2.Unlock(ctx); err != nil {
 		t.Error(err)
 	}
+}
+
+// leader is the node of addrs that leads the cluster, once one does.
+func leader(t *testing.T, addrs []string) int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, m := range memberList(t, addrs[0]) {
+			if m.Leader {
+				return m.ID
+			}
+		}
+	}
+	t.Fatal("no leader within 10s")
+	return -1
 }

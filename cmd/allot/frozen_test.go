@@ -216,14 +216,5 @@ func TestFrozenNodeRejoins(t *testing.T) {
 // follower is a node of addrs that follows the cluster's leader, once
 // one leads.
 func follower(t *testing.T, addrs []string) int {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		for _, m := range memberList(t, addrs[0]) {
-			if m.Leader {
-				return (m.ID + 1) % len(addrs)
-			}
-		}
-	}
-	t.Fatal("no leader within 10s")
-	return -1
+	return (leader(t, addrs) + 1) % len(addrs)
 }
