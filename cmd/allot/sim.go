@@ -169,6 +169,25 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if o.format != "table" && o.format != "json" {
 		return badf("--format %q: want table or json", o.format)
 	}
+	// On a terminal, a line says what the command is doing from the
+	// start: a large graph takes seconds to build, and each algorithm's
+	// processes again (ring:50000000 spent half a minute before its first
+	// run, in silence). It is cleared before anything else is written.
+	tty := terminal(stderr)
+	status := func(format string, args ...any) {
+		if tty != nil {
+			fmt.Fprintf(tty, "\r"+format+"\x1b[K", args...)
+		}
+	}
+	clearLine := func() {
+		if tty != nil {
+			fmt.Fprint(tty, "\r\x1b[K")
+		}
+	}
+	defer clearLine()
+	if s.Graph != "" {
+		status("allot sim: building the graph %s", s.Graph)
+	}
 	plan, err := scenario.Compile(s)
 	if err != nil {
 		return badInput(err)
@@ -182,7 +201,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	var tooLarge []string
 	var why error
 	kept := plan.Algos[:0:0]
-	for _, a := range plan.Algos {
+	checking := time.Now()
+	for i, a := range plan.Algos {
+		status("allot sim: checking %s (%d of %d) by building its processes%s", a.Name, i+1, len(plan.Algos),
+			left(", about %s left before the runs", time.Since(checking), i, len(plan.Algos)))
 		_, err := run.Build(plan, a)
 		switch {
 		case errors.Is(err, algo.ErrTooLarge) && len(plan.Scenario.Algo) == 0:
@@ -212,7 +234,12 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	reports := make([]run.Result, 0, len(plan.Algos))
-	for _, a := range plan.Algos {
+	for i, a := range plan.Algos {
+		name := a.Name
+		if len(plan.Algos) > 1 {
+			name = fmt.Sprintf("%s (%d of %d)", a.Name, i+1, len(plan.Algos))
+		}
+		status("%s: building its processes", name)
 		var tw *trace.Writer
 		var tf *os.File
 		var attach func(int) (proc.Sink, error)
@@ -224,6 +251,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 					return nil, run.BadInput{Err: fmt.Errorf("--trace: %w", err)}
 				}
 				if path != o.trace {
+					clearLine()
 					fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
 				}
 				tw = trace.NewWriter(tf)
@@ -231,7 +259,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 				return tw, nil
 			}
 		}
-		rep, err := run.Execute(plan, a, attach, progressLine(stderr, a.Name, plan.Scenario.Requests))
+		rep, err := run.Execute(plan, a, attach, progressLine(stderr, name, plan.Scenario.Requests))
 		if tw != nil {
 			if err == nil {
 				tw.End(rep.EndTime)
@@ -252,6 +280,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// The note comes after the runs, so that a bad input still gets its
 	// one-line error alone.
+	clearLine()
 	if len(tooLarge) > 0 {
 		fmt.Fprintf(stderr, "allot: note: %s left out as too large to run here (the first: %v)\n", strings.Join(tooLarge, ", "), why)
 	}
@@ -380,9 +409,12 @@ func tracePath(path, algo string, n int) string {
 	return strings.TrimSuffix(path, ext) + "." + algo + ext
 }
 
-// progressLine returns a progress callback drawing on stderr when stderr is
-// a terminal, else nil.
-func progressLine(stderr io.Writer, name string, target int) func(served, asked int) {
+// terminal returns stderr if it is a terminal (or says it is one, as a
+// test's does), else nil: progress lines are drawn only there.
+func terminal(stderr io.Writer) io.Writer {
+	if t, ok := stderr.(interface{ IsTerminal() bool }); ok && t.IsTerminal() {
+		return stderr
+	}
 	f, ok := stderr.(*os.File)
 	if !ok {
 		return nil
@@ -390,19 +422,37 @@ func progressLine(stderr io.Writer, name string, target int) func(served, asked 
 	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
+	return f
+}
+
+// progressLine returns a progress callback drawing on stderr when stderr is
+// a terminal, else nil. It redraws at most ten times a second.
+func progressLine(stderr io.Writer, name string, target int) func(served, asked int) {
+	f := terminal(stderr)
+	if f == nil {
+		return nil
+	}
 	// A run that has reached its target serves the requests still open:
 	// on a large graph nearly every user's (ring:50000000 --requests 10
 	// drains tens of millions), so the line says how many are left and,
 	// from the rate so far, about how long that takes.
 	// The rate counts from the first call, after the processes are built.
-	var start time.Time
+	var start, drawn time.Time
 	return func(served, asked int) {
+		now := time.Now()
 		if start.IsZero() {
-			start = time.Now()
+			start = now
+		} else if now.Sub(drawn) < 100*time.Millisecond {
+			return
 		}
+		drawn = now
 		switch {
 		case target > 0 && served >= target:
 			fmt.Fprintf(f, "\r%s: %d of %d requests made served, draining the open ones%s\x1b[K", name, served, asked, left(", about %s left", time.Since(start), served, asked))
+		case served == 0:
+			// No rate to estimate from yet: on complete:5000 hygienic's
+			// first answer needs most of the 25 million forks' moves.
+			fmt.Fprintf(f, "\r%s: waiting for the first answer (%s so far)\x1b[K", name, now.Sub(start).Round(time.Second))
 		case target > 0:
 			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)%s\x1b[K", name, served, target, 100*float64(served)/float64(target), left(", the target in about %s", time.Since(start), served, target))
 		default:
@@ -425,7 +475,7 @@ func left(format string, spent time.Duration, done, total int) string {
 
 func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, timing bool) {
 	// Clear a progress line, if one was drawn.
-	if p := progressLine(stderr, "", 0); p != nil {
+	if terminal(stderr) != nil {
 		fmt.Fprint(stderr, "\r\x1b[K")
 	}
 	what := plan.Graph

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// tty is a stderr that says it is a terminal, so that the progress lines
+// are drawn into it.
+type tty struct{ bytes.Buffer }
+
+func (*tty) IsTerminal() bool { return true }
+
+// TestSimSaysWhatItDoesOnATerminal: on a terminal, allot sim says from the
+// start what it is doing (building the graph, checking each algorithm,
+// running each, n of N), so that a large input is never silent (before,
+// ring:50000000 --requests 10 and complete:3000 --requests 100 were
+// silent for minutes); every line is cleared before the output, and
+// stdout is the same bytes as without a terminal.
+func TestSimSaysWhatItDoesOnATerminal(t *testing.T) {
+	args := []string{"sim", "--graph", "complete:40", "--algo", "central,hygienic", "--requests", "2000", "--timing=false"}
+	var plainOut, plainErr, out bytes.Buffer
+	if code := realMain(args, &plainOut, &plainErr); code != 0 {
+		t.Fatalf("exit %d: %s", code, plainErr.String())
+	}
+	var errs tty
+	if code := realMain(args, &out, &errs); code != 0 {
+		t.Fatalf("exit %d on a terminal: %s", code, errs.String())
+	}
+	if out.String() != plainOut.String() {
+		t.Errorf("stdout differs on a terminal:\n%s\nwant\n%s", out.String(), plainOut.String())
+	}
+	lines := strings.Split(errs.String(), "\r")
+	want := []string{"allot sim: building the graph complete:40", "allot sim: checking central (1 of 2)",
+		"allot sim: checking hygienic (2 of 2)", "central (1 of 2): building its processes", "central (1 of 2): ",
+		"hygienic (2 of 2): building its processes", "hygienic (2 of 2): "}
+	i := 0
+	for _, l := range lines {
+		if i < len(want) && strings.HasPrefix(l, want[i]) {
+			i++
+		}
+	}
+	if i < len(want) {
+		t.Errorf("stderr on a terminal %q: no line %q in its place", errs.String(), want[i])
+	}
+	if !strings.HasSuffix(errs.String(), "\r\x1b[K") {
+		t.Errorf("the last line is not cleared: %q", errs.String())
+	}
+	if plainErr.Len() != 0 {
+		t.Errorf("progress written where stderr is not a terminal: %q", plainErr.String())
+	}
+}
+
+// TestProgressWaitsForTheFirstAnswer: before any answer there is no rate to
+// estimate from; the line says so and how long it has waited (hygienic on
+// complete:5000 answers nothing for seconds).
+func TestProgressWaitsForTheFirstAnswer(t *testing.T) {
+	var errs tty
+	p := progressLine(&errs, "hygienic", 5000)
+	p(0, 5000)
+	if got := errs.String(); !strings.Contains(got, "hygienic: waiting for the first answer (0s so far)") {
+		t.Errorf("line %q", got)
+	}
+	p(1, 5000) // within 100 ms of the last: not drawn
+	if strings.Contains(errs.String(), "1/5000") {
+		t.Errorf("redrawn within 100 ms: %q", errs.String())
+	}
+}
