@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tty is a stderr that says it is a terminal, so that the progress lines
@@ -65,5 +66,23 @@ func TestProgressWaitsForTheFirstAnswer(t *testing.T) {
 	p(1, 5000) // within 100 ms of the last: not drawn
 	if strings.Contains(errs.String(), "1/5000") {
 		t.Errorf("redrawn within 100 ms: %q", errs.String())
+	}
+}
+
+// TestProgressRateFromTheFirstAnswer: the estimate counts from the first
+// answer, not from the start of a run whose first answer took 30 s of its
+// 2 minutes (from the start, 101 answers in 32 s made 5000 take 26 min).
+func TestProgressRateFromTheFirstAnswer(t *testing.T) {
+	var errs bytes.Buffer
+	t0 := time.Unix(0, 0)
+	now := t0
+	p := progressAt(&errs, "hygienic", 5000, func() time.Time { return now })
+	p(0, 5000)
+	now = t0.Add(30 * time.Second)
+	p(1, 5000)
+	now = t0.Add(32 * time.Second)
+	p(101, 5000)
+	if got, want := errs.String(), "hygienic: 101/5000 served (2%), the target in about 1m38s"; !strings.Contains(got, want) {
+		t.Errorf("lines %q, want %q", got, want)
 	}
 }

@@ -432,29 +432,42 @@ func progressLine(stderr io.Writer, name string, target int) func(served, asked 
 	if f == nil {
 		return nil
 	}
+	return progressAt(f, name, target, time.Now)
+}
+
+// progressAt is progressLine drawing on f, reading the time from clock.
+func progressAt(f io.Writer, name string, target int, clock func() time.Time) func(served, asked int) {
 	// A run that has reached its target serves the requests still open:
 	// on a large graph nearly every user's (ring:50000000 --requests 10
 	// drains tens of millions), so the line says how many are left and,
 	// from the rate so far, about how long that takes.
-	// The rate counts from the first call, after the processes are built.
-	var start, drawn time.Time
+	// The rate counts from the first answer seen: before it a dining
+	// algorithm on a dense graph may spend a quarter of its run (hygienic
+	// on complete:5000 moves 25 million forks before anyone eats), and a
+	// rate over that wait estimated a minute's run at 32 hours.
+	var begun, answering, drawn time.Time
+	var first int // requests served at the first answer seen
 	return func(served, asked int) {
-		now := time.Now()
-		if start.IsZero() {
-			start = now
-		} else if now.Sub(drawn) < 100*time.Millisecond {
+		now := clock()
+		switch {
+		case begun.IsZero():
+			begun = now
+		case now.Sub(drawn) < 100*time.Millisecond:
 			return
 		}
+		if served > 0 && answering.IsZero() {
+			answering, first = now, served
+		}
 		drawn = now
+		spent := now.Sub(answering)
 		switch {
 		case target > 0 && served >= target:
-			fmt.Fprintf(f, "\r%s: %d of %d requests made served, draining the open ones%s\x1b[K", name, served, asked, left(", about %s left", time.Since(start), served, asked))
+			fmt.Fprintf(f, "\r%s: %d of %d requests made served, draining the open ones%s\x1b[K", name, served, asked, left(", about %s left", spent, served-first, asked-first))
 		case served == 0:
-			// No rate to estimate from yet: on complete:5000 hygienic's
-			// first answer needs most of the 25 million forks' moves.
-			fmt.Fprintf(f, "\r%s: waiting for the first answer (%s so far)\x1b[K", name, now.Sub(start).Round(time.Second))
+			// No rate to estimate from yet.
+			fmt.Fprintf(f, "\r%s: waiting for the first answer (%s so far)\x1b[K", name, now.Sub(begun).Round(time.Second))
 		case target > 0:
-			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)%s\x1b[K", name, served, target, 100*float64(served)/float64(target), left(", the target in about %s", time.Since(start), served, target))
+			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)%s\x1b[K", name, served, target, 100*float64(served)/float64(target), left(", the target in about %s", spent, served-first, target-first))
 		default:
 			fmt.Fprintf(f, "\r%s: %d served\x1b[K", name, served)
 		}
@@ -462,9 +475,9 @@ func progressLine(stderr io.Writer, name string, target int) func(served, asked 
 }
 
 // left formats (with format's one %s) the time until total requests are
-// served, estimated from the rate since the run began: "" until there is a
-// second's rate to go on. Answers come faster once the first requests are
-// in, so the first estimates are long and settle.
+// served, estimated from the rate over spent, in which done were served:
+// "" until there is a second's rate to go on. Answers come faster once the
+// first requests are in, so the first estimates are long and settle.
 func left(format string, spent time.Duration, done, total int) string {
 	if done <= 0 || spent < time.Second || total <= done {
 		return ""
