@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +88,28 @@ func TestProgressRateFromTheFirstAnswer(t *testing.T) {
 	p(101, 5000)
 	if got, want := errs.String(), "hygienic: 101/5000 served (2%), the target in about 1m38s"; !strings.Contains(got, want) {
 		t.Errorf("lines %q, want %q", got, want)
+	}
+}
+
+// TestGraphTooLargeIsRefusedUpFront: a graph no run can fit in the memory
+// a run may have is refused before it is built, in one allot: line with
+// exit 2 (ring:50000000 on a 24 GiB machine was built for half a minute,
+// then every algorithm found too large). The machine is made small by
+// ulimit -v, so that the test is the same anywhere.
+func TestGraphTooLargeIsRefusedUpFront(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", `ulimit -v 2000000 && exec "$0" sim --graph ring:2000000 --requests 10`, os.Args[0])
+	cmd.Env = append(os.Environ(), "ALLOT_TEST_MAIN=1")
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("exit: %v, want 2 (stderr %q)", err, errs.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(errs.String(), "\n"), "\n")
+	if want := "allot: --graph ring:2000000: a run of its 2000000 processes and 2000000 edges needs at least 2.0 GiB"; len(lines) != 1 || !strings.HasPrefix(lines[0], want) || out.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q: want one line starting %q", out.String(), errs.String(), want)
 	}
 }

@@ -41,7 +41,8 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 		}
 		return nil
 	})
-	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs+"; exclusive also "+workload.MatrixSpecs)
+	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs+"; exclusive also "+workload.MatrixSpecs+
+		" (a run needs at least 1 KiB a node and 64 B an edge: a graph this machine's memory, or ulimit -v, cannot hold is refused)")
 	fs.IntVar(&s.Users, "users", s.Users, "dynamic workload: number of users")
 	fs.IntVar(&s.Resources, "resources", s.Resources, "dynamic workload: number of resources")
 	fs.StringVar(&s.Demand, "demand", s.Demand, "dynamic workload: resources per request, K or K:K2")
@@ -185,6 +186,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	defer clearLine()
+	memory := machineMemory()
+	if err := run.FitsGraph(s.Graph, memory); err != nil {
+		return badf("--graph %v", err)
+	}
 	if s.Graph != "" {
 		status("allot sim: building the graph %s", s.Graph)
 	}
@@ -193,7 +198,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput(err)
 	}
 	plan.Config.TraceMessages = o.traceMessages
-	plan.Memory = machineMemory()
+	plan.Memory = memory
 	// Every algorithm is built once before anything runs or is written,
 	// so that an input only one of them refuses stops the whole command.
 	// Left out of a default list, not refused: an algorithm that needs a
