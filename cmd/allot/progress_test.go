@@ -113,3 +113,28 @@ func TestGraphTooLargeIsRefusedUpFront(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q: want one line starting %q", out.String(), errs.String(), want)
 	}
 }
+
+// TestProgressRateIsRecent: answers that come ever faster are estimated
+// from the last seconds' rate, not from the slow start (hygienic on
+// complete:5000 was told 4 minutes with 10 s left).
+func TestProgressRateIsRecent(t *testing.T) {
+	var errs bytes.Buffer
+	t0 := time.Unix(0, 0)
+	now := t0
+	p := progressAt(&errs, "hygienic", 5000, func() time.Time { return now })
+	p(0, 5000)
+	served := 1
+	for sec := 1; sec <= 12; sec++ { // 10 answers a second, then 400
+		now = t0.Add(time.Duration(sec) * time.Second)
+		if sec <= 6 {
+			served += 10
+		} else {
+			served += 400
+		}
+		p(served, 5000)
+	}
+	// 2461 served, 2000 of them in the last 5 s: 2539 left take about 6 s.
+	if got, want := errs.String(), "hygienic: 2461/5000 served (49%), the target in about 6s"; !strings.HasSuffix(got, want+"\x1b[K") {
+		t.Errorf("lines %q, want the last %q", got, want)
+	}
+}

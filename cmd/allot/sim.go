@@ -446,12 +446,18 @@ func progressAt(f io.Writer, name string, target int, clock func() time.Time) fu
 	// on a large graph nearly every user's (ring:50000000 --requests 10
 	// drains tens of millions), so the line says how many are left and,
 	// from the rate so far, about how long that takes.
-	// The rate counts from the first answer seen: before it a dining
+	// The rate counts from the first answer seen, over the last 2.5 to 5
+	// seconds once there are that many: before the first answer a dining
 	// algorithm on a dense graph may spend a quarter of its run (hygienic
-	// on complete:5000 moves 25 million forks before anyone eats), and a
-	// rate over that wait estimated a minute's run at 32 hours.
-	var begun, answering, drawn time.Time
-	var first int // requests served at the first answer seen
+	// on complete:5000 moves 25 million forks before anyone eats), and its
+	// answers come ever faster after (a rate since the first answer
+	// estimated 4 minutes with 10 s left).
+	type mark struct {
+		at     time.Time
+		served int
+	}
+	var begun, drawn time.Time
+	var base, recent mark // base: the mark the rate counts from
 	return func(served, asked int) {
 		now := clock()
 		switch {
@@ -460,11 +466,15 @@ func progressAt(f io.Writer, name string, target int, clock func() time.Time) fu
 		case now.Sub(drawn) < 100*time.Millisecond:
 			return
 		}
-		if served > 0 && answering.IsZero() {
-			answering, first = now, served
-		}
 		drawn = now
-		spent := now.Sub(answering)
+		switch {
+		case served > 0 && base.at.IsZero():
+			base = mark{now, served}
+			recent = base
+		case served > 0 && now.Sub(recent.at) >= 2500*time.Millisecond:
+			base, recent = recent, mark{now, served}
+		}
+		spent, first := now.Sub(base.at), base.served
 		switch {
 		case target > 0 && served >= target:
 			fmt.Fprintf(f, "\r%s: %d of %d requests made served, draining the open ones%s\x1b[K", name, served, asked, left(", about %s left", spent, served-first, asked-first))
