@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/allot-dev/allot/proc"
@@ -92,5 +94,29 @@ func TestNewRejects(t *testing.T) {
 	}
 	if _, err := New(3, [][2]proc.ID{{0, 3}}); err == nil {
 		t.Error("edge outside the graph accepted")
+	}
+}
+
+// TestParseCopiesNothing keeps Parse of a large spec to one allocation of
+// each table: the edge list sized once (appends that grow it copy it over
+// and over: ring:50000000 spent 8 s there) and no node's neighbours sorted
+// again when they come in order (complete:5000 sorted 5000 lists of 4999).
+func TestParseCopiesNothing(t *testing.T) {
+	const n = 2_000_000 // above the 1<<20 edges a list once started with
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g, err := Parse(fmt.Sprintf("ring:%d", n), nil)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The edge list, then the graph's tables and the fill cursors.
+	want := uint64(n*8 + (n+1)*4 + 2*n*4 + 2*n*4 + n*8 + n*4)
+	if got := after.TotalAlloc - before.TotalAlloc; got > want+want/10 {
+		t.Errorf("Parse(ring:%d) allocated %d bytes, want about %d", n, got, want)
+	}
+	runtime.KeepAlive(g)
+	if allocs := testing.AllocsPerRun(3, func() { _, _ = Parse("complete:200", nil) }); allocs > 10 {
+		t.Errorf("Parse(complete:200) made %.0f allocations, want a few (none per node)", allocs)
 	}
 }

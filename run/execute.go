@@ -284,4 +284,27 @@ func Footprint(pb *algo.Problem, a algo.Algorithm) int64 {
 	return b
 }
 
+// GraphFootprint is the least memory a run on a graph of nodes and edges
+// needs, whatever the algorithm and the kind: Footprint before the
+// algorithm's own tables, a process a node and the graph's edges.
+func GraphFootprint(nodes int, edges float64) int64 {
+	return int64(nodes)*bytesPerProcess + int64(edges)*64
+}
+
+// FitsGraph refuses a graph spec on which no run can fit in memory bytes
+// (GraphFootprint), before the graph is built: building ring:50000000
+// took half a minute only to find every algorithm too large. Specs
+// graph.Size does not know, and a memory of 0, pass.
+func FitsGraph(spec string, memory int64) error {
+	nodes, edges, err := graph.Size(spec)
+	if err != nil || memory <= 0 {
+		return nil
+	}
+	if need := GraphFootprint(nodes, edges); need > memory {
+		return algo.TooLarge("%s: a run of its %d processes and %.0f edges needs at least %s (%d B a process, 64 B an edge, before the algorithm's own tables), more than the %s this machine lets it have",
+			spec, nodes, edges, gib(need), bytesPerProcess, gib(memory))
+	}
+	return nil
+}
+
 func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

@@ -135,3 +135,38 @@ func TestFootprintCountsResourceTables(t *testing.T) {
 		t.Errorf("got %v, want a refusal naming the resources", err)
 	}
 }
+
+// TestFitsGraphIsALowerBound: a graph is refused before it is built only
+// when no algorithm of any kind could fit on it (each one's Footprint is at
+// least GraphFootprint), and a graph that cannot fit is refused with its
+// size and the machine's.
+func TestFitsGraphIsALowerBound(t *testing.T) {
+	for _, kind := range []string{"exclusive", "pool", "quota"} {
+		p := plan(t, func(s *scenario.Scenario) {
+			s.Kind, s.Graph = kind, "grid:10x10"
+			switch kind {
+			case "pool":
+				s.Units = 3
+			case "quota":
+				s.Budget, s.Waste = 50, 5
+			}
+		})
+		least := GraphFootprint(100, 180)
+		for _, a := range all.OfKind(p.Kind) {
+			if f := Footprint(p.Problem, a); f < least {
+				t.Errorf("%s on grid:10x10: Footprint %d below the bound %d that refuses graphs", a.Name, f, least)
+			}
+		}
+	}
+	if err := FitsGraph("ring:50000000", 20<<30); !errors.Is(err, algo.ErrTooLarge) || !strings.Contains(err.Error(), "50.7 GiB") || !strings.Contains(err.Error(), "20.0 GiB") {
+		t.Errorf("ring:50000000 in 20 GiB: %v, want a refusal saying 50.7 GiB and 20.0 GiB", err)
+	}
+	for _, ok := range []struct {
+		spec   string
+		memory int64
+	}{{"ring:1000", 20 << 30}, {"ring:50000000", 0}, {"matrix:3:4", 1}} {
+		if err := FitsGraph(ok.spec, ok.memory); err != nil {
+			t.Errorf("%s in %d B: %v, want no refusal", ok.spec, ok.memory, err)
+		}
+	}
+}

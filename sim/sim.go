@@ -73,7 +73,9 @@ type Config struct {
 	// Progress, when set, is called now and then with the number of
 	// answered requests and of requests made (with Drain, once Requests
 	// answers are reached, the run ends when the two meet: what a
-	// progress line estimates the time left from).
+	// progress line estimates the time left from): every 65536 inputs,
+	// and every 256 answers for algorithms whose inputs are slow (central
+	// on complete:5000 handles 60000 inputs in all, for seconds).
 	Progress func(served, asked int, now proc.Time)
 }
 
@@ -154,6 +156,7 @@ type Sim struct {
 	kinds    []string // message kinds seen, parallel to counts
 	count    []int64
 	fifo     map[uint64]proc.Time // FIFO: last arrival time per link
+	shown    int                  // Served>>8 at the last Progress call
 }
 
 // Run simulates procs (users first, as algo.Algorithm.Build returns them)
@@ -290,7 +293,8 @@ func (s *Sim) run() {
 				s.emit(proc.Event{Kind: proc.EvResume, P: it.to})
 			}
 		}
-		if s.cfg.Progress != nil && s.res.Inputs&(1<<16-1) == 0 {
+		if s.cfg.Progress != nil && (s.res.Inputs&(1<<16-1) == 0 || s.res.Served>>8 != s.shown) {
+			s.shown = s.res.Served >> 8
 			s.cfg.Progress(s.res.Served, s.res.Requests, s.now)
 		}
 	}

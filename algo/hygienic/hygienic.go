@@ -105,6 +105,13 @@ type Node struct {
 type neighbours struct {
 	nbr  []proc.ID // sorted, shared with the graph
 	edge []uint8
+	// When the neighbours are every id from first to last but one, gap
+	// (on complete:N, the node itself; else past the last), dense is set
+	// and a neighbour's index is found without loading nbr: on
+	// complete:5000 the loads of a search in 4999 neighbours, cache misses
+	// all, were 16 of the 29 s of a run.
+	dense            bool
+	first, last, gap proc.ID
 }
 
 const smallDegree = 4
@@ -129,6 +136,20 @@ func (n *Node) init(self proc.ID, nbr []proc.ID) {
 		n.deg = uint8(copy(n.smallNbr[:], nbr))
 	} else {
 		n.big = &neighbours{nbr: nbr, edge: make([]uint8, len(nbr))}
+		b := n.big
+		b.first, b.last = nbr[0], nbr[len(nbr)-1]
+		switch int(b.last - b.first) {
+		case len(nbr) - 1:
+			b.dense, b.gap = true, b.last+1
+		case len(nbr):
+			b.dense = true
+			for i := 1; i < len(nbr); i++ {
+				if nbr[i] != nbr[i-1]+1 {
+					b.gap = nbr[i-1] + 1
+					break
+				}
+			}
+		}
 	}
 	edge := n.edge()
 	for i, q := range nbr {
@@ -148,6 +169,13 @@ func (n *Node) index(q proc.ID) int {
 				return i
 			}
 		}
+	}
+	if b := n.big; b != nil && b.dense && q >= b.first && q <= b.last && q != b.gap {
+		i := int(q - b.first)
+		if q > b.gap {
+			i--
+		}
+		return i
 	}
 	i, ok := slices.BinarySearch(n.nbr(), q)
 	if !ok {

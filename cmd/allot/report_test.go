@@ -226,4 +226,7 @@ func TestProgressEstimate(t *testing.T) {
 	if got := left(" %s", 10*time.Second, 0, 400) + left(" %s", 10*time.Second, 400, 400); got != "" {
 		t.Errorf("nothing served, or all: %q", got)
 	}
+	if got := left(" %s", 10*time.Second, 2, 5000); got != "" {
+		t.Errorf("2 answers in 10 s: %q, want no estimate from so few", got)
+	}
 }

@@ -41,7 +41,8 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 		}
 		return nil
 	})
-	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs+"; exclusive also "+workload.MatrixSpecs)
+	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs+"; exclusive also "+workload.MatrixSpecs+
+		" (a run needs at least 1 KiB a node and 64 B an edge: a graph this machine's memory, or ulimit -v, cannot hold is refused)")
 	fs.IntVar(&s.Users, "users", s.Users, "dynamic workload: number of users")
 	fs.IntVar(&s.Resources, "resources", s.Resources, "dynamic workload: number of resources")
 	fs.StringVar(&s.Demand, "demand", s.Demand, "dynamic workload: resources per request, K or K:K2")
@@ -169,12 +170,35 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if o.format != "table" && o.format != "json" {
 		return badf("--format %q: want table or json", o.format)
 	}
+	// On a terminal, a line says what the command is doing from the
+	// start: a large graph takes seconds to build, and each algorithm's
+	// processes again (ring:50000000 spent half a minute before its first
+	// run, in silence). It is cleared before anything else is written.
+	tty := terminal(stderr)
+	status := func(format string, args ...any) {
+		if tty != nil {
+			fmt.Fprintf(tty, "\r"+format+"\x1b[K", args...)
+		}
+	}
+	clearLine := func() {
+		if tty != nil {
+			fmt.Fprint(tty, "\r\x1b[K")
+		}
+	}
+	defer clearLine()
+	memory := machineMemory()
+	if err := run.FitsGraph(s.Graph, memory); err != nil {
+		return badf("--graph %v", err)
+	}
+	if s.Graph != "" {
+		status("allot sim: building the graph %s", s.Graph)
+	}
 	plan, err := scenario.Compile(s)
 	if err != nil {
 		return badInput(err)
 	}
 	plan.Config.TraceMessages = o.traceMessages
-	plan.Memory = machineMemory()
+	plan.Memory = memory
 	// Every algorithm is built once before anything runs or is written,
 	// so that an input only one of them refuses stops the whole command.
 	// Left out of a default list, not refused: an algorithm that needs a
@@ -182,7 +206,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	var tooLarge []string
 	var why error
 	kept := plan.Algos[:0:0]
-	for _, a := range plan.Algos {
+	checking := time.Now()
+	for i, a := range plan.Algos {
+		status("allot sim: checking %s (%d of %d) by building its processes%s", a.Name, i+1, len(plan.Algos),
+			left(", about %s left before the runs", time.Since(checking), i, len(plan.Algos)))
 		_, err := run.Build(plan, a)
 		switch {
 		case errors.Is(err, algo.ErrTooLarge) && len(plan.Scenario.Algo) == 0:
@@ -212,7 +239,12 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		defer pprof.StopCPUProfile()
 	}
 	reports := make([]run.Result, 0, len(plan.Algos))
-	for _, a := range plan.Algos {
+	for i, a := range plan.Algos {
+		name := a.Name
+		if len(plan.Algos) > 1 {
+			name = fmt.Sprintf("%s (%d of %d)", a.Name, i+1, len(plan.Algos))
+		}
+		status("%s: building its processes", name)
 		var tw *trace.Writer
 		var tf *os.File
 		var attach func(int) (proc.Sink, error)
@@ -224,6 +256,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 					return nil, run.BadInput{Err: fmt.Errorf("--trace: %w", err)}
 				}
 				if path != o.trace {
+					clearLine()
 					fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
 				}
 				tw = trace.NewWriter(tf)
@@ -231,7 +264,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 				return tw, nil
 			}
 		}
-		rep, err := run.Execute(plan, a, attach, progressLine(stderr, a.Name, plan.Scenario.Requests))
+		rep, err := run.Execute(plan, a, attach, progressLine(stderr, name, plan.Scenario.Requests))
 		if tw != nil {
 			if err == nil {
 				tw.End(rep.EndTime)
@@ -252,6 +285,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// The note comes after the runs, so that a bad input still gets its
 	// one-line error alone.
+	clearLine()
 	if len(tooLarge) > 0 {
 		fmt.Fprintf(stderr, "allot: note: %s left out as too large to run here (the first: %v)\n", strings.Join(tooLarge, ", "), why)
 	}
@@ -380,9 +414,12 @@ func tracePath(path, algo string, n int) string {
 	return strings.TrimSuffix(path, ext) + "." + algo + ext
 }
 
-// progressLine returns a progress callback drawing on stderr when stderr is
-// a terminal, else nil.
-func progressLine(stderr io.Writer, name string, target int) func(served, asked int) {
+// terminal returns stderr if it is a terminal (or says it is one, as a
+// test's does), else nil: progress lines are drawn only there.
+func terminal(stderr io.Writer) io.Writer {
+	if t, ok := stderr.(interface{ IsTerminal() bool }); ok && t.IsTerminal() {
+		return stderr
+	}
 	f, ok := stderr.(*os.File)
 	if !ok {
 		return nil
@@ -390,21 +427,62 @@ func progressLine(stderr io.Writer, name string, target int) func(served, asked 
 	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
+	return f
+}
+
+// progressLine returns a progress callback drawing on stderr when stderr is
+// a terminal, else nil. It redraws at most ten times a second.
+func progressLine(stderr io.Writer, name string, target int) func(served, asked int) {
+	f := terminal(stderr)
+	if f == nil {
+		return nil
+	}
+	return progressAt(f, name, target, time.Now)
+}
+
+// progressAt is progressLine drawing on f, reading the time from clock.
+func progressAt(f io.Writer, name string, target int, clock func() time.Time) func(served, asked int) {
 	// A run that has reached its target serves the requests still open:
 	// on a large graph nearly every user's (ring:50000000 --requests 10
 	// drains tens of millions), so the line says how many are left and,
 	// from the rate so far, about how long that takes.
-	// The rate counts from the first call, after the processes are built.
-	var start time.Time
+	// The rate counts from the first answer seen, over the last 2.5 to 5
+	// seconds once there are that many: before the first answer a dining
+	// algorithm on a dense graph may spend a quarter of its run (hygienic
+	// on complete:5000 moves 25 million forks before anyone eats), and its
+	// answers come ever faster after (a rate since the first answer
+	// estimated 4 minutes with 10 s left).
+	type mark struct {
+		at     time.Time
+		served int
+	}
+	var begun, drawn time.Time
+	var base, recent mark // base: the mark the rate counts from
 	return func(served, asked int) {
-		if start.IsZero() {
-			start = time.Now()
+		now := clock()
+		switch {
+		case begun.IsZero():
+			begun = now
+		case now.Sub(drawn) < 100*time.Millisecond:
+			return
 		}
+		drawn = now
+		switch {
+		case served > 0 && base.at.IsZero():
+			base = mark{now, served}
+			recent = base
+		case served > 0 && now.Sub(recent.at) >= 2500*time.Millisecond:
+			base, recent = recent, mark{now, served}
+		}
+		spent, first := now.Sub(base.at), base.served
 		switch {
 		case target > 0 && served >= target:
-			fmt.Fprintf(f, "\r%s: %d of %d requests made served, draining the open ones%s\x1b[K", name, served, asked, left(", about %s left", time.Since(start), served, asked))
+			fmt.Fprintf(f, "\r%s: %d of %d requests made served, draining the open ones%s\x1b[K", name, served, asked, left(", about %s left", spent, served-first, asked-first))
+		case served == 0:
+			// No rate to estimate from yet.
+			fmt.Fprintf(f, "\r%s: waiting for the first answer (%s so far)\x1b[K", name, now.Sub(begun).Round(time.Second))
 		case target > 0:
-			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)%s\x1b[K", name, served, target, 100*float64(served)/float64(target), left(", the target in about %s", time.Since(start), served, target))
+			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)%s\x1b[K", name, served, target, 100*float64(served)/float64(target), left(", the target in about %s", spent, served-first, target-first))
 		default:
 			fmt.Fprintf(f, "\r%s: %d served\x1b[K", name, served)
 		}
@@ -412,11 +490,14 @@ func progressLine(stderr io.Writer, name string, target int) func(served, asked 
 }
 
 // left formats (with format's one %s) the time until total requests are
-// served, estimated from the rate since the run began: "" until there is a
-// second's rate to go on. Answers come faster once the first requests are
-// in, so the first estimates are long and settle.
+// served, estimated from the rate over spent, in which done were served:
+// "" until there is a second's rate to go on, over at least 50 answers.
+// Answers come faster once the first requests are in, so the first
+// estimates are long and settle (hygienic on complete:5000 answers twice
+// in its first second of answers, then 10000 in 14 s: from 2 answers the
+// estimate was 5 hours).
 func left(format string, spent time.Duration, done, total int) string {
-	if done <= 0 || spent < time.Second || total <= done {
+	if done < 50 || spent < time.Second || total <= done {
 		return ""
 	}
 	rest := time.Duration(float64(spent) * float64(total-done) / float64(done))
@@ -425,7 +506,7 @@ func left(format string, spent time.Duration, done, total int) string {
 
 func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, timing bool) {
 	// Clear a progress line, if one was drawn.
-	if p := progressLine(stderr, "", 0); p != nil {
+	if terminal(stderr) != nil {
 		fmt.Fprint(stderr, "\r\x1b[K")
 	}
 	what := plan.Graph
