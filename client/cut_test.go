@@ -168,23 +168,7 @@ func TestFollowerCutKeepsGranting(t *testing.T) {
 		t.Skip("a cut of several leases")
 	}
 	const n = 3
-	links := make([][]*chaos.Proxy, n) // links[i][k]: node i's connections to node k
-	c := newCrashableVia(t, n, func(i int, addrs []string) []string {
-		links[i] = make([]*chaos.Proxy, n)
-		via := slices.Clone(addrs)
-		for k, a := range addrs {
-			if k == i {
-				continue
-			}
-			p, err := chaos.NewProxy(a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(p.Close)
-			links[i][k], via[k] = p, p.Addr()
-		}
-		return via
-	})
+	c, links := proxiedCluster(t, n)
 	// The three in one view, and who leads it.
 	ld := -1
 	for deadline := time.Now().Add(10 * time.Second); ld < 0; time.Sleep(20 * time.Millisecond) {
@@ -372,4 +356,27 @@ func TestFollowerCutKeepsGranting(t *testing.T) {
 		c.crash(i)
 	}
 	verifyLogs(t, c.records(t))
+}
+
+// proxiedCluster is a crashable cluster of n nodes whose links go through
+// proxies: links[i][k] carries node i's connections to node k.
+func proxiedCluster(t *testing.T, n int) (*crashable, [][]*chaos.Proxy) {
+	links := make([][]*chaos.Proxy, n)
+	c := newCrashableVia(t, n, func(i int, addrs []string) []string {
+		links[i] = make([]*chaos.Proxy, n)
+		via := slices.Clone(addrs)
+		for k, a := range addrs {
+			if k == i {
+				continue
+			}
+			p, err := chaos.NewProxy(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.Close)
+			links[i][k], via[k] = p, p.Addr()
+		}
+		return via
+	})
+	return c, links
 }

@@ -25,23 +25,7 @@ func TestLeaseLapseKeepsSession(t *testing.T) {
 		t.Skip("a cut of several leases")
 	}
 	const n = 3
-	links := make([][]*chaos.Proxy, n) // links[i][k]: node i's connections to node k
-	c := newCrashableVia(t, n, func(i int, addrs []string) []string {
-		links[i] = make([]*chaos.Proxy, n)
-		via := slices.Clone(addrs)
-		for k, a := range addrs {
-			if k == i {
-				continue
-			}
-			p, err := chaos.NewProxy(a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(p.Close)
-			links[i][k], via[k] = p, p.Addr()
-		}
-		return via
-	})
+	c, links := proxiedCluster(t, n)
 	ld := -1
 	for deadline := time.Now().Add(10 * time.Second); ld < 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
