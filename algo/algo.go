@@ -237,7 +237,7 @@ func conflictBound(users int, maxSets [][]proc.ResID) float64 {
 		}
 	}
 	var b float64
-	for _, n := range count {
+	for _, n := range count { // any order: whole numbers, summed exactly
 		b += n * (n - 1) / 2
 	}
 	return min(b, all)

@@ -19,10 +19,11 @@
 package check
 
 import (
-	"github.com/allot-dev/allot/internal/dense"
-
 	"fmt"
+	"maps"
+	"slices"
 
+	"github.com/allot-dev/allot/internal/dense"
 	"github.com/allot-dev/allot/proc"
 )
 
@@ -344,8 +345,8 @@ func (x *Bank) Event(e proc.Event) {
 // Finish adds the end-of-run conditions on the open requests.
 func (x *Bank) Finish() {
 	waiting := 0
-	for p, want := range x.open {
-		if want == proc.EvDeposit {
+	for _, p := range slices.Sorted(maps.Keys(x.open)) { // the findings in one order
+		if want := x.open[p]; want == proc.EvDeposit {
 			x.add("a deposit at p%d was never acknowledged", p)
 		} else {
 			waiting++

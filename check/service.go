@@ -144,7 +144,7 @@ func (c *Service) Event(e proc.Event) {
 	t := e.Time
 	switch e.Kind {
 	case proc.EvCrash, proc.EvRestart:
-		for _, s := range c.sessions {
+		for _, s := range c.sessions { // any order: each session on its own
 			if s.at == e.P {
 				s.at = -1
 			}

@@ -154,7 +154,7 @@ func (c *Codec) add(v any, timer bool) error {
 // Types lists the types the codec knows, by name.
 func (c *Codec) Types() []Type {
 	ts := make([]Type, 0, len(c.byType))
-	for _, e := range c.byType {
+	for _, e := range c.byType { // any order: sorted below
 		ts = append(ts, e.Type)
 	}
 	slices.SortFunc(ts, func(a, b Type) int { return strings.Compare(a.Name, b.Name) })

@@ -58,7 +58,7 @@ func Golden(t *testing.T, a algo.Algorithm, path string) {
 		_, fifo := args["fifo"]
 		pb.FIFO = fifo
 		cfg := sim.Config{Seed: seed, TraceMessages: true, Net: sim.Network{FIFO: fifo}, Work: app.Workload{Next: next}}
-		for key, to := range map[string]*dist.Dist{"delay": &cfg.Net.Delay, "think": &cfg.Work.Think, "cs": &cfg.Work.CS} {
+		for key, to := range map[string]*dist.Dist{"delay": &cfg.Net.Delay, "think": &cfg.Work.Think, "cs": &cfg.Work.CS} { // any order: each key on its own
 			if *to, err = dist.Parse(args[key]); err != nil {
 				td.Fatalf(t, "%s: %v", key, err)
 			}

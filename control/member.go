@@ -71,7 +71,7 @@ func (m membership) list() []Member {
 
 // has reports whether addr is a member's address.
 func (m membership) has(addr string) bool {
-	for _, a := range m.addrs {
+	for _, a := range m.addrs { // any order: is it there
 		if a == addr {
 			return true
 		}
@@ -191,7 +191,7 @@ func (n *Node) ProposeRemove(now proc.Time, id proc.ID) error {
 // lease, itself included.
 func (n *Node) liveMembers(but proc.ID) int {
 	alive := 0
-	for m := range n.sm.members.addrs {
+	for m := range n.sm.members.addrs { // any order: it counts
 		if m != but && n.alive(m) {
 			alive++
 		}
@@ -281,7 +281,8 @@ type farewell struct {
 // on the leader.
 func (n *Node) sayFarewells() {
 	st := n.rn.BasicStatus()
-	for id, f := range n.farewells {
+	for _, id := range slices.Sorted(maps.Keys(n.farewells)) { // in one order: they leave in it
+		f := n.farewells[id]
 		if st.RaftState != raft.StateLeader || n.ticks > f.until {
 			delete(n.farewells, id)
 			continue

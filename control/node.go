@@ -1045,7 +1045,7 @@ func (n *Node) viewChanged(v, prev View, u *Update) {
 // read's start this node was in the newest view if it still is now (a
 // newer view would be at an index at or below the read's, applied).
 func (n *Node) renew() {
-	for id, r := range n.reads {
+	for id, r := range n.reads { // any order: deletes, and a max
 		if !r.own || r.index == 0 || r.index > n.sm.Applied() {
 			continue
 		}

@@ -71,7 +71,7 @@ func (n *Node) readFor(own bool) {
 	n.rn.ReadIndex(ctx)
 	// Reads the leader never answered (it lost its quorum, or the
 	// message) are forgotten after a lease.
-	for id, r := range n.reads {
+	for id, r := range n.reads { // any order: it only deletes
 		if n.now-r.sent > n.cfg.Lease {
 			delete(n.reads, id)
 		}

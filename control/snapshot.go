@@ -93,7 +93,7 @@ func (s *State) Encode() ([]byte, error) {
 		e.Members.Addrs = append(e.Members.Addrs, m.Addr)
 	}
 	nodes := maps.Clone(s.left)
-	for id := range s.gen {
+	for id := range s.gen { // any order: into a map, read back sorted
 		nodes[id] = s.left[id]
 	}
 	for _, id := range slices.Sorted(maps.Keys(nodes)) {

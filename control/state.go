@@ -253,7 +253,7 @@ func (s *State) openView() {
 		epoch: s.view.Epoch, members: s.view.Members, start: s.starts, reported: map[proc.ID][]uint64{},
 		ended: map[proc.ID]bool{}, known: make([]uint64, len(s.quotas)), left: make([]uint64, len(s.quotas)),
 	}
-	for m, c := range s.starts {
+	for m, c := range s.starts { // any order: into a map
 		lv.reported[m] = slices.Clone(c)
 	}
 	s.lefts = make([]QuotaLeft, len(s.quotas))

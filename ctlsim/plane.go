@@ -38,7 +38,7 @@ var Variants = map[string]control.Broken{
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {
 	var names []string
-	for n := range Variants {
+	for n := range Variants { // any order: sorted below
 		names = append(names, n)
 	}
 	slices.Sort(names)

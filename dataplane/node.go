@@ -436,7 +436,7 @@ func (n *Node) push(o *Out, r *rec) (uint64, bool) {
 		return 0, false
 	}
 	var grants []session.Grant
-	for _, g := range r.s.grants {
+	for _, g := range r.s.grants { // any order: sorted below by grant id
 		if g.answered && !g.released {
 			grants = append(grants, session.Grant{ID: g.id, Key: "lock", Names: names(g.res), Epoch: g.epoch, Counter: g.counter})
 		}
@@ -513,14 +513,15 @@ func (n *Node) KeepAck(o *Out, from proc.ID, a KeepAck) {
 		r.s.st.Acked(r.end)
 		n.done(o, r)
 	}
-	for k, w := range n.kas {
-		if k <= a.N {
+	// In record order, not the maps' order: the answers leave in it.
+	for _, k := range slices.Sorted(maps.Keys(n.kas)) {
+		if w := n.kas[k]; k <= a.N {
 			delete(n.kas, k)
 			n.answerAlive(o, w, w.lease)
 		}
 	}
-	for k, w := range n.opens {
-		if k <= a.N {
+	for _, k := range slices.Sorted(maps.Keys(n.opens)) {
+		if w := n.opens[k]; k <= a.N {
 			delete(n.opens, k)
 			if w.s.st.Ended {
 				n.reply(o, w.client, Reply{Req: w.req, Code: Unavailable})
@@ -676,7 +677,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 	i, _ := slices.BinarySearch(v.Members, n.cfg.Self)
 	n.gen, n.fenced = v.Gens[i], false
 	o.Retire = v.Epoch
-	for e := range n.users {
+	for e := range n.users { // any order: it only deletes
 		if e < v.Epoch {
 			delete(n.users, e)
 		}

@@ -85,3 +85,31 @@ func TestKeepGenerations(t *testing.T) {
 		t.Errorf("the record held for generation 2 is not kept")
 	}
 }
+
+// TestAnswersInRecordOrder: one acknowledgement that covers several
+// records answers their calls in the order of the records, whatever the
+// map they wait in, so a run's replies (and the simulator's draws after
+// them) are the same every time.
+func TestAnswersInRecordOrder(t *testing.T) {
+	for range 20 {
+		a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250})
+		var o Out
+		a.At(10, 900)
+		a.Adopt(&o, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{})
+		a.Serve(&o, 5)
+		for req := range uint64(6) {
+			a.Call(&o, proc.ID(7+req), Call{Op: OpOpen, Req: req, TTL: 3000})
+		}
+		o = Out{}
+		a.At(20, 500)
+		a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 6})
+		if len(o.Replies) != 6 {
+			t.Fatalf("replies: %+v", o.Replies)
+		}
+		for i, r := range o.Replies {
+			if r.To != proc.ID(7+i) {
+				t.Fatalf("reply %d went to %d, want %d: the answers left in map order", i, r.To, 7+i)
+			}
+		}
+	}
+}

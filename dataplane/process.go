@@ -203,7 +203,7 @@ func (p *Process) Fire(env proc.Env, t proc.Timer) {
 
 func sortedIDs[V any](m map[proc.ID]V) []proc.ID {
 	ids := make([]proc.ID, 0, len(m))
-	for id := range m {
+	for id := range m { // any order: sorted below
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
@@ -297,18 +297,18 @@ func (p *Process) apply(env proc.Env, o *Out) {
 	}
 	if o.Retire > 0 {
 		p.retired = max(p.retired, o.Retire)
-		for e := range p.inst {
+		for e := range p.inst { // any order: it only deletes
 			if e < o.Retire {
 				delete(p.inst, e)
 			}
 		}
-		for e := range p.early {
+		for e := range p.early { // any order: it only deletes
 			if e < o.Retire {
 				delete(p.early, e)
 			}
 		}
 		// What the links still owe of retired instances is never needed.
-		for _, l := range p.out {
+		for _, l := range p.out { // any order: each link on its own
 			l.pending = slices.DeleteFunc(l.pending, func(k Link) bool {
 				m, ok := k.M.(Inst)
 				return ok && m.Epoch < o.Retire

@@ -145,11 +145,11 @@ func (w *walker) freeze(roots []any) {
 	for _, r := range roots {
 		mine := map[uintptr]bool{}
 		w.refs(reflect.ValueOf(&r).Elem(), mine)
-		for p := range mine {
+		for p := range mine { // any order: it counts
 			count[p]++
 		}
 	}
-	for p, n := range count {
+	for p, n := range count { // any order: a set
 		if n > 1 {
 			w.frozen[p] = true
 		}

@@ -81,13 +81,13 @@ func (x *Explorer) fairCycles(g *graph, res *Result) *lasso {
 					taken[g.lab[e]] = true
 				}
 			}
-			for l := range mine {
+			for l := range mine { // any order: it counts
 				enabled[l]++
 			}
 		}
 		fair := true
 		need := map[uint64]bool{}
-		for l, k := range enabled {
+		for l, k := range enabled { // any order: a set, and an AND
 			if k == len(c) && !crash[l] {
 				need[l] = true
 				fair = fair && taken[l]

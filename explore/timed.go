@@ -537,7 +537,7 @@ search:
 				seen[fp] = true
 				res.States++
 				if s.marker != nil {
-					for k, n := range s.marker.Marks() {
+					for k, n := range s.marker.Marks() { // any order: it counts
 						if n > base[k] {
 							res.Marked[k]++
 						}
@@ -701,7 +701,7 @@ func resolveUnhashed(roots []any, names []string) (map[reflect.Type]map[int]bool
 	}
 	if len(want) > 0 {
 		var missing []string
-		for n := range want {
+		for n := range want { // any order: sorted below
 			missing = append(missing, n)
 		}
 		slices.Sort(missing)

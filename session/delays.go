@@ -12,17 +12,24 @@ import (
 // view change (Held), so that the delay outlasts the view. The zero
 // Delays holds none.
 type Delays[G comparable] struct {
-	until map[G]Time
+	until map[G]held
+	added uint64 // Adds so far: Held's order among equal untils
 	q     Expiry[G]
+}
+
+type held struct {
+	until Time
+	n     uint64
 }
 
 // Add holds g until until; first reports whether it is now the soonest
 // to go back (a driver waiting for the soonest wakes).
 func (d *Delays[G]) Add(g G, until Time) (first bool) {
 	if d.until == nil {
-		d.until = map[G]Time{}
+		d.until = map[G]held{}
 	}
-	d.until[g] = until
+	d.added++
+	d.until[g] = held{until, d.added}
 	return d.q.Add(g, until)
 }
 
@@ -40,12 +47,17 @@ func (d *Delays[G]) Due(now Time) (due []G, wait time.Duration) {
 	}
 }
 
-// Held is the grants the delay holds at now, soonest to go back first.
+// Held is the grants the delay holds at now, soonest to go back first,
+// and those with the same end in the order they came (never the map's:
+// a driver asks for them again in this order).
 func (d *Delays[G]) Held() []G {
 	out := make([]G, 0, len(d.until))
-	for g := range d.until {
+	for g := range d.until { // any order: sorted below, ties by arrival
 		out = append(out, g)
 	}
-	slices.SortStableFunc(out, func(a, b G) int { return cmp.Compare(d.until[a], d.until[b]) })
+	slices.SortFunc(out, func(a, b G) int {
+		x, y := d.until[a], d.until[b]
+		return cmp.Or(cmp.Compare(x.until, y.until), cmp.Compare(x.n, y.n))
+	})
 	return out
 }

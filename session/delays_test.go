@@ -35,6 +35,22 @@ func TestDelays(t *testing.T) {
 	}
 }
 
+// TestHeldTiesInArrivalOrder: grants held to the same end come in the
+// order they were added, every time (a map's order would differ between
+// runs, and with it the order a driver asks for them again).
+func TestHeldTiesInArrivalOrder(t *testing.T) {
+	want := []string{"e", "d", "c", "b", "a", "f"}
+	for range 20 {
+		var d Delays[string]
+		for _, g := range want {
+			d.Add(g, 100*ms)
+		}
+		if got := d.Held(); !slices.Equal(got, want) {
+			t.Fatalf("held %v, want %v", got, want)
+		}
+	}
+}
+
 // TestRandomDelays: over random ends and looks at random times, no grant
 // goes back before its lock-delay is over, none is held past the first
 // look at or after that, and each goes back once. Each run logs its

@@ -121,13 +121,25 @@ func (k *Keeper) Keep(now Time, run Run, epoch uint64, forget bool, recs []Recor
 // Keeps reports whether the keeper keeps session id, for which primary,
 // and until when it would keep it if it adopted it (zero: a fresh TTL
 // from the adoption).
+// Should two runs keep it (one adopted it from the other, whose records
+// this node has not dropped yet), the one recorded in the newer view
+// answers, then the later generation, then the lower node: one answer
+// every time, never the map's order.
 func (k *Keeper) Keeps(id uint64) (primary int, until Time, ok bool) {
-	for run, kp := range k.of {
-		if _, ok := kp.sessions[id]; ok {
-			return run.Node, kp.until[id], true
+	var best *kept
+	var at Run
+	for run, kp := range k.of { // any order: the best by a total order
+		if _, has := kp.sessions[id]; !has {
+			continue
+		}
+		if best == nil || cmp.Or(cmp.Compare(kp.epoch, best.epoch), cmp.Compare(run.Gen, at.Gen), cmp.Compare(at.Node, run.Node)) > 0 {
+			best, at = kp, run
 		}
 	}
-	return -1, 0, false
+	if best == nil {
+		return -1, 0, false
+	}
+	return at.Node, best.until[id], true
 }
 
 // View is a view of the cluster as the records' rules read it: its

@@ -111,6 +111,20 @@ func TestKeeperKeepsTheNewest(t *testing.T) {
 //	takeover now=MS self=NODE view=E:NODE/GEN,... prev=E:NODE/GEN,...
 //
 // Times are in milliseconds of the driver's time.
+// TestKeepsOneAnswer: a session two runs keep is answered for by the
+// one recorded in the newer view, every time.
+func TestKeepsOneAnswer(t *testing.T) {
+	for range 20 {
+		k := NewKeeper()
+		k.Keep(0, Run{2, 1}, 4, false, []Record{{ID: 7, TTL: time.Second, Seq: 1, Left: time.Second}})
+		k.Keep(0, Run{0, 1}, 6, false, []Record{{ID: 7, TTL: time.Second, Seq: 3, Left: 2 * time.Second}})
+		k.Keep(0, Run{3, 1}, 5, false, []Record{{ID: 7, TTL: time.Second, Seq: 2}})
+		if p, until, ok := k.Keeps(7); !ok || p != 0 || until != Time(2*time.Second) {
+			t.Fatalf("Keeps(7) = %d, %v, %v; want node 0's, kept 2s", p, until, ok)
+		}
+	}
+}
+
 func TestKeeper(t *testing.T) {
 	k := NewKeeper()
 	datadriven.RunTest(t, "testdata/keeper", func(t *testing.T, td *datadriven.TestData) string {

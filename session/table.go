@@ -63,7 +63,7 @@ func (h *Handed) Remove(id uint64) { delete(h.until, id) }
 func (h *Handed) Has(id uint64, now Time) bool {
 	if now.Sub(h.pruned) > time.Second {
 		h.pruned = now
-		for k, until := range h.until {
+		for k, until := range h.until { // any order: it only deletes
 			if now > until {
 				delete(h.until, k)
 			}

@@ -173,7 +173,7 @@ func (f Faults) Kinds() map[string]int {
 	k["cut"] = len(f.Cuts)
 	k["pause"] = len(f.Pauses)
 	k["slow"] = len(f.Slow)
-	for n, c := range k {
+	for n, c := range k { // any order: it only deletes
 		if c == 0 {
 			delete(k, n)
 		}
@@ -190,7 +190,7 @@ var Variants = map[string]dataplane.Broken{
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {
 	var names []string
-	for n := range Variants {
+	for n := range Variants { // any order: sorted below
 		names = append(names, n)
 	}
 	slices.Sort(names)
@@ -395,7 +395,7 @@ func Sweep(cfg Config, seeds []uint64, workers int) (Summary, error) {
 		if errs[i] != nil {
 			return sum, fmt.Errorf("seed %d: %w", seeds[i], errs[i])
 		}
-		for k, n := range r.Faults.Kinds() {
+		for k, n := range r.Faults.Kinds() { // any order: it sums
 			sum.Faults[k] += n
 		}
 		sum.Sessions += r.Sessions
@@ -406,7 +406,7 @@ func Sweep(cfg Config, seeds []uint64, workers int) (Summary, error) {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)
 			sum.Findings += r.Findings
-			for k, n := range r.ByRule {
+			for k, n := range r.ByRule { // any order: it sums
 				sum.ByRule[k] += n
 			}
 			if sum.FirstFailed == nil {

@@ -152,7 +152,7 @@ func NewParams(pb *algo.Problem, priority bool) (*Params, error) {
 	}
 	p.K = max(1, p.K)
 	keys := make([]string, 0, len(pb.Options))
-	for key := range pb.Options {
+	for key := range pb.Options { // any order: sorted below
 		keys = append(keys, key)
 	}
 	slices.Sort(keys)

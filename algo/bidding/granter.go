@@ -186,7 +186,7 @@ func (g *Granter) pick(env proc.Env) {
 	}
 	// Drop expired flags; note which groups have a winner bidding.
 	var groups uint64
-	for u, l := range g.leases {
+	for u, l := range g.leases { // any order: deletes, and ORs a mask
 		if l.exp <= now {
 			delete(g.leases, u)
 			continue
@@ -206,7 +206,7 @@ func (g *Granter) pick(env proc.Env) {
 		}
 	}
 	g.cur = next
-	for u, l := range g.leases {
+	for u, l := range g.leases { // any order: sorted below by user, each once
 		if int(l.g) == next {
 			g.snap = append(g.snap, bid{u: u, r: l.r})
 		}

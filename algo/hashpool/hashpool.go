@@ -45,7 +45,9 @@ package hashpool
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/allot-dev/allot/algo"
@@ -78,7 +80,8 @@ func Build(pb *algo.Problem) ([]proc.Process, error) {
 		return nil, fmt.Errorf("hash-pool: needs at least one unit and one node, got %d units on %d nodes", pb.Units, pb.Users)
 	}
 	a := int(math.Ceil(math.Sqrt(float64(pb.Users))))
-	for k, v := range pb.Options {
+	for _, k := range slices.Sorted(maps.Keys(pb.Options)) { // the first bad one, the same every time
+		v := pb.Options[k]
 		n, err := strconv.Atoi(v)
 		if k != "allocators" || err != nil || n < 1 {
 			return nil, fmt.Errorf("hash-pool: unknown option %s=%s (want allocators=A, A ≥ 1)", k, v)

@@ -39,6 +39,7 @@ package unhygienic
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -61,7 +62,8 @@ var Algorithm = algo.Algorithm{
 // Build builds the processes; see the package comment for the options.
 func Build(pb *algo.Problem) ([]proc.Process, error) {
 	blind := false
-	for k, v := range pb.Options {
+	for _, k := range slices.Sorted(maps.Keys(pb.Options)) { // the first bad one, the same every time
+		v := pb.Options[k]
 		switch {
 		case k == "rule" && v == "aware":
 		case k == "rule" && v == "blind":

@@ -206,7 +206,7 @@ func majorityServes(n int) func([]proc.Event) bool {
 			}
 		}
 		count := map[uint64]int{}
-		for _, ep := range serving {
+		for _, ep := range serving { // any order: a count against a majority
 			if count[ep]++; 2*count[ep] > n {
 				return true
 			}

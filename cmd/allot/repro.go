@@ -205,7 +205,7 @@ func runShard(chosen []study.Experiment, sh sweep.Shard, quick bool, seed uint64
 			}
 			f.Claims[e.Name] = cs
 		}
-		for k, v := range pts.Results() {
+		for k, v := range pts.Results() { // any order: into a map
 			f.Points[k] = v
 		}
 	}
@@ -332,13 +332,13 @@ func readShards(files []string) (shardFile, error) {
 			return m, fmt.Errorf("merge: shard %s twice (%s and %s)", f.Shard, prev, path)
 		}
 		seen[sh.I] = path
-		for k, v := range f.Points {
+		for k, v := range f.Points { // any order: into a map
 			if _, dup := m.Points[k]; dup {
 				return m, fmt.Errorf("merge: point %s in two shards", k)
 			}
 			m.Points[k] = v
 		}
-		for k, v := range f.Claims {
+		for k, v := range f.Claims { // any order: into a map
 			m.Claims[k] = v
 		}
 	}
@@ -476,7 +476,7 @@ func finite(claims []study.Claim) []study.Claim {
 	out := slices.Clone(claims)
 	for i, c := range out {
 		var figs map[string]float64
-		for k, v := range c.Figures {
+		for k, v := range c.Figures { // any order: deletes from a copy
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				if figs == nil {
 					figs = maps.Clone(c.Figures)
@@ -511,7 +511,7 @@ func snapshot(dir string) map[string]time.Time {
 // by name.
 func written(dir string, before map[string]time.Time) []string {
 	var files []string
-	for name, t := range snapshot(dir) {
+	for name, t := range snapshot(dir) { // any order: sorted below
 		if old, ok := before[name]; !ok || !old.Equal(t) {
 			files = append(files, filepath.Join(dir, name))
 		}

@@ -478,7 +478,7 @@ func consumption(outs []outcome) study.Claim {
 		}
 	}
 	var algos, worsts []string
-	for a, k := range byAlgo {
+	for a, k := range byAlgo { // any order: sorted below
 		algos = append(algos, fmt.Sprintf("%s %d", a, k))
 		w := fmt.Sprintf("%s %.1f%%", a, 100*worstBy[a])
 		if atOnce[a] > 0 {

@@ -276,7 +276,7 @@ func worstClaims(ctx context.Context, o study.Options) ([]study.Claim, error) {
 			}
 		}
 		keys := make([]int, 0, len(hist))
-		for k := range hist {
+		for k := range hist { // any order: sorted below
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)

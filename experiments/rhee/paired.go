@@ -299,7 +299,7 @@ func (st *stats) precision() study.Claim {
 	fewest, longest := math.MaxInt, 0
 	widest, widestSpread := 0.0, 0.0
 	var short []string
-	for p, c := range st.cells {
+	for p, c := range st.cells { // any order: sums, maxima and a list sorted below
 		if st.run[p.alg].ref {
 			continue
 		}

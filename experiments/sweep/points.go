@@ -174,7 +174,7 @@ func Repeat[T any](ctx context.Context, p *Points, stage string, keys []string, 
 	if p.out == nil {
 		p.out = map[string]json.RawMessage{}
 	}
-	for k, v := range enc {
+	for k, v := range enc { // any order: into a map
 		if _, dup := p.out[k]; dup {
 			p.mu.Unlock()
 			return nil, fmt.Errorf("sweep: point %s run twice (two stages with one name?)", k)
