@@ -22,6 +22,9 @@ import (
 // TestMain lets this test binary run as allot itself (ALLOT_TEST_MAIN=1):
 // the membership test starts its nodes as separate processes of it.
 func TestMain(m *testing.M) {
+	// The tests' stderr is the same however slow the machine: no plain
+	// progress lines (TestPlainProgress checks them).
+	os.Setenv(progressEnv, "off")
 	if os.Getenv("ALLOT_TEST_MAIN") == "1" {
 		os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 	}

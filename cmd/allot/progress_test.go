@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -24,6 +26,7 @@ func (*tty) IsTerminal() bool { return true }
 // silent for minutes); every line is cleared before the output, and
 // stdout is the same bytes as without a terminal.
 func TestSimSaysWhatItDoesOnATerminal(t *testing.T) {
+	t.Setenv(progressEnv, "") // TestMain turns it off
 	args := []string{"sim", "--graph", "complete:40", "--algo", "central,hygienic", "--requests", "2000", "--timing=false"}
 	var plainOut, plainErr, out bytes.Buffer
 	if code := realMain(args, &plainOut, &plainErr); code != 0 {
@@ -57,12 +60,77 @@ func TestSimSaysWhatItDoesOnATerminal(t *testing.T) {
 	}
 }
 
+func noEnv(string) string { return "" }
+
+// TestPlainProgress: a stderr that is not a terminal gets the newest
+// state at each tick, one plain line each, prefixed with the command
+// where it is a run's, and nothing after close.
+func TestPlainProgress(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tick := make(chan time.Time)
+	l := plainStatus(w, tick)
+	lines := bufio.NewReader(r)
+	for _, c := range []struct{ set, want string }{
+		{"allot sim: building the graph complete:3000", "allot sim: building the graph complete:3000"},
+		{"hygienic (3 of 14): 79/100 served (79%)", "allot sim: hygienic (3 of 14): 79/100 served (79%)"},
+	} {
+		l.set(c.set)
+		tick <- time.Now()
+		if got, err := lines.ReadString('\n'); err != nil || got != c.want+"\n" {
+			t.Errorf("line %q (%v), want %q", got, err, c.want)
+		}
+	}
+	l.close()
+	l.set("after close")
+	w.Close()
+	if rest, _ := io.ReadAll(lines); len(rest) != 0 {
+		t.Errorf("written after close: %q", rest)
+	}
+}
+
+// TestProgressOff: ALLOT_PROGRESS=off says nothing, on a terminal or not.
+func TestProgressOff(t *testing.T) {
+	off := func(k string) string { return map[string]string{progressEnv: "off"}[k] }
+	var errs tty
+	for _, stderr := range []io.Writer{&errs, os.Stderr} {
+		l := newStatusLine(stderr, off, time.Millisecond)
+		if l.tty != nil || l.plain != nil || l.progress("central", 10) != nil {
+			t.Errorf("ALLOT_PROGRESS=off: a status line for %T", stderr)
+		}
+		l.set("allot sim: building the graph complete:3000")
+		l.close()
+	}
+	if errs.Len() != 0 {
+		t.Errorf("ALLOT_PROGRESS=off drew %q", errs.String())
+	}
+}
+
+// TestPlainProgressWaits: a command shorter than the interval writes
+// nothing to a stderr that is not a terminal.
+func TestPlainProgressWaits(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newStatusLine(w, noEnv, time.Hour)
+	l.set("allot sim: building the graph complete:40")
+	l.close()
+	w.Close()
+	if got, _ := io.ReadAll(r); len(got) != 0 {
+		t.Errorf("a short command wrote %q", got)
+	}
+}
+
 // TestProgressWaitsForTheFirstAnswer: before any answer there is no rate to
 // estimate from; the line says so and how long it has waited (hygienic on
 // complete:5000 answers nothing for seconds).
 func TestProgressWaitsForTheFirstAnswer(t *testing.T) {
 	var errs tty
-	p := progressLine(&errs, "hygienic", 5000)
+	p := newStatusLine(&errs, noEnv, plainEvery).progress("hygienic", 5000)
 	p(0, 5000)
 	if got := errs.String(); !strings.Contains(got, "hygienic: waiting for the first answer (0s so far)") {
 		t.Errorf("line %q", got)

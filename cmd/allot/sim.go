@@ -170,22 +170,15 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if o.format != "table" && o.format != "json" {
 		return badf("--format %q: want table or json", o.format)
 	}
-	// On a terminal, a line says what the command is doing from the
-	// start: a large graph takes seconds to build, and each algorithm's
-	// processes again (ring:50000000 spent half a minute before its first
-	// run, in silence). It is cleared before anything else is written.
-	tty := terminal(stderr)
-	status := func(format string, args ...any) {
-		if tty != nil {
-			fmt.Fprintf(tty, "\r"+format+"\x1b[K", args...)
-		}
-	}
-	clearLine := func() {
-		if tty != nil {
-			fmt.Fprint(tty, "\r\x1b[K")
-		}
-	}
-	defer clearLine()
+	// A line says what the command is doing from the start: a large
+	// graph takes seconds to build, and each algorithm's processes again
+	// (ring:50000000 spent half a minute before its first run, in
+	// silence). On a terminal it is cleared before anything else is
+	// written; elsewhere it comes only once a run is long (statusLine).
+	line := newStatusLine(stderr, os.Getenv, plainEvery)
+	defer line.close()
+	status := func(format string, args ...any) { line.set(fmt.Sprintf(format, args...)) }
+	clearLine := line.clear
 	memory := machineMemory()
 	if err := run.FitsGraph(s.Graph, memory); err != nil {
 		return badf("--graph %v", err)
@@ -264,7 +257,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 				return tw, nil
 			}
 		}
-		rep, err := run.Execute(plan, a, attach, progressLine(stderr, name, plan.Scenario.Requests))
+		rep, err := run.Execute(plan, a, attach, line.progress(name, plan.Scenario.Requests))
 		if tw != nil {
 			if err == nil {
 				tw.End(rep.EndTime)
@@ -430,18 +423,15 @@ func terminal(stderr io.Writer) io.Writer {
 	return f
 }
 
-// progressLine returns a progress callback drawing on stderr when stderr is
-// a terminal, else nil. It redraws at most ten times a second.
-func progressLine(stderr io.Writer, name string, target int) func(served, asked int) {
-	f := terminal(stderr)
-	if f == nil {
-		return nil
-	}
-	return progressAt(f, name, target, time.Now)
+// progressAt is a progress callback drawing on the terminal f, reading
+// the time from clock.
+func progressAt(f io.Writer, name string, target int, clock func() time.Time) func(served, asked int) {
+	return runProgress(func(text string) { fmt.Fprintf(f, "\r%s\x1b[K", text) }, name, target, clock)
 }
 
-// progressAt is progressLine drawing on f, reading the time from clock.
-func progressAt(f io.Writer, name string, target int, clock func() time.Time) func(served, asked int) {
+// runProgress is a progress callback that hands draw a run's state at most
+// ten times a second, reading the time from clock.
+func runProgress(draw func(string), name string, target int, clock func() time.Time) func(served, asked int) {
 	// A run that has reached its target serves the requests still open:
 	// on a large graph nearly every user's (ring:50000000 --requests 10
 	// drains tens of millions), so the line says how many are left and,
@@ -477,14 +467,14 @@ func progressAt(f io.Writer, name string, target int, clock func() time.Time) fu
 		spent, first := now.Sub(base.at), base.served
 		switch {
 		case target > 0 && served >= target:
-			fmt.Fprintf(f, "\r%s: %d of %d requests made served, draining the open ones%s\x1b[K", name, served, asked, left(", about %s left", spent, served-first, asked-first))
+			draw(fmt.Sprintf("%s: %d of %d requests made served, draining the open ones%s", name, served, asked, left(", about %s left", spent, served-first, asked-first)))
 		case served == 0:
 			// No rate to estimate from yet.
-			fmt.Fprintf(f, "\r%s: waiting for the first answer (%s so far)\x1b[K", name, now.Sub(begun).Round(time.Second))
+			draw(fmt.Sprintf("%s: waiting for the first answer (%s so far)", name, now.Sub(begun).Round(time.Second)))
 		case target > 0:
-			fmt.Fprintf(f, "\r%s: %d/%d served (%.0f%%)%s\x1b[K", name, served, target, 100*float64(served)/float64(target), left(", the target in about %s", spent, served-first, target-first))
+			draw(fmt.Sprintf("%s: %d/%d served (%.0f%%)%s", name, served, target, 100*float64(served)/float64(target), left(", the target in about %s", spent, served-first, target-first)))
 		default:
-			fmt.Fprintf(f, "\r%s: %d served\x1b[K", name, served)
+			draw(fmt.Sprintf("%s: %d served", name, served))
 		}
 	}
 }

@@ -151,6 +151,9 @@ func execute(root, bin, cmd string) (string, error) {
 	c.Dir = root
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out // one pipe: the order a terminal shows
+	// No progress lines: a run slowed by a busy machine past their
+	// interval would print one.
+	c.Env = append(os.Environ(), "ALLOT_PROGRESS=off")
 	err := c.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 1 {
