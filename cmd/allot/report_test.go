@@ -229,4 +229,33 @@ func TestProgressEstimate(t *testing.T) {
 	if got := left(" %s", 10*time.Second, 2, 5000); got != "" {
 		t.Errorf("2 answers in 10 s: %q, want no estimate from so few", got)
 	}
+	if got := left(" %s", 2*time.Second, 20, 100); got != "" {
+		t.Errorf("20 answers in 2 s: %q, want none before 50, or 10 over five seconds", got)
+	}
+	if got := left(" %s", 60*time.Second, 10, 100); got != " 9m0s" {
+		t.Errorf("10 of 100 in a minute: %q, want 9m0s", got)
+	}
+}
+
+// TestProgressSlowRunEstimated: a run that answers a few a minute (
+// threshold on complete:3000) is estimated from its whole run's rate,
+// as no 2.5 s window ever holds 50 answers.
+func TestProgressSlowRunEstimated(t *testing.T) {
+	var errs bytes.Buffer
+	t0 := time.Unix(0, 0)
+	now := t0
+	p := progressAt(&errs, "threshold", 100, func() time.Time { return now })
+	p(0, 3000)
+	served := 0
+	for sec := 1; sec <= 600; sec++ { // one answer every 10 s, from 10 s on
+		now = t0.Add(time.Duration(sec) * time.Second)
+		if sec%10 == 0 {
+			served++
+		}
+		p(served, 3000)
+	}
+	// 59 answers in the 590 s since the first: the 40 to go take 400 s.
+	if got, want := errs.String(), "threshold: 60/100 served (60%), the target in about 6m40s"; !strings.HasSuffix(got, want+"\x1b[K") {
+		t.Errorf("lines end %q, want %q", got[max(0, len(got)-120):], want)
+	}
 }

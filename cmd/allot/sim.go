@@ -448,6 +448,7 @@ func runProgress(draw func(string), name string, target int, clock func() time.T
 	}
 	var begun, drawn time.Time
 	var base, recent mark // base: the mark the rate counts from
+	var start mark        // the first answer: a slow run's rate (below)
 	return func(served, asked int) {
 		now := clock()
 		switch {
@@ -460,11 +461,18 @@ func runProgress(draw func(string), name string, target int, clock func() time.T
 		switch {
 		case served > 0 && base.at.IsZero():
 			base = mark{now, served}
-			recent = base
+			recent, start = base, base
 		case served > 0 && now.Sub(recent.at) >= 2500*time.Millisecond:
 			base, recent = recent, mark{now, served}
 		}
-		spent, first := now.Sub(base.at), base.served
+		from := base
+		if served-base.served < 50 {
+			// Too few answers lately to go on: the whole run's rate
+			// (threshold on complete:3000 answers a few a minute, and
+			// its line had no estimate at all).
+			from = start
+		}
+		spent, first := now.Sub(from.at), from.served
 		switch {
 		case target > 0 && served >= target:
 			draw(fmt.Sprintf("%s: %d of %d requests made served, draining the open ones%s", name, served, asked, left(", about %s left", spent, served-first, asked-first)))
@@ -481,13 +489,13 @@ func runProgress(draw func(string), name string, target int, clock func() time.T
 
 // left formats (with format's one %s) the time until total requests are
 // served, estimated from the rate over spent, in which done were served:
-// "" until there is a second's rate to go on, over at least 50 answers.
-// Answers come faster once the first requests are in, so the first
+// "" until there is a rate to go on, 50 answers over a second or 10 over
+// five. Answers come faster once the first requests are in, so the first
 // estimates are long and settle (hygienic on complete:5000 answers twice
 // in its first second of answers, then 10000 in 14 s: from 2 answers the
 // estimate was 5 hours).
 func left(format string, spent time.Duration, done, total int) string {
-	if done < 50 || spent < time.Second || total <= done {
+	if total <= done || !(done >= 50 && spent >= time.Second || done >= 10 && spent >= 5*time.Second) {
 		return ""
 	}
 	rest := time.Duration(float64(spent) * float64(total-done) / float64(done))
