@@ -157,6 +157,9 @@ func Build(pb *algo.Problem, rise Rise) ([]proc.Process, error) {
 				p.nh[i] = int64(pb.Users - 1 - int(q))
 			}
 		}
+		if len(nb) >= indexFrom {
+			p.ix = newIndex(p.flag)
+		}
 		ps[u] = p
 	}
 	return ps, nil
@@ -188,6 +191,16 @@ type Proc struct {
 	rise Rise    // nil: clean/dirty priorities
 	h    int64   // own height (rise != nil)
 	nh   []int64 // neighbours' heights as last known (rise != nil)
+
+	ix *index // from indexFrom neighbours on; nil below
+}
+
+// set writes flag i, keeping the index.
+func (p *Proc) set(i int, f uint8) {
+	if p.ix != nil {
+		p.ix.move(i, p.flag[i], f)
+	}
+	p.flag[i] = f
 }
 
 var _ proc.Allocator = (*Proc)(nil)
@@ -227,7 +240,7 @@ func (p *Proc) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		if p.flag[i]&fTok != 0 {
 			panic(fmt.Sprintf("threshold: %d got a second request token from %d", p.id, from))
 		}
-		p.flag[i] |= fTok
+		p.set(i, p.flag[i]|fTok)
 	case Fork:
 		if p.flag[i]&fFork != 0 {
 			panic(fmt.Sprintf("threshold: %d got a second fork from %d", p.id, from))
@@ -247,7 +260,7 @@ func (p *Proc) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		} else if !m.Clean {
 			f |= fHigher // a dirty fork here: the sender keeps priority
 		}
-		p.flag[i] = f
+		p.set(i, f)
 	default:
 		panic(fmt.Sprintf("threshold: unexpected message %T", m))
 	}
@@ -269,16 +282,15 @@ func (p *Proc) step(env proc.Env) {
 	if p.state == eating {
 		return // every request is deferred while eating
 	}
+	if p.ix != nil {
+		p.stepIndexed(env)
+		return
+	}
 	isHungry := p.state == hungry
 	// P: a requested dirty fork goes to the neighbour with priority.
 	for i, f := range p.flag {
 		if f&(fFork|fTok|fHigher) == fFork|fTok|fHigher {
-			env.Send(p.nbr[i], Fork{Clean: true, Req: isHungry, H: p.h})
-			if isHungry {
-				p.flag[i] = fHigher
-			} else {
-				p.flag[i] = fTok | fHigher
-			}
+			p.give(env, i, isHungry)
 		}
 	}
 	tp := p.atThreshold()
@@ -287,8 +299,7 @@ func (p *Proc) step(env proc.Env) {
 	if !(isHungry && tp) {
 		for i, f := range p.flag {
 			if f&(fFork|fTok) == fFork|fTok {
-				env.Send(p.nbr[i], Fork{Clean: false, H: p.h})
-				p.flag[i] = fTok
+				p.yield(env, i)
 			}
 		}
 	}
@@ -304,19 +315,72 @@ func (p *Proc) step(env proc.Env) {
 		}
 		all = false
 		if f&fTok != 0 && (f&fHigher != 0 || tp) {
-			env.Send(p.nbr[i], Req{})
-			p.flag[i] = f &^ fTok
+			p.ask(env, i)
 		}
 	}
-	if !all {
+	if all {
+		p.eat(env)
+	}
+}
+
+// stepIndexed is step from the index: the same actions in the same
+// order, each guard's neighbours found without looking at the others.
+func (p *Proc) stepIndexed(env proc.Env) {
+	x, isHungry := p.ix, p.state == hungry
+	for i := x.give.next(0); i >= 0; i = x.give.next(i + 1) {
+		p.give(env, i, isHungry)
+	}
+	tp := x.short == 0
+	if !(isHungry && tp) {
+		for i := x.yield.next(0); i >= 0; i = x.yield.next(i + 1) {
+			p.yield(env, i)
+		}
+	}
+	if !isHungry {
 		return
 	}
-	// E: eat, and lower the priority below every neighbour (clean and dirty
-	// forks) or rise by the height rule.
+	asked := x.askUp
+	if tp {
+		asked = x.ask
+	}
+	for i := asked.next(0); i >= 0; i = asked.next(i + 1) {
+		p.ask(env, i)
+	}
+	if x.lack == 0 {
+		p.eat(env)
+	}
+}
+
+// give is P for neighbour i: the fork goes, cleaned, and a hungry p's
+// request token along.
+func (p *Proc) give(env proc.Env, i int, isHungry bool) {
+	env.Send(p.nbr[i], Fork{Clean: true, Req: isHungry, H: p.h})
+	if isHungry {
+		p.set(i, fHigher)
+	} else {
+		p.set(i, fTok|fHigher)
+	}
+}
+
+// yield is R for neighbour i: the fork goes, dirtied.
+func (p *Proc) yield(env proc.Env, i int) {
+	env.Send(p.nbr[i], Fork{Clean: false, H: p.h})
+	p.set(i, fTok)
+}
+
+// ask is H for neighbour i: the request token goes.
+func (p *Proc) ask(env proc.Env, i int) {
+	env.Send(p.nbr[i], Req{})
+	p.set(i, p.flag[i]&^fTok)
+}
+
+// eat is E: eat, and lower the priority below every neighbour (clean and
+// dirty forks) or rise by the height rule.
+func (p *Proc) eat(env proc.Env) {
 	p.state = eating
 	if p.rise == nil {
 		for i := range p.flag {
-			p.flag[i] |= fHigher
+			p.set(i, p.flag[i]|fHigher)
 		}
 	} else {
 		h := p.rise(p.id, p.h, p.nh)
@@ -326,9 +390,9 @@ func (p *Proc) step(env proc.Env) {
 		p.h = h
 		for i := range p.flag {
 			if p.nh[i] < h {
-				p.flag[i] |= fHigher
+				p.set(i, p.flag[i]|fHigher)
 			} else {
-				p.flag[i] &^= fHigher
+				p.set(i, p.flag[i]&^fHigher)
 			}
 		}
 	}
