@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/check"
@@ -308,8 +309,9 @@ type Summary struct {
 
 // Sweep runs cfg for each seed (cfg.Seed is replaced) on up to workers
 // goroutines (0: one per CPU), calling each (if set) with every result in
-// seed order.
-func Sweep(cfg Config, seeds []uint64, workers int, each func(Result)) (Summary, error) {
+// seed order once all have run, and ended (if set) from the workers as
+// each run ends, with the runs ended so far.
+func Sweep(cfg Config, seeds []uint64, workers int, each func(Result), ended func(n int)) (Summary, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -317,12 +319,16 @@ func Sweep(cfg Config, seeds []uint64, workers int, each func(Result)) (Summary,
 	errs := make([]error, len(seeds))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var done atomic.Int64
 	for range min(workers, len(seeds)) {
 		wg.Go(func() {
 			for i := range next {
 				c := cfg
 				c.Seed, c.Sink = seeds[i], nil
 				results[i], errs[i] = Run(c)
+				if n := done.Add(1); ended != nil {
+					ended(int(n))
+				}
 			}
 		})
 	}

@@ -158,11 +158,11 @@ func TestSweepIsDeterministic(t *testing.T) {
 	cfg := Config{Nodes: 3, Horizon: 2000, Delay: dist.Uniform(1, 9), Random: true, Build: build(false)}
 	seeds := []uint64{1, 2, 3, 4, 5, 6, 7}
 	var one, four []Result
-	s1, err := Sweep(cfg, seeds, 1, func(r Result) { one = append(one, r) })
+	s1, err := Sweep(cfg, seeds, 1, func(r Result) { one = append(one, r) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s4, _ := Sweep(cfg, seeds, 4, func(r Result) { four = append(four, r) })
+	s4, _ := Sweep(cfg, seeds, 4, func(r Result) { four = append(four, r) }, nil)
 	if !reflect.DeepEqual(s1, s4) || !reflect.DeepEqual(one, four) {
 		t.Errorf("1 worker and 4 differ:\n%+v\n%+v", s1, s4)
 	}
@@ -170,7 +170,7 @@ func TestSweepIsDeterministic(t *testing.T) {
 		t.Errorf("summary %+v", s1)
 	}
 	cfg.Build = build(true)
-	if s, _ := Sweep(cfg, seeds, 2, nil); s.Failed != 7 || s.FirstFailed == nil || s.FirstFailed.Seed != 1 {
+	if s, _ := Sweep(cfg, seeds, 2, nil, nil); s.Failed != 7 || s.FirstFailed == nil || s.FirstFailed.Seed != 1 {
 		t.Errorf("broken plane: summary %+v", s)
 	}
 }

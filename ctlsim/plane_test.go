@@ -37,7 +37,7 @@ func TestPlaneSweep(t *testing.T) {
 	t.Logf("seeds %d.. (fresh each run)", first)
 	for _, n := range []int{3, 5} {
 		cfg := Config{Nodes: n, Horizon: 20000, Delay: dist.Uniform(1, 10), Random: true, Build: plane(t, "")}
-		s, err := Sweep(cfg, seedsFrom(first, 40), 0, nil)
+		s, err := Sweep(cfg, seedsFrom(first, 40), 0, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

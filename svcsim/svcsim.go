@@ -36,6 +36,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/algo/all"
@@ -367,8 +368,9 @@ type Summary struct {
 }
 
 // Sweep runs cfg for each seed on up to workers goroutines (0: one per
-// CPU); the summary is the same whatever the workers.
-func Sweep(cfg Config, seeds []uint64, workers int) (Summary, error) {
+// CPU); the summary is the same whatever the workers. ended (if set) is
+// called from the workers as each run ends, with the runs ended so far.
+func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -376,12 +378,16 @@ func Sweep(cfg Config, seeds []uint64, workers int) (Summary, error) {
 	errs := make([]error, len(seeds))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var done atomic.Int64
 	for range min(workers, len(seeds)) {
 		wg.Go(func() {
 			for i := range next {
 				c := cfg
 				c.Seed, c.Sink = seeds[i], nil
 				results[i], errs[i] = Run(c)
+				if n := done.Add(1); ended != nil {
+					ended(int(n))
+				}
 			}
 		})
 	}

@@ -29,7 +29,7 @@ func seeds(from, n int) []uint64 {
 // 1000-seed sweeps are allot sim --kind service --seeds 1000).
 func TestSweep(t *testing.T) {
 	for _, c := range []struct{ nodes, runs int }{{3, 24}, {5, 8}} {
-		sum, err := Sweep(Config{Nodes: c.nodes, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true}, seeds(1, c.runs), 0)
+		sum, err := Sweep(Config{Nodes: c.nodes, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true}, seeds(1, c.runs), 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestVariants(t *testing.T) {
 	for _, v := range VariantNames() {
 		var caught *Result
 		for from := 1; from <= most && caught == nil; from += step {
-			sum, err := Sweep(Config{Nodes: 3, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Variant: v}, seeds(from, step), 0)
+			sum, err := Sweep(Config{Nodes: 3, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Variant: v}, seeds(from, step), 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,11 +97,11 @@ func TestScripted(t *testing.T) {
 // TestSweepWorkers: the summary does not depend on the number of workers.
 func TestSweepWorkers(t *testing.T) {
 	cfg := Config{Nodes: 3, Clients: 3, Horizon: 12000, Delay: delay(t), Random: true}
-	one, err := Sweep(cfg, seeds(40, 4), 1)
+	one, err := Sweep(cfg, seeds(40, 4), 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := Sweep(cfg, seeds(40, 4), 3)
+	two, err := Sweep(cfg, seeds(40, 4), 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

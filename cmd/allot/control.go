@@ -162,7 +162,10 @@ func controlSweep(cfg ctlsim.Config, o controlOpts, stdout, stderr io.Writer) er
 	for i := range seeds {
 		seeds[i] = o.seed + uint64(i)
 	}
-	sum, err := ctlsim.Sweep(cfg, seeds, o.workers, nil)
+	line := newStatusLine(stderr, os.Getenv, plainEvery)
+	sum, err := ctlsim.Sweep(cfg, seeds, o.workers, nil, line.seeds("control plane", len(seeds)))
+	line.close()
+	line.clear()
 	if err != nil {
 		return err
 	}

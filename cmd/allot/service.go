@@ -208,7 +208,10 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 	for i := range seeds {
 		seeds[i] = o.seed + uint64(i)
 	}
-	sum, err := svcsim.Sweep(cfg, seeds, o.workers)
+	line := newStatusLine(stderr, os.Getenv, plainEvery)
+	sum, err := svcsim.Sweep(cfg, seeds, o.workers, line.seeds("service", len(seeds)))
+	line.close()
+	line.clear()
 	if err != nil {
 		return err
 	}

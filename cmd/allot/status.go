@@ -81,16 +81,29 @@ func (l *statusLine) tell(tick <-chan time.Time) {
 	}
 }
 
-// set makes text the command's state.
+// set makes text the command's state; goroutines may call it at once.
 func (l *statusLine) set(text string) {
+	if l.tty == nil && l.plain == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.tty != nil {
 		fmt.Fprintf(l.tty, "\r%s\x1b[K", text)
 		return
 	}
-	if l.plain != nil {
-		l.mu.Lock()
-		l.text = text
-		l.mu.Unlock()
+	l.text = text
+}
+
+// seeds is the callback of a sweep of total seeds, its runs ended so far
+// told as what's state (nil when nothing is to be told).
+func (l *statusLine) seeds(what string, total int) func(n int) {
+	if l.tty == nil && l.plain == nil {
+		return nil
+	}
+	start := time.Now()
+	return func(n int) {
+		l.set(fmt.Sprintf("allot sim: %s: %d of %d seeds run%s", what, n, total, left(", about %s left", time.Since(start), n, total)))
 	}
 }
 
