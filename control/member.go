@@ -188,11 +188,11 @@ func (n *Node) ProposeRemove(now proc.Time, id proc.ID) error {
 }
 
 // liveMembers counts the members but one (but) the leader heard from within a
-// lease, itself included.
+// lease since it leads, itself included.
 func (n *Node) liveMembers(but proc.ID) int {
 	alive := 0
 	for m := range n.sm.members.addrs { // any order: it counts
-		if m != but && n.alive(m) {
+		if m != but && n.heardLately(m) {
 			alive++
 		}
 	}
@@ -200,9 +200,23 @@ func (n *Node) liveMembers(but proc.ID) int {
 }
 
 // alive reports whether the leader heard from member p within a lease
-// (itself always).
+// (itself always); a new leader counts every member alive for its first
+// lease, so that its first view does not leave out members it has not
+// heard from yet.
 func (n *Node) alive(p proc.ID) bool {
 	return p == n.cfg.Self || n.ticks-max(n.heard[p], n.leadFrom) <= LeaseTicks
+}
+
+// heardLately reports whether the leader heard from member p within a
+// lease and since it leads (itself always): the evidence a membership
+// change asks for. A member a new leader has not heard from yet is not
+// counted live: counted, as alive counts it, it let a remove through
+// right after the old leader died that left the new one alone with the
+// dead one (TestRemoveRightAfterAnElection). Live followers answer a new
+// leader's first heartbeats within a tick or two.
+func (n *Node) heardLately(p proc.ID) bool {
+	h, ok := n.heard[p]
+	return p == n.cfg.Self || ok && h >= n.leadFrom && n.ticks-h <= LeaseTicks
 }
 
 // canChange refuses a change off the leader, or while another is not

@@ -209,6 +209,39 @@ func TestMemberRemoveKeepsMajority(t *testing.T) {
 	c.verify()
 }
 
+// TestRemoveRightAfterAnElection: a leader elected after the old one
+// died counts as live only the members it has heard from since: a
+// remove proposed at once, which would leave it alone with the dead
+// node, is refused. (It counted every member live for its first lease,
+// and let the remove through: allot member remove right after a leader's
+// kill left a cluster with no live majority.)
+func TestRemoveRightAfterAnElection(t *testing.T) {
+	c := newClusterOf(t, BootstrapAt([]string{"a", "b", "c"}), 3, 15, 0)
+	c.settle(20*lease, 3)
+	old := c.leaderOf(lease).cfg.Self
+	c.crash(old)
+	var l *Node
+	for end := c.now + 20*lease; l == nil && c.now < end; c.step() {
+		for i, nd := range c.nodes {
+			if c.up[i] && nd.Leader() == proc.ID(i) {
+				l = nd
+			}
+		}
+	}
+	if l == nil {
+		t.Fatal("no new leader")
+	}
+	other := 3 - old - l.cfg.Self
+	if err := l.ProposeRemove(c.now, other); !errors.Is(err, ErrNoMajority) {
+		t.Fatalf("remove of the live node just after the election, beside the dead one: %v, want ErrNoMajority", err)
+	}
+	// Removing the dead node is allowed once the other has been heard.
+	c.run(lease)
+	if err := l.ProposeRemove(c.now, old); err != nil {
+		t.Fatalf("remove of the dead node: %v", err)
+	}
+}
+
 // TestRemovedNodeLearnsIt: the node removed has the entry that removes
 // it but not the word that it is committed, which the leader sends it
 // nothing more to carry once it applied the removal: the leader's

@@ -267,7 +267,32 @@ func TestMembershipAcrossProcesses(t *testing.T) {
 	// dead member: refused.
 	procs[3].cmd.Process.Kill()
 	procs[3].waitExit(t, 5*time.Second)
-	time.Sleep(1500 * time.Millisecond) // past the lease: the leader holds node 3 dead
+	// The leader holds node 3 dead once it has not heard from it for a
+	// lease. On a busy machine its ticks fall behind the clock (a fixed
+	// 1.5 s once let the remove through, losing the majority the test
+	// then needed): wait until the view has left node 3 out, which the
+	// same silence decides, then a lease more.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		out, _, _ := allot(t, "member", "list", "--addr", addrs[0], "--format", "json")
+		var list struct {
+			Members []struct {
+				ID     int  `json:"id"`
+				InView bool `json:"in_view"`
+			} `json:"members"`
+		}
+		left := json.Unmarshal([]byte(out), &list) == nil && len(list.Members) > 0
+		for _, m := range list.Members {
+			left = left && !(m.ID == 3 && m.InView)
+		}
+		if left {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node 3 still in the view 30 s after its kill: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // past the lease
 	out, errs, code = allot(t, "member", "remove", "--addr", addrs[0], "1")
 	if code != 2 || !strings.Contains(errs, "live majority") {
 		t.Errorf("a remove that loses the live majority: exit %d, %q %q", code, out, errs)
