@@ -170,3 +170,63 @@ func TestNotHereLosesAOneNodeClient(t *testing.T) {
 		t.Error("the session's Done is open: its client cannot reach the node that serves it")
 	}
 }
+
+// givenBackNode is the session's node that gives a grant back and is
+// lost before its answer (UNAVAILABLE), then its backup, which adopted
+// the session with the give-back recorded: it says the grant is not
+// held.
+type givenBackNode struct {
+	olderNode
+	asked atomic.Int32
+}
+
+func (f *givenBackNode) Unlock(ctx context.Context, r *pb.UnlockRequest) (*pb.UnlockResponse, error) {
+	f.asked.Add(1)
+	if !f.backup {
+		f.forgot.Store(true) // lost with the answer
+		return nil, status.Error(codes.Unavailable, "connection refused")
+	}
+	if !f.serving() {
+		return nil, f.notServing()
+	}
+	st, err := status.New(codes.NotFound, "grant not held").WithDetails(&errdetails.ErrorInfo{Domain: pb.ErrorDomain, Reason: pb.ReasonNotHeld})
+	if err != nil {
+		return nil, err
+	}
+	return nil, st.Err()
+}
+
+// TestUnlockCutOffAfterItsGiveBack: an Unlock whose node gave the grant
+// back and was lost before answering is made again at the adopter, which
+// says the grant is not held: the Unlock is done, not ErrNotHeld. An
+// Unlock of a grant given back already, not cut off, is still ErrNotHeld.
+func TestUnlockCutOffAfterItsGiveBack(t *testing.T) {
+	primary, backup := &givenBackNode{}, &givenBackNode{olderNode: olderNode{backup: true}}
+	addrs := []string{serveFake(t, primary), serveFake(t, backup)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Orphan()
+	g, err := s.Lock(ctx, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(300*time.Millisecond, func() { backup.serves.Store(true) })
+	if err := g.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock cut off after its give-back: %v, want it done", err)
+	}
+	if primary.asked.Load() != 1 || backup.asked.Load() < 1 || s.Node() != addrs[1] {
+		t.Errorf("asked %d at the node and %d at the adopter, the session at %s: want once, then at the adopter %s", primary.asked.Load(), backup.asked.Load(), s.Node(), addrs[1])
+	}
+	if err := g.Unlock(ctx); !errors.Is(err, client.ErrNotHeld) {
+		t.Errorf("a second Unlock: %v, want ErrNotHeld", err)
+	}
+}
