@@ -73,6 +73,23 @@ func (f *olderNode) Unlock(ctx context.Context, r *pb.UnlockRequest) (*pb.Unlock
 	return &pb.UnlockResponse{}, nil
 }
 
+// fakeSession is a session of 10 s on the fake nodes at addrs, able to
+// move between them; it is orphaned, and its client closed, at the end.
+func fakeSession(t *testing.T, ctx context.Context, addrs []string) *client.Session {
+	t.Helper()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Orphan)
+	return s
+}
+
 // TestExpiredOnlyOnceDone: the session's node, of an earlier version,
 // restarts and says SESSION_EXPIRED of the session, which its backup
 // adopts a moment later. While the client keeps the session alive, a
@@ -86,16 +103,7 @@ func TestExpiredOnlyOnceDone(t *testing.T) {
 	addrs := []string{serveFake(t, primary), serveFake(t, backup)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Orphan()
+	s := fakeSession(t, ctx, addrs)
 	g, err := s.Lock(ctx, "x")
 	if err != nil {
 		t.Fatal(err)
@@ -205,16 +213,7 @@ func TestUnlockCutOffAfterItsGiveBack(t *testing.T) {
 	addrs := []string{serveFake(t, primary), serveFake(t, backup)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Orphan()
+	s := fakeSession(t, ctx, addrs)
 	g, err := s.Lock(ctx, "x")
 	if err != nil {
 		t.Fatal(err)
