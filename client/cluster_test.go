@@ -3,7 +3,9 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,15 +40,17 @@ func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, ad
 		addrs = append(addrs, ln.Addr().String())
 	}
 	logs := make([]*bytes.Buffer, n)
+	slogs := make([]*lockedBuffer, n)
 	var nodes []*service.Node
 	var servers []*grpc.Server
 	for i := range n {
 		logs[i] = &bytes.Buffer{}
+		slogs[i] = &lockedBuffer{}
 		// A lease of 3s, not the default 1s: these nodes never crash, and
 		// under the race detector on a loaded machine a renewal can be
 		// late by a second, which fences a healthy node (as it must) and
 		// ends the sessions of a test that is not about that.
-		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8, Quotas: testQuotas}, Self: i, Events: logs[i], LockDelay: lockDelay, Suspect: 3 * time.Second}
+		cfg := service.Config{Cluster: service.Cluster{Nodes: addrs, Slots: 8, Quotas: testQuotas}, Self: i, Events: logs[i], Log: slog.New(slog.NewTextHandler(slogs[i], nil)), LockDelay: lockDelay, Suspect: 3 * time.Second}
 		if via != nil {
 			cfg.PeerAddrs = via(i, addrs)
 		}
@@ -70,6 +74,17 @@ func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, ad
 		}
 	}
 	var once sync.Once
+	t.Cleanup(func() {
+		// Registered before stop's cleanup, so run after it: the logs are
+		// whole and no node writes them any more.
+		if !t.Failed() {
+			return
+		}
+		for i, b := range slogs {
+			lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+			t.Logf("node %d's log, its last %d lines:\n%s", i, min(len(lines), 40), strings.Join(lines[max(0, len(lines)-40):], "\n"))
+		}
+	})
 	stop := func() {
 		once.Do(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -158,6 +158,7 @@ def _session(n, ttl):
     s._last_ok = time.monotonic()
     s._until = s._last_ok + ttl
     s._given, s._seq = [], 0
+    s._longest = 0.0  # the longest lease a node answered
     s.done = allot.client._Done(s)
     return s
 
@@ -282,6 +283,16 @@ class GiveBackTest(unittest.TestCase):
         self.assertEqual(self.log, [(0, "Unlock", 5), (1, "Unlock", 5)])
         self.assertEqual(s.node, "127.0.0.1:2")
         self.assertTrue(s._kicked)  # the keep-alive was asked to look for the node
+
+    def test_unlock_cut_off_after_its_give_back(self):
+        # Node 0 gave the grant back and recorded it at its backup, but was
+        # lost before its answer came: node 1, which adopted the session,
+        # says not held. The give-back was done.
+        s = self.session({0: {"Unlock": [FakeRpcError(C.UNAVAILABLE, "connection refused")]},
+                          1: {"Unlock": [FakeRpcError(C.NOT_FOUND, "not held", E.NOT_HELD)]}})
+        threading.Timer(0.05, lambda: s._renewed(1, time.monotonic(), 3000)).start()
+        allot.Grant(s, 5, "lock", {"a": allot.Token(1, 1)}).unlock(timeout=5)
+        self.assertEqual(self.log, [(0, "Unlock", 5), (1, "Unlock", 5)])
 
     def test_unlock_not_repeated_when_not_held(self):
         s = self.session({0: {"Unlock": [FakeRpcError(C.NOT_FOUND, "not held", E.NOT_HELD)]}})

@@ -24,6 +24,10 @@ api/allot/v1/allot.proto state for every client:
   session. So the client gives back again, on the node the session moves
   to, what it gave back since its last Lock or Acquire answered by the
   same node (NotHeldError there is ignored: it was not needed).
+- An Unlock or a Release sent again after its node was lost may find the
+  give-back done there and recorded at the backup that adopted the
+  session: NotHeldError then means done, and is not raised. Only one
+  answered not held at its first send raises it.
 - A node's NOT_FOUND (SESSION_EXPIRED) is SessionExpiredError only once
   the session is lost by the client's own count; until then the session
   may live at the node that adopted it, and the call is UnavailableError.
@@ -479,13 +483,15 @@ class Session:
 
     # -- calls -------------------------------------------------------------
 
-    def _call(self, method, req, timeout, again):
+    def _call(self, method, req, timeout, again, tries=None):
         """Calls method of the session's node; returns (node, answer). With
         again (the call is safe to repeat), a node that does not serve the
         session sends the call, once the session has moved, to the new
         node, until it is answered, the session is lost or timeout ends;
         a call not answered when the session moves is given up and sent
-        again there."""
+        again there. tries, a list of one number, counts the sends."""
+        if tries is None:
+            tries = [0]
         # A session lost by the client's count may still be kept by its
         # node a while (its lease counts from when the node received the
         # keep-alive, and an adopter adds a slack): a grant taken in it
@@ -496,6 +502,7 @@ class Session:
         n = len(self._c._stubs)
         if not again or n == 1:
             stub, at, _ = self._node()
+            tries[0] += 1
             try:
                 return at, getattr(stub, method)(req, timeout=_left(deadline))
             except grpc.RpcError as e:
@@ -504,6 +511,7 @@ class Session:
                 raise self._wrap(e) from None
         while True:
             stub, at, gen = self._node()
+            tries[0] += 1
             fut = getattr(stub, method).future(req, timeout=_left(deadline))
             fut.add_done_callback(lambda _: self._notify())
             with self._cv:
@@ -639,7 +647,17 @@ class Session:
             method, req = "Unlock", pb.UnlockRequest(session=self.id, grant=grant)
         else:
             method, req = "Release", pb.ReleaseRequest(session=self.id, grant=grant)
-        at, _ = self._call(method, req, timeout, True)
+        tries = [0]
+        try:
+            at, _ = self._call(method, req, timeout, True, tries)
+        except E.NotHeldError:
+            # A give-back sent again (its node was lost before its answer
+            # came) may have been done there, and recorded at the backup
+            # that adopted the session: not held here is its answer. Not
+            # held at the first send is the caller's mistake.
+            if tries[0] == 1:
+                raise
+            return
         self._gave(grant, kind, at)
 
     def close(self, timeout=None):
