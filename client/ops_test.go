@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,24 +17,6 @@ import (
 	"github.com/allot-dev/allot/service"
 )
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestMetricsAndShutdown: /metrics shows the metrics the docs name; a
 // node shut down while a lease is granted says so in its log, and the
 // holder's session ends (its Done closes) instead of the lease vanishing.
@@ -45,7 +25,7 @@ func TestMetricsAndShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs lockedBuffer
 	n, err := service.New(service.Config{
 		Cluster: service.Cluster{Nodes: []string{ln.Addr().String()}},
 		Log:     slog.New(slog.NewTextHandler(&logs, nil)),

@@ -97,7 +97,7 @@ func (p *pki) tlsConfig(ca *mtls.CA, s mtls.Spec) *tls.Config {
 // secureCluster starts n nodes in this process that speak mTLS to each
 // other and to clients, and ask clients for testToken; the nodes log on
 // log (nil: nowhere).
-func secureCluster(t *testing.T, p *pki, n int, log *syncBuffer) []string {
+func secureCluster(t *testing.T, p *pki, n int, log *lockedBuffer) []string {
 	t.Helper()
 	ca, cert, key := p.files(p.ca, "node", mtls.Spec{Name: "node", Hosts: []string{"127.0.0.1"}, Node: true})
 	id, err := mtls.Load(ca, cert, key)
@@ -224,7 +224,7 @@ func TestSecureCluster(t *testing.T) {
 // the node logs too.
 func TestRefused(t *testing.T) {
 	p := newPKI(t)
-	var log syncBuffer
+	var log lockedBuffer
 	addrs := secureCluster(t, p, 1, &log)
 	now := time.Now()
 	good := client.WithTLSFiles(p.files(p.ca, "client", mtls.Spec{Name: "client"}))
@@ -292,7 +292,7 @@ func TestDialRefuses(t *testing.T) {
 // certificate gets to the link's own handshake, which then finds no hello.
 func TestNodeAPINeedsNodeCertificate(t *testing.T) {
 	p := newPKI(t)
-	var log syncBuffer
+	var log lockedBuffer
 	addrs := secureCluster(t, p, 1, &log)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -330,7 +330,7 @@ func TestNodeAPINeedsNodeCertificate(t *testing.T) {
 // valid token is refused, a node certificate lists the members.
 func TestAdminNeedsNodeCertificate(t *testing.T) {
 	p := newPKI(t)
-	var log syncBuffer
+	var log lockedBuffer
 	addrs := secureCluster(t, p, 1, &log)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
