@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,7 +45,18 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 	})
 	fs.StringVar(&s.Graph, "graph", s.Graph, "graph: "+graph.Specs+"; exclusive also "+workload.MatrixSpecs+
 		" (a run needs at least 1 KiB a node and 64 B an edge: a graph this machine's memory, or ulimit -v, cannot hold is refused)")
-	fs.IntVar(&s.Users, "users", s.Users, "dynamic workload: number of users")
+	fs.Func("users", "dynamic workload: number of users; a comma-separated list (48,80,112) runs each number in turn, one table row per number and algorithm", func(v string) error {
+		o.users = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return fmt.Errorf("%q: want a number of users, or a comma-separated list of them", v)
+			}
+			o.users = append(o.users, n)
+		}
+		s.Users = o.users[0]
+		return nil
+	})
 	fs.IntVar(&s.Resources, "resources", s.Resources, "dynamic workload: number of resources")
 	fs.StringVar(&s.Demand, "demand", s.Demand, "dynamic workload: resources per request, K or K:K2")
 	fs.BoolVar(&s.FixedSets, "fixed-sets", s.FixedSets, "dynamic workload: one resource set per user for the whole run")
@@ -81,6 +94,7 @@ func simFlags(s *scenario.Scenario, o *simOut) *flag.FlagSet {
 
 type simOut struct {
 	crash         []string // --crash, which replaces the file's list
+	users         []int    // --users: the numbers of users, each run in turn
 	format, trace string
 	cpuprofile    string
 	traceMessages bool
@@ -183,43 +197,34 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err := run.FitsGraph(s.Graph, memory); err != nil {
 		return badf("--graph %v", err)
 	}
-	if s.Graph != "" {
-		status("allot sim: building the graph %s", s.Graph)
+	users := o.users
+	if len(users) < 2 {
+		users = []int{s.Users}
+	} else if o.trace != "" {
+		return badf("--trace writes one run's events: give --users one number (--users %s makes %d runs of each algorithm)", joinInts(users, ","), len(users))
 	}
-	plan, err := scenario.Compile(s)
-	if err != nil {
-		return badInput(err)
-	}
-	plan.Config.TraceMessages = o.traceMessages
-	plan.Memory = memory
-	// Every algorithm is built once before anything runs or is written,
-	// so that an input only one of them refuses stops the whole command.
-	// Left out of a default list, not refused: an algorithm that needs a
-	// conflict graph too large to build.
+	// Every number of users is compiled and every algorithm built for it
+	// before anything runs: an input one of them refuses stops the whole
+	// command at once.
+	var plans []*scenario.Plan
 	var tooLarge []string
 	var why error
-	kept := plan.Algos[:0:0]
-	checking := time.Now()
-	for i, a := range plan.Algos {
-		status("allot sim: checking %s (%d of %d) by building its processes%s", a.Name, i+1, len(plan.Algos),
-			left(", about %s left before the runs", time.Since(checking), i, len(plan.Algos)))
-		_, err := run.Build(plan, a)
-		switch {
-		case errors.Is(err, algo.ErrTooLarge) && len(plan.Scenario.Algo) == 0:
-			tooLarge = append(tooLarge, a.Name)
-			if why == nil {
-				why = err
-			}
-			continue
-		case err != nil:
-			return badInput(err)
+	for _, u := range users {
+		s.Users = u
+		plan, large, whyLarge, err := prepare(s, o, memory, status)
+		if err != nil {
+			return err
 		}
-		kept = append(kept, a)
+		for _, a := range large {
+			if !slices.Contains(tooLarge, a) {
+				tooLarge = append(tooLarge, a)
+			}
+		}
+		if why == nil {
+			why = whyLarge
+		}
+		plans = append(plans, plan)
 	}
-	if len(kept) == 0 {
-		return badf("no algorithm can run this workload here: %v", why)
-	}
-	plan.Algos = kept
 	if o.cpuprofile != "" {
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
@@ -231,51 +236,22 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	reports := make([]run.Result, 0, len(plan.Algos))
-	for i, a := range plan.Algos {
-		name := a.Name
-		if len(plan.Algos) > 1 {
-			name = fmt.Sprintf("%s (%d of %d)", a.Name, i+1, len(plan.Algos))
-		}
-		status("%s: building its processes", name)
-		var tw *trace.Writer
-		var tf *os.File
-		var attach func(int) (proc.Sink, error)
-		if o.trace != "" {
-			path := tracePath(o.trace, a.Name, len(plan.Algos))
-			attach = func(processes int) (proc.Sink, error) {
-				var err error
-				if tf, err = os.Create(path); err != nil {
-					return nil, run.BadInput{Err: fmt.Errorf("--trace: %w", err)}
-				}
-				if path != o.trace {
-					clearLine()
-					fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
-				}
-				tw = trace.NewWriter(tf)
-				tw.Header(traceHeader(plan, a, processes))
-				return tw, nil
-			}
-		}
-		rep, err := run.Execute(plan, a, attach, line.progress(name, plan.Scenario.Requests))
-		if tw != nil {
-			if err == nil {
-				tw.End(rep.EndTime)
-			}
-			err = errors.Join(err, tw.Flush(), tf.Close())
-		}
-		var bad run.BadInput
-		if errors.As(err, &bad) {
-			return badInput(bad.Unwrap())
-		}
+	var reports []run.Result
+	var same [][2]string
+	for _, plan := range plans {
+		rs, err := simRuns(plan, o, line, stderr, len(plans) > 1)
 		if err != nil {
 			return err
 		}
-		if !o.timing {
-			rep.WallSeconds, rep.EventsPerSecond = 0, 0
+		for _, n := range sameRuns(rs) {
+			if len(plans) > 1 {
+				n[0], n[1] = fmt.Sprintf("%s (%d users)", n[0], plan.Scenario.Users), fmt.Sprintf("%s (%d users)", n[1], plan.Scenario.Users)
+			}
+			same = append(same, n)
 		}
-		reports = append(reports, rep)
+		reports = append(reports, rs...)
 	}
+	plan := plans[0] // what every plan shares: the kind, timing, seed, channels
 	// The note comes after the runs, so that a bad input still gets its
 	// one-line error alone.
 	clearLine()
@@ -295,18 +271,117 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		printTable(stdout, stderr, plan, reports, o.timing)
-		for _, n := range sameRuns(reports) {
+		printTable(stdout, stderr, plan, reports, o.timing, users)
+		for _, n := range same {
 			fmt.Fprintf(stderr, "allot: note: %s made exactly the same run as %s (same messages, same answers at the same ticks)\n", n[1], n[0])
 		}
 	}
 	for _, r := range reports {
 		if r.SafetyViolations > 0 {
-			fmt.Fprintf(stderr, "allot: %s: %d safety violations (seed %d), first: %s\n", r.Algorithm, r.SafetyViolations, plan.Scenario.Seed, r.Violations[0])
+			name := r.Algorithm
+			if len(plans) > 1 {
+				name = fmt.Sprintf("%s (%d users)", name, r.Users)
+			}
+			fmt.Fprintf(stderr, "allot: %s: %d safety violations (seed %d), first: %s\n", name, r.SafetyViolations, plan.Scenario.Seed, r.Violations[0])
 			return errFailed
 		}
 	}
 	return nil
+}
+
+// prepare compiles s into a plan and builds every algorithm of it once,
+// so that an input only one of them refuses stops the command before
+// anything runs. An algorithm of a default list whose conflict graph is
+// too large to build here is left out, not refused: large names them,
+// and why is the first one's error.
+func prepare(s scenario.Scenario, o simOut, memory int64, status func(string, ...any)) (plan *scenario.Plan, large []string, why error, err error) {
+	if s.Graph != "" {
+		status("allot sim: building the graph %s", s.Graph)
+	}
+	plan, err = scenario.Compile(s)
+	if err != nil {
+		return nil, nil, nil, badInput(err)
+	}
+	plan.Config.TraceMessages = o.traceMessages
+	plan.Memory = memory
+	kept := plan.Algos[:0:0]
+	checking := time.Now()
+	for i, a := range plan.Algos {
+		status("allot sim: checking %s (%d of %d) by building its processes%s", a.Name, i+1, len(plan.Algos),
+			left(", about %s left before the runs", time.Since(checking), i, len(plan.Algos)))
+		_, err := run.Build(plan, a)
+		switch {
+		case errors.Is(err, algo.ErrTooLarge) && len(plan.Scenario.Algo) == 0:
+			large = append(large, a.Name)
+			if why == nil {
+				why = err
+			}
+			continue
+		case err != nil:
+			return nil, nil, nil, badInput(err)
+		}
+		kept = append(kept, a)
+	}
+	if len(kept) == 0 {
+		return nil, nil, nil, badf("no algorithm can run this workload here: %v", why)
+	}
+	plan.Algos = kept
+	return plan, large, why, nil
+}
+
+// simRuns runs each algorithm of plan in turn, writing its trace when
+// asked, its progress on line (named with the plan's users when a list of
+// them is run: several).
+func simRuns(plan *scenario.Plan, o simOut, line *statusLine, stderr io.Writer, several bool) ([]run.Result, error) {
+	reports := make([]run.Result, 0, len(plan.Algos))
+	for i, a := range plan.Algos {
+		name := a.Name
+		if len(plan.Algos) > 1 {
+			name = fmt.Sprintf("%s (%d of %d)", a.Name, i+1, len(plan.Algos))
+		}
+		if several {
+			name = fmt.Sprintf("%d users: %s", plan.Scenario.Users, name)
+		}
+		line.set(name + ": building its processes")
+		var tw *trace.Writer
+		var tf *os.File
+		var attach func(int) (proc.Sink, error)
+		if o.trace != "" {
+			path := tracePath(o.trace, a.Name, len(plan.Algos))
+			attach = func(processes int) (proc.Sink, error) {
+				var err error
+				if tf, err = os.Create(path); err != nil {
+					return nil, run.BadInput{Err: fmt.Errorf("--trace: %w", err)}
+				}
+				if path != o.trace {
+					line.clear()
+					fmt.Fprintf(stderr, "allot: %s: trace in %s\n", a.Name, path)
+				}
+				tw = trace.NewWriter(tf)
+				tw.Header(traceHeader(plan, a, processes))
+				return tw, nil
+			}
+		}
+		rep, err := run.Execute(plan, a, attach, line.progress(name, plan.Scenario.Requests))
+		if tw != nil {
+			if err == nil {
+				tw.End(rep.EndTime)
+			}
+			err = errors.Join(err, tw.Flush(), tf.Close())
+		}
+		var bad run.BadInput
+		if errors.As(err, &bad) {
+			return nil, badInput(bad.Unwrap())
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !o.timing {
+			rep.WallSeconds, rep.EventsPerSecond = 0, 0
+		}
+		reports = append(reports, rep)
+	}
+	return reports, nil
 }
 
 // badInput reports an error in the scenario in the CLI's words: a field's
@@ -502,7 +577,10 @@ func left(format string, spent time.Duration, done, total int) string {
 	return fmt.Sprintf(format, rest.Round(time.Second))
 }
 
-func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, timing bool) {
+// printTable writes the runs' table: with a list of users (more than
+// one), a row per number of users and algorithm, the number first.
+func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, timing bool, users []int) {
+	several := len(users) > 1
 	// Clear a progress line, if one was drawn.
 	if terminal(stderr) != nil {
 		fmt.Fprint(stderr, "\r\x1b[K")
@@ -510,7 +588,11 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, 
 	what := plan.Graph
 	if what == "" {
 		s := plan.Scenario
-		what = fmt.Sprintf("%d users, %d resources, demand %s", s.Users, s.Resources, s.Demand)
+		n := fmt.Sprint(s.Users)
+		if several {
+			n = joinInts(users, ", ")
+		}
+		what = fmt.Sprintf("%s users, %d resources, demand %s", n, s.Resources, s.Demand)
 		if s.FixedSets {
 			what += ", fixed sets"
 		}
@@ -539,8 +621,14 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, 
 	if timing {
 		head += "events/s\t"
 	}
+	if several {
+		head = "users\t" + head
+	}
 	fmt.Fprintln(tw, head)
 	for _, r := range reports {
+		if several {
+			fmt.Fprintf(tw, "%d\t", r.Users)
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%d\t%d\t%v\t",
 			r.Algorithm, r.Served, r.Response.Mean, r.Response.P50, r.Response.P99, r.Response.Max,
 			r.Messages.PerServed, r.Concurrency, r.Fairness, r.SafetyViolations, r.Starved, r.Deadlock)
@@ -563,6 +651,14 @@ func printTable(w, stderr io.Writer, plan *scenario.Plan, reports []run.Result, 
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+func joinInts(xs []int, sep string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, sep)
 }
 
 // sameRuns finds algorithms whose runs came out identical to an earlier
