@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 
 	"github.com/allot-dev/allot/ui"
@@ -134,21 +136,28 @@ func state(t *testing.T, ctx context.Context) pageState {
 // open serves args as allot ui would and loads the page.
 func open(t *testing.T, ctx context.Context, args ...string) (pageState, string) {
 	t.Helper()
-	s, stderr, _ := openTimed(t, ctx, args...)
+	s, stderr, _, _ := openTimed(t, ctx, args...)
 	return s, stderr
 }
 
 // openTimed is open, and says how long allot ui took to read its input
-// before serving.
-func openTimed(t *testing.T, ctx context.Context, args ...string) (pageState, string, time.Duration) {
+// before serving, and the CPU this process used meanwhile (-1: it cannot
+// be read here).
+func openTimed(t *testing.T, ctx context.Context, args ...string) (pageState, string, time.Duration, time.Duration) {
 	t.Helper()
 	var stderr bytes.Buffer
 	start := time.Now()
+	cpu0, ok := processCPU()
 	s, _, _, err := uiServer(args, &stderr)
 	if err != nil {
 		t.Fatalf("allot ui %q: %v", args, err)
 	}
 	read := time.Since(start)
+	cpu1, _ := processCPU()
+	readCPU := cpu1 - cpu0
+	if !ok {
+		readCPU = -1
+	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	if err := chromedp.Do(ctx, chromedp.Navigate(ts.URL)); err != nil {
@@ -157,7 +166,25 @@ func openTimed(t *testing.T, ctx context.Context, args ...string) (pageState, st
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.allotUI && window.allotUI.state().ready`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 		t.Fatalf("the page did not get ready: %v", err)
 	}
-	return state(t, ctx), stderr.String(), read
+	return state(t, ctx), stderr.String(), read, readCPU
+}
+
+// pageCPU is the CPU time the main thread of ctx's page has spent on its
+// document since it began to load (Chromium's ThreadTime in thread
+// ticks; Performance.enable with them must have been called on ctx).
+func pageCPU(t *testing.T, ctx context.Context) time.Duration {
+	t.Helper()
+	r, err := chromedp.Call(ctx, performance.GetMetrics, cdp.Empty{})
+	if err != nil {
+		t.Fatalf("the page's metrics: %v", err)
+	}
+	for _, m := range r.Metrics {
+		if m.Name == "ThreadTime" {
+			return time.Duration(m.Value * float64(time.Second))
+		}
+	}
+	t.Fatal("the page's metrics have no ThreadTime")
+	return 0
 }
 
 // screenshot writes the page to the test's temp dir, and to
@@ -457,28 +484,46 @@ func TestBrowserCounterexample(t *testing.T) {
 	}
 }
 
-// A trace of 10^5 events opens in under 2 s, measured in the browser from
-// the navigation to the first drawing. The best of up to three opens is
-// judged: the suite runs other packages' tests beside this one on the
-// same CPUs, and their load only ever adds to a time (one open took 2.7 s
-// in CI, where the same page opened in 1.6 s alone).
+// A trace of 10^5 events opens in about a second: its work on the path
+// from the file to the drawn page — allot ui reading the trace (this
+// process's CPU meanwhile) and the page's main thread from its navigation
+// to the first drawing (Chromium's thread time) — is under 1.5 s of CPU.
+// The work, not the wall clock, is judged: on two cores shared with the
+// rest of the suite, or with a machine kept busy by other work, the wall
+// clock grows with that work (one open took 2.7 s in CI where it took
+// 1.6 s alone, 2.1 s at best beside four CPU hogs), and the page's wall
+// time is logged. It is about 0.7 s of CPU on an idle machine, where the
+// open takes 1.2 to 1.6 s of wall clock; the browser's other processes
+// (compositing, the network) run beside its main thread. Where the CPU
+// cannot be read, the wall clock is judged, under 2 s.
 func TestBrowserScale(t *testing.T) {
 	ctx := browser(t)
+	if _, err := chromedp.Call(ctx, performance.Enable, performance.EnableParams{TimeDomain: performance.EnableTimeDomainThreadTicks}); err != nil {
+		t.Fatalf("the page's metrics: %v", err)
+	}
 	path := simTrace(t, t.TempDir(), "--algo", "hygienic", "--graph", "grid:10x10", "--requests", "6300", "--trace-messages")
-	best := math.Inf(1)
+	const cpuLimit, wallLimit = 1500 * time.Millisecond, 2000 * time.Millisecond
+	best, bestWall := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 	var events int
-	for try := 1; try <= 3 && best >= 2000; try++ {
-		s, _, read := openTimed(t, ctx, path)
+	byCPU := true
+	for try := 1; try <= 3 && (byCPU && best >= cpuLimit || !byCPU && bestWall >= wallLimit); try++ {
+		s, _, read, readCPU := openTimed(t, ctx, path)
 		if s.Events < 100_000 {
 			t.Fatalf("the trace has %d events, want at least 10^5", s.Events)
 		}
 		events = s.Events
-		total := float64(read.Milliseconds()) + s.LoadMs
-		t.Logf("open %d: %d events opened in %.0f ms: read by allot ui in %d ms, then the page ready %.0f ms after its navigation began", try, s.Events, total, read.Milliseconds(), s.LoadMs)
-		best = min(best, total)
+		page := pageCPU(t, ctx)
+		wall := read + time.Duration(s.LoadMs*float64(time.Millisecond))
+		byCPU = readCPU >= 0
+		t.Logf("open %d: %d events opened in %v of wall clock (read by allot ui in %v, then the page ready %.0f ms after its navigation began), %v of CPU (%v reading, %v on the page's main thread)",
+			try, s.Events, wall.Round(time.Millisecond), read.Round(time.Millisecond), s.LoadMs, (readCPU + page).Round(time.Millisecond), readCPU.Round(time.Millisecond), page.Round(time.Millisecond))
+		best, bestWall = min(best, readCPU+page), min(bestWall, wall)
 	}
-	if best >= 2000 {
-		t.Errorf("%d events opened in %.0f ms at best of three, want < 2000", events, best)
+	switch {
+	case byCPU && best >= cpuLimit:
+		t.Errorf("%d events opened with %v of CPU at best of three, want < %v", events, best.Round(time.Millisecond), cpuLimit)
+	case !byCPU && bestWall >= wallLimit:
+		t.Errorf("%d events opened in %v at best of three, want < %v", events, bestWall.Round(time.Millisecond), wallLimit)
 	}
 	// Zooming redraws the diagram and the figures of the part in view.
 	ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(() => {
