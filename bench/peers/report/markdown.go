@@ -30,6 +30,7 @@ func (d Doc) Markdown() string {
 	b.WriteString("- W1: one client, Lock+Unlock of one key; the latency is the pair's.\n")
 	b.WriteString("- W2: clients each with a session of their own Lock and Unlock one key, hold 0; the latency is Lock until held (a peer's client-side retries included); min/max per client is fairness.\n")
 	b.WriteString("- W3: clients each take 4 random keys of 64 (allot in one atomic call, a peer one by one in sorted order), hold 1 ms, release; the latency is holding the whole set.\n")
+	b.WriteString("- W4: independent names: clients each with a session of their own Lock and Unlock one key drawn uniformly from a large space (a million by default), hold 0, so that almost nothing contends; the latency is Lock until held. allot's sessions are spread over its nodes, with `--near` too (its keys are many).\n")
 	b.WriteString("- allot: `allot bench` with the same window, warm-up and operation bound, its own 3-node cluster on loopback (a process a node). W1's one session is on each node in turn, a third of the window each: on the key's home node the algorithm's messages stay inside it, on the others they cross (the note of its row gives each node's p50). allot-near: the same with `--near`, W1's and W2's sessions opened at their one key's home node (`client.WithNear`), where the Lock's algorithm messages stay inside the node; W3's keys are many, its sessions spread as allot's.\n")
 	for _, n := range d.backends() {
 		var info map[string]string

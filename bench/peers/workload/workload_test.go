@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -76,7 +77,7 @@ func TestRun(t *testing.T) {
 	want := []struct {
 		name    string
 		clients int
-	}{{"W1", 1}, {"W2", cfg.W2}, {"W3", cfg.W3}}
+	}{{"W1", 1}, {"W2", cfg.W2}, {"W3", cfg.W3}, {"W4", cfg.W4}}
 	if len(ss) != len(want) {
 		t.Fatalf("%d workloads", len(ss))
 	}
@@ -102,7 +103,7 @@ func TestMaxOps(t *testing.T) {
 	cfg.Window, cfg.MaxOps = 5*time.Second, 40
 	tb := newTable()
 	t0 := time.Now()
-	for _, w := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2} {
+	for _, w := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2, W4} {
 		s, err := w(context.Background(), cfg, tb.newClient, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -171,6 +172,61 @@ func TestDraw(t *testing.T) {
 	}
 }
 
+// recorder is a client of the table that records the keys it locks.
+type recorder struct {
+	tableClient
+	mu   *sync.Mutex
+	keys map[string]int
+}
+
+func (r recorder) Lock(ctx context.Context, key string) error {
+	r.mu.Lock()
+	r.keys[key]++
+	r.mu.Unlock()
+	return r.tableClient.Lock(ctx, key)
+}
+
+// TestW4 runs W4 on key spaces from one key (every client on it, as W2)
+// to allot bench's million: its keys are the space's, and with a large
+// space almost every Lock is of a key no other operation took.
+func TestW4(t *testing.T) {
+	for _, c := range []struct {
+		clients, keys int
+	}{{1, 1}, {4, 1}, {4, 3}, {16, 1000}, {16, 1000000}} {
+		cfg := short()
+		cfg.W4, cfg.W4Keys, cfg.MaxOps = c.clients, c.keys, 2000
+		tb := newTable()
+		var mu sync.Mutex
+		keys := map[string]int{}
+		s, err := W4(context.Background(), cfg, func(context.Context) (Locker, error) {
+			return recorder{tableClient{tb}, &mu, keys}, nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Workload != "W4" || s.Clients != c.clients || len(s.PerClient) != c.clients || s.Ops == 0 || s.Ops > int64(cfg.MaxOps) || s.P50us <= 0 {
+			t.Errorf("%+v: %+v", c, s)
+		}
+		if len(keys) > c.keys {
+			t.Errorf("%+v: %d keys locked", c, len(keys))
+		}
+		locks := 0
+		for k, n := range keys {
+			var i int
+			if _, err := fmt.Sscanf(k, "w4-%d", &i); err != nil || i < 0 || i >= c.keys || fmt.Sprintf("w4-%d", i) != k {
+				t.Errorf("%+v: key %q outside the space", c, k)
+			}
+			locks += n
+		}
+		if c.keys == 1000000 && float64(len(keys)) < 0.99*float64(locks) {
+			t.Errorf("%+v: %d distinct keys of %d locks", c, len(keys), locks)
+		}
+		if len(tb.held) != 0 || tb.doubled {
+			t.Errorf("%+v: after W4 held %v, an unlock of a free key %v", c, tb.held, tb.doubled)
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	if err := Default().Validate(); err != nil {
 		t.Fatal(err)
@@ -181,6 +237,9 @@ func TestValidate(t *testing.T) {
 		"no drain":      func(c *Config) { c.Drain = 0 },
 		"no W2 clients": func(c *Config) { c.W2 = 0 },
 		"no W3 clients": func(c *Config) { c.W3 = 0 },
+		"no W4 clients": func(c *Config) { c.W4 = 0 },
+		"W4 too many":   func(c *Config) { c.W4 = 4097 },
+		"no W4 keys":    func(c *Config) { c.W4Keys = 0 },
 		"K above N":     func(c *Config) { c.W3K = c.W3Keys + 1 },
 		"K zero":        func(c *Config) { c.W3K = 0 },
 		"negative hold": func(c *Config) { c.W3Hold = -1 },
