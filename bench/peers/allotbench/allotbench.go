@@ -117,6 +117,8 @@ type report struct {
 		PerClient    []int64  `json:"per_client"`
 		// Optional: W1 on several nodes.
 		P50usByNode map[string]float64 `json:"p50_us_by_node"`
+		// Optional: the nodes' CPU an operation, read off their metrics.
+		NodeCPUusPerOp *float64 `json:"node_cpu_us_per_op"`
 	} `json:"workloads"`
 }
 
@@ -143,8 +145,12 @@ func Parse(b []byte, window time.Duration) ([]workload.Stats, error) {
 		for _, n := range w.PerClient {
 			ops += n
 		}
-		out = append(out, workload.Stats{Workload: *w.Name, Clients: len(w.PerClient), Ops: ops,
-			WindowS: window.Seconds(), OpsPerSec: *w.OpsPerSecond, P50us: *w.P50us, P99us: *w.P99us, PerClient: w.PerClient, P50usByNode: w.P50usByNode})
+		s := workload.Stats{Workload: *w.Name, Clients: len(w.PerClient), Ops: ops,
+			WindowS: window.Seconds(), OpsPerSec: *w.OpsPerSecond, P50us: *w.P50us, P99us: *w.P99us, PerClient: w.PerClient, P50usByNode: w.P50usByNode}
+		if w.NodeCPUusPerOp != nil {
+			s.ServerCPUusPerOp = *w.NodeCPUusPerOp
+		}
+		out = append(out, s)
 	}
 	for _, want := range Workloads {
 		if !slices.ContainsFunc(out, func(s workload.Stats) bool { return s.Workload == want }) {

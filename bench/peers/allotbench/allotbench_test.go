@@ -28,7 +28,7 @@ func TestParse(t *testing.T) {
 	if len(ws) != 4 || ws[0].Workload != "W1" || ws[0].P50us != 549 || ws[1].Clients != 8 || ws[1].Ops != 6630 || ws[2].P99us != 31000 || ws[2].OpsPerSec != 1800 || ws[0].WindowS != 3 {
 		t.Errorf("%+v", ws)
 	}
-	if w4 := ws[3]; w4.Workload != "W4" || w4.Clients != 3 || w4.Ops != 545 || w4.OpsPerSec != 950 || w4.P50us != 7300 || w4.P99us != 173000 {
+	if w4 := ws[3]; w4.Workload != "W4" || w4.Clients != 3 || w4.Ops != 545 || w4.OpsPerSec != 950 || w4.P50us != 7300 || w4.P99us != 173000 || w4.ServerCPUusPerOp != 518 || ws[0].ServerCPUusPerOp != 0 {
 		t.Errorf("W4: %+v", w4)
 	}
 	if ws[0].P50usByNode["127.0.0.1:7002"] != 549 || len(ws[0].P50usByNode) != 3 || ws[1].P50usByNode != nil {

@@ -28,7 +28,9 @@ func run(name string, n int, w1p50, w2rate float64, per []int64, w3rate, w3p99 f
 
 // withW4 adds W4, its rate and p50, to a run.
 func withW4(r Run, rate, p50 float64) Run {
-	r.Workloads = append(r.Workloads, workload.Stats{Workload: "W4", Clients: 16, OpsPerSec: rate, P50us: p50, P99us: 20 * p50, PerClient: []int64{60, 70}})
+	// The server busy half the time.
+	r.Workloads = append(r.Workloads, workload.Stats{Workload: "W4", Clients: 16, OpsPerSec: rate, P50us: p50, P99us: 20 * p50, PerClient: []int64{60, 70},
+		ServerCPUPct: 50, ServerCPUusPerOp: 0.5e6 / rate})
 	return r
 }
 
@@ -108,6 +110,30 @@ func TestTable(t *testing.T) {
 	if !strings.Contains(tab, "| allot (`allot bench`: 3 nodes) | 80–90 µs | 15,000–16,000 (0.90–0.95) | 4,800–5,000 | 20.0–22.0 ms | – | – |") ||
 		!strings.Contains(tab, "| 400 | 2.40 ms |") {
 		t.Errorf("allot without W4:\n%s", tab)
+	}
+}
+
+// TestEveryRunColumns: every line of the every-run table, notes of a
+// whole run included, has the header's columns.
+func TestEveryRunColumns(t *testing.T) {
+	d := fixture()
+	d.Runs[0].CPUSeconds, d.Runs[1].Error, d.Runs[2].StopNote = 12.5, "start: no", "stopped late"
+	md := d.Markdown()
+	i := strings.Index(md, "| system | run |")
+	if i < 0 {
+		t.Fatalf("no every-run table:\n%s", md)
+	}
+	lines := strings.Split(strings.TrimSpace(md[i:]), "\n")
+	n := strings.Count(lines[0], "|")
+	for _, want := range []string{"| all |", "| – |", "| stop |", "| W4 |"} {
+		if !strings.Contains(md[i:], want) {
+			t.Errorf("no %q line", want)
+		}
+	}
+	for _, l := range lines {
+		if strings.Count(l, "|") != n {
+			t.Errorf("%d columns under %d: %s", strings.Count(l, "|")-1, n-1, l)
+		}
 	}
 }
 

@@ -111,6 +111,11 @@ type Stats struct {
 	// when there is none or it is not known) and this benchmark's.
 	ServerCPUPct float64 `json:"server_cpu_pct,omitempty"`
 	BenchCPUPct  float64 `json:"bench_cpu_pct,omitempty"`
+	// ServerCPUusPerOp: the server's CPU in the window over the
+	// operations counted, µs (0 when not known); for allot, allot bench's
+	// node_cpu_us_per_op, its nodes' together. What an operation costs the
+	// service, which moves less with the machine's load than the rates.
+	ServerCPUusPerOp float64 `json:"server_cpu_us_per_op,omitempty"`
 	// P50usByNode: allot's one-client workload (W1) runs its session on
 	// each node in turn; the p50 of each share, by the node's address.
 	P50usByNode map[string]float64 `json:"p50_us_by_node,omitempty"`
@@ -217,26 +222,36 @@ type cpuWindow struct {
 	m           Meter
 	t0          time.Time
 	srv0, self0 float64
+	srv         float64 // the server's CPU seconds in the window, once stopped (< 0: not known)
 }
 
-func startCPU(m Meter) cpuWindow {
-	w := cpuWindow{m: m, t0: time.Now()}
+func startCPU(m Meter) *cpuWindow {
+	w := &cpuWindow{m: m, t0: time.Now(), srv: -1}
 	if m != nil {
 		w.srv0, w.self0 = m.CPU()
 	}
 	return w
 }
 
-func (w cpuWindow) stop(s *Stats) {
+func (w *cpuWindow) stop(s *Stats) {
 	el := time.Since(w.t0).Seconds()
 	if w.m == nil || el <= 0 {
 		return
 	}
 	srv, self := w.m.CPU()
 	if w.srv0 >= 0 && srv >= 0 {
-		s.ServerCPUPct = 100 * (srv - w.srv0) / el
+		w.srv = srv - w.srv0
+		s.ServerCPUPct = 100 * w.srv / el
 	}
 	s.BenchCPUPct = 100 * (self - w.self0) / el
+}
+
+// perOp sets s's server CPU per operation, once its operations are
+// counted.
+func (w *cpuWindow) perOp(s *Stats) {
+	if w.srv >= 0 && s.Ops > 0 {
+		s.ServerCPUusPerOp = 1e6 * w.srv / float64(s.Ops)
+	}
 }
 
 // W1 runs one client's Lock+Unlock pairs on one key.
@@ -271,6 +286,7 @@ func W1(ctx context.Context, cfg Config, newClient NewClient, m Meter) (Stats, e
 		OpsPerSec: float64(w.ops) / el.Seconds(), LockFailures: w.lockFails,
 		UnlockFailures: w.unlockFail, PerClient: []int64{w.ops}}
 	cpu.stop(&s)
+	cpu.perOp(&s)
 	if w.firstErr != nil {
 		s.FirstErr = w.firstErr.Error()
 	}
@@ -358,6 +374,7 @@ func concurrent(ctx context.Context, cfg Config, name string, clients []Locker, 
 		s.PerClient = append(s.PerClient, w.ops)
 	}
 	s.OpsPerSec = float64(s.Ops) / s.WindowS
+	cpu.perOp(&s)
 	fillLatency(&s, all)
 	return s
 }

@@ -3,9 +3,11 @@ package workload
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -259,6 +261,59 @@ func TestFairness(t *testing.T) {
 	}{{nil, 0}, {[]int64{0, 0}, 0}, {[]int64{5}, 1}, {[]int64{2, 8, 4}, 0.25}} {
 		if got := (Stats{PerClient: c.per}).Fairness(); got != c.want {
 			t.Errorf("%v: %v, want %v", c.per, got, c.want)
+		}
+	}
+}
+
+// lockMeter is a server that spends 100 µs of CPU on every Lock.
+type lockMeter struct {
+	tableClient
+	locks *atomic.Int64
+}
+
+func (c lockMeter) Lock(ctx context.Context, key string) error {
+	c.locks.Add(1)
+	return c.tableClient.Lock(ctx, key)
+}
+
+type serverCPU struct {
+	locks   *atomic.Int64
+	unknown bool
+}
+
+func (m serverCPU) CPU() (float64, float64) {
+	if m.unknown {
+		return -1, 0
+	}
+	return float64(m.locks.Load()) * 100e-6, 0
+}
+
+// TestServerCPUPerOp: the server's CPU in the window over the operations
+// counted, for W1 and the concurrent workloads; none when the server's
+// CPU is not known.
+func TestServerCPUPerOp(t *testing.T) {
+	cfg := short()
+	// The operations bound ends every workload: every Lock is counted.
+	cfg.Window, cfg.MaxOps = 10*time.Second, 300
+	for _, c := range []struct {
+		name    string
+		meter   func(*atomic.Int64) Meter
+		perOpUs float64
+	}{
+		{"known", func(n *atomic.Int64) Meter { return serverCPU{locks: n} }, 100},
+		{"unknown", func(n *atomic.Int64) Meter { return serverCPU{locks: n, unknown: true} }, 0},
+		{"no meter", func(*atomic.Int64) Meter { return nil }, 0},
+	} {
+		for _, w := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2, W4} {
+			var locks atomic.Int64
+			tb := newTable()
+			s, err := w(context.Background(), cfg, func(context.Context) (Locker, error) { return lockMeter{tableClient{tb}, &locks}, nil }, c.meter(&locks))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(s.ServerCPUusPerOp-c.perOpUs) > 1e-6 || s.Ops != int64(cfg.MaxOps) {
+				t.Errorf("%s %s: %d ops, %v µs an operation, want %v", c.name, s.Workload, s.Ops, s.ServerCPUusPerOp, c.perOpUs)
+			}
 		}
 	}
 }
