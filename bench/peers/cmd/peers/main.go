@@ -8,7 +8,7 @@
 // the run (JSON), and with -w the README's performance table.
 //
 //	./setup.sh               # once: Debian's redis-server, zookeeper, a JRE
-//	go run ./cmd/peers -w    # about 2 minutes; a system not installed is skipped, and said so
+//	go run ./cmd/peers -w    # about 3 minutes; a system not installed is skipped, and said so
 //
 // It is a module of its own so that the project's module does not take
 // etcd's, ZooKeeper's or Redis's client libraries.
