@@ -113,8 +113,8 @@ type Stats struct {
 	BenchCPUPct  float64 `json:"bench_cpu_pct,omitempty"`
 	// ServerCPUusPerOp: the server's CPU in the window over the
 	// operations counted, µs (0 when not known); for allot, allot bench's
-	// node_cpu_us_per_op, its nodes' together. What an operation costs the
-	// service, which moves less with the machine's load than the rates.
+	// node_cpu_us_per_op, its nodes' together (read off their metrics
+	// around the run). What an operation costs the service.
 	ServerCPUusPerOp float64 `json:"server_cpu_us_per_op,omitempty"`
 	// P50usByNode: allot's one-client workload (W1) runs its session on
 	// each node in turn; the p50 of each share, by the node's address.
