@@ -3,7 +3,7 @@
 // peers, and reads its report into the same Stats as theirs.
 //
 // allot bench starts its own 3-node cluster on loopback (one process per
-// node) and runs W1-W3 against it with the project's client; the only
+// node) and runs W1-W4 against it with the project's client; the only
 // workload difference, by design, is W3's: allot takes a client's 4 keys
 // in one atomic call, where a client of a single-key lock service takes
 // them one by one in sorted order.
@@ -57,11 +57,23 @@ type Options struct {
 	Warmup time.Duration // --warmup
 	MaxOps int           // --max-ops
 	Near   bool          // --near: W1's and W2's sessions at their key's home
+	// W4's sessions and name space (--w4-sessions, --w4-names); 0 leaves
+	// allot bench's default.
+	W4Sessions, W4Names int
 }
+
+// Workloads are the workloads Run asks allot bench for, and Parse wants.
+var Workloads = []string{"W1", "W2", "W3", "W4"}
 
 // Args are the command-line arguments of allot bench for o.
 func (o Options) Args() []string {
-	args := []string{"bench", "--format", "json", "--duration", o.Window.String(), "--max-ops", fmt.Sprint(o.MaxOps)}
+	args := []string{"bench", "--format", "json", "--workloads", strings.Join(Workloads, ","), "--duration", o.Window.String(), "--max-ops", fmt.Sprint(o.MaxOps)}
+	if o.W4Sessions > 0 {
+		args = append(args, "--w4-sessions", fmt.Sprint(o.W4Sessions))
+	}
+	if o.W4Names > 0 {
+		args = append(args, "--w4-names", fmt.Sprint(o.W4Names))
+	}
 	if o.Warmup > 0 {
 		args = append(args, "--warmup", o.Warmup.String())
 	}
@@ -105,14 +117,16 @@ type report struct {
 		PerClient    []int64  `json:"per_client"`
 		// Optional: W1 on several nodes.
 		P50usByNode map[string]float64 `json:"p50_us_by_node"`
+		// Optional: the nodes' CPU an operation, read off their metrics.
+		NodeCPUusPerOp *float64 `json:"node_cpu_us_per_op"`
 	} `json:"workloads"`
 }
 
 // ErrReport is allot bench output that is not the report this reads.
 var ErrReport = errors.New("allotbench: unexpected allot bench report")
 
-// Parse reads allot bench's JSON report; it wants W1, W2 and W3, each
-// with every field, once.
+// Parse reads allot bench's JSON report; it wants W1, W2, W3 and W4,
+// each with every field, once.
 func Parse(b []byte, window time.Duration) ([]workload.Stats, error) {
 	var r report
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -131,10 +145,14 @@ func Parse(b []byte, window time.Duration) ([]workload.Stats, error) {
 		for _, n := range w.PerClient {
 			ops += n
 		}
-		out = append(out, workload.Stats{Workload: *w.Name, Clients: len(w.PerClient), Ops: ops,
-			WindowS: window.Seconds(), OpsPerSec: *w.OpsPerSecond, P50us: *w.P50us, P99us: *w.P99us, PerClient: w.PerClient, P50usByNode: w.P50usByNode})
+		s := workload.Stats{Workload: *w.Name, Clients: len(w.PerClient), Ops: ops,
+			WindowS: window.Seconds(), OpsPerSec: *w.OpsPerSecond, P50us: *w.P50us, P99us: *w.P99us, PerClient: w.PerClient, P50usByNode: w.P50usByNode}
+		if w.NodeCPUusPerOp != nil {
+			s.ServerCPUusPerOp = *w.NodeCPUusPerOp
+		}
+		out = append(out, s)
 	}
-	for _, want := range []string{"W1", "W2", "W3"} {
+	for _, want := range Workloads {
 		if !slices.ContainsFunc(out, func(s workload.Stats) bool { return s.Workload == want }) {
 			return nil, fmt.Errorf("%w: no %s", ErrReport, want)
 		}

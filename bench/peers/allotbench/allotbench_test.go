@@ -15,7 +15,8 @@ const good = `{
   "workloads": [
     {"name": "W1", "ops_per_second": 1800.5, "p50_us": 549, "p99_us": 900, "per_client": [5400], "p50_us_by_node": {"127.0.0.1:7001": 400, "127.0.0.1:7002": 549, "127.0.0.1:7003": 700}},
     {"name": "W2", "ops_per_second": 2250, "p50_us": 3000, "p99_us": 9000, "per_client": [800, 850, 820, 840, 830, 845, 810, 835]},
-    {"name": "W3", "ops_per_second": 1800, "p50_us": 15000, "p99_us": 31000, "per_client": [160, 170]}
+    {"name": "W3", "ops_per_second": 1800, "p50_us": 15000, "p99_us": 31000, "per_client": [160, 170]},
+    {"name": "W4", "ops_per_second": 950, "p50_us": 7300, "p99_us": 173000, "per_client": [180, 175, 190], "node_cpu_us_per_op": 518, "messages_per_op": 8.02, "busiest_node_message_share": 0.354, "busiest_node_cpu_share": 0.342}
   ]
 }`
 
@@ -24,8 +25,11 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ws) != 3 || ws[0].Workload != "W1" || ws[0].P50us != 549 || ws[1].Clients != 8 || ws[1].Ops != 6630 || ws[2].P99us != 31000 || ws[2].OpsPerSec != 1800 || ws[0].WindowS != 3 {
+	if len(ws) != 4 || ws[0].Workload != "W1" || ws[0].P50us != 549 || ws[1].Clients != 8 || ws[1].Ops != 6630 || ws[2].P99us != 31000 || ws[2].OpsPerSec != 1800 || ws[0].WindowS != 3 {
 		t.Errorf("%+v", ws)
+	}
+	if w4 := ws[3]; w4.Workload != "W4" || w4.Clients != 3 || w4.Ops != 545 || w4.OpsPerSec != 950 || w4.P50us != 7300 || w4.P99us != 173000 || w4.ServerCPUusPerOp != 518 || ws[0].ServerCPUusPerOp != 0 {
+		t.Errorf("W4: %+v", w4)
 	}
 	if ws[0].P50usByNode["127.0.0.1:7002"] != 549 || len(ws[0].P50usByNode) != 3 || ws[1].P50usByNode != nil {
 		t.Errorf("p50 by node: W1 %v, W2 %v", ws[0].P50usByNode, ws[1].P50usByNode)
@@ -34,7 +38,10 @@ func TestParse(t *testing.T) {
 	for name, bad := range map[string]string{
 		"not JSON":          "allot: no cluster",
 		"no workloads":      `{"workloads": []}`,
-		"no W3":             strings.Replace(good, `"W3"`, `"W4"`, 1),
+		"no W3":             strings.Replace(good, `"W3"`, `"W5"`, 1),
+		"no W4":             strings.Replace(good, `"W4"`, `"W5"`, 1),
+		"W3 for W4":         strings.Replace(good, `"W4"`, `"W3"`, 1),
+		"W4 without p50":    strings.Replace(good, `"p50_us": 7300, `, ``, 1),
 		"W1 twice":          strings.Replace(good, `"W2"`, `"W1"`, 1),
 		"renamed p50":       strings.Replace(good, `"p50_us": 549`, `"p50": 549`, 1),
 		"no p99":            strings.Replace(good, `"p99_us": 9000, `, ``, 1),
@@ -52,7 +59,12 @@ func TestParse(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	got := Options{Window: 3 * time.Second, Warmup: time.Second, MaxOps: 500}.Args()
-	want := []string{"bench", "--format", "json", "--duration", "3s", "--max-ops", "500", "--warmup", "1s"}
+	want := []string{"bench", "--format", "json", "--workloads", "W1,W2,W3,W4", "--duration", "3s", "--max-ops", "500", "--warmup", "1s"}
+	if !slices.Equal(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+	got = Options{Window: time.Second, MaxOps: 9, W4Sessions: 16, W4Names: 1000000, Near: true}.Args()
+	want = []string{"bench", "--format", "json", "--workloads", "W1,W2,W3,W4", "--duration", "1s", "--max-ops", "9", "--w4-sessions", "16", "--w4-names", "1000000", "--near"}
 	if !slices.Equal(got, want) {
 		t.Errorf("%q, want %q", got, want)
 	}

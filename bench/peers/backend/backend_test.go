@@ -94,7 +94,7 @@ func TestBackends(t *testing.T) {
 				t.Errorf("server pid %d", b.Pid())
 			}
 			cfg := workload.Default()
-			cfg.Window, cfg.W2, cfg.W3 = time.Second, 3, 4
+			cfg.Window, cfg.W2, cfg.W3, cfg.W4 = time.Second, 3, 4, 4
 			ss, err := workload.Run(context.Background(), cfg, b.NewClient, Meter{B: b})
 			if err != nil {
 				t.Fatal(err)

@@ -30,7 +30,8 @@ func (d Doc) Markdown() string {
 	b.WriteString("- W1: one client, Lock+Unlock of one key; the latency is the pair's.\n")
 	b.WriteString("- W2: clients each with a session of their own Lock and Unlock one key, hold 0; the latency is Lock until held (a peer's client-side retries included); min/max per client is fairness.\n")
 	b.WriteString("- W3: clients each take 4 random keys of 64 (allot in one atomic call, a peer one by one in sorted order), hold 1 ms, release; the latency is holding the whole set.\n")
-	b.WriteString("- allot: `allot bench` with the same window, warm-up and operation bound, its own 3-node cluster on loopback (a process a node). W1's one session is on each node in turn, a third of the window each: on the key's home node the algorithm's messages stay inside it, on the others they cross (the note of its row gives each node's p50). allot-near: the same with `--near`, W1's and W2's sessions opened at their one key's home node (`client.WithNear`), where the Lock's algorithm messages stay inside the node; W3's keys are many, its sessions spread as allot's.\n")
+	b.WriteString("- W4: independent names: clients each with a session of their own Lock and Unlock one key drawn uniformly from a large space (a million by default), hold 0, so that almost nothing contends; the latency is Lock until held. allot's sessions are spread over its nodes, with `--near` too (its keys are many).\n")
+	b.WriteString("- allot: `allot bench` with the same window, warm-up and operation bound, its own 3-node cluster on loopback (a process a node). W1's one session is on each node in turn, a third of the window each: on the key's home node the algorithm's messages stay inside it, on the others they cross (the note of its row gives each node's p50). allot-near: the same with `--near`, W1's and W2's sessions opened at their one key's home node (`client.WithNear`), where the Lock's algorithm messages stay inside the node; W3's keys are many, its sessions spread as allot's. allot's server CPU µs/op is its three nodes' together (allot bench's node_cpu_us_per_op, read off their metrics around each measured workload); a peer's is its server process's in the window.\n")
 	for _, n := range d.backends() {
 		var info map[string]string
 		for _, r := range d.Runs {
@@ -58,8 +59,8 @@ func (d Doc) Markdown() string {
 		fmt.Fprintf(&b, "4 KiB append + fdatasync p50 %s, p99 %s.\n", FmtUs(bl.FsyncP50us), FmtUs(bl.FsyncP99us))
 	}
 	b.WriteString("\n## Every run\n\n")
-	b.WriteString("| system | run | workload | ops | ops/s | p50 | p90 | p99 | max | min/max per client | lock failures (retried) | unlock failures | server CPU % | bench CPU % | drain s | note |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| system | run | workload | ops | ops/s | p50 | p90 | p99 | max | min/max per client | lock failures (retried) | unlock failures | server CPU % | server CPU µs/op | bench CPU % | drain s | note |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range d.Runs {
 		for _, s := range r.Workloads {
 			note := ""
@@ -76,18 +77,18 @@ func (d Doc) Markdown() string {
 				}
 				note = strings.TrimSpace(note + " p50 with the session on each node in turn: " + strings.Join(by, ", "))
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %d | %d | %s | %s | %.2f | %s |\n",
+			fmt.Fprintf(&b, "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %.2f | %s |\n",
 				r.Backend, r.Run, s.Workload, s.Ops, FmtRate(s.OpsPerSec), FmtUs(s.P50us), optUs(s.P90us), FmtUs(s.P99us), optUs(s.MaxUs),
-				fmtFair(s.Fairness()), s.LockFailures, s.UnlockFailures, optPct(s.ServerCPUPct), optPct(s.BenchCPUPct), s.DrainS, mdEscape(note))
+				fmtFair(s.Fairness()), s.LockFailures, s.UnlockFailures, optPct(s.ServerCPUPct), optPerOp(s.ServerCPUusPerOp), optPct(s.BenchCPUPct), s.DrainS, mdEscape(note))
 		}
 		if r.CPUSeconds > 0 {
-			fmt.Fprintf(&b, "| %s | %d | all | | | | | | | | | | | | | allot bench's processes (clients and nodes) used %.1f CPU s over the whole run, warm-up included |\n", r.Backend, r.Run, r.CPUSeconds)
+			fmt.Fprintf(&b, "| %s | %d | all | | | | | | | | | | | | | | allot bench's processes (clients and nodes) used %.1f CPU s over the whole run, warm-up included |\n", r.Backend, r.Run, r.CPUSeconds)
 		}
 		if r.Error != "" {
-			fmt.Fprintf(&b, "| %s | %d | – | | | | | | | | | | | | | error: %s |\n", r.Backend, r.Run, mdEscape(r.Error))
+			fmt.Fprintf(&b, "| %s | %d | – | | | | | | | | | | | | | | error: %s |\n", r.Backend, r.Run, mdEscape(r.Error))
 		}
 		if r.StopNote != "" {
-			fmt.Fprintf(&b, "| %s | %d | stop | | | | | | | | | | | | | %s |\n", r.Backend, r.Run, mdEscape(r.StopNote))
+			fmt.Fprintf(&b, "| %s | %d | stop | | | | | | | | | | | | | | %s |\n", r.Backend, r.Run, mdEscape(r.StopNote))
 		}
 	}
 	return b.String()
@@ -100,6 +101,14 @@ func optUs(us float64) string {
 		return ""
 	}
 	return FmtUs(us)
+}
+
+// optPerOp writes CPU µs an operation the source may not have measured.
+func optPerOp(us float64) string {
+	if us == 0 {
+		return ""
+	}
+	return FmtRate(us)
 }
 
 // optPct writes a CPU share the source may not have measured.

@@ -33,7 +33,7 @@ const (
 // IsAllot says whether name is one of the project's own rows.
 func IsAllot(name string) bool { return name == Allot || name == AllotNear }
 
-// Run is one system's run of the three workloads.
+// Run is one system's run of the workloads.
 type Run struct {
 	Backend   string            `json:"backend"`
 	Run       int               `json:"run"`
@@ -118,6 +118,8 @@ var (
 	w2fair = column{"W2", workload.Stats.Fairness, false}
 	w3rate = column{"W3", func(s workload.Stats) float64 { return s.OpsPerSec }, false}
 	w3p99  = column{"W3", func(s workload.Stats) float64 { return s.P99us }, true}
+	w4rate = column{"W4", func(s workload.Stats) float64 { return s.OpsPerSec }, false}
+	w4p50  = column{"W4", func(s workload.Stats) float64 { return s.P50us }, true}
 )
 
 // values returns the column's figure in each of the system's runs that
@@ -265,16 +267,17 @@ func (d Doc) cell(name string, c column, f func(float64) string, extra string) s
 // Table is the summary: one row a system, allot first.
 func (d Doc) Table() string {
 	var b strings.Builder
-	b.WriteString("| | W1 p50 (Lock+Unlock) | W2 acquisitions/s (min/max per client) | W3 iterations/s | W3 p99 |\n")
-	b.WriteString("| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| | W1 p50 (Lock+Unlock) | W2 acquisitions/s (min/max per client) | W3 iterations/s | W3 p99 | W4 operations/s | W4 p50 (Lock) |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, n := range d.backends() {
 		fair := ""
 		if v := d.values(n, w2fair); len(v) > 0 {
 			fair = " (" + span(v, fmtFair) + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", d.label(n),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", d.label(n),
 			d.cell(n, w1p50, FmtUs, ""), d.cell(n, w2rate, FmtRate, fair),
-			d.cell(n, w3rate, FmtRate, ""), d.cell(n, w3p99, FmtUs, ""))
+			d.cell(n, w3rate, FmtRate, ""), d.cell(n, w3p99, FmtUs, ""),
+			d.cell(n, w4rate, FmtRate, ""), d.cell(n, w4p50, FmtUs, ""))
 	}
 	return b.String()
 }

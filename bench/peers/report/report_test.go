@@ -26,6 +26,14 @@ func run(name string, n int, w1p50, w2rate float64, per []int64, w3rate, w3p99 f
 	}}
 }
 
+// withW4 adds W4, its rate and p50, to a run.
+func withW4(r Run, rate, p50 float64) Run {
+	// The server busy half the time.
+	r.Workloads = append(r.Workloads, workload.Stats{Workload: "W4", Clients: 16, OpsPerSec: rate, P50us: p50, P99us: 20 * p50, PerClient: []int64{60, 70},
+		ServerCPUPct: 50, ServerCPUusPerOp: 0.5e6 / rate})
+	return r
+}
+
 // fixture is a run in which allot meets every target.
 func fixture() Doc {
 	d := Doc{
@@ -33,13 +41,14 @@ func fixture() Doc {
 		Command: "go run ./cmd/peers", Settings: "each workload 3s",
 		Baseline: &backend.Baseline{RTTP50us: 19, RTTP99us: 40, GRPCP50us: 150, GRPCP99us: 260, StreamP50us: 70, StreamP99us: 150, FsyncP50us: 97, FsyncP99us: 124},
 		Runs: []Run{
-			run(Allot, 1, 80, 16000, []int64{900, 1000}, 5000, 20000),
-			run("etcd", 1, 1000, 78, []int64{49, 50}, 130, 1.1e6),
-			run("zk", 1, 1100, 1000, []int64{99, 100}, 600, 450000),
+			withW4(run(Allot, 1, 80, 16000, []int64{900, 1000}, 5000, 20000), 1000, 7000),
+			withW4(run("etcd", 1, 1000, 78, []int64{49, 50}, 130, 1.1e6), 400, 2400),
+			withW4(run("zk", 1, 1100, 1000, []int64{99, 100}, 600, 450000), 250, 9000),
+			// An older run, without W4.
 			run("redis", 1, 100, 8000, []int64{300, 900}, 140, 1.7e6),
-			run("redis-fastretry", 1, 110, 5500, []int64{600, 700}, 1100, 350000),
-			run("inproc", 1, 0.4, 800000, []int64{500, 520}, 3600, 71000),
-			run(Allot, 2, 90, 15000, []int64{950, 1000}, 4800, 22000),
+			withW4(run("redis-fastretry", 1, 110, 5500, []int64{600, 700}, 1100, 350000), 12000, 150),
+			withW4(run("inproc", 1, 0.4, 800000, []int64{500, 520}, 3600, 71000), 2e6, 0.3),
+			withW4(run(Allot, 2, 90, 15000, []int64{950, 1000}, 4800, 22000), 1200, 6000),
 		},
 		Skipped: []Skip{{"zk-nosync", "zk-nosync: not installed (java not found)"}},
 	}
@@ -68,10 +77,15 @@ func TestGolden(t *testing.T) {
 func TestTable(t *testing.T) {
 	tab := fixture().Table()
 	for _, want := range []string{
-		"| allot (`allot bench`: 3 nodes) | 80–90 µs | 15,000–16,000 (0.90–0.95) | 4,800–5,000 | 20.0–22.0 ms |",
-		// Ratios from the medians: allot's W1 p50 85 µs, etcd's 1 ms.
+		"| allot (`allot bench`: 3 nodes) | 80–90 µs | 15,000–16,000 (0.90–0.95) | 4,800–5,000 | 20.0–22.0 ms | 1,000–1,200 | 6.00–7.00 ms |",
+		// Ratios from the medians: allot's W1 p50 85 µs, etcd's 1 ms;
+		// allot's W4 1,100 operations/s, p50 6.5 ms.
 		"| etcd 1.2.3 (`concurrency.Mutex`) | 1.00 ms; allot ×11.76 |",
-		"| in-process ceiling (not a peer) | 0.4 µs | 800,000 (0.96) | 3,600 | 71.0 ms |",
+		"| 400; allot ×2.75 | 2.40 ms; allot ×0.37 |",
+		"| 12,000; allot ×0.09 | 150 µs; allot ×0.02 |",
+		// A system without W4 has no W4 figures, and no ratio.
+		"| Redis 1.2.3 (redsync) | 100 µs; allot ×1.18 | 8,000 (0.33); allot ×1.94 | 140; allot ×35.00 | 1.70 s; allot ×80.95 | – | – |",
+		"| in-process ceiling (not a peer) | 0.4 µs | 800,000 (0.96) | 3,600 | 71.0 ms | 2,000,000 | 0.3 µs |",
 	} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("no %q in\n%s", want, tab)
@@ -81,6 +95,45 @@ func TestTable(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(tab), "\n")
 	if !strings.HasPrefix(lines[2], "| allot") || !strings.HasPrefix(lines[len(lines)-1], "| in-process") {
 		t.Errorf("row order:\n%s", tab)
+	}
+	// Every row has the header's columns.
+	for _, l := range lines {
+		if strings.Count(l, "|") != strings.Count(lines[0], "|") {
+			t.Errorf("a row of %d columns under a header of %d: %s", strings.Count(l, "|")-1, strings.Count(lines[0], "|")-1, l)
+		}
+	}
+	// Without allot's W4 (an allot bench older than W4), a peer's W4 has
+	// no ratio.
+	d := fixture()
+	d.Runs[0].Workloads, d.Runs[6].Workloads = d.Runs[0].Workloads[:3], d.Runs[6].Workloads[:3]
+	tab = d.Table()
+	if !strings.Contains(tab, "| allot (`allot bench`: 3 nodes) | 80–90 µs | 15,000–16,000 (0.90–0.95) | 4,800–5,000 | 20.0–22.0 ms | – | – |") ||
+		!strings.Contains(tab, "| 400 | 2.40 ms |") {
+		t.Errorf("allot without W4:\n%s", tab)
+	}
+}
+
+// TestEveryRunColumns: every line of the every-run table, notes of a
+// whole run included, has the header's columns.
+func TestEveryRunColumns(t *testing.T) {
+	d := fixture()
+	d.Runs[0].CPUSeconds, d.Runs[1].Error, d.Runs[2].StopNote = 12.5, "start: no", "stopped late"
+	md := d.Markdown()
+	i := strings.Index(md, "| system | run |")
+	if i < 0 {
+		t.Fatalf("no every-run table:\n%s", md)
+	}
+	lines := strings.Split(strings.TrimSpace(md[i:]), "\n")
+	n := strings.Count(lines[0], "|")
+	for _, want := range []string{"| all |", "| – |", "| stop |", "| W4 |"} {
+		if !strings.Contains(md[i:], want) {
+			t.Errorf("no %q line", want)
+		}
+	}
+	for _, l := range lines {
+		if strings.Count(l, "|") != n {
+			t.Errorf("%d columns under %d: %s", strings.Count(l, "|")-1, n-1, l)
+		}
 	}
 }
 

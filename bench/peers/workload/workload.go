@@ -1,4 +1,4 @@
-// Package workload runs the three lock workloads of the peers benchmark
+// Package workload runs the four lock workloads of the peers benchmark
 // against any lock service a Locker speaks to, and measures them the same
 // way for every service:
 //
@@ -11,6 +11,11 @@
 //     random keys of N (64) one by one in sorted order (the deadlock-free
 //     order a client of a single-key lock service must use), holds 1 ms and
 //     releases them; the latency is acquiring the whole set.
+//   - W4 independent names: clients (16), each with its own session, Lock
+//     and Unlock one key drawn uniformly from a space of N (a million), no
+//     hold, so that almost nothing contends; the latency is the Lock call
+//     until held. It shows what a grant costs the service when nothing
+//     waits, not contention.
 //
 // Every run is bounded by a window and by a count of operations. Only
 // operations that complete inside the window count; those in flight at the
@@ -39,7 +44,7 @@ type Locker interface {
 // NewClient makes one client; a workload makes as many as it has clients.
 type NewClient func(ctx context.Context) (Locker, error)
 
-// Config is the shape of the three workloads, the same for every service.
+// Config is the shape of the four workloads, the same for every service.
 type Config struct {
 	Window  time.Duration // how long each workload is measured
 	MaxOps  int           // and at most this many operations in it
@@ -49,14 +54,17 @@ type Config struct {
 	W3Keys  int           // W3's key space
 	W3K     int           // keys W3 takes an iteration
 	W3Hold  time.Duration // how long W3 holds its keys
-	Seed    uint64        // of W3's key draws
+	W4      int           // W4's clients (allot bench --w4-sessions)
+	W4Keys  int           // W4's key space (allot bench --w4-names)
+	Seed    uint64        // of W3's and W4's key draws
 	KeyBase string        // prefix of the keys, distinct per run so that warm-up and measured runs do not share state
 }
 
 // Default is the workloads as the project's `allot bench` runs them.
 func Default() Config {
 	return Config{Window: 3 * time.Second, MaxOps: 200000, Drain: 10 * time.Second,
-		W2: 8, W3: 32, W3Keys: 64, W3K: 4, W3Hold: time.Millisecond, KeyBase: "w"}
+		W2: 8, W3: 32, W3Keys: 64, W3K: 4, W3Hold: time.Millisecond,
+		W4: 16, W4Keys: 1000000, KeyBase: "w"}
 }
 
 // Validate rejects a shape the workloads cannot run.
@@ -64,8 +72,13 @@ func (c Config) Validate() error {
 	switch {
 	case c.Window <= 0 || c.MaxOps <= 0 || c.Drain <= 0:
 		return errors.New("workload: window, max-ops and drain must be positive")
-	case c.W2 < 1 || c.W3 < 1:
-		return errors.New("workload: W2 and W3 need at least one client")
+	case c.W2 < 1 || c.W3 < 1 || c.W4 < 1:
+		return errors.New("workload: W2, W3 and W4 need at least one client")
+	case c.W4 > 4096:
+		// allot bench's bound on --w4-sessions.
+		return fmt.Errorf("workload: W4 has %d clients, at most 4096", c.W4)
+	case c.W4Keys < 1:
+		return errors.New("workload: W4 needs at least one key")
 	case c.W3K < 1 || c.W3K > c.W3Keys:
 		return fmt.Errorf("workload: W3 takes %d keys of %d", c.W3K, c.W3Keys)
 	case c.W3Hold < 0:
@@ -82,7 +95,7 @@ type Stats struct {
 	WindowS   float64 `json:"window_s"`
 	OpsPerSec float64 `json:"ops_per_s"`
 	// Latency quantiles, µs (W1: Lock and Unlock; W2: Lock until held;
-	// W3: the whole set held).
+	// W3: the whole set held; W4: Lock until held).
 	P50us float64 `json:"p50_us"`
 	P90us float64 `json:"p90_us,omitempty"`
 	P99us float64 `json:"p99_us"`
@@ -98,6 +111,11 @@ type Stats struct {
 	// when there is none or it is not known) and this benchmark's.
 	ServerCPUPct float64 `json:"server_cpu_pct,omitempty"`
 	BenchCPUPct  float64 `json:"bench_cpu_pct,omitempty"`
+	// ServerCPUusPerOp: the server's CPU in the window over the
+	// operations counted, µs (0 when not known); for allot, allot bench's
+	// node_cpu_us_per_op, its nodes' together (read off their metrics
+	// around the run). What an operation costs the service.
+	ServerCPUusPerOp float64 `json:"server_cpu_us_per_op,omitempty"`
 	// P50usByNode: allot's one-client workload (W1) runs its session on
 	// each node in turn; the p50 of each share, by the node's address.
 	P50usByNode map[string]float64 `json:"p50_us_by_node,omitempty"`
@@ -123,13 +141,13 @@ type Meter interface {
 	CPU() (server, self float64)
 }
 
-// Run runs W1, W2 and W3 in that order.
+// Run runs W1, W2, W3 and W4 in that order.
 func Run(ctx context.Context, cfg Config, newClient NewClient, m Meter) ([]Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	var out []Stats
-	for _, run := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2, W3} {
+	for _, run := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2, W3, W4} {
 		s, err := run(ctx, cfg, newClient, m)
 		if err != nil {
 			return out, err
@@ -204,26 +222,36 @@ type cpuWindow struct {
 	m           Meter
 	t0          time.Time
 	srv0, self0 float64
+	srv         float64 // the server's CPU seconds in the window, once stopped (< 0: not known)
 }
 
-func startCPU(m Meter) cpuWindow {
-	w := cpuWindow{m: m, t0: time.Now()}
+func startCPU(m Meter) *cpuWindow {
+	w := &cpuWindow{m: m, t0: time.Now(), srv: -1}
 	if m != nil {
 		w.srv0, w.self0 = m.CPU()
 	}
 	return w
 }
 
-func (w cpuWindow) stop(s *Stats) {
+func (w *cpuWindow) stop(s *Stats) {
 	el := time.Since(w.t0).Seconds()
 	if w.m == nil || el <= 0 {
 		return
 	}
 	srv, self := w.m.CPU()
 	if w.srv0 >= 0 && srv >= 0 {
-		s.ServerCPUPct = 100 * (srv - w.srv0) / el
+		w.srv = srv - w.srv0
+		s.ServerCPUPct = 100 * w.srv / el
 	}
 	s.BenchCPUPct = 100 * (self - w.self0) / el
+}
+
+// perOp sets s's server CPU per operation, once its operations are
+// counted.
+func (w *cpuWindow) perOp(s *Stats) {
+	if w.srv >= 0 && s.Ops > 0 {
+		s.ServerCPUusPerOp = 1e6 * w.srv / float64(s.Ops)
+	}
 }
 
 // W1 runs one client's Lock+Unlock pairs on one key.
@@ -258,6 +286,7 @@ func W1(ctx context.Context, cfg Config, newClient NewClient, m Meter) (Stats, e
 		OpsPerSec: float64(w.ops) / el.Seconds(), LockFailures: w.lockFails,
 		UnlockFailures: w.unlockFail, PerClient: []int64{w.ops}}
 	cpu.stop(&s)
+	cpu.perOp(&s)
 	if w.firstErr != nil {
 		s.FirstErr = w.firstErr.Error()
 	}
@@ -345,6 +374,7 @@ func concurrent(ctx context.Context, cfg Config, name string, clients []Locker, 
 		s.PerClient = append(s.PerClient, w.ops)
 	}
 	s.OpsPerSec = float64(s.Ops) / s.WindowS
+	cpu.perOp(&s)
 	fillLatency(&s, all)
 	return s
 }
@@ -357,8 +387,16 @@ func W2(ctx context.Context, cfg Config, newClient NewClient, m Meter) (Stats, e
 	}
 	defer closeAll(clients)
 	key := cfg.KeyBase + "2"
-	s := concurrent(ctx, cfg, "W2", clients, m, func(ctx context.Context, w *client, _ *rand.Rand, deadline time.Time, take func() bool) {
+	s := concurrent(ctx, cfg, "W2", clients, m, lockOne(func(*rand.Rand) string { return key }))
+	return s, ctx.Err()
+}
+
+// lockOne is the body of a workload whose operation is a Lock of one key
+// (pick's), timed until held, and its Unlock, with no hold.
+func lockOne(pick func(*rand.Rand) string) body {
+	return func(ctx context.Context, w *client, rng *rand.Rand, deadline time.Time, take func() bool) {
 		for time.Now().Before(deadline) && take() {
+			key := pick(rng)
 			t0 := time.Now()
 			if err := w.acquire(ctx, key); err != nil {
 				return
@@ -377,8 +415,7 @@ func W2(ctx context.Context, cfg Config, newClient NewClient, m Meter) (Stats, e
 				return
 			}
 		}
-	})
-	return s, ctx.Err()
+	}
 }
 
 // W3 runs clients that each take K random keys of N in sorted order,
@@ -424,6 +461,21 @@ func W3(ctx context.Context, cfg Config, newClient NewClient, m Meter) (Stats, e
 			}
 		}
 	})
+	return s, ctx.Err()
+}
+
+// W4 runs clients that each Lock and Unlock one key drawn uniformly from
+// a space of N, with no hold: independent names, almost never contended.
+// A key's name is made when it is drawn, so that the space costs nothing.
+func W4(ctx context.Context, cfg Config, newClient NewClient, m Meter) (Stats, error) {
+	clients, err := makeClients(ctx, newClient, cfg.W4)
+	if err != nil {
+		return Stats{}, fmt.Errorf("W4: %w", err)
+	}
+	defer closeAll(clients)
+	s := concurrent(ctx, cfg, "W4", clients, m, lockOne(func(rng *rand.Rand) string {
+		return fmt.Sprintf("%s4-%d", cfg.KeyBase, rng.IntN(cfg.W4Keys))
+	}))
 	return s, ctx.Err()
 }
 

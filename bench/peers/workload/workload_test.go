@@ -2,9 +2,12 @@ package workload
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -76,7 +79,7 @@ func TestRun(t *testing.T) {
 	want := []struct {
 		name    string
 		clients int
-	}{{"W1", 1}, {"W2", cfg.W2}, {"W3", cfg.W3}}
+	}{{"W1", 1}, {"W2", cfg.W2}, {"W3", cfg.W3}, {"W4", cfg.W4}}
 	if len(ss) != len(want) {
 		t.Fatalf("%d workloads", len(ss))
 	}
@@ -102,7 +105,7 @@ func TestMaxOps(t *testing.T) {
 	cfg.Window, cfg.MaxOps = 5*time.Second, 40
 	tb := newTable()
 	t0 := time.Now()
-	for _, w := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2} {
+	for _, w := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2, W4} {
 		s, err := w(context.Background(), cfg, tb.newClient, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -171,6 +174,61 @@ func TestDraw(t *testing.T) {
 	}
 }
 
+// recorder is a client of the table that records the keys it locks.
+type recorder struct {
+	tableClient
+	mu   *sync.Mutex
+	keys map[string]int
+}
+
+func (r recorder) Lock(ctx context.Context, key string) error {
+	r.mu.Lock()
+	r.keys[key]++
+	r.mu.Unlock()
+	return r.tableClient.Lock(ctx, key)
+}
+
+// TestW4 runs W4 on key spaces from one key (every client on it, as W2)
+// to allot bench's million: its keys are the space's, and with a large
+// space almost every Lock is of a key no other operation took.
+func TestW4(t *testing.T) {
+	for _, c := range []struct {
+		clients, keys int
+	}{{1, 1}, {4, 1}, {4, 3}, {16, 1000}, {16, 1000000}} {
+		cfg := short()
+		cfg.W4, cfg.W4Keys, cfg.MaxOps = c.clients, c.keys, 2000
+		tb := newTable()
+		var mu sync.Mutex
+		keys := map[string]int{}
+		s, err := W4(context.Background(), cfg, func(context.Context) (Locker, error) {
+			return recorder{tableClient{tb}, &mu, keys}, nil
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Workload != "W4" || s.Clients != c.clients || len(s.PerClient) != c.clients || s.Ops == 0 || s.Ops > int64(cfg.MaxOps) || s.P50us <= 0 {
+			t.Errorf("%+v: %+v", c, s)
+		}
+		if len(keys) > c.keys {
+			t.Errorf("%+v: %d keys locked", c, len(keys))
+		}
+		locks := 0
+		for k, n := range keys {
+			var i int
+			if _, err := fmt.Sscanf(k, "w4-%d", &i); err != nil || i < 0 || i >= c.keys || fmt.Sprintf("w4-%d", i) != k {
+				t.Errorf("%+v: key %q outside the space", c, k)
+			}
+			locks += n
+		}
+		if c.keys == 1000000 && float64(len(keys)) < 0.99*float64(locks) {
+			t.Errorf("%+v: %d distinct keys of %d locks", c, len(keys), locks)
+		}
+		if len(tb.held) != 0 || tb.doubled {
+			t.Errorf("%+v: after W4 held %v, an unlock of a free key %v", c, tb.held, tb.doubled)
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	if err := Default().Validate(); err != nil {
 		t.Fatal(err)
@@ -181,6 +239,9 @@ func TestValidate(t *testing.T) {
 		"no drain":      func(c *Config) { c.Drain = 0 },
 		"no W2 clients": func(c *Config) { c.W2 = 0 },
 		"no W3 clients": func(c *Config) { c.W3 = 0 },
+		"no W4 clients": func(c *Config) { c.W4 = 0 },
+		"W4 too many":   func(c *Config) { c.W4 = 4097 },
+		"no W4 keys":    func(c *Config) { c.W4Keys = 0 },
 		"K above N":     func(c *Config) { c.W3K = c.W3Keys + 1 },
 		"K zero":        func(c *Config) { c.W3K = 0 },
 		"negative hold": func(c *Config) { c.W3Hold = -1 },
@@ -200,6 +261,59 @@ func TestFairness(t *testing.T) {
 	}{{nil, 0}, {[]int64{0, 0}, 0}, {[]int64{5}, 1}, {[]int64{2, 8, 4}, 0.25}} {
 		if got := (Stats{PerClient: c.per}).Fairness(); got != c.want {
 			t.Errorf("%v: %v, want %v", c.per, got, c.want)
+		}
+	}
+}
+
+// lockMeter is a server that spends 100 µs of CPU on every Lock.
+type lockMeter struct {
+	tableClient
+	locks *atomic.Int64
+}
+
+func (c lockMeter) Lock(ctx context.Context, key string) error {
+	c.locks.Add(1)
+	return c.tableClient.Lock(ctx, key)
+}
+
+type serverCPU struct {
+	locks   *atomic.Int64
+	unknown bool
+}
+
+func (m serverCPU) CPU() (float64, float64) {
+	if m.unknown {
+		return -1, 0
+	}
+	return float64(m.locks.Load()) * 100e-6, 0
+}
+
+// TestServerCPUPerOp: the server's CPU in the window over the operations
+// counted, for W1 and the concurrent workloads; none when the server's
+// CPU is not known.
+func TestServerCPUPerOp(t *testing.T) {
+	cfg := short()
+	// The operations bound ends every workload: every Lock is counted.
+	cfg.Window, cfg.MaxOps = 10*time.Second, 300
+	for _, c := range []struct {
+		name    string
+		meter   func(*atomic.Int64) Meter
+		perOpUs float64
+	}{
+		{"known", func(n *atomic.Int64) Meter { return serverCPU{locks: n} }, 100},
+		{"unknown", func(n *atomic.Int64) Meter { return serverCPU{locks: n, unknown: true} }, 0},
+		{"no meter", func(*atomic.Int64) Meter { return nil }, 0},
+	} {
+		for _, w := range []func(context.Context, Config, NewClient, Meter) (Stats, error){W1, W2, W4} {
+			var locks atomic.Int64
+			tb := newTable()
+			s, err := w(context.Background(), cfg, func(context.Context) (Locker, error) { return lockMeter{tableClient{tb}, &locks}, nil }, c.meter(&locks))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(s.ServerCPUusPerOp-c.perOpUs) > 1e-6 || s.Ops != int64(cfg.MaxOps) {
+				t.Errorf("%s %s: %d ops, %v µs an operation, want %v", c.name, s.Workload, s.Ops, s.ServerCPUusPerOp, c.perOpUs)
+			}
 		}
 	}
 }

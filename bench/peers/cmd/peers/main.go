@@ -1,5 +1,5 @@
 // Command peers measures allot beside the lock services users run today —
-// etcd, ZooKeeper and Redis — on this machine, in one run: the same three
+// etcd, ZooKeeper and Redis — on this machine, in one run: the same four
 // workloads (package workload), the same window, warm-up and operation
 // bound, one system after the other. allot runs as `allot bench --format
 // json`, built from this repository; the peers run as servers of their
@@ -8,7 +8,7 @@
 // the run (JSON), and with -w the README's performance table.
 //
 //	./setup.sh               # once: Debian's redis-server, zookeeper, a JRE
-//	go run ./cmd/peers -w    # about 2 minutes; a system not installed is skipped, and said so
+//	go run ./cmd/peers -w    # about 3 minutes; a system not installed is skipped, and said so
 //
 // It is a module of its own so that the project's module does not take
 // etcd's, ZooKeeper's or Redis's client libraries.
@@ -78,6 +78,8 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "each workload runs this long, unmeasured, before the measured runs")
 	fs.DurationVar(&o.jvmWarmup, "jvm-warmup", 5*time.Second, "the warm-up of ZooKeeper, whose JIT takes longer to settle")
 	fs.DurationVar(&o.cfg.Drain, "drain", o.cfg.Drain, "how long operations in flight at the window's end may take to finish")
+	fs.IntVar(&o.cfg.W4, "w4-sessions", o.cfg.W4, "W4's clients, each with a session of its own (allot bench --w4-sessions)")
+	fs.IntVar(&o.cfg.W4Keys, "w4-names", o.cfg.W4Keys, "W4's key space: each operation locks one key drawn uniformly from this many (allot bench --w4-names)")
 	fs.StringVar(&o.allotBin, "allot", "", "the allot program to run (default: build ./cmd/allot of -src)")
 	fs.StringVar(&o.src, "src", "../..", "the allot repository")
 	fs.StringVar(&o.mdPath, "md", "results.md", "write the report here")
@@ -92,7 +94,7 @@ func parse(args []string, stdout io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
-			fmt.Fprintln(stdout, "usage: go run ./cmd/peers [flags]\n\nruns W1-W3 against allot bench's cluster, etcd, ZooKeeper and Redis in one run")
+			fmt.Fprintln(stdout, "usage: go run ./cmd/peers [flags]\n\nruns W1-W4 against allot bench's cluster, etcd, ZooKeeper and Redis in one run")
 			fs.PrintDefaults()
 			return o, err
 		}
@@ -180,8 +182,8 @@ func measure(ctx context.Context, o options, command string, stdout io.Writer) e
 	env.RedisServer, env.Java, env.ZKClasspath, env.ZKHeap = o.redisServer, o.java, o.zkClasspath, o.zkHeap
 	doc := report.Doc{Date: time.Now(), Machine: machine(), Load: loadAverage(), CPUs: runtime.NumCPU(),
 		Command: strings.TrimSpace(command),
-		Settings: fmt.Sprintf("each workload %v (at most %d operations) after a %v warm-up (ZooKeeper: %v); W2 %d clients; W3 %d clients taking %d of %d keys, holding %v",
-			o.cfg.Window, o.cfg.MaxOps, o.warmup, o.jvmWarmup, o.cfg.W2, o.cfg.W3, o.cfg.W3K, o.cfg.W3Keys, o.cfg.W3Hold)}
+		Settings: fmt.Sprintf("each workload %v (at most %d operations) after a %v warm-up (ZooKeeper: %v); W2 %d clients; W3 %d clients taking %d of %d keys, holding %v; W4 %d clients each taking 1 of %d keys",
+			o.cfg.Window, o.cfg.MaxOps, o.warmup, o.jvmWarmup, o.cfg.W2, o.cfg.W3, o.cfg.W3K, o.cfg.W3Keys, o.cfg.W3Hold, o.cfg.W4, o.cfg.W4Keys)}
 	fmt.Fprintf(stdout, "%s; load average %.1f\n", doc.Machine, doc.Load)
 	var systems []string
 	for _, b := range o.backends {
@@ -248,11 +250,12 @@ func measure(ctx context.Context, o options, command string, stdout io.Writer) e
 	return nil
 }
 
-// runSystem runs the three workloads against one system, started afresh.
+// runSystem runs the workloads against one system, started afresh.
 func runSystem(ctx context.Context, o options, env backend.Env, tmp, name string, run int) report.Run {
 	res := report.Run{Backend: name, Run: run, Started: time.Now()}
 	if report.IsAllot(name) {
-		ao := allotbench.Options{Window: o.cfg.Window, Warmup: o.warmup, MaxOps: o.cfg.MaxOps, Near: name == report.AllotNear}
+		ao := allotbench.Options{Window: o.cfg.Window, Warmup: o.warmup, MaxOps: o.cfg.MaxOps, Near: name == report.AllotNear,
+			W4Sessions: o.cfg.W4, W4Names: o.cfg.W4Keys}
 		ws, cpu, err := allotbench.Run(ctx, o.allotBin, ao)
 		res.Workloads, res.CPUSeconds = ws, cpu
 		res.Info = map[string]string{"server": "allot (its own 3-node cluster on loopback)", "command": "allot " + strings.Join(ao.Args(), " ")}

@@ -21,6 +21,9 @@ func TestBadInput(t *testing.T) {
 		{"-dur", "0s"},
 		{"-max-ops", "-1"},
 		{"-warmup", "-1s"},
+		{"-w4-sessions", "0"},
+		{"-w4-sessions", "5000"},
+		{"-w4-names", "0"},
 		{"-nope"},
 		{"extra"},
 	} {
@@ -39,6 +42,13 @@ func TestParse(t *testing.T) {
 	}
 	if len(o.backends) != 10 || o.backends[0] != "baseline" || o.backends[1] != "allot" || o.backends[2] != "allot-near" || o.cfg.Window != time.Second || o.readme != "/r/README.md" {
 		t.Errorf("%+v", o)
+	}
+	// W4's shape is allot bench's by default.
+	if o.cfg.W4 != 16 || o.cfg.W4Keys != 1000000 {
+		t.Errorf("W4 %d clients of %d keys", o.cfg.W4, o.cfg.W4Keys)
+	}
+	if o, err := parse([]string{"-w4-sessions", "4", "-w4-names", "100"}, &bytes.Buffer{}); err != nil || o.cfg.W4 != 4 || o.cfg.W4Keys != 100 {
+		t.Errorf("-w4-sessions 4 -w4-names 100: %v, W4 %d clients of %d keys", err, o.cfg.W4, o.cfg.W4Keys)
 	}
 	var help bytes.Buffer
 	if code := run(context.Background(), []string{"-h"}, &help, &bytes.Buffer{}); code != 0 || !strings.Contains(help.String(), "usage: go run ./cmd/peers") {
@@ -75,7 +85,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Runs) != 1 || len(doc.Runs[0].Workloads) != 3 || len(doc.Skipped) != 1 {
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Runs) != 1 || len(doc.Runs[0].Workloads) != 4 || len(doc.Skipped) != 1 {
 		t.Fatalf("%v: %s", err, b)
 	}
 	r, _ := os.ReadFile(readme)
