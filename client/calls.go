@@ -28,16 +28,35 @@ import (
 // cut off with its connection). A node without Calls (an earlier
 // version: UNIMPLEMENTED, before it ran anything) is called unary from
 // then on.
+//
+// The stream is the native protocol's, a connection of its own to the
+// node's port without gRPC (native.go), unless the caller has no native
+// dialer (WithProtocol(ProtocolGRPC)) or the node does not speak it; then
+// it is the gRPC Calls stream.
 type caller struct {
-	pb.AllotClient // the unary calls
+	pb.AllotClient               // the unary calls
+	native         *nativeDialer // nil: the Calls stream on gRPC only
 
-	mu    sync.Mutex
-	st    *callStream // nil: none open
-	unary bool        // the node has no Calls
+	mu       sync.Mutex
+	st       *callStream // nil: none open
+	unary    bool        // the node has no Calls
+	noNative time.Time   // until when the node is not asked for the native protocol
+	proto    string      // what the last stream opened was on: "native", "grpc"; "" none yet
 }
 
-func newCaller(cc grpc.ClientConnInterface) *caller {
-	return &caller{AllotClient: pb.NewAllotClient(cc)}
+func newCaller(cc grpc.ClientConnInterface, native *nativeDialer) *caller {
+	return &caller{AllotClient: pb.NewAllotClient(cc), native: native}
+}
+
+// protocol is what the node's calls go on: "native", "grpc", "unary",
+// or "" (none opened yet).
+func (c *caller) protocol() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.unary {
+		return "unary"
+	}
+	return c.proto
 }
 
 // errUnary says that the node has no Calls: the call was not run.
@@ -137,16 +156,24 @@ func (c *caller) stream(ctx context.Context) (*callStream, error) {
 	}
 }
 
+// callsConn is a Calls stream as the caller uses it: the gRPC stream's
+// client, or a native connection.
+type callsConn interface {
+	Send(*pb.Call) error
+	Recv() (*pb.CallResult, error)
+}
+
 // callStream is one Calls stream and its open calls.
 type callStream struct {
 	c       *caller
 	ready   chan struct{} // closed once opened (s and cancel set) or not (openErr)
-	s       pb.Allot_CallsClient
+	s       callsConn
+	native  bool // s is a native connection
 	cancel  context.CancelFunc
 	openErr error
 	done    chan struct{} // closed once the stream has ended
 
-	sendMu sync.Mutex // a gRPC stream takes one SendMsg at a time
+	sendMu sync.Mutex // a gRPC stream takes one SendMsg at a time (a native connection any)
 
 	mu      sync.Mutex
 	next    uint64
@@ -182,6 +209,28 @@ func (st *callStream) drop(id uint64) bool {
 // outlives the call that opens it), and starts its receiver; a stream
 // that does not open is forgotten, so the next call tries again.
 func (st *callStream) open() {
+	if st.c.tryNative() {
+		nc, err := st.c.native.dial()
+		switch {
+		case err == nil:
+			st.s, st.cancel, st.native = nc, nc.close, true
+			st.c.opened("native")
+			close(st.ready)
+			go st.receive()
+			return
+		case isRefusal(err):
+			// The node speaks it, and said no: as gRPC would.
+			st.openErr = errors.Unwrap(err)
+			st.c.forget(st)
+			close(st.ready)
+			return
+		case !isDialError(err):
+			// Connected, and not answered as the protocol answers:
+			// an older node (or TLS refused, which gRPC says too).
+			st.c.notNative()
+		}
+		// Not connected at all: gRPC says how the node is.
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := st.c.AllotClient.Calls(ctx)
 	if err != nil {
@@ -192,8 +241,38 @@ func (st *callStream) open() {
 		return
 	}
 	st.s, st.cancel = s, cancel
+	st.c.opened("grpc")
 	close(st.ready)
 	go st.receive()
+}
+
+// nativeRetry is how long a node that did not take the native protocol
+// is called on gRPC before it is asked again (it may have been upgraded).
+const nativeRetry = time.Minute
+
+// tryNative reports whether a stream to open is to try the native
+// protocol first.
+func (c *caller) tryNative() bool {
+	if c.native == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().After(c.noNative)
+}
+
+// notNative records that the node did not take the native protocol.
+func (c *caller) notNative() {
+	c.mu.Lock()
+	c.noNative = time.Now().Add(nativeRetry)
+	c.mu.Unlock()
+}
+
+// opened records what a stream was opened on.
+func (c *caller) opened(proto string) {
+	c.mu.Lock()
+	c.proto = proto
+	c.mu.Unlock()
 }
 
 // forget forgets st at its caller, if it is the caller's stream still.
@@ -207,9 +286,14 @@ func (c *caller) forget(st *callStream) {
 
 // send sends m; an error is the stream's, once it has ended.
 func (st *callStream) send(m *pb.Call) error {
-	st.sendMu.Lock()
-	err := st.s.Send(m)
-	st.sendMu.Unlock()
+	var err error
+	if st.native {
+		err = st.s.Send(m) // its writes join each other's
+	} else {
+		st.sendMu.Lock()
+		err = st.s.Send(m)
+		st.sendMu.Unlock()
+	}
 	if err != nil {
 		// io.EOF: the stream has ended, and Recv says how. Any other
 		// error ends it here.
@@ -258,7 +342,7 @@ func (st *callStream) receive() {
 func (st *callStream) end(err error) {
 	st.cancel()
 	st.c.forget(st)
-	if status.Code(err) == codes.Unimplemented {
+	if !st.native && status.Code(err) == codes.Unimplemented {
 		st.c.mu.Lock()
 		st.c.unary = true
 		st.c.mu.Unlock()
@@ -284,6 +368,9 @@ func (st *callStream) failed() error {
 	st.mu.Unlock()
 	switch s, _ := status.FromError(err); s.Code() {
 	case codes.Unimplemented:
+		if st.native {
+			return s.Err()
+		}
 		return errUnary
 	case codes.OK, codes.Canceled, codes.Unknown:
 		return status.Errorf(codes.Unavailable, "the node's Calls stream broke: %v", err)

@@ -63,7 +63,7 @@ func fakeCaller(t *testing.T, f *fakeNode) *caller {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cc.Close() })
-	return newCaller(cc)
+	return newCaller(cc, nil)
 }
 
 // TestCallsToAnOlderNode: a node without Calls is called unary, from its

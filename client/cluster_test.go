@@ -62,7 +62,7 @@ func clusterVia(t testing.TB, n int, lockDelay time.Duration, via func(i int, ad
 		if err := nd.Register(s); err != nil {
 			t.Fatal(err)
 		}
-		go s.Serve(lns[i])
+		go nd.Serve(s, lns[i]) // the native protocol and the plain links too
 		nodes = append(nodes, nd)
 		servers = append(servers, s)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -178,16 +179,29 @@ func secureCluster(t *testing.T, p *pki, n int, log *lockedBuffer) []string {
 // TestSecureCluster: with the right certificate and token, sessions on
 // each of 3 nodes talking mTLS to each other take and give back
 // overlapping locks, and a semaphore unit.
+//
+// It runs on the native protocol and on gRPC.
 func TestSecureCluster(t *testing.T) {
 	p := newPKI(t)
 	addrs := secureCluster(t, p, 3, nil)
+	for _, proto := range []client.Protocol{client.ProtocolNative, client.ProtocolGRPC} {
+		t.Run(string(proto), func(t *testing.T) { testSecureCluster(t, p, addrs, proto) })
+	}
+}
+
+func testSecureCluster(t *testing.T, p *pki, addrs []string, proto client.Protocol) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := client.DialWith(ctx, addrs, client.WithTLSFiles(p.files(p.ca, "client", mtls.Spec{Name: "client"})), client.WithToken(testToken))
+	c, err := client.DialWith(ctx, addrs, client.WithTLSFiles(p.files(p.ca, "client", mtls.Spec{Name: "client"})), client.WithToken(testToken), client.WithProtocol(proto))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	defer func() {
+		if got := c.Protocols(); !slices.Equal(got, []string{string(proto), string(proto), string(proto)}) {
+			t.Errorf("calls went on %v, want %s at each node", got, proto)
+		}
+	}()
 	var wg sync.WaitGroup
 	for i := range 3 { // one session per node
 		s, err := c.Session(ctx, client.WithTTL(5*time.Second))

@@ -26,6 +26,14 @@ import (
 // returns a raw gRPC client of it and the node.
 func apiNode(t *testing.T, edit func(*service.Config)) (pb.AllotClient, *service.Node) {
 	t.Helper()
+	api, nd, _ := apiNodeAt(t, edit)
+	return api, nd
+}
+
+// apiNodeAt is apiNode that also returns the node's address, where it
+// serves its port split (Serve): gRPC, the native protocol, the links.
+func apiNodeAt(t testing.TB, edit func(*service.Config)) (pb.AllotClient, *service.Node, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +51,7 @@ func apiNode(t *testing.T, edit func(*service.Config)) (pb.AllotClient, *service
 	if err := nd.Register(s); err != nil {
 		t.Fatal(err)
 	}
-	go s.Serve(ln)
+	go nd.Serve(s, ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
@@ -55,7 +63,7 @@ func apiNode(t *testing.T, edit func(*service.Config)) (pb.AllotClient, *service
 	if err := nd.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return pb.NewAllotClient(dialRaw(t, ln.Addr().String())), nd
+	return pb.NewAllotClient(dialRaw(t, ln.Addr().String())), nd, ln.Addr().String()
 }
 
 // reason is the ErrorInfo reason of err's status ("" if none).
@@ -69,7 +77,7 @@ func reason(err error) string {
 }
 
 // openSession opens a session of 10s on api.
-func openSession(t *testing.T, api pb.AllotClient) uint64 {
+func openSession(t testing.TB, api pb.AllotClient) uint64 {
 	t.Helper()
 	r, err := api.OpenSession(context.Background(), &pb.OpenSessionRequest{TtlMs: 10000})
 	if err != nil {

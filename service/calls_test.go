@@ -16,7 +16,7 @@ import (
 // callsStream opens a Calls stream on api and returns a function that
 // sends a call and one that reads the next result (failing the test
 // past 5 s).
-func callsStream(t *testing.T, api pb.AllotClient) (send func(*pb.Call), recv func() *pb.CallResult) {
+func callsStream(t testing.TB, api pb.AllotClient) (send func(*pb.Call), recv func() *pb.CallResult) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -75,10 +75,22 @@ func errStatus(r *pb.CallResult) *spb.Status {
 // another holder holds up no other call on the stream; a cancel and a
 // timeout end a waiting Lock, which is then granted to nobody; a
 // duplicate open id and a call without a request are INVALID_ARGUMENT.
+//
+// It runs on the gRPC stream and on the native protocol, where a call
+// without a request is refused (UNIMPLEMENTED) with the connection.
 func TestCalls(t *testing.T) {
-	api, nd := apiNode(t, nil)
+	for _, native := range []bool{false, true} {
+		t.Run(map[bool]string{false: "grpc", true: "native"}[native], func(t *testing.T) { testCalls(t, native) })
+	}
+}
+
+func testCalls(t *testing.T, native bool) {
+	api, nd, addr := apiNodeAt(t, nil)
 	a, b := openSession(t, api), openSession(t, api)
 	send, recv := callsStream(t, api)
+	if native {
+		send, recv = nativeCalls(t, addr, nil, "")
+	}
 	lock := func(id, sid uint64, timeout time.Duration, names ...string) {
 		send(&pb.Call{Id: id, TimeoutUs: timeout.Microseconds(), Request: &pb.Call_Lock{Lock: &pb.LockRequest{Session: sid, Resources: names}}})
 	}
@@ -130,10 +142,6 @@ func TestCalls(t *testing.T) {
 	if r := recv(); r.Id != 7 || code(r) != codes.Canceled {
 		t.Fatalf("cancelled Lock 7: %v", r)
 	}
-	send(&pb.Call{Id: 8})
-	if r := recv(); r.Id != 8 || code(r) != codes.InvalidArgument {
-		t.Fatalf("a call without a request: %v, want INVALID_ARGUMENT", r)
-	}
 	// Bad input is the unary call's error.
 	lock(9, a, 0)
 	if r := recv(); r.Id != 9 || code(r) != codes.InvalidArgument || !strings.Contains(r.Error.Message, "resource") {
@@ -151,6 +159,18 @@ func TestCalls(t *testing.T) {
 	send(&pb.Call{Id: 11, Request: &pb.Call_Release{Release: &pb.ReleaseRequest{Session: a, Grant: r.GetAcquire().Grant}}})
 	if r := recv(); r.Id != 11 || code(r) != codes.OK || r.GetRelease() == nil {
 		t.Fatalf("Release: %v", r)
+	}
+
+	if native {
+		send(&pb.Call{Id: 8})
+		if r := recv(); r.Id != 8 || code(r) != codes.Unimplemented || !strings.Contains(r.Error.Message, "no method") {
+			t.Fatalf("a call without a request: %v, want UNIMPLEMENTED", r)
+		}
+	} else {
+		send(&pb.Call{Id: 8})
+		if r := recv(); r.Id != 8 || code(r) != codes.InvalidArgument {
+			t.Fatalf("a call without a request: %v, want INVALID_ARGUMENT", r)
+		}
 	}
 
 	for _, want := range []string{

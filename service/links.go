@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/allot-dev/allot/internal/apiwire"
 	"github.com/allot-dev/allot/mtls"
 	tgrpc "github.com/allot-dev/allot/transport/grpc"
 )
@@ -16,7 +17,8 @@ import (
 // connection of their own, TLS in a secure cluster: about half the CPU of
 // a gRPC stream per message) and on gRPC streams otherwise. Serve splits
 // the port; a node served without it (s.Serve(ln)) is linked to over
-// streams, as is a node of an older version.
+// streams, as is a node of an older version. The same split takes the
+// API's native protocol off the port (native.go).
 
 // plainLinks is the plain carrier of this node: plain TCP in a cluster
 // without TLS, mTLS with Config.Identity in a secure one, where only a
@@ -60,13 +62,39 @@ func (n *Node) Serve(s *grpc.Server, ln net.Listener) error {
 	if tr == nil {
 		return errors.New("service: Serve before Register")
 	}
-	if n.plainLinks() == nil {
+	plain := n.plainLinks() != nil
+	apiTLS, a, native := n.nativeAPI()
+	if !plain && !native {
 		return s.Serve(ln)
 	}
-	rest, links := tgrpc.Split(ln)
-	if err := tr.AcceptPlain(links); err != nil {
-		rest.Close()
-		return err
+	prefix := ""
+	if native {
+		prefix = apiwire.PrefaceFamily
+	}
+	rest, links, api := tgrpc.SplitWith(ln, prefix)
+	if plain {
+		if err := tr.AcceptPlain(links); err != nil {
+			rest.Close()
+			return err
+		}
+	} else {
+		// Nothing begins with the links' preface but a node's link,
+		// which then goes to gRPC streams: closed, it is redialled so.
+		go refuseAll(links)
+	}
+	if native {
+		go n.serveNative(api, apiTLS, a)
 	}
 	return s.Serve(rest)
+}
+
+// refuseAll closes every connection l takes, until l closes.
+func refuseAll(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
 }

@@ -90,7 +90,7 @@ func opsCluster(t *testing.T, n int, edits ...func(*service.Config)) []*opsNode 
 	return nodes
 }
 
-func dialRaw(t *testing.T, addr string) *grpc.ClientConn {
+func dialRaw(t testing.TB, addr string) *grpc.ClientConn {
 	t.Helper()
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

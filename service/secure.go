@@ -106,6 +106,15 @@ func (t *Tokens) check(ctx context.Context) error {
 	if !ok {
 		return status.Error(codes.Unauthenticated, "the authorization is not a Bearer token")
 	}
+	return t.checkToken(tok)
+}
+
+// checkToken finds tok among the tokens, or returns an Unauthenticated
+// status ("" is no token).
+func (t *Tokens) checkToken(tok string) error {
+	if tok == "" {
+		return status.Error(codes.Unauthenticated, "no client token")
+	}
 	if _, ok := t.names[sha256.Sum256([]byte(tok))]; !ok {
 		return status.Error(codes.Unauthenticated, "unknown client token")
 	}
@@ -138,6 +147,8 @@ func Secure(id *mtls.Identity, tokens *Tokens, log *slog.Logger) ([]grpc.ServerO
 			return h(srv, ss)
 		}),
 	}
+	// The node's native protocol checks the same (native.go).
+	srv = append(srv, nativeOption{id: id, a: a})
 	return srv, []grpc.DialOption{grpc.WithTransportCredentials(id.DialCredentials())}
 }
 

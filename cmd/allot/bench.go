@@ -98,6 +98,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	w4Names := fs.Int("w4-names", 1000000, "W4's name space: each operation locks one name drawn uniformly from this many")
 	var co clientOpts // a secure cluster's certificate and token, with --addr
 	co.secureFlags(fs)
+	protocol := fs.String("protocol", "native", "what the client's Lock, Unlock, Acquire and Release travel on: native (the nodes' native protocol, gRPC where a node does not speak it) or grpc")
 	near := fs.Bool("near", false, "W1 and W2 open their sessions at their one key's home node (client.WithNear), where its Lock takes no message between nodes; without it, sessions are spread over the nodes (W1: on each in turn)")
 	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C [--tls-ca F --tls-cert F --tls-key F [--token-file F]]] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms;\nW4: independent names, --w4-sessions clients each locking one random name of --w4-names, hold 0.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err
@@ -110,6 +111,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *warmup < 0 {
 		return badf("--warmup must not be negative")
+	}
+	if *protocol != string(client.ProtocolNative) && *protocol != string(client.ProtocolGRPC) {
+		return badf("--protocol %q: want native or grpc", *protocol)
 	}
 	if *nodes < 1 || *nodes > 64 {
 		return badf("--nodes %d: want 1 to 64", *nodes)
@@ -174,6 +178,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		metrics = cl.metrics
 	}
 	co.addr = strings.Join(addrs, ",")
+	co.protocol = client.Protocol(*protocol)
 	c, err := co.dial(ctx, "bench")
 	if err != nil {
 		return err
@@ -203,10 +208,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		out = append(out, r)
 	}
+	used := protocolsUsed(c)
 	if *format == "json" {
 		e := json.NewEncoder(stdout)
 		e.SetIndent("", "  ")
-		return e.Encode(map[string]any{"nodes": len(addrs), "workloads": out})
+		return e.Encode(map[string]any{"nodes": len(addrs), "protocol": used, "workloads": out})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tops/s\tp50 µs\tp99 µs\tper client min/max\tnode CPU µs/op\tmessages/op\tacross nodes\tbatches/op\tcalls/op\t")
@@ -223,6 +229,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "calls on: %s\n", used)
 	for _, r := range out {
 		if len(r.P50usByNode) > 0 {
 			var by []string
@@ -498,4 +505,18 @@ func (r *benchResult) perOp(beforeByNode, afterByNode []nodeCounts) {
 	r.LinkMessagesPerOp = per(before.link, after.link)
 	r.LinkBatchesPerOp = per(before.batches, after.batches)
 	r.CallsPerOp = per(before.calls, after.calls)
+}
+
+// protocolsUsed is what the client's calls went on, at every node it
+// called: "native", "grpc" or "unary", or several joined by "+" where the
+// nodes differ.
+func protocolsUsed(c *client.Client) string {
+	var ps []string
+	for _, p := range c.Protocols() {
+		if p != "" && !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	return strings.Join(ps, "+")
 }

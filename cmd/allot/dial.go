@@ -13,7 +13,10 @@ import (
 // clientOpts are the flags of a command that is a client of a cluster:
 // the nodes' addresses, and the client certificate and token a secure
 // cluster asks for (allot certs and allot cluster --tls write them).
-type clientOpts struct{ addr, ca, cert, key, tokenFile string }
+type clientOpts struct {
+	addr, ca, cert, key, tokenFile string
+	protocol                       client.Protocol // "": the client's default
+}
 
 func (o *clientOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.addr, "addr", "", "the cluster's node addresses host:port, comma-separated (give them all: a session moves to another node when its own is lost)")
@@ -66,6 +69,9 @@ func (o *clientOpts) dial(ctx context.Context, what string) (*client.Client, err
 			return nil, badf("%s: --token-file %s: no token on its first line", what, o.tokenFile)
 		}
 		opts = append(opts, client.WithToken(tok))
+	}
+	if o.protocol != "" {
+		opts = append(opts, client.WithProtocol(o.protocol))
 	}
 	c, err := client.DialWith(ctx, addrs, opts...)
 	if err != nil {

@@ -194,12 +194,17 @@ func TestBenchTLS(t *testing.T) {
 	flags := strings.Fields(secureClientFlags(files, dir))
 	out, errs, code := allot(t, append(bench, flags...)...)
 	var r struct {
+		Protocol  string
 		Workloads []struct {
 			OpsPerSecond float64 `json:"ops_per_second"`
 		}
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || len(r.Workloads) != 1 || r.Workloads[0].OpsPerSecond <= 0 {
-		t.Errorf("with the certificate and token: exit %d, stdout %q, stderr %q", code, out, errs)
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || len(r.Workloads) != 1 || r.Workloads[0].OpsPerSecond <= 0 || r.Protocol != "native" {
+		t.Errorf("with the certificate and token: exit %d, stdout %q, stderr %q; want calls on the native protocol", code, out, errs)
+	}
+	out, errs, code = allot(t, append(append(bench, "--protocol", "grpc"), flags...)...)
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Protocol != "grpc" {
+		t.Errorf("--protocol grpc: exit %d, stdout %q, stderr %q; want calls on gRPC", code, out, errs)
 	}
 	if _, errs, code := allot(t, bench...); code == 0 || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
 		t.Errorf("in plaintext: exit %d, stderr %q", code, errs)

@@ -82,6 +82,7 @@ func TestServeBadInput(t *testing.T) {
 		{"serve", "--nodes", "127.0.0.1:1", "--quota", "q=-1"},
 		{"bench", "--format", "xml"},
 		{"bench", "--workloads", "W9"},
+		{"bench", "--protocol", "http"},
 		{"bench", "--duration", "-1s"},
 		{"bench", "--warmup", "-1s"},
 		{"bench", "--metrics", "127.0.0.1:1"},

@@ -74,12 +74,28 @@ const handshakeWait = 5 * time.Second
 // It is cmux's (the connection multiplexer etcd serves gRPC and HTTP on
 // one port with), matching on a prefix.
 func Split(l net.Listener) (rest, links net.Listener) {
+	rest, links, _ = SplitWith(l, "")
+	return rest, links
+}
+
+// SplitWith is Split that also sends the connections that begin with
+// prefix (not one of the links': the node's own protocols, such as the
+// API's native one) to other; "": none (other is nil). Such a
+// connection must send at least len(prefix)+1 bytes before it waits for
+// an answer (cmux reads that many to match it).
+func SplitWith(l net.Listener, prefix string) (rest, links, other net.Listener) {
 	m := cmux.New(l)
 	m.SetReadTimeout(handshakeWait)
+	if prefix != "" {
+		// First: a matcher waits for one byte more than its longest
+		// prefix, and the links' is longer than a short protocol's
+		// first message may be.
+		other = m.Match(cmux.PrefixMatcher(prefix))
+	}
 	links = m.Match(cmux.PrefixMatcher(Preface))
 	rest = m.Match(cmux.Any())
 	go m.Serve()
-	return rest, links
+	return rest, links, other
 }
 
 // plainWire is a session's stream on the plain carrier: batches of

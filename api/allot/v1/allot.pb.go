@@ -402,6 +402,54 @@ func (x *LocateResponse) GetEpoch() uint64 {
 	return 0
 }
 
+// CallsHello is the first frame of a Calls connection without gRPC (the
+// native protocol, above): what a gRPC call carries in its metadata.
+type CallsHello struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// token is the client's token, where the node asks for one (gRPC's
+	// "authorization: Bearer TOKEN"); empty: none.
+	Token         string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallsHello) Reset() {
+	*x = CallsHello{}
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallsHello) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallsHello) ProtoMessage() {}
+
+func (x *CallsHello) ProtoReflect() protoreflect.Message {
+	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallsHello.ProtoReflect.Descriptor instead.
+func (*CallsHello) Descriptor() ([]byte, []int) {
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CallsHello) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
 // Call is one call on a Calls stream, or the giving up of one.
 type Call struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -426,7 +474,7 @@ type Call struct {
 
 func (x *Call) Reset() {
 	*x = Call{}
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -438,7 +486,7 @@ func (x *Call) String() string {
 func (*Call) ProtoMessage() {}
 
 func (x *Call) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[5]
+	mi := &file_allot_v1_allot_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -451,7 +499,7 @@ func (x *Call) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Call.ProtoReflect.Descriptor instead.
 func (*Call) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{5}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Call) GetId() uint64 {
@@ -577,7 +625,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +637,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[6]
+	mi := &file_allot_v1_allot_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +650,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{6}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CallResult) GetId() uint64 {
@@ -702,7 +750,7 @@ type CallError struct {
 
 func (x *CallError) Reset() {
 	*x = CallError{}
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +762,7 @@ func (x *CallError) String() string {
 func (*CallError) ProtoMessage() {}
 
 func (x *CallError) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[7]
+	mi := &file_allot_v1_allot_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +775,7 @@ func (x *CallError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallError.ProtoReflect.Descriptor instead.
 func (*CallError) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{7}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CallError) GetCode() int32 {
@@ -760,7 +808,7 @@ type OpenSessionRequest struct {
 
 func (x *OpenSessionRequest) Reset() {
 	*x = OpenSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -772,7 +820,7 @@ func (x *OpenSessionRequest) String() string {
 func (*OpenSessionRequest) ProtoMessage() {}
 
 func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[8]
+	mi := &file_allot_v1_allot_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -785,7 +833,7 @@ func (x *OpenSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionRequest.ProtoReflect.Descriptor instead.
 func (*OpenSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{8}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OpenSessionRequest) GetTtlMs() int64 {
@@ -811,7 +859,7 @@ type OpenSessionResponse struct {
 
 func (x *OpenSessionResponse) Reset() {
 	*x = OpenSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +871,7 @@ func (x *OpenSessionResponse) String() string {
 func (*OpenSessionResponse) ProtoMessage() {}
 
 func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[9]
+	mi := &file_allot_v1_allot_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +884,7 @@ func (x *OpenSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenSessionResponse.ProtoReflect.Descriptor instead.
 func (*OpenSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{9}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *OpenSessionResponse) GetSession() uint64 {
@@ -869,7 +917,7 @@ type KeepAliveRequest struct {
 
 func (x *KeepAliveRequest) Reset() {
 	*x = KeepAliveRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -881,7 +929,7 @@ func (x *KeepAliveRequest) String() string {
 func (*KeepAliveRequest) ProtoMessage() {}
 
 func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[10]
+	mi := &file_allot_v1_allot_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -894,7 +942,7 @@ func (x *KeepAliveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveRequest.ProtoReflect.Descriptor instead.
 func (*KeepAliveRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{10}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KeepAliveRequest) GetSession() uint64 {
@@ -917,7 +965,7 @@ type KeepAliveResponse struct {
 
 func (x *KeepAliveResponse) Reset() {
 	*x = KeepAliveResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +977,7 @@ func (x *KeepAliveResponse) String() string {
 func (*KeepAliveResponse) ProtoMessage() {}
 
 func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[11]
+	mi := &file_allot_v1_allot_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +990,7 @@ func (x *KeepAliveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeepAliveResponse.ProtoReflect.Descriptor instead.
 func (*KeepAliveResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{11}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KeepAliveResponse) GetTtlMs() int64 {
@@ -968,7 +1016,7 @@ type CloseSessionRequest struct {
 
 func (x *CloseSessionRequest) Reset() {
 	*x = CloseSessionRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -980,7 +1028,7 @@ func (x *CloseSessionRequest) String() string {
 func (*CloseSessionRequest) ProtoMessage() {}
 
 func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[12]
+	mi := &file_allot_v1_allot_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -993,7 +1041,7 @@ func (x *CloseSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionRequest.ProtoReflect.Descriptor instead.
 func (*CloseSessionRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{12}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CloseSessionRequest) GetSession() uint64 {
@@ -1011,7 +1059,7 @@ type CloseSessionResponse struct {
 
 func (x *CloseSessionResponse) Reset() {
 	*x = CloseSessionResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1071,7 @@ func (x *CloseSessionResponse) String() string {
 func (*CloseSessionResponse) ProtoMessage() {}
 
 func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[13]
+	mi := &file_allot_v1_allot_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1084,7 @@ func (x *CloseSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseSessionResponse.ProtoReflect.Descriptor instead.
 func (*CloseSessionResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{13}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
 }
 
 // Token fences one resource: tokens of a resource are strictly increasing
@@ -1052,7 +1100,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1064,7 +1112,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[14]
+	mi := &file_allot_v1_allot_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1077,7 +1125,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{14}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Token) GetResource() string {
@@ -1123,7 +1171,7 @@ type LockRequest struct {
 
 func (x *LockRequest) Reset() {
 	*x = LockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1135,7 +1183,7 @@ func (x *LockRequest) String() string {
 func (*LockRequest) ProtoMessage() {}
 
 func (x *LockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[15]
+	mi := &file_allot_v1_allot_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1148,7 +1196,7 @@ func (x *LockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockRequest.ProtoReflect.Descriptor instead.
 func (*LockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{15}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *LockRequest) GetSession() uint64 {
@@ -1190,7 +1238,7 @@ type LockResponse struct {
 
 func (x *LockResponse) Reset() {
 	*x = LockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1250,7 @@ func (x *LockResponse) String() string {
 func (*LockResponse) ProtoMessage() {}
 
 func (x *LockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[16]
+	mi := &file_allot_v1_allot_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1263,7 @@ func (x *LockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockResponse.ProtoReflect.Descriptor instead.
 func (*LockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{16}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LockResponse) GetGrant() uint64 {
@@ -1242,7 +1290,7 @@ type UnlockRequest struct {
 
 func (x *UnlockRequest) Reset() {
 	*x = UnlockRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1302,7 @@ func (x *UnlockRequest) String() string {
 func (*UnlockRequest) ProtoMessage() {}
 
 func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[17]
+	mi := &file_allot_v1_allot_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1315,7 @@ func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockRequest.ProtoReflect.Descriptor instead.
 func (*UnlockRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{17}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UnlockRequest) GetSession() uint64 {
@@ -1292,7 +1340,7 @@ type UnlockResponse struct {
 
 func (x *UnlockResponse) Reset() {
 	*x = UnlockResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1304,7 +1352,7 @@ func (x *UnlockResponse) String() string {
 func (*UnlockResponse) ProtoMessage() {}
 
 func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[18]
+	mi := &file_allot_v1_allot_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1317,7 +1365,7 @@ func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockResponse.ProtoReflect.Descriptor instead.
 func (*UnlockResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{18}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
 }
 
 type AcquireRequest struct {
@@ -1336,7 +1384,7 @@ type AcquireRequest struct {
 
 func (x *AcquireRequest) Reset() {
 	*x = AcquireRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1348,7 +1396,7 @@ func (x *AcquireRequest) String() string {
 func (*AcquireRequest) ProtoMessage() {}
 
 func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[19]
+	mi := &file_allot_v1_allot_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1361,7 +1409,7 @@ func (x *AcquireRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireRequest.ProtoReflect.Descriptor instead.
 func (*AcquireRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{19}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AcquireRequest) GetSession() uint64 {
@@ -1411,7 +1459,7 @@ type AcquireResponse struct {
 
 func (x *AcquireResponse) Reset() {
 	*x = AcquireResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1423,7 +1471,7 @@ func (x *AcquireResponse) String() string {
 func (*AcquireResponse) ProtoMessage() {}
 
 func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[20]
+	mi := &file_allot_v1_allot_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1436,7 +1484,7 @@ func (x *AcquireResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireResponse.ProtoReflect.Descriptor instead.
 func (*AcquireResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{20}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AcquireResponse) GetGrant() uint64 {
@@ -1470,7 +1518,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1530,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[21]
+	mi := &file_allot_v1_allot_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1543,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{21}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ReleaseRequest) GetSession() uint64 {
@@ -1520,7 +1568,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1532,7 +1580,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[22]
+	mi := &file_allot_v1_allot_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1545,7 +1593,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{22}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
 }
 
 type TakeRequest struct {
@@ -1559,7 +1607,7 @@ type TakeRequest struct {
 
 func (x *TakeRequest) Reset() {
 	*x = TakeRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1571,7 +1619,7 @@ func (x *TakeRequest) String() string {
 func (*TakeRequest) ProtoMessage() {}
 
 func (x *TakeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[23]
+	mi := &file_allot_v1_allot_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1584,7 +1632,7 @@ func (x *TakeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeRequest.ProtoReflect.Descriptor instead.
 func (*TakeRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{23}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TakeRequest) GetSession() uint64 {
@@ -1617,7 +1665,7 @@ type TakeResponse struct {
 
 func (x *TakeResponse) Reset() {
 	*x = TakeResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1629,7 +1677,7 @@ func (x *TakeResponse) String() string {
 func (*TakeResponse) ProtoMessage() {}
 
 func (x *TakeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[24]
+	mi := &file_allot_v1_allot_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1642,7 +1690,7 @@ func (x *TakeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TakeResponse.ProtoReflect.Descriptor instead.
 func (*TakeResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{24}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TakeResponse) GetPermits() int64 {
@@ -1660,7 +1708,7 @@ type ListMembersRequest struct {
 
 func (x *ListMembersRequest) Reset() {
 	*x = ListMembersRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1672,7 +1720,7 @@ func (x *ListMembersRequest) String() string {
 func (*ListMembersRequest) ProtoMessage() {}
 
 func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[25]
+	mi := &file_allot_v1_allot_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1685,7 +1733,7 @@ func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
 func (*ListMembersRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{25}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{26}
 }
 
 type Member struct {
@@ -1705,7 +1753,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_allot_v1_allot_proto_msgTypes[26]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1717,7 +1765,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[26]
+	mi := &file_allot_v1_allot_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1730,7 +1778,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{26}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Member) GetId() uint32 {
@@ -1796,7 +1844,7 @@ type ListMembersResponse struct {
 
 func (x *ListMembersResponse) Reset() {
 	*x = ListMembersResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[27]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1808,7 +1856,7 @@ func (x *ListMembersResponse) String() string {
 func (*ListMembersResponse) ProtoMessage() {}
 
 func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[27]
+	mi := &file_allot_v1_allot_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1821,7 +1869,7 @@ func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
 func (*ListMembersResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{27}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListMembersResponse) GetMembers() []*Member {
@@ -1884,7 +1932,7 @@ type ClusterSpec struct {
 
 func (x *ClusterSpec) Reset() {
 	*x = ClusterSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[28]
+	mi := &file_allot_v1_allot_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1896,7 +1944,7 @@ func (x *ClusterSpec) String() string {
 func (*ClusterSpec) ProtoMessage() {}
 
 func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[28]
+	mi := &file_allot_v1_allot_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1909,7 +1957,7 @@ func (x *ClusterSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterSpec.ProtoReflect.Descriptor instead.
 func (*ClusterSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{28}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ClusterSpec) GetBootstrap() []string {
@@ -1978,7 +2026,7 @@ type QuotaSpec struct {
 
 func (x *QuotaSpec) Reset() {
 	*x = QuotaSpec{}
-	mi := &file_allot_v1_allot_proto_msgTypes[29]
+	mi := &file_allot_v1_allot_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1990,7 +2038,7 @@ func (x *QuotaSpec) String() string {
 func (*QuotaSpec) ProtoMessage() {}
 
 func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[29]
+	mi := &file_allot_v1_allot_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2003,7 +2051,7 @@ func (x *QuotaSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaSpec.ProtoReflect.Descriptor instead.
 func (*QuotaSpec) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{29}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *QuotaSpec) GetBudget() int64 {
@@ -2029,7 +2077,7 @@ type AddMemberRequest struct {
 
 func (x *AddMemberRequest) Reset() {
 	*x = AddMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[30]
+	mi := &file_allot_v1_allot_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2041,7 +2089,7 @@ func (x *AddMemberRequest) String() string {
 func (*AddMemberRequest) ProtoMessage() {}
 
 func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[30]
+	mi := &file_allot_v1_allot_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2054,7 +2102,7 @@ func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
 func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{30}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *AddMemberRequest) GetAddress() string {
@@ -2074,7 +2122,7 @@ type AddMemberResponse struct {
 
 func (x *AddMemberResponse) Reset() {
 	*x = AddMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[31]
+	mi := &file_allot_v1_allot_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2086,7 +2134,7 @@ func (x *AddMemberResponse) String() string {
 func (*AddMemberResponse) ProtoMessage() {}
 
 func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[31]
+	mi := &file_allot_v1_allot_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2099,7 +2147,7 @@ func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
 func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{31}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AddMemberResponse) GetId() uint32 {
@@ -2125,7 +2173,7 @@ type RemoveMemberRequest struct {
 
 func (x *RemoveMemberRequest) Reset() {
 	*x = RemoveMemberRequest{}
-	mi := &file_allot_v1_allot_proto_msgTypes[32]
+	mi := &file_allot_v1_allot_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2137,7 +2185,7 @@ func (x *RemoveMemberRequest) String() string {
 func (*RemoveMemberRequest) ProtoMessage() {}
 
 func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[32]
+	mi := &file_allot_v1_allot_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2150,7 +2198,7 @@ func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberRequest.ProtoReflect.Descriptor instead.
 func (*RemoveMemberRequest) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{32}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RemoveMemberRequest) GetId() uint32 {
@@ -2169,7 +2217,7 @@ type RemoveMemberResponse struct {
 
 func (x *RemoveMemberResponse) Reset() {
 	*x = RemoveMemberResponse{}
-	mi := &file_allot_v1_allot_proto_msgTypes[33]
+	mi := &file_allot_v1_allot_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2181,7 +2229,7 @@ func (x *RemoveMemberResponse) String() string {
 func (*RemoveMemberResponse) ProtoMessage() {}
 
 func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_allot_v1_allot_proto_msgTypes[33]
+	mi := &file_allot_v1_allot_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2194,7 +2242,7 @@ func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberResponse.ProtoReflect.Descriptor instead.
 func (*RemoveMemberResponse) Descriptor() ([]byte, []int) {
-	return file_allot_v1_allot_proto_rawDescGZIP(), []int{33}
+	return file_allot_v1_allot_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RemoveMemberResponse) GetMembers() []*Member {
@@ -2226,7 +2274,10 @@ const file_allot_v1_allot_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"C\n" +
 	"\x0eLocateResponse\x12\x1b\n" +
 	"\tnode_addr\x18\x01 \x01(\tR\bnodeAddr\x12\x14\n" +
-	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\"\xa6\x02\n" +
+	"\x05epoch\x18\x02 \x01(\x04R\x05epoch\"\"\n" +
+	"\n" +
+	"CallsHello\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\"\xa6\x02\n" +
 	"\x04Call\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x1d\n" +
 	"\n" +
@@ -2370,94 +2421,95 @@ func file_allot_v1_allot_proto_rawDescGZIP() []byte {
 	return file_allot_v1_allot_proto_rawDescData
 }
 
-var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_allot_v1_allot_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_allot_v1_allot_proto_goTypes = []any{
 	(*HoldersRequest)(nil),       // 0: allot.v1.HoldersRequest
 	(*HoldersResponse)(nil),      // 1: allot.v1.HoldersResponse
 	(*Holder)(nil),               // 2: allot.v1.Holder
 	(*LocateRequest)(nil),        // 3: allot.v1.LocateRequest
 	(*LocateResponse)(nil),       // 4: allot.v1.LocateResponse
-	(*Call)(nil),                 // 5: allot.v1.Call
-	(*CallResult)(nil),           // 6: allot.v1.CallResult
-	(*CallError)(nil),            // 7: allot.v1.CallError
-	(*OpenSessionRequest)(nil),   // 8: allot.v1.OpenSessionRequest
-	(*OpenSessionResponse)(nil),  // 9: allot.v1.OpenSessionResponse
-	(*KeepAliveRequest)(nil),     // 10: allot.v1.KeepAliveRequest
-	(*KeepAliveResponse)(nil),    // 11: allot.v1.KeepAliveResponse
-	(*CloseSessionRequest)(nil),  // 12: allot.v1.CloseSessionRequest
-	(*CloseSessionResponse)(nil), // 13: allot.v1.CloseSessionResponse
-	(*Token)(nil),                // 14: allot.v1.Token
-	(*LockRequest)(nil),          // 15: allot.v1.LockRequest
-	(*LockResponse)(nil),         // 16: allot.v1.LockResponse
-	(*UnlockRequest)(nil),        // 17: allot.v1.UnlockRequest
-	(*UnlockResponse)(nil),       // 18: allot.v1.UnlockResponse
-	(*AcquireRequest)(nil),       // 19: allot.v1.AcquireRequest
-	(*AcquireResponse)(nil),      // 20: allot.v1.AcquireResponse
-	(*ReleaseRequest)(nil),       // 21: allot.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),      // 22: allot.v1.ReleaseResponse
-	(*TakeRequest)(nil),          // 23: allot.v1.TakeRequest
-	(*TakeResponse)(nil),         // 24: allot.v1.TakeResponse
-	(*ListMembersRequest)(nil),   // 25: allot.v1.ListMembersRequest
-	(*Member)(nil),               // 26: allot.v1.Member
-	(*ListMembersResponse)(nil),  // 27: allot.v1.ListMembersResponse
-	(*ClusterSpec)(nil),          // 28: allot.v1.ClusterSpec
-	(*QuotaSpec)(nil),            // 29: allot.v1.QuotaSpec
-	(*AddMemberRequest)(nil),     // 30: allot.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),    // 31: allot.v1.AddMemberResponse
-	(*RemoveMemberRequest)(nil),  // 32: allot.v1.RemoveMemberRequest
-	(*RemoveMemberResponse)(nil), // 33: allot.v1.RemoveMemberResponse
-	nil,                          // 34: allot.v1.ClusterSpec.QuotasEntry
-	(*anypb.Any)(nil),            // 35: google.protobuf.Any
+	(*CallsHello)(nil),           // 5: allot.v1.CallsHello
+	(*Call)(nil),                 // 6: allot.v1.Call
+	(*CallResult)(nil),           // 7: allot.v1.CallResult
+	(*CallError)(nil),            // 8: allot.v1.CallError
+	(*OpenSessionRequest)(nil),   // 9: allot.v1.OpenSessionRequest
+	(*OpenSessionResponse)(nil),  // 10: allot.v1.OpenSessionResponse
+	(*KeepAliveRequest)(nil),     // 11: allot.v1.KeepAliveRequest
+	(*KeepAliveResponse)(nil),    // 12: allot.v1.KeepAliveResponse
+	(*CloseSessionRequest)(nil),  // 13: allot.v1.CloseSessionRequest
+	(*CloseSessionResponse)(nil), // 14: allot.v1.CloseSessionResponse
+	(*Token)(nil),                // 15: allot.v1.Token
+	(*LockRequest)(nil),          // 16: allot.v1.LockRequest
+	(*LockResponse)(nil),         // 17: allot.v1.LockResponse
+	(*UnlockRequest)(nil),        // 18: allot.v1.UnlockRequest
+	(*UnlockResponse)(nil),       // 19: allot.v1.UnlockResponse
+	(*AcquireRequest)(nil),       // 20: allot.v1.AcquireRequest
+	(*AcquireResponse)(nil),      // 21: allot.v1.AcquireResponse
+	(*ReleaseRequest)(nil),       // 22: allot.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),      // 23: allot.v1.ReleaseResponse
+	(*TakeRequest)(nil),          // 24: allot.v1.TakeRequest
+	(*TakeResponse)(nil),         // 25: allot.v1.TakeResponse
+	(*ListMembersRequest)(nil),   // 26: allot.v1.ListMembersRequest
+	(*Member)(nil),               // 27: allot.v1.Member
+	(*ListMembersResponse)(nil),  // 28: allot.v1.ListMembersResponse
+	(*ClusterSpec)(nil),          // 29: allot.v1.ClusterSpec
+	(*QuotaSpec)(nil),            // 30: allot.v1.QuotaSpec
+	(*AddMemberRequest)(nil),     // 31: allot.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),    // 32: allot.v1.AddMemberResponse
+	(*RemoveMemberRequest)(nil),  // 33: allot.v1.RemoveMemberRequest
+	(*RemoveMemberResponse)(nil), // 34: allot.v1.RemoveMemberResponse
+	nil,                          // 35: allot.v1.ClusterSpec.QuotasEntry
+	(*anypb.Any)(nil),            // 36: google.protobuf.Any
 }
 var file_allot_v1_allot_proto_depIdxs = []int32{
 	2,  // 0: allot.v1.HoldersResponse.holders:type_name -> allot.v1.Holder
-	14, // 1: allot.v1.Holder.token:type_name -> allot.v1.Token
-	15, // 2: allot.v1.Call.lock:type_name -> allot.v1.LockRequest
-	17, // 3: allot.v1.Call.unlock:type_name -> allot.v1.UnlockRequest
-	19, // 4: allot.v1.Call.acquire:type_name -> allot.v1.AcquireRequest
-	21, // 5: allot.v1.Call.release:type_name -> allot.v1.ReleaseRequest
-	7,  // 6: allot.v1.CallResult.error:type_name -> allot.v1.CallError
-	16, // 7: allot.v1.CallResult.lock:type_name -> allot.v1.LockResponse
-	18, // 8: allot.v1.CallResult.unlock:type_name -> allot.v1.UnlockResponse
-	20, // 9: allot.v1.CallResult.acquire:type_name -> allot.v1.AcquireResponse
-	22, // 10: allot.v1.CallResult.release:type_name -> allot.v1.ReleaseResponse
-	35, // 11: allot.v1.CallError.details:type_name -> google.protobuf.Any
-	14, // 12: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
-	14, // 13: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
-	26, // 14: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
-	28, // 15: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
-	34, // 16: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
-	26, // 17: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
-	26, // 18: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
-	29, // 19: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
-	8,  // 20: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
-	10, // 21: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
-	12, // 22: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
-	15, // 23: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
-	17, // 24: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
-	19, // 25: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
-	21, // 26: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
-	23, // 27: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
+	15, // 1: allot.v1.Holder.token:type_name -> allot.v1.Token
+	16, // 2: allot.v1.Call.lock:type_name -> allot.v1.LockRequest
+	18, // 3: allot.v1.Call.unlock:type_name -> allot.v1.UnlockRequest
+	20, // 4: allot.v1.Call.acquire:type_name -> allot.v1.AcquireRequest
+	22, // 5: allot.v1.Call.release:type_name -> allot.v1.ReleaseRequest
+	8,  // 6: allot.v1.CallResult.error:type_name -> allot.v1.CallError
+	17, // 7: allot.v1.CallResult.lock:type_name -> allot.v1.LockResponse
+	19, // 8: allot.v1.CallResult.unlock:type_name -> allot.v1.UnlockResponse
+	21, // 9: allot.v1.CallResult.acquire:type_name -> allot.v1.AcquireResponse
+	23, // 10: allot.v1.CallResult.release:type_name -> allot.v1.ReleaseResponse
+	36, // 11: allot.v1.CallError.details:type_name -> google.protobuf.Any
+	15, // 12: allot.v1.LockResponse.tokens:type_name -> allot.v1.Token
+	15, // 13: allot.v1.AcquireResponse.token:type_name -> allot.v1.Token
+	27, // 14: allot.v1.ListMembersResponse.members:type_name -> allot.v1.Member
+	29, // 15: allot.v1.ListMembersResponse.cluster:type_name -> allot.v1.ClusterSpec
+	35, // 16: allot.v1.ClusterSpec.quotas:type_name -> allot.v1.ClusterSpec.QuotasEntry
+	27, // 17: allot.v1.AddMemberResponse.members:type_name -> allot.v1.Member
+	27, // 18: allot.v1.RemoveMemberResponse.members:type_name -> allot.v1.Member
+	30, // 19: allot.v1.ClusterSpec.QuotasEntry.value:type_name -> allot.v1.QuotaSpec
+	9,  // 20: allot.v1.Allot.OpenSession:input_type -> allot.v1.OpenSessionRequest
+	11, // 21: allot.v1.Allot.KeepAlive:input_type -> allot.v1.KeepAliveRequest
+	13, // 22: allot.v1.Allot.CloseSession:input_type -> allot.v1.CloseSessionRequest
+	16, // 23: allot.v1.Allot.Lock:input_type -> allot.v1.LockRequest
+	18, // 24: allot.v1.Allot.Unlock:input_type -> allot.v1.UnlockRequest
+	20, // 25: allot.v1.Allot.Acquire:input_type -> allot.v1.AcquireRequest
+	22, // 26: allot.v1.Allot.Release:input_type -> allot.v1.ReleaseRequest
+	24, // 27: allot.v1.Allot.Take:input_type -> allot.v1.TakeRequest
 	3,  // 28: allot.v1.Allot.Locate:input_type -> allot.v1.LocateRequest
-	5,  // 29: allot.v1.Allot.Calls:input_type -> allot.v1.Call
+	6,  // 29: allot.v1.Allot.Calls:input_type -> allot.v1.Call
 	0,  // 30: allot.v1.Allot.Holders:input_type -> allot.v1.HoldersRequest
-	25, // 31: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
-	30, // 32: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
-	32, // 33: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
-	9,  // 34: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
-	11, // 35: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
-	13, // 36: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
-	16, // 37: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
-	18, // 38: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
-	20, // 39: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
-	22, // 40: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
-	24, // 41: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
+	26, // 31: allot.v1.Admin.ListMembers:input_type -> allot.v1.ListMembersRequest
+	31, // 32: allot.v1.Admin.AddMember:input_type -> allot.v1.AddMemberRequest
+	33, // 33: allot.v1.Admin.RemoveMember:input_type -> allot.v1.RemoveMemberRequest
+	10, // 34: allot.v1.Allot.OpenSession:output_type -> allot.v1.OpenSessionResponse
+	12, // 35: allot.v1.Allot.KeepAlive:output_type -> allot.v1.KeepAliveResponse
+	14, // 36: allot.v1.Allot.CloseSession:output_type -> allot.v1.CloseSessionResponse
+	17, // 37: allot.v1.Allot.Lock:output_type -> allot.v1.LockResponse
+	19, // 38: allot.v1.Allot.Unlock:output_type -> allot.v1.UnlockResponse
+	21, // 39: allot.v1.Allot.Acquire:output_type -> allot.v1.AcquireResponse
+	23, // 40: allot.v1.Allot.Release:output_type -> allot.v1.ReleaseResponse
+	25, // 41: allot.v1.Allot.Take:output_type -> allot.v1.TakeResponse
 	4,  // 42: allot.v1.Allot.Locate:output_type -> allot.v1.LocateResponse
-	6,  // 43: allot.v1.Allot.Calls:output_type -> allot.v1.CallResult
+	7,  // 43: allot.v1.Allot.Calls:output_type -> allot.v1.CallResult
 	1,  // 44: allot.v1.Allot.Holders:output_type -> allot.v1.HoldersResponse
-	27, // 45: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
-	31, // 46: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
-	33, // 47: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
+	28, // 45: allot.v1.Admin.ListMembers:output_type -> allot.v1.ListMembersResponse
+	32, // 46: allot.v1.Admin.AddMember:output_type -> allot.v1.AddMemberResponse
+	34, // 47: allot.v1.Admin.RemoveMember:output_type -> allot.v1.RemoveMemberResponse
 	34, // [34:48] is the sub-list for method output_type
 	20, // [20:34] is the sub-list for method input_type
 	20, // [20:20] is the sub-list for extension type_name
@@ -2470,14 +2522,14 @@ func file_allot_v1_allot_proto_init() {
 	if File_allot_v1_allot_proto != nil {
 		return
 	}
-	file_allot_v1_allot_proto_msgTypes[5].OneofWrappers = []any{
+	file_allot_v1_allot_proto_msgTypes[6].OneofWrappers = []any{
 		(*Call_Lock)(nil),
 		(*Call_Unlock)(nil),
 		(*Call_Acquire)(nil),
 		(*Call_Release)(nil),
 		(*Call_Cancel)(nil),
 	}
-	file_allot_v1_allot_proto_msgTypes[6].OneofWrappers = []any{
+	file_allot_v1_allot_proto_msgTypes[7].OneofWrappers = []any{
 		(*CallResult_Lock)(nil),
 		(*CallResult_Unlock)(nil),
 		(*CallResult_Acquire)(nil),
@@ -2489,7 +2541,7 @@ func file_allot_v1_allot_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_allot_v1_allot_proto_rawDesc), len(file_allot_v1_allot_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

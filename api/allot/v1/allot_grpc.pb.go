@@ -166,6 +166,16 @@ type AllotClient interface {
 	// A stream that breaks leaves its open calls as a connection lost
 	// under unary calls does: unanswered, perhaps done. Nodes of an
 	// earlier version answer UNIMPLEMENTED: use the unary calls.
+	//
+	// The same Calls are also served without gRPC, on the node's one port:
+	// a TCP connection that begins with "allot-api/1\n" (then TLS in a
+	// secure cluster), then frames, each a length (an unsigned varint, 1
+	// to 4 MiB) and that many bytes of one message: first a CallsHello from
+	// the caller, answered by a CallResult of id 0 (no error: accepted; an
+	// error: refused, and the connection closed), then Calls one way and
+	// CallResults the other, as on this stream. A node of an earlier
+	// version closes such a connection. docs/service.md ("What crosses the
+	// wire") has the rest.
 	Calls(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Call, CallResult], error)
 	// Holders lists who holds name now among the sessions this node
 	// serves: a lock's name, or a semaphore's (semaphore set; the two are
@@ -352,6 +362,16 @@ type AllotServer interface {
 	// A stream that breaks leaves its open calls as a connection lost
 	// under unary calls does: unanswered, perhaps done. Nodes of an
 	// earlier version answer UNIMPLEMENTED: use the unary calls.
+	//
+	// The same Calls are also served without gRPC, on the node's one port:
+	// a TCP connection that begins with "allot-api/1\n" (then TLS in a
+	// secure cluster), then frames, each a length (an unsigned varint, 1
+	// to 4 MiB) and that many bytes of one message: first a CallsHello from
+	// the caller, answered by a CallResult of id 0 (no error: accepted; an
+	// error: refused, and the connection closed), then Calls one way and
+	// CallResults the other, as on this stream. A node of an earlier
+	// version closes such a connection. docs/service.md ("What crosses the
+	// wire") has the rest.
 	Calls(grpc.BidiStreamingServer[Call, CallResult]) error
 	// Holders lists who holds name now among the sessions this node
 	// serves: a lock's name, or a semaphore's (semaphore set; the two are

@@ -168,6 +168,16 @@ class AllotServicer(object):
     A stream that breaks leaves its open calls as a connection lost
     under unary calls does: unanswered, perhaps done. Nodes of an
     earlier version answer UNIMPLEMENTED: use the unary calls.
+
+    The same Calls are also served without gRPC, on the node's one port:
+    a TCP connection that begins with "allot-api/1\n" (then TLS in a
+    secure cluster), then frames, each a length (an unsigned varint, 1
+    to 4 MiB) and that many bytes of one message: first a CallsHello from
+    the caller, answered by a CallResult of id 0 (no error: accepted; an
+    error: refused, and the connection closed), then Calls one way and
+    CallResults the other, as on this stream. A node of an earlier
+    version closes such a connection. docs/service.md ("What crosses the
+    wire") has the rest.
     """
     context.set_code(grpc.StatusCode.UNIMPLEMENTED)
     context.set_details('Method not implemented!')
