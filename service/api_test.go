@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -47,8 +46,9 @@ func apiNodeAt(t testing.TB, edit func(*service.Config)) (pb.AllotClient, *servi
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := grpc.NewServer()
-	if err := nd.Register(s); err != nil {
+	// NewServer: the config's server options (a secure node's) apply.
+	s, err := nd.NewServer()
+	if err != nil {
 		t.Fatal(err)
 	}
 	go nd.Serve(s, ln)

@@ -294,31 +294,9 @@ func secureNode(t *testing.T, log *syncLog) (string, pb.AllotClient, *tls.Config
 		t.Fatal(err)
 	}
 	srvOpts, dialOpts := service.Secure(nodeID, tokens, slog.New(slog.NewTextHandler(log, nil)))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	nd, err := service.New(service.Config{Cluster: service.Cluster{Nodes: []string{addr}, Slots: 4}, DialOptions: dialOpts, ServerOptions: srvOpts, Identity: nodeID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := nd.NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go nd.Serve(s, ln)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		nd.Shutdown(ctx)
-		s.Stop()
+	_, _, addr := apiNodeAt(t, func(c *service.Config) {
+		c.DialOptions, c.ServerOptions, c.Identity = dialOpts, srvOpts, nodeID
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := nd.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
 	withCert := clientID.ClientConfig()
 	withCert.ServerName = "127.0.0.1"
 	roots := x509.NewCertPool()
