@@ -224,6 +224,11 @@ func (st *callStream) open() {
 			st.c.forget(st)
 			close(st.ready)
 			return
+		case isSilent(err):
+			// Connected, and not answered at all: a frozen or
+			// starved node, not an older one. gRPC waits on it as
+			// it would, and the node is asked again with the next
+			// stream.
 		case !isDialError(err):
 			// Connected, and not answered as the protocol answers:
 			// an older node (or TLS refused, which gRPC says too).

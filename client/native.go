@@ -1,12 +1,14 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
@@ -65,23 +67,31 @@ type nativeDialer struct {
 	addr  string
 	tls   *tls.Config // nil: plain TCP
 	token string
+	wait  time.Duration // the handshake's bound (0: apiwire.HandshakeWait)
 }
 
 // dial opens a connection to the node and has it accepted: an error
 // that isRefusal is the node's refusal (it speaks the protocol); one that
-// isDialError did not reach the node; any other, the node did not answer
+// isDialError did not reach the node; one that isSilent reached it and
+// was not answered in the handshake's time (a frozen or starved node:
+// one that does not speak the protocol closes the connection, as gRPC
+// does on a greeting not its own); any other, the node did not answer
 // as the protocol does.
 func (d *nativeDialer) dial() (*nativeConn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), apiwire.HandshakeWait)
+	wait := cmp.Or(d.wait, apiwire.HandshakeWait)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	raw, err := (&net.Dialer{}).DialContext(ctx, "tcp", d.addr)
 	if err != nil {
 		return nil, dialError{err}
 	}
-	raw.SetDeadline(time.Now().Add(apiwire.HandshakeWait))
+	raw.SetDeadline(time.Now().Add(wait))
 	c := raw
 	fail := func(err error) (*nativeConn, error) {
 		raw.Close()
+		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, silence{err}
+		}
 		return nil, err
 	}
 	if _, err := io.WriteString(raw, apiwire.Preface); err != nil {
@@ -119,6 +129,15 @@ func (d *nativeDialer) dial() (*nativeConn, error) {
 	raw.SetDeadline(time.Time{})
 	return &nativeConn{w: w}, nil
 }
+
+// silence is a native connection the node took and did not answer in
+// the handshake's time.
+type silence struct{ err error }
+
+func (s silence) Error() string { return "the node did not answer: " + s.err.Error() }
+func (s silence) Unwrap() error { return s.err }
+
+func isSilent(err error) bool { return errors.As(err, new(silence)) }
 
 // refusal is the node's refusal of a native connection.
 type refusal struct{ err error }

@@ -108,7 +108,7 @@ func TestNativeFallback(t *testing.T) {
 	if err := nd.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Dial(ctx, ln.Addr().String())
+	c, err := client.DialWith(ctx, []string{ln.Addr().String()}, client.WithProtocol(client.ProtocolNative))
 	if err != nil {
 		t.Fatal(err)
 	}
