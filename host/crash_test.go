@@ -23,11 +23,14 @@ import (
 // links: the crash is on the stream (and nothing from the crashed process
 // after it), exclusion still holds, the checkers do not count the crashed
 // user's request as open, and the failure locality the Locality checker
-// measures from the stream is within the paper's bound of 3.
+// measures from the stream is within the paper's bound of 3. The
+// crashes are seen in the order of their ticks.
 func TestCrashSeenByCheckers(t *testing.T) {
 	for _, crashes := range [][]host.Crash{
 		{{P: 5, At: 40}},
 		{{P: 2, At: 30}, {P: 9, At: 60}},
+		// Due at once: they happen in the schedule's order all the same.
+		{{P: 9, At: 0}, {P: 2, At: 0}},
 	} {
 		g, err := graph.Parse("line:12", nil)
 		if err != nil {

@@ -82,7 +82,9 @@
 //     late on an idle machine; see DefaultTick).
 //   - There is no processing cost or speed factor: handling an input costs
 //     what it really costs. Crashes happen between two inputs of the
-//     crashed process, at or a little after their tick.
+//     crashed process, at or a little after their tick, and in the
+//     order of their ticks (the schedule's among equal ones), however
+//     late a loaded machine runs them.
 //   - A Requests limit is reached while other processes keep working for an
 //     instant, so Served may end slightly above it; there is no drain
 //     window.

@@ -1,9 +1,11 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -146,17 +148,32 @@ func Run(ctx context.Context, cfg RunConfig, pb *algo.Problem, procs []proc.Proc
 	for u := range r.users {
 		r.h.Call(proc.ID(u), func(proc.Env) { r.app.Begin(r, proc.ID(u)) })
 	}
-	for _, c := range cfg.Net.Crashes {
+	// The crashes happen in the order of their ticks (the schedule's
+	// order among equal ones): each is armed once the one before is on
+	// the stream. Armed all at once, two callbacks overdue on a loaded
+	// machine ran in either order.
+	order := slices.Clone(cfg.Net.Crashes)
+	slices.SortStableFunc(order, func(a, b Crash) int { return cmp.Compare(a.At, b.At) })
+	start := time.Now()
+	var arm func(i int)
+	arm = func(i int) {
+		if i == len(order) {
+			return
+		}
+		c := order[i]
 		r.pending.Add(1)
-		if !crashes.After(time.Duration(c.At)*r.h.Tick(), func() {
+		if !crashes.After(time.Until(start.Add(time.Duration(c.At)*r.h.Tick())), func() {
 			defer r.pending.Done()
 			if err := r.h.Crash(c.P); err != nil && !errors.Is(err, ErrClosed) {
 				r.halt(StopError, err)
+				return
 			}
+			arm(i + 1)
 		}) {
 			r.pending.Done()
 		}
 	}
+	arm(0)
 	r.pending.Done()
 	select {
 	case <-ctx.Done():
