@@ -83,6 +83,10 @@ func TestServiceVariantFails(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "seed 57") || !strings.Contains(errs, "outlived") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
+	_, errs, code = allot(t, "sim", "--kind", "service", "--variant", "sem-no-regrant", "--semaphores", "1", "--units", "1", "--random-faults", "--seed", "8")
+	if code != 1 || !strings.Contains(errs, "seed 8") || !strings.Contains(errs, "capacity") {
+		t.Errorf("sem-no-regrant: exit %d, stderr %q", code, errs)
+	}
 }
 
 // TestServiceExploreViewChange: a crash at a tick, the search from just
