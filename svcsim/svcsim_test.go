@@ -106,19 +106,25 @@ func TestScripted(t *testing.T) {
 	}
 }
 
-// TestSweepWorkers: the summary does not depend on the number of workers.
+// TestSweepWorkers: the summary does not depend on the number of
+// workers, with semaphores or without.
 func TestSweepWorkers(t *testing.T) {
-	cfg := Config{Nodes: 3, Clients: 3, Horizon: 12000, Delay: delay(t), Random: true}
-	one, err := Sweep(cfg, seeds(40, 4), 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	two, err := Sweep(cfg, seeds(40, 4), 3, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(one, two) {
-		t.Errorf("1 worker: %+v\n3 workers: %+v", one, two)
+	for _, sems := range []int{0, 2} {
+		cfg := Config{Nodes: 3, Clients: 3, Horizon: 12000, Delay: delay(t), Random: true, Semaphores: sems, Units: 2}
+		one, err := Sweep(cfg, seeds(40, 4), 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, err := Sweep(cfg, seeds(40, 4), 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, two) {
+			t.Errorf("%d semaphores: 1 worker: %+v\n3 workers: %+v", sems, one, two)
+		}
+		if sems > 0 && (one.Units == 0 || one.Units == one.Grants) {
+			t.Errorf("%d semaphores: %d units granted of %d grants", sems, one.Units, one.Grants)
+		}
 	}
 }
 
