@@ -117,6 +117,9 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--crash", "0@200", "--restart", "0,0@300"},
 		{"explore", "--kind", "service", "--from", "soon"},
 		{"explore", "--kind", "service", "--from", "adopt", "--max-states", "5"},
+		{"explore", "--kind", "service", "--semaphores", "-1"},
+		{"explore", "--kind", "service", "--semaphores", "1", "--units", "0"},
+		{"explore", "--kind", "service", "--variant", "sem-no-regrant"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
