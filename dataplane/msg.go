@@ -89,6 +89,7 @@ const (
 	Expired          // NOT_FOUND, SESSION_EXPIRED
 	Unavailable      // UNAVAILABLE: the node is not serving, or its backup kept nothing
 	NotHeld          // FAILED_PRECONDITION: the session holds no such grant
+	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id
 )
 
 // Reply is a node's answer to a Call.

@@ -257,9 +257,13 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 	case OpKeepAlive:
 		n.keepAlive(o, from, c, s)
 	case OpLock, OpAcquire:
+		if c.Op == OpAcquire && (c.Units < 1 || c.Sem < 0) {
+			n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
+			return
+		}
 		g := &grant{id: n.id(), s: s, client: from, req: c.Req}
 		if c.Op == OpAcquire {
-			g.key = Key{Sem: c.Sem, Units: max(c.Units, 1)}
+			g.key = Key{Sem: c.Sem, Units: c.Units}
 		}
 		for _, name := range c.Names {
 			g.res = append(g.res, proc.ResID(name))

@@ -145,6 +145,11 @@ func TestSemaphoreGrant(t *testing.T) {
 	sid := o.Replies[0].M.(Reply).Session
 	sem := Key{Sem: 3, Units: 5}
 	o = Out{}
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 9, Session: sid, Sem: 3})
+	if len(o.Asks) != 0 || len(o.Replies) != 1 || o.Replies[0].M.(Reply).Code != Invalid {
+		t.Fatalf("a semaphore of no units: %+v", o)
+	}
+	o = Out{}
 	a.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: sid, Sem: 3, Units: 5})
 	if len(o.Asks) != 1 || o.Asks[0].Key != sem || o.Asks[0].Epoch != 5 {
 		t.Fatalf("asks: %+v", o.Asks)
