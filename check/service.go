@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/allot-dev/allot/proc"
@@ -18,6 +19,12 @@ import (
 // others clients. It reads no node's belief: a client's hold on a lock is
 // judged by the client's own lease rule, from what it was told.
 //
+// A client's EvRequest, EvEnter and EvExit are of a lock, its names in
+// Res, or of a semaphore's unit: then S.Units is the semaphore's units
+// (R, above 0), S.Sem which semaphore, and EvEnter's S.Unit the unit its
+// token names, a unit of view Epoch (proc.Session). A semaphore's grant
+// is one unit, as the service's Acquire.
+//
 // Safety:
 //
 //	one-holder      no two clients hold a name at once; a client holds
@@ -26,8 +33,14 @@ import (
 //	                session (session.Believed from each keep-alive its node
 //	                answered, counted from when it sent it;
 //	                session.BelievedAtBackup for its backup's answers)
+//	capacity        the clients never hold more than R units of a
+//	                semaphore of R units at once; a client holds a unit as
+//	                it holds a lock (one-holder), until it sends the
+//	                release
 //	token-order     the fencing tokens (epoch, counter) a name's grants
-//	                are answered with only grow
+//	                are answered with only grow; so do those of a
+//	                semaphore's unit of a view (the service's token names
+//	                sem/NAME/UNITS/UNIT@EPOCH: its counters only grow)
 //	grant-after-end no node holds a grant of a session (EvHeld) after the
 //	                session ended (EvEnded)
 //
@@ -64,6 +77,8 @@ type Service struct {
 	sessions map[uint64]*svcSession
 	holders  map[proc.ResID]*svcHold
 	tokens   map[proc.ResID][2]uint64
+	semHolds map[semKey][]*svcHold
+	units    map[semUnit][2]uint64
 	ended    map[uint64]proc.Time
 	clients  map[proc.ID]*svcClient
 }
@@ -78,6 +93,16 @@ type svcSession struct {
 	at       proc.ID   // the node holding it (-1: none: lost or handed)
 	adopted  proc.Time
 	ended    bool
+}
+
+// semKey is a semaphore: its id and its units.
+type semKey struct{ sem, units int32 }
+
+// semUnit is a unit of a semaphore in a view: what its token names.
+type semUnit struct {
+	semKey
+	unit  int32
+	epoch uint64
 }
 
 type svcHold struct {
@@ -107,6 +132,7 @@ func (c *Service) finding(rule string, t proc.Time, format string, args ...any) 
 func (c *Service) init() {
 	if c.sessions == nil {
 		c.sessions, c.holders, c.tokens = map[uint64]*svcSession{}, map[proc.ResID]*svcHold{}, map[proc.ResID][2]uint64{}
+		c.semHolds, c.units = map[semKey][]*svcHold{}, map[semUnit][2]uint64{}
 		c.ended, c.clients = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}
 	}
 }
@@ -220,6 +246,11 @@ func (c *Service) Event(e proc.Event) {
 		c.closeRequest(e.P, k, t)
 		tok := [2]uint64{e.Epoch, e.S.Counter}
 		h := &svcHold{client: e.P, session: id, grant: e.S.Grant}
+		if e.S.Units > 0 {
+			c.semEnter(e, h, tok)
+			k.hold = append(slices.DeleteFunc(k.hold, func(o *svcHold) bool { return !c.holding(o, t) }), h)
+			return
+		}
 		for _, r := range slices.Compact(slices.Sorted(slices.Values(e.Res))) {
 			if o := c.holders[r]; o != nil && o.client != e.P && c.holding(o, t) {
 				c.finding("one-holder", t, "client %d granted name %d (grant %d of session %d) while client %d holds it (grant %d of session %d)",
@@ -239,6 +270,28 @@ func (c *Service) Event(e proc.Event) {
 			}
 		}
 	}
+}
+
+// semEnter judges a semaphore's grant answered to a client: capacity,
+// and its unit's token-order.
+func (c *Service) semEnter(e proc.Event, h *svcHold, tok [2]uint64) {
+	t, key := e.Time, semKey{e.S.Sem, e.S.Units}
+	held := slices.DeleteFunc(c.semHolds[key], func(o *svcHold) bool { return !c.holding(o, t) })
+	if len(held) >= int(key.units) {
+		var who []string
+		for _, o := range held {
+			who = append(who, fmt.Sprintf("client %d (grant %d of session %d)", o.client, o.grant, o.session))
+		}
+		c.finding("capacity", t, "client %d granted a unit of semaphore %d (grant %d of session %d), whose %d units are held: %s",
+			e.P, key.sem, e.S.Grant, e.S.ID, key.units, strings.Join(who, ", "))
+	}
+	c.semHolds[key] = append(held, h)
+	u := semUnit{key, e.S.Unit, e.Epoch}
+	if last, ok := c.units[u]; ok && !less(last, tok) {
+		c.finding("token-order", t, "client %d granted unit %d@%d of semaphore %d with token %v, not above the last one answered, %v",
+			e.P, u.unit, u.epoch, key.sem, tok, last)
+	}
+	c.units[u] = tok
 }
 
 func less(a, b [2]uint64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }

@@ -29,6 +29,14 @@ func enter(t proc.Time, p proc.ID, id, grant uint64, epoch, counter uint64, res 
 	return e
 }
 
+// acquired: client p's grant of a unit of semaphore sem of units units,
+// its token (epoch, counter) on unit unit of view epoch.
+func acquired(t proc.Time, p proc.ID, id, grant uint64, sem, units, unit int32, epoch, counter uint64) ev {
+	e := sv(t, proc.EvEnter, p, proc.Session{ID: id, Grant: grant, Counter: counter, Sem: sem, Units: units, Unit: unit})
+	e.Epoch = epoch
+	return e
+}
+
 func request(t proc.Time, p proc.ID, id uint64, res ...proc.ResID) ev {
 	e := sv(t, proc.EvRequest, p, proc.Session{ID: id, Grant: 1})
 	e.Res = res
@@ -73,6 +81,36 @@ func TestService(t *testing.T) {
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), enter(30, 3, 1, 11, 6, 7, 5),
 			sv(40, proc.EvExit, 3, proc.Session{ID: 1, Grant: 11}),
 			opened(41, 1, 2), alive(43, 4, 2, 41, 100), enter(60, 4, 2, 21, 5, 90, 5)}, "token-order"},
+		{"a semaphore's units held up to R, passed on, and its units' tokens", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			opened(12, 2, 3), alive(14, 5, 3, 10, 100),
+			acquired(30, 3, 1, 11, 0, 2, 0, 6, 1), acquired(31, 4, 2, 21, 0, 2, 1, 6, 2),
+			// Semaphore 1 and the lock are other things.
+			acquired(32, 5, 3, 31, 1, 2, 0, 6, 3), enter(33, 5, 3, 32, 6, 4, 0),
+			sv(40, proc.EvExit, 3, proc.Session{ID: 1, Grant: 11, Sem: 0, Units: 2}),
+			// Unit 0 again in view 6, a greater counter; unit 0 of view 7
+			// is another unit, its counters its own.
+			acquired(41, 5, 3, 33, 0, 2, 0, 6, 5),
+			sv(50, proc.EvExit, 4, proc.Session{ID: 2, Grant: 21, Sem: 0, Units: 2}),
+			acquired(51, 3, 1, 12, 0, 2, 0, 7, 1)}, ""},
+		{"more units held than the semaphore has", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			opened(12, 2, 3), alive(14, 5, 3, 10, 100),
+			acquired(30, 3, 1, 11, 0, 2, 0, 6, 1), acquired(31, 4, 2, 21, 0, 2, 1, 6, 2),
+			acquired(32, 5, 3, 31, 0, 2, 0, 7, 1)}, "capacity"},
+		{"a unit held past its session's lease is still held", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			acquired(30, 3, 1, 11, 0, 1, 0, 6, 1),
+			// Client 3 counts on session 1 until 8+100: a grant at 90 is
+			// one too many.
+			acquired(90, 4, 2, 21, 0, 1, 0, 7, 1)}, "capacity"},
+		{"a unit free once its holder stopped counting on its session", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			acquired(30, 3, 1, 11, 0, 1, 0, 6, 1), acquired(108, 4, 2, 21, 0, 1, 0, 7, 1)}, ""},
+		{"a unit's token that does not grow", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), acquired(30, 3, 1, 11, 0, 2, 1, 6, 7),
+			sv(40, proc.EvExit, 3, proc.Session{ID: 1, Grant: 11, Sem: 0, Units: 2}),
+			opened(41, 1, 2), alive(43, 4, 2, 41, 100), acquired(60, 4, 2, 21, 0, 2, 1, 6, 7)}, "token-order"},
 		{"a grant held after its session ended", 0, []ev{
 			opened(10, 0, 1), sv(20, proc.EvEnded, 0, proc.Session{ID: 1}),
 			sv(30, proc.EvHeld, 1, proc.Session{ID: 1, Grant: 11})}, "grant-after-end"},

@@ -2,27 +2,32 @@
 // the simulator: what a node of allot serve does with sessions, grants
 // and backups, written once as a state machine (Node) over package
 // session, and a node as a proc.Process (Process) that hosts it beside
-// the control plane (package control) and the lock algorithm's processes
-// of each view.
+// the control plane (package control) and the processes of each view's
+// instances: the lock algorithm's, and the semaphores' pool algorithm's.
 //
-//	           clients: Call (open, keep-alive, lock, unlock, close) ──> Reply
-//	                │
+//	   clients: Call (open, keep-alive, lock, unlock, acquire, release, close)
+//	                │      ──> Reply
 //	Process ────────┼─────────────────────────────────────────────────────────────┐
 //	│  control.Node (Raft, views, leases; its Disk across restarts)              │
 //	│     │ Adopt(view, prev), Serve, Fence(lost); LeaseLeft before each input   │
 //	│     v                                                                      │
 //	│  Node (pure: time and the lease are inputs, outputs are data in an Out)    │
 //	│     sessions (session.Session: the lease rule), Expiry, Handed, Delays     │
-//	│     grants by id: asked on a user of the view's lock instance, answered    │
-//	│       once the backup has them, asked again in every new view (regrant)    │
+//	│     grants by id, each on a Key (the lock, or semaphore j of R units):     │
+//	│       asked on a user of the view's instance of its key, answered once     │
+//	│       the backup has them, asked again in every new view (regrant; a       │
+//	│       semaphore's on a unit numbered afresh, its token's unit kept)        │
 //	│     Outbox: the records owed to the backup (Keep ─> KeepAck)               │
 //	│     Keeper: the records kept for others; TakeOver: adoption               │
 //	│     readiness in a new view: regrants answered, records acknowledged       │
 //	│     Out: Replies, Sends (Keep, KeepAck), Asks, Frees, Events, Ready,       │
 //	│          Stopped, Retire, Left                                             │
 //	│     v                                                                      │
-//	│  lock instances, one per view (the service's placement; processes made     │
-//	│  as first used), their messages as Inst, stamped by the Lamport clock      │
+//	│  instances, one per (view, key): the lock's (ProcessConfig.Lock), each     │
+//	│  semaphore's (ProcessConfig.Pool: central-pool, its owner on the view's    │
+//	│  first member); the service's placement, processes made as first used;     │
+//	│  their messages as Inst (which instance: Epoch, Key), stamped by the       │
+//	│  Lamport clock                                                             │
 //	│  links to the other nodes: Link/LinkAck, resent until acknowledged, in     │
 //	│  order (the service's links)                                               │
 //	└────────────────────────────────────────────────────────────────────────────┘
@@ -32,7 +37,12 @@
 // lease to what it keeps; close), grants.go and api.go (a grant
 // registered with its session, answered only once its record is at the
 // backup, a request whose view changed asked again once the next view
-// serves, an unlock recorded before the release), expiry.go (sessions run
+// serves, an unlock or release recorded before the give-back; a
+// semaphore's grant one unit, its token naming the unit of the view it
+// was issued in, tokenUnit, while regrant moves where it is held, unit),
+// semaphores.go's large semaphores (central-pool over users made one
+// per open request, as the lock's; the records' Key "sem/NAME/UNITS" and
+// Unit, primary.go and backup.go), expiry.go (sessions run
 // out only while the node holds its lease; an expired session's grants
 // held a lock-delay, asked again meanwhile in a new view), ctl.go's adopt
 // and fence, primary.go's moveBackup, backup.go's takeOver and
@@ -40,9 +50,18 @@
 //
 // Where it differs, and why:
 //
-//   - Locks only (no semaphores, no quotas), on names that are resource
-//     ids fixed for the run: the service asks each name's home for its id
-//     in a view (names.go), which adds nothing to the sessions' protocol.
+//   - Locks and semaphores, no quotas. A lock's names are resource ids
+//     fixed for the run: the service asks each name's home for its id in
+//     a view (names.go), which adds nothing to the sessions' protocol. A
+//     semaphore is an id with its units R, fixed for the run: the
+//     service records a name's units in the control log at its first use
+//     and refuses other units (UNITS_MISMATCH), and limits the
+//     semaphores in use (--max-semaphores) and the requests of one at a
+//     node (--max-sessions); none of that is modelled. Every semaphore is
+//     served as the service serves its large ones (R ≥ nodes × slots):
+//     central-pool over users made one per open request. A small one's
+//     (R-RESOURCES on the view's fixed slots, slots per member, its
+//     requests waiting for a free slot) is not.
 //   - Open answers "unavailable" at once from a node not serving (the
 //     service waits up to three leases for one), and records without a
 //     context: the client moves on instead.

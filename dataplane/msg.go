@@ -1,6 +1,10 @@
 package dataplane
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/session"
 )
@@ -15,17 +19,61 @@ const (
 	OpLock
 	OpUnlock
 	OpClose
+	OpAcquire
+	OpRelease
 )
 
+// Key is what a grant is on, and so the instance that serves it in a
+// view: the lock (the zero Key), or semaphore Sem of Units units (R: the
+// service's AcquireRequest.Units, fixed for the run, as the lock's names
+// are resource ids fixed for the run).
+type Key struct {
+	Sem   int32
+	Units int32 // 0: the lock
+}
+
+// Lock reports whether k is the lock.
+func (k Key) Lock() bool { return k.Units == 0 }
+
+// String is the key as the service's records name it (space.Key):
+// "lock", or "sem/NAME/UNITS", the semaphore's id its name.
+func (k Key) String() string {
+	if k.Lock() {
+		return "lock"
+	}
+	return fmt.Sprintf("sem/%d/%d", k.Sem, k.Units)
+}
+
+// parseKey is the inverse of Key.String.
+func parseKey(s string) (Key, error) {
+	if s == "lock" {
+		return Key{}, nil
+	}
+	f := strings.Split(s, "/")
+	if len(f) != 3 || f[0] != "sem" {
+		return Key{}, fmt.Errorf("dataplane: no key %q", s)
+	}
+	sem, err1 := strconv.ParseInt(f[1], 10, 32)
+	units, err2 := strconv.ParseInt(f[2], 10, 32)
+	if err1 != nil || err2 != nil || sem < 0 || units < 1 {
+		return Key{}, fmt.Errorf("dataplane: no key %q", s)
+	}
+	return Key{Sem: int32(sem), Units: int32(units)}, nil
+}
+
 // Call is a client's call to a node: Req, the client's number of it, is
-// in the answer.
+// in the answer. OpAcquire asks one unit of semaphore Sem of Units units
+// (the service's Acquire: a grant is one unit); OpRelease gives a
+// semaphore's grant back as OpUnlock gives a lock's.
 type Call struct {
 	Op      Op
 	Req     uint64
 	Session uint64
-	Grant   uint64    // OpUnlock
+	Grant   uint64    // OpUnlock, OpRelease
 	TTL     proc.Time // OpOpen
 	Names   []int32   // OpLock: the lock's names, as resource ids
+	Sem     int32     // OpAcquire: the semaphore
+	Units   int32     // OpAcquire: its units, R
 }
 
 func (Call) Kind() string { return "call" }
@@ -41,6 +89,7 @@ const (
 	Expired          // NOT_FOUND, SESSION_EXPIRED
 	Unavailable      // UNAVAILABLE: the node is not serving, or its backup kept nothing
 	NotHeld          // FAILED_PRECONDITION: the session holds no such grant
+	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id
 )
 
 // Reply is a node's answer to a Call.
@@ -49,8 +98,10 @@ type Reply struct {
 	Code    Code
 	Session uint64
 	Grant   uint64
-	// Epoch, Counter: a lock's token (OpLock).
+	// Epoch, Counter: a grant's token (OpLock, OpAcquire); Unit: the
+	// unit of view Epoch a semaphore's token names (OpAcquire).
 	Epoch, Counter uint64
+	Unit           int32
 	// TTL, Lease: the session's TTL and the node's lease left (OK to
 	// OpOpen and OpKeepAlive; Moving: the backup's lease).
 	TTL, Lease proc.Time
@@ -92,11 +143,13 @@ type KeepAck struct {
 
 func (KeepAck) Kind() string { return "keep-ack" }
 
-// Inst carries a message of the lock instance of view Epoch between its
-// processes From and To, hosted on two nodes, with the sender's Lamport
-// time (the fencing counters' clock).
+// Inst carries a message of the instance of Key in view Epoch (the
+// lock's, or a semaphore's) between its processes From and To, hosted on
+// two nodes, with the sender's Lamport time (the fencing counters'
+// clock).
 type Inst struct {
 	Epoch    uint64
+	Key      Key
 	From, To proc.ID
 	Stamp    uint64
 	M        proc.Message
@@ -132,9 +185,10 @@ type (
 	dataTimer struct{}
 	// resendTimer resends what the links have not had acknowledged.
 	resendTimer struct{}
-	// instTimer is a timer of process P of the lock instance of Epoch.
+	// instTimer is a timer of process P of the instance of Key in Epoch.
 	instTimer struct {
 		Epoch uint64
+		Key   Key
 		P     proc.ID
 		T     proc.Timer
 	}

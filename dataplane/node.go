@@ -32,6 +32,10 @@ const (
 	FenceEnds
 	// NoLockDelay: the grants of an expired session go back at once.
 	NoLockDelay
+	// SemNoRegrant: a new view asks again the lock's grants held, but
+	// not the semaphores': their units are free in the new view while
+	// their holders still hold them.
+	SemNoRegrant
 )
 
 // Config is a node's data plane.
@@ -50,8 +54,8 @@ type Config struct {
 type Out struct {
 	Replies []Addressed // answers to clients
 	Sends   []Addressed // Keep and KeepAck to other nodes, on the links
-	Asks    []Ask       // requests of the lock instance's users
-	Frees   []Ask       // releases of the lock instance's users
+	Asks    []Ask       // requests of the instances' users
+	Frees   []Ask       // releases of the instances' users
 	Events  []proc.Event
 	// Retire: the instances of views older than this epoch stop.
 	Retire uint64
@@ -71,12 +75,16 @@ type Addressed struct {
 	M  proc.Message
 }
 
-// Ask is a user of the lock instance of view Epoch asking for Res (or
-// releasing what it holds).
+// Ask is a user of the instance of Key in view Epoch asking for Res (the
+// lock's; a semaphore's user asks for a unit), or releasing what it
+// holds; from the driver (Entered), the user granted, and the unit of a
+// semaphore's.
 type Ask struct {
 	Epoch uint64
+	Key   Key
 	User  proc.ID
 	Res   []proc.ResID
+	Unit  int32
 }
 
 // Empty reports whether o asks for nothing.
@@ -87,7 +95,8 @@ func (o *Out) Empty() bool {
 // Node is one node's data plane, pure: its sessions (package session's
 // Session, Expiry, Handed, Delays), the grants by id, the records it owes
 // its backup (session.Outbox) and keeps for others (session.Keeper), the
-// users of each view's lock instance, and its readiness in a new view.
+// users of each view's instances (the lock's, each semaphore's), and its
+// readiness in a new view.
 // Time is an input (ticks), and so is the control plane's lease left
 // (Lease, before each input); every output is in the Out it is handed.
 type Node struct {
@@ -105,8 +114,8 @@ type Node struct {
 	keeper   *session.Keeper
 	expiry   session.Expiry[*sess]
 	delays   session.Delays[*grant]
-	users    map[uint64]*users // by epoch
-	waiting  []*grant          // lock requests waiting for a view to serve
+	users    map[instKey]*users
+	waiting  []*grant // requests waiting for a view to serve
 
 	backup    proc.ID // -1: none
 	backupGen uint64
@@ -134,12 +143,17 @@ type sess struct {
 type grant struct {
 	id             uint64
 	s              *sess
-	res            []proc.ResID
-	epoch, counter uint64 // the token, once answered
-	client         proc.ID
-	req            uint64 // the Lock to answer (0: none)
-	// Where it is asked: the view's instance and user, entered once the
-	// algorithm granted it there.
+	key            Key          // the lock, or a semaphore
+	res            []proc.ResID // the lock's
+	epoch, counter uint64       // the token, once answered
+	// tokenUnit: a semaphore's unit in view epoch, the one its token
+	// names; unit: where it is held now (a new view numbers the units
+	// afresh, and a regrant moves it).
+	tokenUnit, unit int32
+	client          proc.ID
+	req             uint64 // the Lock or Acquire to answer (0: none)
+	// Where it is asked: the instance of key in view at, and its user,
+	// entered once the algorithm granted it there.
 	at       uint64
 	user     proc.ID
 	placed   bool
@@ -150,7 +164,7 @@ type grant struct {
 	regrant  bool // asked again in a new view, with its token
 }
 
-// users is this node's users of one view's lock instance.
+// users is this node's users of one view's instance of a key.
 type users struct {
 	free   []proc.ID
 	made   int
@@ -199,7 +213,7 @@ type readying struct {
 
 // New is node cfg.Self's data plane, with nothing yet.
 func New(cfg Config) *Node {
-	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[uint64]*users{},
+	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*users{},
 		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{}}
 }
 
@@ -242,8 +256,15 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 	switch c.Op {
 	case OpKeepAlive:
 		n.keepAlive(o, from, c, s)
-	case OpLock:
+	case OpLock, OpAcquire:
+		if c.Op == OpAcquire && (c.Units < 1 || c.Sem < 0) {
+			n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
+			return
+		}
 		g := &grant{id: n.id(), s: s, client: from, req: c.Req}
+		if c.Op == OpAcquire {
+			g.key = Key{Sem: c.Sem, Units: c.Units}
+		}
 		for _, name := range c.Names {
 			g.res = append(g.res, proc.ResID(name))
 		}
@@ -255,7 +276,7 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		} else {
 			n.waiting = append(n.waiting, g)
 		}
-	case OpUnlock:
+	case OpUnlock, OpRelease:
 		g := s.grants[c.Grant]
 		if g == nil || !g.answered {
 			n.reply(o, from, Reply{Req: c.Req, Code: NotHeld, Session: c.Session, Grant: c.Grant})
@@ -341,25 +362,27 @@ func (n *Node) keepAlive(o *Out, from proc.ID, c Call, s *sess) {
 	n.answerAlive(o, w, w.lease)
 }
 
-// ask asks for g on a user of this node in the lock instance of epoch.
+// ask asks for g on a user of this node in the instance of its key in
+// epoch.
 func (n *Node) ask(o *Out, g *grant, epoch uint64) {
-	u := n.users[epoch]
+	u := n.users[instKey{epoch, g.key}]
 	if u == nil {
 		u = &users{byUser: map[proc.ID]*grant{}}
-		n.users[epoch] = u
+		n.users[instKey{epoch, g.key}] = u
 	}
 	var id proc.ID
 	if k := len(u.free); k > 0 {
 		id, u.free = u.free[k-1], u.free[:k-1]
 	} else {
-		// The service's placement (locks.go): user u on member u mod N.
+		// The service's placement (locks.go, a large semaphore's too):
+		// user u on member u mod N.
 		rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
 		id = proc.ID(rank + len(n.view.Members)*u.made)
 		u.made++
 	}
 	u.byUser[id] = g
 	g.at, g.user, g.placed, g.entered = epoch, id, true, false
-	o.Asks = append(o.Asks, Ask{Epoch: epoch, User: id, Res: g.res})
+	o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: g.key, User: id, Res: g.res})
 }
 
 // release gives g back in its instance (once), or drops it if it is not
@@ -374,27 +397,29 @@ func (n *Node) release(o *Out, g *grant) {
 }
 
 func (n *Node) free(o *Out, g *grant) {
-	u := n.users[g.at]
+	u := n.users[instKey{g.at, g.key}]
 	g.placed = false
 	if u == nil {
 		return // its view retired: the instance is gone
 	}
 	delete(u.byUser, g.user)
 	u.free = append(u.free, g.user)
-	o.Frees = append(o.Frees, Ask{Epoch: g.at, User: g.user})
+	o.Frees = append(o.Frees, Ask{Epoch: g.at, Key: g.key, User: g.user})
 }
 
-// Entered is the lock instance of epoch granting user its request.
-func (n *Node) Entered(o *Out, epoch uint64, user proc.ID) {
-	u := n.users[epoch]
+// Entered is the instance of a.Key in view a.Epoch granting user a.User
+// its request (a semaphore's: unit a.Unit of that view).
+func (n *Node) Entered(o *Out, a Ask) {
+	epoch := a.Epoch
+	u := n.users[instKey{epoch, a.Key}]
 	if u == nil {
 		return
 	}
-	g := u.byUser[user]
+	g := u.byUser[a.User]
 	if g == nil {
 		return
 	}
-	g.entered = true
+	g.entered, g.unit = true, a.Unit
 	if g.regrant {
 		// Asked again in a new view: it counts for the node's readiness
 		// whether it is still wanted or was given back meanwhile.
@@ -420,7 +445,7 @@ func (n *Node) Entered(o *Out, epoch uint64, user proc.ID) {
 		g.released = false
 		n.waiting = append(n.waiting, g)
 	default:
-		g.answered, g.epoch, g.counter = true, epoch, n.Stamp()
+		g.answered, g.epoch, g.counter, g.tokenUnit = true, epoch, n.Stamp(), a.Unit
 		n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
 		// Never answered before the backup has it.
 		n.push(o, &rec{s: g.s, then: thenAnswer, g: g})
@@ -438,7 +463,15 @@ func (n *Node) push(o *Out, r *rec) (uint64, bool) {
 	var grants []session.Grant
 	for _, g := range r.s.grants { // any order: sorted below by grant id
 		if g.answered && !g.released {
-			grants = append(grants, session.Grant{ID: g.id, Key: "lock", Names: names(g.res), Epoch: g.epoch, Counter: g.counter})
+			// As the service's primary.go: a lock's names; a semaphore's
+			// key and the unit its token names.
+			rg := session.Grant{ID: g.id, Key: g.key.String(), Epoch: g.epoch, Counter: g.counter}
+			if g.key.Lock() {
+				rg.Names = names(g.res)
+			} else {
+				rg.Unit = g.tokenUnit
+			}
+			grants = append(grants, rg)
 		}
 	}
 	slices.SortFunc(grants, func(a, b session.Grant) int { return cmp.Compare(a.ID, b.ID) })
@@ -467,7 +500,7 @@ func (n *Node) done(o *Out, r *rec) {
 			n.reply(o, g.client, Reply{Req: g.req, Code: gone(g.s), Session: g.s.st.ID})
 			return
 		}
-		n.reply(o, g.client, Reply{Req: g.req, Code: OK, Session: g.s.st.ID, Grant: g.id, Epoch: g.epoch, Counter: g.counter})
+		n.reply(o, g.client, Reply{Req: g.req, Code: OK, Session: g.s.st.ID, Grant: g.id, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
 	case thenRelease:
 		n.release(o, r.g)
 	case thenEnd:
@@ -677,9 +710,9 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 	i, _ := slices.BinarySearch(v.Members, n.cfg.Self)
 	n.gen, n.fenced = v.Gens[i], false
 	o.Retire = v.Epoch
-	for e := range n.users { // any order: it only deletes
-		if e < v.Epoch {
-			delete(n.users, e)
+	for k := range n.users { // any order: it only deletes
+		if k.Epoch < v.Epoch {
+			delete(n.users, k)
 		}
 	}
 	t := n.keeper.TakeOver(st(n.now), int(n.cfg.Self), sv, sp)
@@ -693,7 +726,11 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 		}
 		s := &sess{st: session.Adopted(a), grants: map[uint64]*grant{}}
 		for _, rg := range a.Record.Grants {
-			g := &grant{id: rg.ID, s: s, epoch: rg.Epoch, counter: rg.Counter, answered: true, client: proc.None}
+			key, err := parseKey(rg.Key)
+			if err != nil {
+				panic(err) // records are this package's own
+			}
+			g := &grant{id: rg.ID, s: s, key: key, epoch: rg.Epoch, counter: rg.Counter, tokenUnit: rg.Unit, answered: true, client: proc.None}
 			for _, name := range rg.Names {
 				g.res = append(g.res, proc.ResID(name[0]-'a'))
 			}
@@ -727,6 +764,9 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 		if !g.released {
 			held = append(held, g)
 		}
+	}
+	if n.cfg.Broken == SemNoRegrant {
+		held = slices.DeleteFunc(held, func(g *grant) bool { return !g.key.Lock() })
 	}
 	for _, g := range held {
 		g.regrant = true
@@ -841,7 +881,11 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 	// generation (a backup of another generation moved).
 	n.keeper = session.NewKeeper()
 	o.Retire = n.view.Epoch + 1
-	delete(n.users, n.view.Epoch)
+	for k := range n.users { // any order: it only deletes
+		if k.Epoch == n.view.Epoch {
+			delete(n.users, k)
+		}
+	}
 	n.ready = nil
 	for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
 		n.end(o, n.sessions[id], 0, n.cfg.Broken == FenceEnds)

@@ -113,3 +113,115 @@ func TestAnswersInRecordOrder(t *testing.T) {
 		}
 	}
 }
+
+func keeps(o *Out) []Keep {
+	var out []Keep
+	for _, s := range o.Sends {
+		if k, ok := s.M.(Keep); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// TestSemaphoreGrant: a semaphore's unit is asked on a user of the
+// semaphore's instance, answered once the backup has the grant's record
+// (its key and the unit its token names), asked again in a new view
+// (where it holds another unit, its token unchanged), and adopted from
+// the record by the backup, which asks it in its view.
+func TestSemaphoreGrant(t *testing.T) {
+	a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250})
+	b := New(Config{Self: 1, Run: 1, Slack: 1000, LockDelay: 250})
+	v5 := control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	var o Out
+	a.At(10, 900)
+	a.Adopt(&o, v5, control.View{})
+	a.Serve(&o, 5)
+	b.At(10, 900)
+	b.Adopt(&o, v5, control.View{})
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
+	a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
+	sid := o.Replies[0].M.(Reply).Session
+	sem := Key{Sem: 3, Units: 5}
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 9, Session: sid, Sem: 3})
+	if len(o.Asks) != 0 || len(o.Replies) != 1 || o.Replies[0].M.(Reply).Code != Invalid {
+		t.Fatalf("a semaphore of no units: %+v", o)
+	}
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: sid, Sem: 3, Units: 5})
+	if len(o.Asks) != 1 || o.Asks[0].Key != sem || o.Asks[0].Epoch != 5 {
+		t.Fatalf("asks: %+v", o.Asks)
+	}
+	ask := o.Asks[0]
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: ask.User, Unit: 4})
+	ks := keeps(&o)
+	if len(o.Replies) != 0 || len(ks) != 1 {
+		t.Fatalf("answered before the backup has it: %+v", o)
+	}
+	g := ks[0].Recs[0].Record.Grants
+	if len(g) != 1 || g[0].Key != "sem/3/5" || g[0].Unit != 4 || g[0].Epoch != 5 || g[0].Names != nil {
+		t.Fatalf("the record's grants: %+v", g)
+	}
+	b.Keep(&o, 0, ks[0])
+	o = Out{}
+	a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 2})
+	if len(o.Replies) != 1 {
+		t.Fatalf("replies: %+v", o.Replies)
+	}
+	if r := o.Replies[0].M.(Reply); r.Code != OK || r.Unit != 4 || r.Epoch != 5 || r.Grant != g[0].ID {
+		t.Fatalf("answer: %+v", r)
+	}
+
+	// A new view of the same members: asked again there, on another unit.
+	v6 := control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	o = Out{}
+	a.At(20, 900)
+	a.Adopt(&o, v6, v5)
+	if len(o.Asks) != 1 || o.Asks[0].Key != sem || o.Asks[0].Epoch != 6 || o.Ready != 0 {
+		t.Fatalf("regrant: asks %+v, ready %d", o.Asks, o.Ready)
+	}
+	user := o.Asks[0].User
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 6, Key: sem, User: user, Unit: 0})
+	if o.Ready != 6 {
+		t.Fatalf("not ready once the regrant is answered: %+v", o)
+	}
+	// A second unit, granted in view 6: the session's record has both,
+	// the first with its token's unit of view 5.
+	a.Serve(&o, 6)
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 3, Session: sid, Sem: 3, Units: 5})
+	user = o.Asks[0].User
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 6, Key: sem, User: user, Unit: 1})
+	if ks := keeps(&o); len(ks) != 1 {
+		t.Errorf("records: %+v", ks)
+	} else if g := ks[0].Recs[0].Record.Grants; len(g) != 2 || g[0].Unit != 4 || g[0].Epoch != 5 || g[1].Unit != 1 || g[1].Epoch != 6 {
+		t.Errorf("the record after the regrant: %+v", g)
+	}
+
+	// The backup adopts the session in a view without node 0, its grant
+	// asked there.
+	o = Out{}
+	b.At(30, 900)
+	b.Adopt(&o, control.View{Epoch: 7, Members: []proc.ID{1}, Gens: []uint64{1}}, v5)
+	if len(o.Asks) != 1 || o.Asks[0].Key != sem || o.Asks[0].Epoch != 7 {
+		t.Fatalf("adopted: asks %+v, events %+v", o.Asks, o.Events)
+	}
+}
+
+func TestKeyString(t *testing.T) {
+	for _, k := range []Key{{}, {Sem: 0, Units: 1}, {Sem: 7, Units: 1 << 30}} {
+		if p, err := parseKey(k.String()); err != nil || p != k {
+			t.Errorf("%+v: %q read back as %+v, %v", k, k.String(), p, err)
+		}
+	}
+	for _, s := range []string{"", "sem/1", "sem/x/2", "sem/1/0", "quota/1/2"} {
+		if _, err := parseKey(s); err == nil {
+			t.Errorf("%q read as a key", s)
+		}
+	}
+}

@@ -13,15 +13,21 @@ import (
 )
 
 // lockRange is the lock instance's users and resources, as the service's
-// (names.go): the managers come after the users.
+// (names.go): the managers come after the users. A semaphore's instance
+// has as many users, its owner after them (the service's large
+// semaphores: instance.go, problem).
 const lockRange = 1 << 24
 
-// ProcessConfig is a node: its control plane, its data plane and the lock
-// algorithm it hosts per view.
+// ProcessConfig is a node: its control plane, its data plane and the
+// algorithms it hosts per view.
 type ProcessConfig struct {
 	Control control.Config
 	Data    Config
-	Lock    algo.Algorithm // it makes its processes one at a time (Process)
+	// Lock serves the lock, Pool the semaphores (the service's large
+	// ones: central-pool, its users made one per open request, its owner
+	// the one process after them); each makes its processes one at a
+	// time (Process). Pool is needed only if the clients acquire.
+	Lock, Pool algo.Algorithm
 	// Resend: how often a link resends what was not acknowledged.
 	Resend proc.Time
 }
@@ -29,8 +35,9 @@ type ProcessConfig struct {
 // Process is a whole node as a proc.Process, for the simulator: the
 // control plane (control.Node, driven as control.Process drives it, its
 // Disk kept across restarts), the data plane (Node), the lock instance of
-// each view it adopts (the algorithm's processes this node owns, made as
-// first used, their messages in Inst), and the links that carry the data
+// each view it adopts and the instance of each semaphore asked in it (the
+// algorithm's processes this node owns, made as first used, their
+// messages in Inst), and the links that carry the data
 // plane's messages between nodes reliably and in order (Link, LinkAck:
 // the service's links). Clients' calls come as Call and are answered
 // with Reply.
@@ -41,7 +48,7 @@ type Process struct {
 	dp   *Node
 	rand *rand.Rand
 
-	inst map[uint64]*hosted // by epoch
+	inst map[instKey]*hosted
 	// retired: the instances of views older than this stopped for good.
 	retired uint64
 	// early: instance messages of a view not adopted yet.
@@ -53,9 +60,16 @@ type Process struct {
 	entered []Ask
 }
 
-// hosted is this node's share of one view's lock instance.
+// instKey names an instance: its view and what it serves.
+type instKey struct {
+	Epoch uint64
+	Key   Key
+}
+
+// hosted is this node's share of one view's instance of a key.
 type hosted struct {
 	epoch   uint64
+	key     Key
 	members []proc.ID
 	procs   map[proc.ID]proc.Process
 	pb      *algo.Problem
@@ -98,7 +112,7 @@ func (p *Process) Start(env proc.Env) {
 	dc := p.cfg.Data
 	dc.Self, dc.Run = cc.Self, p.disk.Runs
 	p.dp = New(dc)
-	p.inst, p.early = map[uint64]*hosted{}, map[uint64][]Inst{}
+	p.inst, p.early = map[instKey]*hosted{}, map[uint64][]Inst{}
 	p.out, p.in = map[proc.ID]*sendLink{}, map[proc.ID]*recvLink{}
 	env.After(p.tickEvery(), tickTimer{})
 	env.After(dataEvery, dataTimer{})
@@ -194,7 +208,7 @@ func (p *Process) Fire(env proc.Env, t proc.Timer) {
 		}
 		env.After(p.cfg.Resend, resendTimer{})
 	case instTimer:
-		if h := p.inst[t.Epoch]; h != nil {
+		if h := p.inst[instKey{t.Epoch, t.Key}]; h != nil {
 			h.get(p, env, t.P).Fire(p.instEnv(env, h, t.P), t.T)
 		}
 	}
@@ -237,7 +251,7 @@ func (p *Process) flush(env proc.Env, o *Out) {
 			p.inst1(env, m)
 		}
 		for _, e := range p.entered {
-			p.dp.Entered(o, e.Epoch, e.User)
+			p.dp.Entered(o, e)
 		}
 		p.entered = nil
 		u, err := p.ctl.Next(env.Now())
@@ -262,7 +276,7 @@ func (p *Process) flush(env proc.Env, o *Out) {
 			switch c.Kind {
 			case control.Adopt:
 				p.dp.Adopt(o, c.View, c.Prev)
-				p.host(c.View.Epoch)
+				p.host(c.View.Epoch, Key{})
 			case control.Serve:
 				env.Emit(proc.Event{Kind: proc.EvView, Epoch: c.View.Epoch, Members: c.View.Members})
 				p.dp.Serve(o, c.View.Epoch)
@@ -297,9 +311,9 @@ func (p *Process) apply(env proc.Env, o *Out) {
 	}
 	if o.Retire > 0 {
 		p.retired = max(p.retired, o.Retire)
-		for e := range p.inst { // any order: it only deletes
-			if e < o.Retire {
-				delete(p.inst, e)
+		for k := range p.inst { // any order: it only deletes
+			if k.Epoch < o.Retire {
+				delete(p.inst, k)
 			}
 		}
 		for e := range p.early { // any order: it only deletes
@@ -317,12 +331,12 @@ func (p *Process) apply(env proc.Env, o *Out) {
 	}
 	// A user given back is released before it is asked again.
 	for _, a := range o.Frees {
-		if h := p.inst[a.Epoch]; h != nil {
+		if h := p.inst[instKey{a.Epoch, a.Key}]; h != nil {
 			h.get(p, env, a.User).(proc.Allocator).Release(p.instEnv(env, h, a.User))
 		}
 	}
 	for _, a := range o.Asks {
-		h := p.host(a.Epoch)
+		h := p.host(a.Epoch, a.Key)
 		if h == nil {
 			continue // its view retired meanwhile
 		}
@@ -337,22 +351,29 @@ func (p *Process) apply(env proc.Env, o *Out) {
 	}
 }
 
-// host is the instance of epoch, made when the node adopts its view (the
-// data plane asks in it only then), with the messages that came early.
-func (p *Process) host(epoch uint64) *hosted {
-	if h := p.inst[epoch]; h != nil || epoch < p.retired {
+// host is the instance of key in epoch: the lock's made when the node
+// adopts its view (the data plane asks in it only then), with the
+// messages that came early; a semaphore's when first asked, or when a
+// message of it comes, in the node's view.
+func (p *Process) host(epoch uint64, key Key) *hosted {
+	k := instKey{epoch, key}
+	if h := p.inst[k]; h != nil || epoch < p.retired {
 		return h
 	}
 	v := p.dp.view
-	h := &hosted{epoch: epoch, members: v.Members, procs: map[proc.ID]proc.Process{},
-		pb: &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}}
-	p.inst[epoch] = h
+	pb := &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}
+	if !key.Lock() {
+		pb = &algo.Problem{Kind: algo.Pool, Users: lockRange, Units: int(key.Units)}
+	}
+	h := &hosted{epoch: epoch, key: key, members: v.Members, procs: map[proc.ID]proc.Process{}, pb: pb}
+	p.inst[k] = h
 	p.local = append(p.local, p.early[epoch]...)
 	delete(p.early, epoch)
 	return h
 }
 
-// owner is the member hosting process id (the service's lockOwner).
+// owner is the member hosting process id (the service's lockOwner): a
+// semaphore's owner, process lockRange, is on the view's first member.
 func (h *hosted) owner(id proc.ID) proc.ID {
 	return h.members[int(id%lockRange)%len(h.members)]
 }
@@ -361,9 +382,16 @@ func (h *hosted) get(p *Process, env proc.Env, id proc.ID) proc.Process {
 	if q := h.procs[id]; q != nil {
 		return q
 	}
-	q, err := p.cfg.Lock.Process(h.pb, id)
+	a := p.cfg.Lock
+	if !h.key.Lock() {
+		a = p.cfg.Pool
+	}
+	if a.Process == nil {
+		panic(fmt.Sprintf("dataplane: no algorithm serves %s", h.key)) // a configuration error of the driver's
+	}
+	q, err := a.Process(h.pb, id)
 	if err != nil {
-		panic(fmt.Sprintf("dataplane: %s process %d: %v", p.cfg.Lock.Name, id, err))
+		panic(fmt.Sprintf("dataplane: %s process %d of %s: %v", a.Name, id, h.key, err))
 	}
 	h.procs[id] = q
 	q.Start(p.instEnv(env, h, id))
@@ -373,9 +401,9 @@ func (h *hosted) get(p *Process, env proc.Env, id proc.ID) proc.Process {
 // inst1 delivers an instance message to its process here, if the node
 // hosts its view (a view not adopted yet keeps it until then).
 func (p *Process) inst1(env proc.Env, m Inst) {
-	h := p.inst[m.Epoch]
+	h := p.inst[instKey{m.Epoch, m.Key}]
 	if h == nil && m.Epoch == p.dp.view.Epoch {
-		h = p.host(m.Epoch)
+		h = p.host(m.Epoch, m.Key)
 	}
 	if h == nil {
 		if m.Epoch > p.dp.view.Epoch && m.Epoch >= p.retired {
@@ -402,11 +430,11 @@ func (e *iEnv) Self() proc.ID    { return e.self }
 func (e *iEnv) Now() proc.Time   { return e.env.Now() }
 func (e *iEnv) Rand() *rand.Rand { return e.p.rand }
 func (e *iEnv) After(d proc.Time, t proc.Timer) {
-	e.env.After(d, instTimer{Epoch: e.h.epoch, P: e.self, T: t})
+	e.env.After(d, instTimer{Epoch: e.h.epoch, Key: e.h.key, P: e.self, T: t})
 }
 
 func (e *iEnv) Send(to proc.ID, m proc.Message) {
-	msg := Inst{Epoch: e.h.epoch, From: e.self, To: to, M: m}
+	msg := Inst{Epoch: e.h.epoch, Key: e.h.key, From: e.self, To: to, M: m}
 	if at := e.h.owner(to); at != e.p.cfg.Control.Self {
 		msg.Stamp = e.p.dp.Stamp()
 		e.p.send(e.env, at, msg)
@@ -415,8 +443,13 @@ func (e *iEnv) Send(to proc.ID, m proc.Message) {
 	e.p.local = append(e.p.local, msg)
 }
 
+// Emit takes a user's grant: the lock's EvEnter, a semaphore's EvGrant
+// (with its unit in this view).
 func (e *iEnv) Emit(ev proc.Event) {
-	if ev.Kind == proc.EvEnter && e.self < lockRange {
-		e.p.entered = append(e.p.entered, Ask{Epoch: e.h.epoch, User: e.self})
+	if e.self >= lockRange {
+		return
+	}
+	if e.h.key.Lock() && ev.Kind == proc.EvEnter || !e.h.key.Lock() && ev.Kind == proc.EvGrant {
+		e.p.entered = append(e.p.entered, Ask{Epoch: e.h.epoch, Key: e.h.key, User: e.self, Unit: ev.Unit})
 	}
 }

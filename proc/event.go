@@ -93,8 +93,10 @@ type Event struct {
 	Epoch   uint64
 	Members []ID
 	// S describes the data plane's session events (EvOpened .. EvHanded),
-	// and EvRequest, EvEnter and EvExit of a session's lock at a client
-	// (nil elsewhere; never mutated once emitted).
+	// and EvRequest, EvEnter and EvExit of a session's lock, or of a
+	// semaphore's unit, at a client (nil elsewhere; never mutated once
+	// emitted). A lock's say its names in Res; a semaphore's have no Res
+	// and say the semaphore in S.Sem and S.Units.
 	S *Session
 }
 
@@ -109,6 +111,15 @@ type Session struct {
 	// Counter: the fencing counter of a grant's token (EvEnter), issued
 	// in view Event.Epoch.
 	Counter uint64 `json:"counter,omitempty"`
+	// Sem, Units: a semaphore's request, grant and its end (EvRequest,
+	// EvEnter, EvExit): semaphore Sem of Units units (R); Units 0: a
+	// lock's. A semaphore's grant is one unit, and Unit is the one its
+	// token names, a unit of view Event.Epoch (EvEnter): the token is
+	// (Epoch, Counter) on that unit (the service's unit key,
+	// sem/NAME/UNITS/UNIT@EPOCH).
+	Sem   int32 `json:"sem,omitempty"`
+	Units int32 `json:"units,omitempty"`
+	Unit  int32 `json:"unit,omitempty"`
 	// Sent: when the client sent the call answered (EvAlive, EvExpired).
 	Sent Time `json:"sent,omitempty"`
 	// TTL, Lease: the session's TTL and the answering node's lease left

@@ -24,6 +24,13 @@ type ClientConfig struct {
 	// the client closes it, or walks away from it (one in three): it stops
 	// its keep-alives and the session runs out.
 	Locks int
+	// Semaphores: with more than 0, one request in two (drawn) acquires
+	// a unit of one of semaphores 0..Semaphores-1 (drawn) instead of
+	// locking names; each has Units units (R). A semaphore's grant is one
+	// unit, as the service's Acquire; the client holds one grant at a
+	// time, lock or unit.
+	Semaphores int
+	Units      int32
 }
 
 // Client is a client of the service, as client/ behaves: it opens a
@@ -32,7 +39,10 @@ type ClientConfig struct {
 // there, or is not serving, and to the session's node when its backup
 // answers SESSION_MOVING. It counts on its session by the lease rule
 // (session.Believed, BelievedAtBackup) and holds a grant only while it
-// does. Its events are what it was told and what it did.
+// does. Its events are what it was told and what it did; a semaphore's
+// EvRequest, EvEnter and EvExit say which in S.Sem and S.Units, and
+// EvEnter the unit its token names in S.Unit (a lock's say its names in
+// Res).
 type Client struct {
 	cfg  ClientConfig
 	node proc.ID
@@ -50,19 +60,21 @@ type Client struct {
 	left     int                  // locks before the session is given up
 	walked   bool                 // walked away: no more keep-alives
 
-	lockNo    uint64 // the client's number of its lock requests
-	lockReq   uint64 // the open lock request's call (0: none)
+	lockNo    uint64 // the client's number of its lock (and acquire) requests
+	lockReq   uint64 // the open request's call (0: none)
 	lockNames []int32
+	lockSem   int32 // the request's semaphore, if lockNames is empty
 	lockSent  proc.Time
-	grant     uint64            // held (0: none)
-	unlocks   map[uint64]uint64 // unlock calls not answered: grant by call
-	owed      map[uint64]bool   // grants given back, not acknowledged
-	gen       uint64            // timers of older sessions are stale
+	grant     uint64                  // held (0: none)
+	grantSem  bool                    // it is a semaphore's
+	unlocks   map[uint64]uint64       // unlock calls not answered: grant by call
+	owed      map[uint64]dataplane.Op // grants given back, not acknowledged: how
+	gen       uint64                  // timers of older sessions are stale
 }
 
 // NewClient is a client of nodes 0..cfg.Nodes-1.
 func NewClient(cfg ClientConfig) *Client {
-	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]bool{}, asked: map[uint64]proc.Time{}}
+	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]dataplane.Op{}, asked: map[uint64]proc.Time{}}
 }
 
 type (
@@ -150,6 +162,12 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 		c.left--
 		c.lockNo++
 		r := env.Rand()
+		if c.cfg.Semaphores > 0 && r.IntN(2) == 0 {
+			c.lockNames, c.lockSem = nil, int32(r.IntN(c.cfg.Semaphores))
+			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Sem: c.lockSem, Units: c.cfg.Units}})
+			c.sendLock(env)
+			return
+		}
 		c.lockNames = []int32{int32(r.IntN(c.cfg.Names))}
 		if k := int32(r.IntN(c.cfg.Names)); r.IntN(2) == 0 && k != c.lockNames[0] {
 			c.lockNames = append(c.lockNames, k)
@@ -164,8 +182,13 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 		if t.gen != c.gen || t.grant != c.grant {
 			return
 		}
-		env.Emit(proc.Event{Kind: proc.EvExit, S: &proc.Session{ID: c.sess, Grant: c.grant}})
-		c.unlock(env, c.grant)
+		s := &proc.Session{ID: c.sess, Grant: c.grant}
+		op := dataplane.OpUnlock
+		if c.grantSem {
+			s.Sem, s.Units, op = c.lockSem, c.cfg.Units, dataplane.OpRelease
+		}
+		env.Emit(proc.Event{Kind: proc.EvExit, S: s})
+		c.giveBack(env, c.grant, op)
 		c.grant = 0
 		env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.Think))), thinkTimer{c.gen})
 	}
@@ -186,13 +209,23 @@ func (c *Client) giveUp(env proc.Env) {
 
 func (c *Client) sendLock(env proc.Env) {
 	c.lockSent = env.Now()
+	if len(c.lockNames) == 0 {
+		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpAcquire, Session: c.sess, Sem: c.lockSem, Units: c.cfg.Units})
+		return
+	}
 	c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpLock, Session: c.sess, Names: c.lockNames})
 }
 
-func (c *Client) unlock(env proc.Env, g uint64) {
-	c.owed[g] = true
-	c.unlocks[c.call(env, dataplane.Call{Op: dataplane.OpUnlock, Session: c.sess, Grant: g})] = g
+// giveBack gives grant g back: a lock's by OpUnlock, a semaphore's by
+// OpRelease. The answer of a request sent again elsewhere is given back
+// by OpUnlock, which the node takes for either kind (as the service's
+// Unlock and Release both give back any grant of the session).
+func (c *Client) giveBack(env proc.Env, g uint64, op dataplane.Op) {
+	c.owed[g] = op
+	c.unlocks[c.call(env, dataplane.Call{Op: op, Session: c.sess, Grant: g})] = g
 }
+
+func (c *Client) unlock(env proc.Env, g uint64) { c.giveBack(env, g, dataplane.OpUnlock) }
 
 // moved moves the client's calls to the next node: the keep-alive is
 // sent again there, and so are the lock request and the unlocks not
@@ -222,7 +255,7 @@ func (c *Client) again(env proc.Env) bool {
 	}
 	clear(c.unlocks)
 	for _, g := range slices.Sorted(maps.Keys(c.owed)) {
-		c.unlock(env, g)
+		c.giveBack(env, g, c.owed[g])
 	}
 	return true
 }
@@ -335,7 +368,13 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	case r.Req == c.lockReq:
 		switch r.Code {
 		case dataplane.OK:
-			c.lockReq, c.grant = 0, r.Grant
+			c.lockReq, c.grant, c.grantSem = 0, r.Grant, len(c.lockNames) == 0
+			if c.grantSem {
+				env.Emit(proc.Event{Kind: proc.EvEnter, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter,
+					Sem: c.lockSem, Units: c.cfg.Units, Unit: r.Unit}})
+				env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
+				break
+			}
 			res := make([]proc.ResID, len(c.lockNames))
 			for i, n := range c.lockNames {
 				res[i] = proc.ResID(n)

@@ -36,6 +36,8 @@ type ExploreConfig struct {
 	MaxStates          int
 	Timeout            time.Duration
 	Variant            string
+	// Semaphores, Units: as Config's (0: the clients only lock).
+	Semaphores, Units int
 }
 
 // Explore runs the search, judged by check.Service: its safety rules,
@@ -101,6 +103,9 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 		}
 		broken = b
 	}
+	if err := checkSemaphores(cfg.Semaphores, cfg.Units, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})
@@ -109,7 +114,9 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 		script = append(script, explore.Scripted{P: r.P, At: r.At, Restart: true})
 	}
 	return explore.TimedConfig{
-		Build: func() ([]proc.Process, error) { return build(cfg.Nodes, cfg.Clients, broken) },
+		Build: func() ([]proc.Process, error) {
+			return build(cfg.Nodes, cfg.Clients, broken, cfg.Semaphores, cfg.Units)
+		},
 		Judge: func() (proc.Sink, *check.Report) {
 			// No liveness bound is judged: Healed −1 (no heal), no Close.
 			c := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: -1, Bound: Bound, Settle: Settle}

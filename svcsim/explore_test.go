@@ -57,3 +57,30 @@ func TestExploreCatchesVariant(t *testing.T) {
 		t.Errorf("the faithful plane: %+v, %v", r, err)
 	}
 }
+
+// TestExploreSemaphores: two clients contending for a semaphore of one
+// unit (and the lock), node 0 crashed at tick 2000 and back at any step:
+// every order of events through its sessions' adoption, their grants
+// held again in the new view, and no finding (capacity among the rules).
+func TestExploreSemaphores(t *testing.T) {
+	cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 1, MinDelay: 1, MaxDelay: 3, Semaphores: 1, Units: 1,
+		CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 400}
+	at, err := cfg.Locate(proc.EvAdopted, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.From = at - 2
+	r, err := Explore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Violations > 0 {
+		t.Fatalf("%s", r.Counter.What)
+	}
+	if r.Marked["adopted"] == 0 || r.Marked["regrant"] == 0 {
+		t.Errorf("adopted at %d: %+v", at, r)
+	}
+	if _, err := Explore(ExploreConfig{Nodes: 3, Clients: 1, MinDelay: 1, MaxDelay: 3, MaxDepth: 1, Variant: "sem-no-regrant"}); err == nil {
+		t.Errorf("sem-no-regrant explored without semaphores")
+	}
+}

@@ -3,8 +3,11 @@
 // each a dataplane.Process (the control plane, package control; the data
 // plane's pure machine, dataplane.Node, over package session; the lock
 // algorithm the service serves, modular-ordered, hosted per view on the
-// view's members), and clients (Client) that open sessions, keep them
-// alive, lock and unlock, and move as client/ does. The driver is package
+// view's members, and, for the semaphores (Config.Semaphores), the
+// service's large semaphores' central-pool, per view and semaphore),
+// and clients (Client) that open sessions, keep them alive, lock and
+// unlock (or acquire and release a semaphore's unit), and move as
+// client/ does. The driver is package
 // sim with its faults (crashes, restarts from persisted state, one-way
 // and non-transitive cuts, pauses) and slow nodes (a node's timers run
 // Factor times slower over an interval: the busy machine); the judge is
@@ -31,6 +34,7 @@ package svcsim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -90,7 +94,10 @@ type Config struct {
 	Faults         Faults
 	Random         bool   // draw the fault schedule from the seed (RandomFaults)
 	Variant        string // a broken data plane (Variants), "" for the faithful one
-	Sink           proc.Sink
+	// Semaphores: how many semaphores the clients acquire units of, each
+	// of Units units (0: none, the clients only lock).
+	Semaphores, Units int
+	Sink              proc.Sink
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -186,7 +193,12 @@ func (f Faults) Kinds() map[string]int {
 var Variants = map[string]dataplane.Broken{
 	"adopt-fresh-ttl": dataplane.AdoptFresh,
 	"fence-ends":      dataplane.FenceEnds,
+	"sem-no-regrant":  dataplane.SemNoRegrant,
 }
+
+// SemVariant reports whether variant breaks only the semaphores: a run
+// of it needs some (Config.Semaphores).
+func SemVariant(variant string) bool { return Variants[variant] == dataplane.SemNoRegrant }
 
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {
@@ -228,12 +240,15 @@ type Result struct {
 	End     proc.Time `json:"end"`
 	Healed  proc.Time `json:"healed"`
 	// Sessions opened, grants answered to clients, answers "expired" to
-	// clients, adoptions, lock requests asked.
+	// clients, adoptions, requests asked; Acquires and Units: of the
+	// requests and grants, a semaphore's.
 	Sessions int   `json:"sessions"`
 	Grants   int   `json:"grants"`
 	Expired  int   `json:"expired"`
 	Adopted  int   `json:"adopted"`
 	Requests int   `json:"requests"`
+	Acquires int   `json:"acquires,omitempty"`
+	Units    int   `json:"units,omitempty"`
 	Messages int64 `json:"messages"`
 	Events   int   `json:"events"`
 	// Findings: the checker's count, by rule; First the first few.
@@ -242,8 +257,28 @@ type Result struct {
 	First    []string       `json:"first,omitempty"`
 }
 
-// Lock is the lock algorithm the nodes host: the service's default.
-const Lock = "modular-ordered"
+// Lock is the lock algorithm the nodes host: the service's default. Pool
+// serves the semaphores: the service's large semaphores' (R ≥ nodes ×
+// slots), users made one per open request.
+const (
+	Lock = "modular-ordered"
+	Pool = "central-pool"
+)
+
+// checkSemaphores refuses semaphores the run cannot have: fewer than 0,
+// a semaphore of fewer than 1 unit or more than an int32's, or a
+// semaphores' variant with none.
+func checkSemaphores(sems, units int, variant string) error {
+	switch {
+	case sems < 0:
+		return fmt.Errorf("svcsim: %d semaphores: want 0 or more", sems)
+	case sems > 0 && (units < 1 || units > math.MaxInt32):
+		return fmt.Errorf("svcsim: semaphores of %d units: want 1 to %d", units, math.MaxInt32)
+	case sems == 0 && SemVariant(variant):
+		return fmt.Errorf("svcsim: variant %s breaks the semaphores: it needs some", variant)
+	}
+	return nil
+}
 
 // Run runs one cluster and its clients.
 func Run(cfg Config) (Result, error) {
@@ -261,8 +296,11 @@ func Run(cfg Config) (Result, error) {
 		}
 		broken = b
 	}
+	if err := checkSemaphores(cfg.Semaphores, cfg.Units, cfg.Variant); err != nil {
+		return Result{}, err
+	}
 	cfg.Faults = cfg.Schedule()
-	ps, err := build(cfg.Nodes, cfg.Clients, broken)
+	ps, err := build(cfg.Nodes, cfg.Clients, broken, cfg.Semaphores, cfg.Units)
 	if err != nil {
 		return Result{}, err
 	}
@@ -299,7 +337,7 @@ func Run(cfg Config) (Result, error) {
 	return Result{
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
-		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest],
+		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
@@ -307,8 +345,12 @@ func Run(cfg Config) (Result, error) {
 
 // build makes the nodes 0..nodes-1 of a fresh cluster, each on a disk of
 // its own bootstrapped with every node, and the clients after them.
-func build(nodes, clients int, broken dataplane.Broken) ([]proc.Process, error) {
+func build(nodes, clients int, broken dataplane.Broken, sems, units int) ([]proc.Process, error) {
 	lock, err := all.Lookup(Lock)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := all.Lookup(Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -324,21 +366,25 @@ func build(nodes, clients int, broken dataplane.Broken) ([]proc.Process, error) 
 				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep},
 			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken},
 			Lock:   lock,
+			Pool:   pool,
 			Resend: 50,
 		}, &disk))
 	}
 	for range clients {
 		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
-			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4}))
+			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4,
+			Semaphores: sems, Units: int32(units)}))
 	}
 	return ps, nil
 }
 
-// measure counts the events by kind.
+// measure counts the events by kind, and a semaphore's requests and
+// grants.
 type measure struct {
-	nodes  int
-	events int
-	count  map[proc.EventKind]int
+	nodes           int
+	events          int
+	count           map[proc.EventKind]int
+	acquires, units int
 }
 
 func (m *measure) Event(e proc.Event) {
@@ -347,6 +393,14 @@ func (m *measure) Event(e proc.Event) {
 		m.count = map[proc.EventKind]int{}
 	}
 	m.count[e.Kind]++
+	if e.S != nil && e.S.Units > 0 {
+		switch e.Kind {
+		case proc.EvRequest:
+			m.acquires++
+		case proc.EvEnter:
+			m.units++
+		}
+	}
 }
 
 // Summary is a sweep over seeds.
@@ -358,6 +412,7 @@ type Summary struct {
 	Grants   int            `json:"grants"`
 	Expired  int            `json:"expired"`
 	Adopted  int            `json:"adopted"`
+	Units    int            `json:"units,omitempty"` // of the grants, a semaphore's
 	// Findings: the runs with at least one, in all and by rule, and the
 	// first of them (its seed replays it).
 	Failed      int            `json:"failed_runs"`
@@ -408,6 +463,7 @@ func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary,
 		sum.Grants += r.Grants
 		sum.Expired += r.Expired
 		sum.Adopted += r.Adopted
+		sum.Units += r.Units
 		if r.Findings > 0 {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)

@@ -27,33 +27,42 @@ func seeds(from, n int) []uint64 {
 // TestSweep: random fault schedules, slow nodes among them, on 3 and 5
 // nodes, judged by check.Service: no finding. The seeds are 1..N (the
 // 1000-seed sweeps are allot sim --kind service --seeds 1000).
+//
+// With semaphores: one of one unit (the clients contend for it as for a
+// lock) and two of three units among eight clients.
 func TestSweep(t *testing.T) {
-	for _, c := range []struct{ nodes, runs int }{{3, 24}, {5, 8}} {
-		sum, err := Sweep(Config{Nodes: c.nodes, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true}, seeds(1, c.runs), 0, nil)
+	for _, c := range []struct{ nodes, clients, runs, sems, units int }{{3, 4, 24, 0, 0}, {5, 4, 8, 0, 0}, {3, 4, 24, 1, 1}, {5, 8, 8, 2, 3}} {
+		sum, err := Sweep(Config{Nodes: c.nodes, Clients: c.clients, Horizon: 20000, Delay: delay(t), Random: true,
+			Semaphores: c.sems, Units: c.units}, seeds(1, c.runs), 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.FirstFailed != nil {
 			f := sum.FirstFailed
-			t.Errorf("%d nodes: %d of %d runs with findings; seed %d: %v", c.nodes, sum.Failed, sum.Runs, f.Seed, f.First)
+			t.Errorf("%+v: %d of %d runs with findings; seed %d: %v", c, sum.Failed, sum.Runs, f.Seed, f.First)
 		}
 		if sum.Grants == 0 || sum.Adopted == 0 || sum.Faults["slow"] == 0 {
-			t.Errorf("%d nodes: a sweep that tries little: %+v", c.nodes, sum)
+			t.Errorf("%+v: a sweep that tries little: %+v", c, sum)
 		}
-		t.Logf("%d nodes, seeds 1..%d: %+v", c.nodes, c.runs, sum)
+		t.Logf("%+v, seeds 1..%d: %+v", c, c.runs, sum)
 	}
 }
 
 // TestVariants: each deliberately broken data plane is caught within
 // seeds 1..240, swept 24 at a time until it is (the rarer one is caught
 // in about 3 runs in 100: a fixed handful of seeds would say more of
-// the seeds than of the checker).
+// the seeds than of the checker). The semaphores' variant runs with one
+// semaphore of one unit (caught in about 5 runs in 100).
 func TestVariants(t *testing.T) {
 	const most, step = 240, 24
 	for _, v := range VariantNames() {
 		var caught *Result
+		cfg := Config{Nodes: 3, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Variant: v}
+		if SemVariant(v) {
+			cfg.Semaphores, cfg.Units = 1, 1
+		}
 		for from := 1; from <= most && caught == nil; from += step {
-			sum, err := Sweep(Config{Nodes: 3, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Variant: v}, seeds(from, step), 0, nil)
+			sum, err := Sweep(cfg, seeds(from, step), 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,6 +71,9 @@ func TestVariants(t *testing.T) {
 		if caught == nil {
 			t.Errorf("variant %s: not caught over seeds 1..%d", v, most)
 			continue
+		}
+		if SemVariant(v) && caught.ByRule["capacity"] == 0 {
+			t.Errorf("variant %s: caught by %v, not capacity", v, caught.ByRule)
 		}
 		t.Logf("variant %s: seed %d: %s", v, caught.Seed, caught.First[0])
 	}
@@ -94,19 +106,25 @@ func TestScripted(t *testing.T) {
 	}
 }
 
-// TestSweepWorkers: the summary does not depend on the number of workers.
+// TestSweepWorkers: the summary does not depend on the number of
+// workers, with semaphores or without.
 func TestSweepWorkers(t *testing.T) {
-	cfg := Config{Nodes: 3, Clients: 3, Horizon: 12000, Delay: delay(t), Random: true}
-	one, err := Sweep(cfg, seeds(40, 4), 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	two, err := Sweep(cfg, seeds(40, 4), 3, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(one, two) {
-		t.Errorf("1 worker: %+v\n3 workers: %+v", one, two)
+	for _, sems := range []int{0, 2} {
+		cfg := Config{Nodes: 3, Clients: 3, Horizon: 12000, Delay: delay(t), Random: true, Semaphores: sems, Units: 2}
+		one, err := Sweep(cfg, seeds(40, 4), 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		two, err := Sweep(cfg, seeds(40, 4), 3, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, two) {
+			t.Errorf("%d semaphores: 1 worker: %+v\n3 workers: %+v", sems, one, two)
+		}
+		if sems > 0 && (one.Units == 0 || one.Units == one.Grants) {
+			t.Errorf("%d semaphores: %d units granted of %d grants", sems, one.Units, one.Grants)
+		}
 	}
 }
 
@@ -116,6 +134,9 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 0, Horizon: 10},
 		{Nodes: 3, Clients: 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "nope"},
+		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "sem-no-regrant"},
 		{Nodes: 3, Clients: 1, Horizon: 10, Faults: Faults{Slow: []Slow{{P: 1, Start: 5, End: 4, Factor: 2}}}},
 	} {
 		if _, err := Run(cfg); err == nil {

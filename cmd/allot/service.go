@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 // serviceOpts are the flags of `allot sim --kind service`.
 type serviceOpts struct {
 	nodes, clients                   int
+	semaphores, units                int
 	seed                             uint64
 	seeds, workers                   int
 	horizon                          int64
@@ -41,6 +43,8 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	})
 	fs.IntVar(&o.nodes, "nodes", 3, "nodes")
 	fs.IntVar(&o.clients, "clients", 4, "clients: each opens sessions, keeps them alive, locks and unlocks")
+	fs.IntVar(&o.semaphores, "semaphores", 0, "semaphores: with N > 0, one request of the clients' in two acquires a unit of one of N semaphores (central-pool, as the service's large ones) instead of locking; 0: locks only")
+	fs.IntVar(&o.units, "units", 2, "with --semaphores: each semaphore's units, R")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
@@ -120,6 +124,12 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--nodes must be 1 to 64, not %d", o.nodes)
 	case o.clients < 1:
 		return badf("--clients must be at least 1, not %d", o.clients)
+	case o.semaphores < 0 || o.semaphores > 1<<20:
+		return badf("--semaphores must be 0 to %d, not %d", 1<<20, o.semaphores)
+	case o.units < 1 || o.units > math.MaxInt32:
+		return badf("--units must be 1 to %d, not %d", math.MaxInt32, o.units)
+	case o.semaphores == 0 && svcsim.SemVariant(o.variant):
+		return badf("--variant %s breaks the semaphores: it needs --semaphores", o.variant)
 	case o.seeds < 1:
 		return badf("--seeds must be at least 1, not %d", o.seeds)
 	case o.horizon <= 0:
@@ -156,7 +166,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--random-faults draws the schedule: not with --crash, --restart, --cut, --pause or --slow")
 	}
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
-		Faults: faults, Random: o.random, Variant: o.variant}
+		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)
 	}
@@ -189,8 +199,13 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "%s of %d nodes, %d clients; delay %s, horizon %d; seed %d\n", serviceName(o.variant), r.Nodes, r.Clients, o.delay, r.End, r.Seed)
 		fmt.Fprintf(stdout, "faults: %s\n", describeService(r.Faults))
-		fmt.Fprintf(stdout, "sessions %d, adopted %d, lock requests %d, grants %d, expired answers %d; messages %d, events %d\n",
-			r.Sessions, r.Adopted, r.Requests, r.Grants, r.Expired, r.Messages, r.Events)
+		if o.semaphores > 0 {
+			fmt.Fprintf(stdout, "sessions %d, adopted %d, lock requests %d, grants %d, acquires %d, units granted %d, expired answers %d; messages %d, events %d\n",
+				r.Sessions, r.Adopted, r.Requests-r.Acquires, r.Grants-r.Units, r.Acquires, r.Units, r.Expired, r.Messages, r.Events)
+		} else {
+			fmt.Fprintf(stdout, "sessions %d, adopted %d, lock requests %d, grants %d, expired answers %d; messages %d, events %d\n",
+				r.Sessions, r.Adopted, r.Requests, r.Grants, r.Expired, r.Messages, r.Events)
+		}
 		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
 		for _, f := range r.First {
 			fmt.Fprintf(stdout, "  %s\n", f)
@@ -228,12 +243,18 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 			faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1)
 		kinds := []string{"crash", "restart", "cut", "pause", "slow"}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "runs\t"+strings.Join(kinds, "\t")+"\tsessions\tadopted\tgrants\texpired answers\truns with findings\tfindings\t")
+		units, unitsHead := "", ""
+		if o.semaphores > 0 {
+			// The grants of locks, and of semaphores' units.
+			units, unitsHead = fmt.Sprintf("%d\t", sum.Units), "units granted\t"
+			sum.Grants -= sum.Units
+		}
+		fmt.Fprintln(tw, "runs\t"+strings.Join(kinds, "\t")+"\tsessions\tadopted\tgrants\t"+unitsHead+"expired answers\truns with findings\tfindings\t")
 		fmt.Fprintf(tw, "%d\t", sum.Runs)
 		for _, k := range kinds {
 			fmt.Fprintf(tw, "%d\t", sum.Faults[k])
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", sum.Sessions, sum.Adopted, sum.Grants, sum.Expired, sum.Failed, sum.Findings)
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%s%d\t%d\t%d\t\n", sum.Sessions, sum.Adopted, sum.Grants, units, sum.Expired, sum.Failed, sum.Findings)
 		tw.Flush()
 		var rules []string
 		for _, k := range slices.Sorted(maps.Keys(sum.ByRule)) {

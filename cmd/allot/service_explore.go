@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +58,7 @@ func faultList(flagName, v string, n int) ([]proc.ID, []sim.Crash, error) {
 func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	var (
 		nodes, clients      int
+		semaphores, units   int
 		seed                uint64
 		delay               string
 		crash, restart      string
@@ -74,6 +76,8 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	})
 	fs.IntVar(&nodes, "nodes", 3, "nodes")
 	fs.IntVar(&clients, "clients", 1, "clients")
+	fs.IntVar(&semaphores, "semaphores", 0, "semaphores: with N > 0, one request of the clients' in two acquires a unit of one of N semaphores instead of locking; 0: locks only")
+	fs.IntVar(&units, "units", 2, "with --semaphores: each semaphore's units, R")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the processes' random draws")
 	fs.StringVar(&delay, "delay", "uniform:1:3", "every message takes between A and B ticks: uniform:A:B or const:X")
 	fs.StringVar(&crash, "crash", "", "nodes that may crash, each at any step (once): P[,P...]; P@T: node P crashes at tick T, in the warm-up")
@@ -107,6 +111,12 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("a service's time never ends: give --max-depth, --max-states or --timeout")
 	case variant != "" && !slices.Contains(svcsim.VariantNames(), variant):
 		return badf("--variant %q: want one of %s", variant, strings.Join(svcsim.VariantNames(), ", "))
+	case semaphores < 0 || semaphores > 1<<20:
+		return badf("--semaphores must be 0 to %d, not %d", 1<<20, semaphores)
+	case units < 1 || units > math.MaxInt32:
+		return badf("--units must be 1 to %d, not %d", math.MaxInt32, units)
+	case semaphores == 0 && svcsim.SemVariant(variant):
+		return badf("--variant %s breaks the semaphores: it needs --semaphores", variant)
 	}
 	d, err := dist.Parse(delay)
 	if err != nil {
@@ -148,7 +158,8 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	cfg := svcsim.ExploreConfig{Nodes: nodes, Clients: clients, Seed: seed, MinDelay: d.Min(), MaxDelay: hi,
-		Crash: cr, Restart: re, CrashAt: crAt, RestartAt: reAt, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant}
+		Crash: cr, Restart: re, CrashAt: crAt, RestartAt: reAt, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant,
+		Semaphores: semaphores, Units: units}
 	switch from {
 	case "":
 	case "adopt", "serve":

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/svcsim"
 	"github.com/allot-dev/allot/trace"
 )
@@ -83,6 +84,10 @@ func TestServiceVariantFails(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "seed 57") || !strings.Contains(errs, "outlived") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
+	_, errs, code = allot(t, "sim", "--kind", "service", "--variant", "sem-no-regrant", "--semaphores", "1", "--units", "1", "--random-faults", "--seed", "8")
+	if code != 1 || !strings.Contains(errs, "seed 8") || !strings.Contains(errs, "capacity") {
+		t.Errorf("sem-no-regrant: exit %d, stderr %q", code, errs)
+	}
 }
 
 // TestServiceExploreViewChange: a crash at a tick, the search from just
@@ -112,6 +117,9 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--crash", "0@200", "--restart", "0,0@300"},
 		{"explore", "--kind", "service", "--from", "soon"},
 		{"explore", "--kind", "service", "--from", "adopt", "--max-states", "5"},
+		{"explore", "--kind", "service", "--semaphores", "-1"},
+		{"explore", "--kind", "service", "--semaphores", "1", "--units", "0"},
+		{"explore", "--kind", "service", "--variant", "sem-no-regrant"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
@@ -119,3 +127,38 @@ func TestServiceExplore(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceSimSemaphores: with semaphores, a run prints the units
+// granted and no finding, and its trace, read back, holds the
+// semaphores' grants (their sem, units and unit) and passes
+// check.Service alike.
+func TestServiceSimSemaphores(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "s.jsonl")
+	out, errs, code := allot(t, "sim", "--kind", "service", "--seed", "3", "--horizon", "8000", "--semaphores", "2", "--units", "2",
+		"--crash", "1@3000", "--trace", tr)
+	if code != 0 || !strings.Contains(out, "checker findings: 0") || !strings.Contains(out, "units granted") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	f, err := os.Open(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := check.Service{Nodes: 3, Slack: svcsim.Lease, Healed: 3000, Bound: svcsim.Bound, Settle: svcsim.Settle}
+	units := 0
+	if err := trace.Read(f, proc.Sinks{&c, sinkFunc(func(e proc.Event) {
+		if e.Kind == proc.EvEnter && e.S != nil && e.S.Units == 2 {
+			units++
+		}
+	})}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(8000)
+	if c.Violations > 0 || units == 0 {
+		t.Errorf("the trace read back: %d semaphore grants, findings %v", units, c.First)
+	}
+}
+
+type sinkFunc func(proc.Event)
+
+func (f sinkFunc) Event(e proc.Event) { f(e) }
