@@ -29,10 +29,10 @@ import (
 // version: UNIMPLEMENTED, before it ran anything) is called unary from
 // then on.
 //
-// The stream is the gRPC Calls stream, or the native protocol's, a
-// connection of its own to the node's port without gRPC (native.go), when
-// the caller has a native dialer (WithProtocol(ProtocolNative)) and the
-// node speaks it.
+// The stream is the native protocol's, a connection of its own to the
+// node's port without gRPC (native.go), unless the caller has no native
+// dialer (WithProtocol(ProtocolGRPC)) or the node does not speak it; then
+// it is the gRPC Calls stream.
 type caller struct {
 	pb.AllotClient               // the unary calls
 	native         *nativeDialer // nil: the Calls stream on gRPC only

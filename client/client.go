@@ -18,13 +18,13 @@
 // than the largest it has seen.
 //
 // A session's Lock, Unlock, Acquire and Release go on one stream per node
-// (the API's Calls), which costs a node less than a unary call each: the
-// gRPC Calls stream, or with WithProtocol(ProtocolNative) the node's
-// native protocol, a connection of its own to the node's port that
-// carries the same Calls without HTTP/2 (the same semantics, errors,
-// certificates and tokens; gRPC where a node does not speak it), and
-// unary where a node has no Calls at all. Client.Protocols says which
-// each node's took. A session that locks mostly
+// (the API's Calls), which costs a node less than a unary call each: by
+// default on the node's native protocol, a connection of its own to the
+// node's port that carries the same Calls without HTTP/2 (the same
+// semantics, errors, certificates and tokens), on the gRPC Calls stream
+// where a node does not speak it (an older version) or with
+// WithProtocol(ProtocolGRPC), and unary where a node has no Calls at
+// all. Client.Protocols says which each node's took. A session that locks mostly
 // one name is best opened where that name lives, with WithNear: its
 // Lock then stays inside one node.
 //
@@ -439,7 +439,7 @@ func DialWith(ctx context.Context, addrs []string, opts ...Option) (*Client, err
 			return nil, fmt.Errorf("allot: %s: %w", a, err)
 		}
 		var nd *nativeDialer
-		if o.protocol == ProtocolNative {
+		if o.protocol != ProtocolGRPC {
 			nd = &nativeDialer{addr: a, tls: o.tls, token: o.token}
 		}
 		c.conns = append(c.conns, cc)

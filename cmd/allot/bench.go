@@ -98,7 +98,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	w4Names := fs.Int("w4-names", 1000000, "W4's name space: each operation locks one name drawn uniformly from this many")
 	var co clientOpts // a secure cluster's certificate and token, with --addr
 	co.secureFlags(fs)
-	protocol := fs.String("protocol", "grpc", "what the client's Lock, Unlock, Acquire and Release travel on: grpc (the Calls stream) or native (the nodes' native protocol, gRPC where a node does not speak it)")
+	protocol := fs.String("protocol", "native", "what the client's Lock, Unlock, Acquire and Release travel on: native (the nodes' native protocol, gRPC where a node does not speak it) or grpc (the Calls stream)")
 	near := fs.Bool("near", false, "W1 and W2 open their sessions at their one key's home node (client.WithNear), where its Lock takes no message between nodes; without it, sessions are spread over the nodes (W1: on each in turn)")
 	if err := parseFlags(fs, args, stdout, "usage: allot bench [--nodes N | --addr A,B,C [--tls-ca F --tls-cert F --tls-key F [--token-file F]]] [flags]\n\nW1: one client, Lock+Unlock of one key; W2: 8 clients on one lock, hold 0;\nW3: 32 clients, each locking 4 random keys of 64 in one call, hold 1ms;\nW4: independent names, --w4-sessions clients each locking one random name of --w4-names, hold 0.\nAn operation is Lock then Unlock; its latency is the Lock's (W1: both calls').\nNode CPU, messages and calls per operation are read off the nodes' /metrics."); err != nil {
 		return err

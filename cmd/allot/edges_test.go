@@ -192,7 +192,7 @@ func TestBenchTLS(t *testing.T) {
 	startServe(t, append([]string{"--nodes", addrs[0], "--node", "0", "--data-dir", t.TempDir()}, secure...)...)
 	bench := []string{"bench", "--addr", addrs[0], "--workloads", "W1", "--duration", "300ms", "--format", "json"}
 	flags := strings.Fields(secureClientFlags(files, dir))
-	out, errs, code := allot(t, append(append(bench, "--protocol", "native"), flags...)...)
+	out, errs, code := allot(t, append(bench, flags...)...)
 	var r struct {
 		Protocol  string
 		Workloads []struct {
@@ -200,11 +200,11 @@ func TestBenchTLS(t *testing.T) {
 		}
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || len(r.Workloads) != 1 || r.Workloads[0].OpsPerSecond <= 0 || r.Protocol != "native" {
-		t.Errorf("--protocol native, with the certificate and token: exit %d, stdout %q, stderr %q; want calls on the native protocol", code, out, errs)
+		t.Errorf("the default, with the certificate and token: exit %d, stdout %q, stderr %q; want calls on the native protocol", code, out, errs)
 	}
-	out, errs, code = allot(t, append(bench, flags...)...)
+	out, errs, code = allot(t, append(append(bench, "--protocol", "grpc"), flags...)...)
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Protocol != "grpc" {
-		t.Errorf("the default: exit %d, stdout %q, stderr %q; want calls on gRPC", code, out, errs)
+		t.Errorf("--protocol grpc: exit %d, stdout %q, stderr %q; want calls on gRPC", code, out, errs)
 	}
 	if _, errs, code := allot(t, bench...); code == 0 || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "allot: ") {
 		t.Errorf("in plaintext: exit %d, stderr %q", code, errs)
