@@ -4,9 +4,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/allot-dev/allot/explore"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/sim"
 )
+
+// exploreAdoption searches cfg from 2 ticks before the first adoption
+// (at), and fails the test on an error or a finding.
+func exploreAdoption(t *testing.T, cfg ExploreConfig) (r *explore.TimedResult, at proc.Time) {
+	t.Helper()
+	at, err := cfg.Locate(proc.EvAdopted, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.From = at - 2
+	if r, err = Explore(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if r.Violations > 0 {
+		t.Fatalf("%s", r.Counter.What)
+	}
+	return r, at
+}
 
 // TestExploreViewChange: node 0 crashes at tick 2000 (the warm-up's
 // schedule), may restart at any step of the search, and the search
@@ -18,18 +37,7 @@ import (
 func TestExploreViewChange(t *testing.T) {
 	cfg := ExploreConfig{Nodes: 3, Clients: 1, Seed: 1, MinDelay: 1, MaxDelay: 3,
 		CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 300}
-	at, err := cfg.Locate(proc.EvAdopted, 20000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.From = at - 2
-	r, err := Explore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Violations > 0 {
-		t.Fatalf("%s", r.Counter.What)
-	}
+	r, at := exploreAdoption(t, cfg)
 	if r.WarmupEnd < 2000 || r.WarmupEnd >= at || r.Marked["adopted"] == 0 || r.Restarts == 0 {
 		t.Errorf("adopted at %d: %+v", at, r)
 	}
@@ -65,18 +73,7 @@ func TestExploreCatchesVariant(t *testing.T) {
 func TestExploreSemaphores(t *testing.T) {
 	cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 1, MinDelay: 1, MaxDelay: 3, Semaphores: 1, Units: 1,
 		CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 400}
-	at, err := cfg.Locate(proc.EvAdopted, 20000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.From = at - 2
-	r, err := Explore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Violations > 0 {
-		t.Fatalf("%s", r.Counter.What)
-	}
+	r, at := exploreAdoption(t, cfg)
 	if r.Marked["adopted"] == 0 || r.Marked["regrant"] == 0 {
 		t.Errorf("adopted at %d: %+v", at, r)
 	}
