@@ -8,15 +8,18 @@ import (
 	"github.com/allot-dev/allot/session"
 )
 
-func acks(o *Out) []KeepAck {
-	var out []KeepAck
+// sent is the messages of type M among o's Sends, in order.
+func sent[M proc.Message](o *Out) []M {
+	var out []M
 	for _, s := range o.Sends {
-		if a, ok := s.M.(KeepAck); ok {
-			out = append(out, a)
+		if m, ok := s.M.(M); ok {
+			out = append(out, m)
 		}
 	}
 	return out
 }
+
+func acks(o *Out) []KeepAck { return sent[KeepAck](o) }
 
 func keep(to uint64, n uint64) Keep {
 	return Keep{Primary: 0, Gen: 1, To: to, Epoch: 5, Recs: []KeepRec{{N: n, Record: session.Record{ID: 100 + n, TTL: 3000 * Tick, Seq: 1, Left: 4000 * Tick}}}}
@@ -114,15 +117,7 @@ func TestAnswersInRecordOrder(t *testing.T) {
 	}
 }
 
-func keeps(o *Out) []Keep {
-	var out []Keep
-	for _, s := range o.Sends {
-		if k, ok := s.M.(Keep); ok {
-			out = append(out, k)
-		}
-	}
-	return out
-}
+func keeps(o *Out) []Keep { return sent[Keep](o) }
 
 // TestSemaphoreGrant: a semaphore's unit is asked on a user of the
 // semaphore's instance, answered once the backup has the grant's record
