@@ -83,10 +83,20 @@ func (o Options) Args() []string {
 	return args
 }
 
-// Run runs allot bench and returns its workloads and the CPU seconds its
-// processes used (the bench's clients and the cluster's nodes together,
-// warm-up included).
-func Run(ctx context.Context, bin string, o Options) ([]workload.Stats, float64, error) {
+// Result is what one allot bench run reports.
+type Result struct {
+	Workloads []workload.Stats
+	// Protocol is what the client's Lock, Unlock, Acquire and Release
+	// went on (allot bench's "protocol": native, grpc, or several joined
+	// by "+" where the nodes differed); "" from a bench that does not say.
+	Protocol string
+	// CPUSeconds is what its processes used (the bench's clients and the
+	// cluster's nodes together, warm-up included); Parse leaves it 0.
+	CPUSeconds float64
+}
+
+// Run runs allot bench and returns what it reports.
+func Run(ctx context.Context, bin string, o Options) (Result, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, o.Args()...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -95,7 +105,7 @@ func Run(ctx context.Context, bin string, o Options) ([]workload.Stats, float64,
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second
 	if err := cmd.Run(); err != nil {
-		return nil, 0, fmt.Errorf("allot %s: %v: %s", strings.Join(o.Args(), " "), err, strings.TrimSpace(stderr.String()))
+		return Result{}, fmt.Errorf("allot %s: %v: %s", strings.Join(o.Args(), " "), err, strings.TrimSpace(stderr.String()))
 	}
 	cpu := 0.0
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -103,12 +113,14 @@ func Run(ctx context.Context, bin string, o Options) ([]workload.Stats, float64,
 		// exits: the kernel counts them in its usage.
 		cpu = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
-	ws, err := Parse(stdout.Bytes(), o.Window)
-	return ws, cpu, err
+	r, err := Parse(stdout.Bytes(), o.Window)
+	r.CPUSeconds = cpu
+	return r, err
 }
 
 // report is allot bench's JSON, the fields other tools read.
 type report struct {
+	Protocol  string `json:"protocol"`
 	Workloads []struct {
 		Name         *string  `json:"name"`
 		OpsPerSecond *float64 `json:"ops_per_second"`
@@ -127,19 +139,19 @@ var ErrReport = errors.New("allotbench: unexpected allot bench report")
 
 // Parse reads allot bench's JSON report; it wants W1, W2, W3 and W4,
 // each with every field, once.
-func Parse(b []byte, window time.Duration) ([]workload.Stats, error) {
+func Parse(b []byte, window time.Duration) (Result, error) {
 	var r report
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrReport, err)
+		return Result{}, fmt.Errorf("%w: %v", ErrReport, err)
 	}
 	var out []workload.Stats
 	for _, w := range r.Workloads {
 		if w.Name == nil || w.OpsPerSecond == nil || w.P50us == nil || w.P99us == nil || len(w.PerClient) == 0 {
-			return nil, fmt.Errorf("%w: a workload without name, ops_per_second, p50_us, p99_us or per_client", ErrReport)
+			return Result{}, fmt.Errorf("%w: a workload without name, ops_per_second, p50_us, p99_us or per_client", ErrReport)
 		}
 		if slices.ContainsFunc(out, func(s workload.Stats) bool { return s.Workload == *w.Name }) {
-			return nil, fmt.Errorf("%w: %s twice", ErrReport, *w.Name)
+			return Result{}, fmt.Errorf("%w: %s twice", ErrReport, *w.Name)
 		}
 		var ops int64
 		for _, n := range w.PerClient {
@@ -154,8 +166,8 @@ func Parse(b []byte, window time.Duration) ([]workload.Stats, error) {
 	}
 	for _, want := range Workloads {
 		if !slices.ContainsFunc(out, func(s workload.Stats) bool { return s.Workload == want }) {
-			return nil, fmt.Errorf("%w: no %s", ErrReport, want)
+			return Result{}, fmt.Errorf("%w: no %s", ErrReport, want)
 		}
 	}
-	return out, nil
+	return Result{Workloads: out, Protocol: r.Protocol}, nil
 }

@@ -12,6 +12,7 @@ import (
 )
 
 const good = `{
+  "nodes": 3, "protocol": "native",
   "workloads": [
     {"name": "W1", "ops_per_second": 1800.5, "p50_us": 549, "p99_us": 900, "per_client": [5400], "p50_us_by_node": {"127.0.0.1:7001": 400, "127.0.0.1:7002": 549, "127.0.0.1:7003": 700}},
     {"name": "W2", "ops_per_second": 2250, "p50_us": 3000, "p99_us": 9000, "per_client": [800, 850, 820, 840, 830, 845, 810, 835]},
@@ -21,10 +22,17 @@ const good = `{
 }`
 
 func TestParse(t *testing.T) {
-	ws, err := Parse([]byte(good), 3*time.Second)
+	r, err := Parse([]byte(good), 3*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r.Protocol != "native" || r.CPUSeconds != 0 {
+		t.Errorf("protocol %q, CPU %v", r.Protocol, r.CPUSeconds)
+	}
+	if old, err := Parse([]byte(strings.Replace(good, `"protocol": "native",`, ``, 1)), time.Second); err != nil || old.Protocol != "" {
+		t.Errorf("a bench that does not say its protocol: %q, %v", old.Protocol, err)
+	}
+	ws := r.Workloads
 	if len(ws) != 4 || ws[0].Workload != "W1" || ws[0].P50us != 549 || ws[1].Clients != 8 || ws[1].Ops != 6630 || ws[2].P99us != 31000 || ws[2].OpsPerSec != 1800 || ws[0].WindowS != 3 {
 		t.Errorf("%+v", ws)
 	}
@@ -95,16 +103,19 @@ func TestRunAllotBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, cpu, err := Run(context.Background(), bin, Options{Window: 200 * time.Millisecond, Warmup: 50 * time.Millisecond, MaxOps: 1000})
+	r, err := Run(context.Background(), bin, Options{Window: 200 * time.Millisecond, Warmup: 50 * time.Millisecond, MaxOps: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range ws {
+	if r.Protocol != "native" {
+		t.Errorf("allot bench's client went on %q, want its default, native", r.Protocol)
+	}
+	for _, w := range r.Workloads {
 		if w.Ops == 0 || w.OpsPerSec <= 0 || w.P50us <= 0 || w.P99us < w.P50us || w.Ops > 1000 {
 			t.Errorf("%+v", w)
 		}
 	}
-	if cpu <= 0 {
-		t.Errorf("allot bench used %v CPU s", cpu)
+	if r.CPUSeconds <= 0 {
+		t.Errorf("allot bench used %v CPU s", r.CPUSeconds)
 	}
 }

@@ -282,6 +282,19 @@ func (d Doc) Table() string {
 	return b.String()
 }
 
+// allotProtocols is what allot's runs say their client's calls went on,
+// each once, in the order first seen; none from a bench that does not
+// say.
+func (d Doc) allotProtocols() []string {
+	var out []string
+	for _, r := range d.Runs {
+		if p := r.Info["protocol"]; IsAllot(r.Backend) && p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Caption says when, where and how the table was measured.
 func (d Doc) Caption() string {
 	var b strings.Builder
@@ -292,6 +305,9 @@ func (d Doc) Caption() string {
 		fmt.Fprintf(&b, " (load average %.1f on %d CPUs when the run began)", d.Load, d.CPUs)
 	}
 	fmt.Fprintf(&b, ", by `%s` in `bench/peers`: %s, every system in one run. ", d.Command, d.Settings)
+	if ps := d.allotProtocols(); len(ps) > 0 {
+		fmt.Fprintf(&b, "allot's client called its nodes on the %s protocol (`allot bench`'s `protocol`). ", strings.Join(ps, " and the "))
+	}
 	b.WriteString("The numbers depend on the machine and on what else runs on it (±20 % between runs): read them as ratios. ")
 	b.WriteString("\"allot ×r\" beside a peer's figure is allot's advantage on that column, r > 1 where allot is better (the peer's latency over allot's, allot's rate over the peer's).")
 	if bl := d.Baseline; bl != nil {

@@ -148,6 +148,30 @@ func TestCaptionSaysLoaded(t *testing.T) {
 	}
 }
 
+// TestCaptionSaysProtocol: the caption names what allot's client went on,
+// as allot's runs say (a peer's Info does not count), and says nothing of
+// it where no run says.
+func TestCaptionSaysProtocol(t *testing.T) {
+	d := fixture()
+	if strings.Contains(d.Caption(), "protocol") {
+		t.Errorf("no run says its protocol: %s", d.Caption())
+	}
+	for i := range d.Runs {
+		d.Runs[i].Info["protocol"] = "grpc"
+		if IsAllot(d.Runs[i].Backend) {
+			d.Runs[i].Info["protocol"] = "native"
+		}
+	}
+	if c := d.Caption(); !strings.Contains(c, "allot's client called its nodes on the native protocol") || strings.Contains(c, "grpc") {
+		t.Errorf("allot's runs on native: %s", c)
+	}
+	d.Runs = append(d.Runs, run(Allot, 9, 500, 1000, []int64{10, 10}, 100, 1000))
+	d.Runs[len(d.Runs)-1].Info["protocol"] = "native+grpc"
+	if c := d.Caption(); !strings.Contains(c, "on the native and the native+grpc protocol") {
+		t.Errorf("runs that differ: %s", c)
+	}
+}
+
 func TestTargets(t *testing.T) {
 	verdicts := func(d Doc) []Verdict {
 		var out []Verdict

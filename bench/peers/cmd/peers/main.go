@@ -256,9 +256,12 @@ func runSystem(ctx context.Context, o options, env backend.Env, tmp, name string
 	if report.IsAllot(name) {
 		ao := allotbench.Options{Window: o.cfg.Window, Warmup: o.warmup, MaxOps: o.cfg.MaxOps, Near: name == report.AllotNear,
 			W4Sessions: o.cfg.W4, W4Names: o.cfg.W4Keys}
-		ws, cpu, err := allotbench.Run(ctx, o.allotBin, ao)
-		res.Workloads, res.CPUSeconds = ws, cpu
+		r, err := allotbench.Run(ctx, o.allotBin, ao)
+		res.Workloads, res.CPUSeconds = r.Workloads, r.CPUSeconds
 		res.Info = map[string]string{"server": "allot (its own 3-node cluster on loopback)", "command": "allot " + strings.Join(ao.Args(), " ")}
+		if r.Protocol != "" {
+			res.Info["protocol"] = r.Protocol
+		}
 		if err != nil {
 			res.Error = err.Error()
 		}
