@@ -124,7 +124,6 @@ type Node struct {
 	opens     map[uint64]*kaWait // opens waiting for their record, by record number
 	ready     *readying
 	stops     uint64 // lost fences so far
-	fenced    bool   // a lost fence since the node's last view
 	early     []early
 }
 
@@ -585,11 +584,11 @@ func (n *Node) KeepAck(o *Out, from proc.ID, a KeepAck) {
 // fenced primary run, stale). The primary records again at the new
 // generation once its view says the backup's generation changed.
 func (n *Node) Keep(o *Out, from proc.ID, k Keep) {
-	switch {
-	case k.To > n.gen:
+	switch n.keeper.Admit(k.To) {
+	case session.AdmitLater:
 		n.early = append(n.early, early{from, k})
 		return
-	case k.To < n.gen || n.fenced:
+	case session.AdmitDrop:
 		return
 	}
 	recs := make([]session.Record, 0, len(k.Recs))
@@ -708,7 +707,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 	sv, sp := sessionView(v), sessionView(prev)
 	n.view, n.serving = sv, false
 	i, _ := slices.BinarySearch(v.Members, n.cfg.Self)
-	n.gen, n.fenced = v.Gens[i], false
+	n.gen = v.Gens[i]
 	o.Retire = v.Epoch
 	for k := range n.users { // any order: it only deletes
 		if k.Epoch < v.Epoch {
@@ -716,6 +715,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 		}
 	}
 	t := n.keeper.TakeOver(st(n.now), int(n.cfg.Self), sv, sp)
+	n.keeper.Serve(n.gen)
 	var adopted []*sess
 	for _, a := range t.Adopt {
 		if n.sessions[a.Record.ID] != nil {
@@ -871,7 +871,6 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 		return
 	}
 	n.stops++
-	n.fenced = true
 	// The node rejoins as a new generation, and what its old one kept
 	// for other nodes is no promise: the views it misses meanwhile move
 	// their backups elsewhere (their later records, their ends, are
@@ -879,7 +878,7 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 	// fenced unknown to the others) may name this node its successor
 	// again. Its primaries record every session again at the new
 	// generation (a backup of another generation moved).
-	n.keeper = session.NewKeeper()
+	n.keeper.Stop()
 	o.Retire = n.view.Epoch + 1
 	for k := range n.users { // any order: it only deletes
 		if k.Epoch == n.view.Epoch {

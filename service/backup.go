@@ -86,19 +86,15 @@ import (
 // the streams, the locks, the goroutines.
 
 // keeper is what this node keeps as the backup of other nodes' sessions
-// (session.Keeper: the records, and the rules of a view change), under a
-// lock of its own: the Backup service's streams and a view change's
-// takeOver meet here.
+// (session.Keeper: the records, for which of this node's generations,
+// and the rules of a view change), under a lock of its own: the Backup
+// service's streams and a view change's takeOver meet here.
 type keeper struct {
 	mu sync.Mutex
 	k  *sm.Keeper
-	// gen: this node's generation in the view it adopted last (0: none
-	// yet); stopped: it stopped serving since. Records are kept only
-	// for the generation the node serves as (keep).
-	gen     uint64
-	stopped bool
-	// moved is closed, and made afresh, when gen or stopped change: a
-	// request for a generation the node has not reached yet waits.
+	// moved is closed, and made afresh, when the generation the node
+	// serves as changes, or it stops: a request for a generation the
+	// node has not reached yet waits (session.AdmitLater).
 	moved chan struct{}
 }
 
@@ -107,21 +103,16 @@ func newKeeper() *keeper { return &keeper{k: sm.NewKeeper(), moved: make(chan st
 // keep takes the records of r, once this node serves as the generation
 // r.To they were made for (a primary may adopt the view that names it
 // before this node does: the request waits, until done is closed). It
-// reports whether to answer r (not if r was made for an earlier
-// generation of this node, or this node stopped serving since: a
-// restarted process at the same address, or a node that rejoined, is
-// not the backup the records were made for, and kept, they would be
-// adopted in a later view that names it the successor of a lost primary
-// run, stale), and whether it kept the records (refused: the keeper took
-// the run over or moved away from it). A request without To (an older
-// primary) is kept as before.
+// reports whether to answer r (session.Keeper.Admit says which are
+// neither kept nor answered), and whether it kept the records (refused:
+// the keeper took the run over or moved away from it).
 func (k *keeper) keep(r *backuppb.KeepRequest, done <-chan struct{}) (answer, kept bool) {
 	recs := make([]sm.Record, len(r.Sessions))
 	for i, s := range r.Sessions {
 		recs[i] = fromPB(s)
 	}
 	k.mu.Lock()
-	for r.To != 0 && r.To > k.gen {
+	for k.k.Admit(r.To) == sm.AdmitLater {
 		moved := k.moved
 		k.mu.Unlock()
 		select {
@@ -132,25 +123,22 @@ func (k *keeper) keep(r *backuppb.KeepRequest, done <-chan struct{}) (answer, ke
 		k.mu.Lock()
 	}
 	defer k.mu.Unlock()
-	if r.To != 0 && (r.To < k.gen || k.stopped) {
+	if k.k.Admit(r.To) == sm.AdmitDrop {
 		return false, false
 	}
 	return true, k.k.Keep(sessionNow(), sm.Run{Node: int(r.Primary), Gen: r.Gen}, r.Epoch, r.Forget, recs)
 }
 
 // serveAs makes gen the generation this node keeps records for (a view
-// it adopts), or, with stopped, forgets every record (the node stopped
-// serving: what its generation kept is no promise of the next one's; the
-// views meanwhile move its primaries' backups elsewhere, while a view
-// that still lists a primary's lost run may name this node its
-// successor). Called with k.mu held.
+// it adopts), or, with stopped, forgets every record (session.Keeper's
+// Serve and Stop say why), and wakes the requests waiting for it. Called
+// with k.mu held.
 func (k *keeper) serveAs(gen uint64, stopped bool) {
 	if stopped {
-		k.k = sm.NewKeeper()
+		k.k.Stop()
 	} else {
-		k.gen = max(k.gen, gen)
+		k.k.Serve(gen)
 	}
-	k.stopped = stopped
 	close(k.moved)
 	k.moved = make(chan struct{})
 }

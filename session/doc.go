@@ -69,5 +69,9 @@
 // acknowledged), and Keep takes the newest record of each session by Seq. When a view leaves
 // a primary's run out, TakeOver adopts the sessions kept for it, if this
 // node was its backup in the view before (the one it recorded at last);
-// otherwise the records are stale and dropped.
+// otherwise the records are stale and dropped. A backup keeps records
+// only for the generation of itself they were made for, the one it
+// serves as (Admit, Serve): a restarted process at the same address, or
+// a node that stopped serving and rejoined (Stop forgets what it kept),
+// is not the backup that older records were made for.
 package session

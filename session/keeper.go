@@ -55,6 +55,65 @@ type Keeper struct {
 	// view that moved it; a record made in an older view, still on its
 	// way, is refused.
 	left map[Run]uint64
+	// gen: this node's generation in the view it adopted last (0: none
+	// yet); stopped: it stopped serving since (Stop). Records are kept
+	// only for the generation the node serves as (Admit).
+	gen     uint64
+	stopped bool
+}
+
+// Admit is what a backup does with records made for one of its
+// generations (Keeper.Admit).
+type Admit uint8
+
+const (
+	// AdmitKeep: made for the generation the node serves as, or naming
+	// none (a primary of an earlier version): Keep them.
+	AdmitKeep Admit = iota
+	// AdmitLater: made for a later generation, which the node has not
+	// taken on yet (the primary adopted the view that names it first):
+	// held until Serve reaches it.
+	AdmitLater
+	// AdmitDrop: made for an earlier generation, or the node stopped
+	// serving since it took this one on: neither kept nor answered. A
+	// restarted process at the same address, or a node that rejoined, is
+	// not the backup the records were made for: kept, they would be
+	// adopted in a later view that names it the successor of a lost
+	// primary run, stale. The primary's view moves its backup and records
+	// again.
+	AdmitDrop
+)
+
+// Admit says what to do with records made for this node's generation to
+// (0: the primary names none).
+func (k *Keeper) Admit(to uint64) Admit {
+	switch {
+	case to == 0:
+		return AdmitKeep
+	case to > k.gen:
+		return AdmitLater
+	case to < k.gen || k.stopped:
+		return AdmitDrop
+	}
+	return AdmitKeep
+}
+
+// Serve makes gen the generation the node keeps records for (the one it
+// has in a view it adopted; never an older one), and ends a Stop.
+func (k *Keeper) Serve(gen uint64) {
+	k.gen, k.stopped = max(k.gen, gen), false
+}
+
+// Stop forgets every record, and drops those that come until the node
+// serves again (Serve): it stopped serving, and what its generation kept
+// is no promise of the next one's — the views meanwhile move its
+// primaries' backups elsewhere (their later records, their ends, are
+// there), while a view that still lists a primary's lost run may name
+// this node its successor.
+func (k *Keeper) Stop() {
+	gen := k.gen
+	*k = *NewKeeper()
+	k.gen, k.stopped = gen, true
 }
 
 // kept is one primary run's sessions.

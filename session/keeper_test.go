@@ -324,3 +324,36 @@ func TestKeeperRefuses(t *testing.T) {
 		t.Error("Refused twice")
 	}
 }
+
+// TestKeeperAdmit: records are kept for the generation the node serves as,
+// held for a later one, dropped for an earlier one and after a Stop
+// (which forgets what was kept) until the node serves again; a primary
+// that names no generation is kept as before.
+func TestKeeperAdmit(t *testing.T) {
+	k := NewKeeper()
+	run := Run{Node: 1, Gen: 1}
+	steps := []struct {
+		do   func()
+		want map[uint64]Admit // by the generation the records are made for
+	}{
+		{func() {}, map[uint64]Admit{0: AdmitKeep, 1: AdmitLater}},
+		{func() { k.Serve(2) }, map[uint64]Admit{0: AdmitKeep, 1: AdmitDrop, 2: AdmitKeep, 3: AdmitLater}},
+		{func() { k.Serve(1) }, map[uint64]Admit{1: AdmitDrop, 2: AdmitKeep}}, // never back
+		{func() { k.Stop() }, map[uint64]Admit{0: AdmitKeep, 1: AdmitDrop, 2: AdmitDrop, 3: AdmitLater}},
+		{func() { k.Serve(3) }, map[uint64]Admit{2: AdmitDrop, 3: AdmitKeep, 4: AdmitLater}},
+	}
+	for i, st := range steps {
+		st.do()
+		for to, want := range st.want {
+			if got := k.Admit(to); got != want {
+				t.Errorf("step %d: Admit(%d) = %d, want %d", i, to, got, want)
+			}
+		}
+		if i == 1 {
+			k.Keep(0, run, 1, false, []Record{{ID: 7, TTL: time.Second, Seq: 1}})
+		}
+		if _, _, ok := k.Keeps(7); ok != (i >= 1 && i < 3) {
+			t.Errorf("step %d: keeps session 7: %v", i, ok)
+		}
+	}
+}
