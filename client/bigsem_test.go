@@ -12,7 +12,7 @@ import (
 )
 
 // TestMillionUnits: a semaphore of a million units on three nodes (far
-// past nodes × slots, 24 here) serves 1,000 holders at once, each on a
+// past a node's slots, 8 here) serves 1,000 holders at once, each on a
 // unit of its own, through sessions on every node, then all of them give
 // their units back; the nodes' event logs show no unit held twice and
 // every request answered.
@@ -111,19 +111,17 @@ func TestMillionUnits(t *testing.T) {
 // where a large semaphore's owner lives, while sessions on the other two
 // hold units of two semaphores:
 //
-//   - big, of 12 units (3 nodes × 4 slots: the smallest large semaphore):
-//     its holders' grants carry over to the next view, whose owner starts
-//     afresh on another node, and it still gives at most 12 units at
-//     once — the 12th is granted, a 13th waits until a holder gives one
-//     back;
-//   - mid, of 10 units (fewer than 12, more than the 8 slots the crash
-//     leaves): still served in the next view — the unit held across the
-//     crash stays held and the live nodes' other seven slots get units (it
-//     was INVALID_ARGUMENT: the paper's n > R did not hold on the view's
-//     users).
+//   - big, of 12 units (large: at least a node's 4 slots): its holders'
+//     grants carry over to the next view, whose owner starts afresh on
+//     another node, and it still gives at most 12 units at once — the
+//     12th is granted, a 13th waits until a holder gives one back;
+//   - small, of 3 units (fewer than the slots: the cluster's semaphore
+//     algorithm on them): the unit held across the crash stays held, the
+//     other two are granted in the next view, and a fourth waits until a
+//     holder gives one back.
 func TestSemaphoresAcrossACrash(t *testing.T) {
 	c := newCrashable(t, 3)
-	const big, mid = 12, 10
+	const big, small = 12, 3
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s1 := session(t, ctx, c.addrs[1])
@@ -141,7 +139,7 @@ func TestSemaphoresAcrossACrash(t *testing.T) {
 		held1 = append(held1, acquire(s1, "big", big))
 		held2 = append(held2, acquire(s2, "big", big))
 	}
-	kept := acquire(s1, "mid", mid)
+	kept := acquire(s1, "small", small)
 	c.crash(0)
 
 	// big: the next view's owner knows nothing of the ten held; they are
@@ -170,15 +168,13 @@ func TestSemaphoresAcrossACrash(t *testing.T) {
 		}
 	}
 
-	// mid: three more slots on node 1 (the kept unit has the fourth),
-	// four on node 2.
-	held := []*client.Semaphore{kept}
-	for i := range 7 {
-		s := s2
-		if i < 3 {
-			s = s1
-		}
-		held = append(held, acquire(s, "mid", mid))
+	// small: two more units, one on each node left, then a fourth waits.
+	held := []*client.Semaphore{kept, acquire(s1, "small", small), acquire(s2, "small", small)}
+	over, stop = context.WithTimeout(ctx, 500*time.Millisecond)
+	err = s2.Semaphore("small", small).Acquire(over)
+	stop()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a 4th unit of a semaphore of 3 after a crash: %v, want it to wait", err)
 	}
 	for _, sem := range held {
 		if err := sem.Release(ctx); err != nil {

@@ -52,12 +52,11 @@
 //     has its own tokens. A Lock waits only for the holders of its names;
 //     a node takes at most --max-locks lock requests open at once
 //     (default 50000; one more is ErrLimit).
-//   - A semaphore has 1 to 2^31 − 1 units. Below nodes × slots units (48
-//     on three nodes by default) a node serves at most --slots of its
-//     requests at once (default 16); more wait for a slot (they contend
-//     for its units anyway). From nodes × slots on, a node serves up to
-//     --max-sessions of them at once (default 10000; one more is
-//     ErrLimit).
+//   - A semaphore has 1 to 2^31 − 1 units. Below --slots units (default
+//     16) a node serves at most --slots of its requests at once; more
+//     wait for a slot (they contend for its units anyway). From --slots
+//     on, a node serves up to --max-sessions of them at once (default
+//     10000; one more is ErrLimit).
 //   - A session is served by one node at a time, and recorded at another
 //     (its backup), which adopts it if the first dies or is cut off: the
 //     session then moves there by itself, with its grants and their tokens

@@ -123,7 +123,7 @@ func TestBadInput(t *testing.T) {
 	if err := s.Semaphore("x", math.MaxInt32+1).Acquire(ctx); !errors.Is(err, client.ErrBadUnits) {
 		t.Errorf("units past int32: %v", err)
 	}
-	// Past nodes × slots (8 here): served, no longer refused.
+	// Past the slots (8 here): served, no longer refused.
 	sem := s.Semaphore("x", 1000)
 	if err := sem.Acquire(ctx); err != nil {
 		t.Errorf("a semaphore of 1000 units on one node of 8 slots: %v", err)

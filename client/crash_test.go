@@ -728,3 +728,71 @@ func TestFastRestartKeepsHoldersSafe(t *testing.T) {
 	t.Logf("granted again %v after the kill", time.Since(killed).Round(time.Millisecond))
 	g1.Unlock(ctx)
 }
+
+// TestSemaphoreHoldersAdoptedPastSlots: a node that adopts a lost node's
+// sessions holds their semaphore units beside its own, more than its
+// slots (4 here) of a semaphore of 11 units: the next view still serves.
+// A view serves once every member asked its held grants again in it;
+// a semaphore on the slots (as one of 11 units was, below 3 nodes × 4
+// slots) gave the adopter's six grants four slots, and no Lock was
+// granted anywhere for as long as the holders held (30 s and more: they
+// kept their sessions alive). Semaphores of at least a node's slots are
+// large now, on users made per request.
+func TestSemaphoreHoldersAdoptedPastSlots(t *testing.T) {
+	c := newCrashable(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cl, err := client.Dial(ctx, c.addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	// Sessions go round the nodes: three on each, each holding a unit.
+	var sems []*client.Semaphore
+	var ss []*client.Session
+	for i := range 9 {
+		s, err := cl.Session(ctx, client.WithTTL(40*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sem := s.Semaphore("s", 11)
+		if err := sem.Acquire(ctx); err != nil {
+			t.Fatalf("unit %d: %v", i, err)
+		}
+		ss, sems = append(ss, s), append(sems, sem)
+	}
+	c.crash(1) // node 2, its backup, adopts its three holders
+	crashed := time.Now()
+	const bound = 20 * time.Second
+	for {
+		lctx, lcancel := context.WithTimeout(ctx, 2*time.Second)
+		s, err := cl.Session(lctx, client.WithTTL(5*time.Second))
+		if err == nil {
+			var g *client.Grant
+			if g, err = s.Lock(lctx, "x"); err == nil {
+				lcancel()
+				t.Logf("a Lock granted %v after the crash", time.Since(crashed).Round(time.Millisecond))
+				g.Unlock(ctx)
+				s.Close(ctx)
+				break
+			}
+			s.Close(ctx)
+		}
+		lcancel()
+		if time.Since(crashed) > bound {
+			t.Fatalf("no Lock granted %v after the crash (last: %v)", bound, err)
+		}
+	}
+	// Every holder, the adopted ones too, still holds its unit.
+	for i, sem := range sems {
+		select {
+		case <-ss[i].Done():
+			t.Errorf("holder %d's session ended", i)
+			continue
+		default:
+		}
+		if err := sem.Release(ctx); err != nil {
+			t.Errorf("holder %d's release: %v", i, err)
+		}
+	}
+}

@@ -204,8 +204,8 @@ func TestBadInput(t *testing.T) {
 		{"semaphore of 0 units", acquire("s", 0), "a semaphore has 1 to 2147483647 units, got 0"},
 		{"semaphore of -1 units", acquire("s", -1), "1 to 2147483647 units, got -1"},
 		{"semaphore of 7 units", acquireWait("s7", 7), ""},
-		// Past nodes × slots: a large semaphore (central-pool, users
-		// made per request), up to the most units the API can say.
+		// From the node's slots on: a large semaphore (central-pool,
+		// users made per request), up to the most units the API can say.
 		{"semaphore of 8 units", acquireWait("s8", 8), ""},
 		{"semaphore of MaxInt32 units", acquireWait("smax", math.MaxInt32), ""},
 		{"take of 0", take("q", 0), "take of 1 to the quota's budget, 20 permits, got 0"},

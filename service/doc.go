@@ -103,7 +103,7 @@
 // and, where a code means more than one thing, a google.rpc.ErrorInfo
 // reason (api/allot/v1's Reason constants: an older client keeps reading
 // the code as before); semaphores.go says which algorithm serves a
-// semaphore (below nodes × slots units the cluster's, on the fixed
+// semaphore (below a node's slots in units the cluster's, on the fixed
 // slots; from there on central-pool over users made per request, as the
 // lock's), records a semaphore's units in the control log on its first
 // use, so that every node refuses other units, and holds the node to its

@@ -116,34 +116,18 @@ func (n *Node) ownerOf(sp space.Space, id proc.ID) int {
 }
 
 // users is how many users instance sp on the slots has: slots per
-// member, and for a semaphore that would have no more users than units
-// (R-RESOURCES needs n > R), slots per node of the cluster as first
-// listed. Its size was checked against those (R below nodes × slots), so
-// a view without some nodes serves it too: the blocks past the members'
-// are users that never request, hosted round the members (owner) and run
-// like any idle user. Under R-RESOURCES not one message reaches them — a
-// node asks only the neighbours its units may have gone to, and none went
-// where nobody asked — so the members' blocks run as in a view with every
-// node. Each member still serves slots requests, as in every view, so a
-// grant carried over to the next view finds a slot there. Where the
-// members' slots are enough, the users are as they always were: a node
-// of an earlier version, which refused the view with too few, builds the
-// same processes as this one wherever it serves.
+// member (a semaphore on the slots has fewer units than a member has
+// slots: large).
 func (n *Node) users(sp space.Space) int {
-	m := sp.View.Members.Len()
-	if sp.Key.Kind == algo.Pool && m*n.c.Slots <= sp.Key.Units {
-		m = max(m, len(n.c.Nodes))
-	}
-	return m * n.c.Slots
+	return sp.View.Members.Len() * n.c.Slots
 }
 
 // owner is the node hosting process id of an instance of v with users
-// user slots: users in blocks of Slots, block b on member b (and the
-// blocks past the members' round them: users), helper processes
-// (managers, coordinators) dealt round the live nodes.
+// user slots: users in blocks of Slots, block b on member b, helper
+// processes (managers, coordinators) dealt round the live nodes.
 func (n *Node) owner(v space.View, users int, id proc.ID) int {
 	if int(id) < users {
-		return v.Members.Nth(int(id) / n.c.Slots % v.Members.Len())
+		return v.Members.Nth(int(id) / n.c.Slots)
 	}
 	return v.Members.Nth((int(id) - users) % v.Members.Len())
 }

@@ -28,30 +28,39 @@ const MostSemaphores = codec.MaxSize / 2 / (MaxNameBytes + 16)
 // A semaphore of R units is served one of two ways, by R alone, so that
 // every node of the cluster serves a name the same way in every view:
 //
-//   - R < nodes × slots (the cluster file's nodes): the cluster's
-//     semaphore algorithm (R-RESOURCES by default) on the view's fixed
-//     user slots, slots per member, the paper's n > R. A node serves at
-//     most slots of its holders at once; more of its sessions wait for a
-//     slot.
-//   - R ≥ nodes × slots, a large semaphore: central-pool over users made
-//     one per open request, as the lock's are (locks.go: placement,
-//     reuse), its owner process on the view's first member. Its owner
-//     keeps the units never handed out as a count, so memory and start-up
-//     grow with the holders, not with R; three messages a grant whatever R.
-//     A node serves at most Config.MaxSessions requests of one such
-//     semaphore at once (RESOURCE_EXHAUSTED, limit "holders").
+//   - R < slots: the cluster's semaphore algorithm (R-RESOURCES by
+//     default) on the view's fixed user slots, slots per member (the
+//     paper's n > R holds in every view, even of one member). A node
+//     serves at most slots of its holders at once; more of its sessions
+//     wait for a slot.
+//   - R ≥ slots, a large semaphore: central-pool over users made one per
+//     open request, as the lock's are (locks.go: placement, reuse), its
+//     owner process on the view's first member. Its owner keeps the units
+//     never handed out as a count, so memory and start-up grow with the
+//     holders, not with R; three messages a grant whatever R. A node
+//     serves at most Config.MaxSessions requests of one such semaphore at
+//     once (RESOURCE_EXHAUSTED, limit "holders").
 //
-// R-RESOURCES cannot serve a large R: a unit is an object of the
+// The boundary is a node's slots, not the cluster's (nodes × slots, as
+// it was), because a node's held grants must find slots in every view:
+// a view change asks them again in the new view (regrant) before the node
+// reports ready, and nothing serves until every member is ready. A node
+// that adopted a lost node's sessions holds their grants beside its own,
+// and keeps holding them in the views after (an adopted session stays
+// where it was adopted): with fixed slots, up to R grants on one node,
+// more than its slots when R ≥ slots, and the view never served while
+// their holders held (TestSemaphoreHoldersAdoptedPastSlots: no Lock
+// granted for as long as the test waited). Below slots a node's grants
+// of a semaphore, at most R, always fit.
+//
+// R-RESOURCES cannot serve a large R anyway: a unit is an object of the
 // algorithm, so each process keeps a flag per unit and neighbour and each
 // message carries a row of R flags (and R thresholds for the trace), and
 // it needs more users than units. docs/service.md has the measured costs.
-// The boundary is where the service stopped before (larger R was refused),
-// so a cluster whose nodes run this version and an older one never serves
-// one name with two algorithms.
 //
 // large reports whether semaphore k is a large one.
 func (n *Node) large(k space.Key) bool {
-	return k.Kind == algo.Pool && k.Units >= len(n.c.Nodes)*n.c.Slots
+	return k.Kind == algo.Pool && k.Units >= n.c.Slots
 }
 
 // lazy reports whether key k's instance makes its processes as they are

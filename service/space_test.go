@@ -26,20 +26,20 @@ func TestPeerSpaceNames(t *testing.T) {
 	}
 	t.Cleanup(func() { n.ctl.close(); os.RemoveAll(n.tmpDir) })
 
-	want := space.Space{Key: space.Sem("s", 2), View: space.View{Epoch: 4, Members: space.SetOf(0, 2)}}
-	sp, err := n.parse("sem/s/2@4:0.2")
+	want := space.Space{Key: space.Sem("s", 1), View: space.View{Epoch: 4, Members: space.SetOf(0, 2)}}
+	sp, err := n.parse("sem/s/1@4:0.2")
 	if err != nil || sp != want {
 		t.Errorf("parse = %+v, %v; want %+v", sp, err, want)
 	}
-	// Slots 2: users 0,1 on node 0, users 2,3 on node 2, helpers dealt
-	// round the members.
+	// Slots 2 (a semaphore of 1 unit is on them): users 0,1 on node 0,
+	// users 2,3 on node 2, helpers dealt round the members.
 	for id, node := range []string{"0", "0", "2", "2", "0", "2"} {
-		if got, ok := n.place("sem/s/2@4:0.2", proc.ID(id)); !ok || got != node {
+		if got, ok := n.place("sem/s/1@4:0.2", proc.ID(id)); !ok || got != node {
 			t.Errorf("process %d placed on %q, %v; want node %s", id, got, ok, node)
 		}
 	}
 	// A member added after the cluster file (id 3 of a file of 3).
-	if got, ok := n.place("sem/s/2@4:0.3", 2); !ok || got != "3" {
+	if got, ok := n.place("sem/s/1@4:0.3", 2); !ok || got != "3" {
 		t.Errorf("process 2 of a view with node 3 placed on %q, %v; want node 3", got, ok)
 	}
 	if MaxNodes != space.MaxNode {
