@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"sync"
@@ -29,6 +30,8 @@ type crashable struct {
 	logs  []*bytes.Buffer // every run's log
 	// via: node i dials the others at via(i, addrs) (nil: at addrs).
 	via func(i int, addrs []string) []string
+	// config, if set, changes each node's configuration.
+	config func(*service.Config)
 }
 
 const testSuspect = time.Second
@@ -40,7 +43,13 @@ func newCrashable(t *testing.T, n int) *crashable {
 // newCrashableVia is newCrashable with node i dialling the others at
 // via(i, addrs).
 func newCrashableVia(t *testing.T, n int, via func(i int, addrs []string) []string) *crashable {
-	c := &crashable{t: t, nodes: make([]*service.Node, n), srvs: make([]*grpc.Server, n), via: via}
+	return newCrashableWith(t, n, via, nil)
+}
+
+// newCrashableWith is newCrashableVia with each node's configuration
+// changed by config (nil: none).
+func newCrashableWith(t *testing.T, n int, via func(i int, addrs []string) []string, config func(*service.Config)) *crashable {
+	c := &crashable{t: t, nodes: make([]*service.Node, n), srvs: make([]*grpc.Server, n), via: via, config: config}
 	var lns []net.Listener
 	for range n {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -132,6 +141,9 @@ func (c *crashable) open(i int, ln net.Listener) run {
 	cfg := service.Config{Cluster: service.Cluster{Nodes: c.addrs, Slots: 4, Quotas: testQuotas}, Self: i, Events: log, Suspect: testSuspect, DataDir: c.dirs[i]}
 	if c.via != nil {
 		cfg.PeerAddrs = c.via(i, c.addrs)
+	}
+	if c.config != nil {
+		c.config(&cfg)
 	}
 	nd, err := service.New(cfg)
 	if err != nil {
@@ -729,70 +741,125 @@ func TestFastRestartKeepsHoldersSafe(t *testing.T) {
 	g1.Unlock(ctx)
 }
 
-// TestSemaphoreHoldersAdoptedPastSlots: a node that adopts a lost node's
-// sessions holds their semaphore units beside its own, more than its
-// slots (4 here) of a semaphore of 11 units: the next view still serves.
-// A view serves once every member asked its held grants again in it;
-// a semaphore on the slots (as one of 11 units was, below 3 nodes × 4
-// slots) gave the adopter's six grants four slots, and no Lock was
-// granted anywhere for as long as the holders held (30 s and more: they
-// kept their sessions alive). Semaphores of at least a node's slots are
-// large now, on users made per request.
-func TestSemaphoreHoldersAdoptedPastSlots(t *testing.T) {
-	c := newCrashable(t, 3)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cl, err := client.Dial(ctx, c.addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	// Sessions go round the nodes: three on each, each holding a unit.
-	var sems []*client.Semaphore
-	var ss []*client.Session
-	for i := range 9 {
-		s, err := cl.Session(ctx, client.WithTTL(40*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sem := s.Semaphore("s", 11)
-		if err := sem.Acquire(ctx); err != nil {
-			t.Fatalf("unit %d: %v", i, err)
-		}
-		ss, sems = append(ss, s), append(sems, sem)
-	}
-	c.crash(1) // node 2, its backup, adopts its three holders
-	crashed := time.Now()
-	const bound = 20 * time.Second
-	for {
-		lctx, lcancel := context.WithTimeout(ctx, 2*time.Second)
-		s, err := cl.Session(lctx, client.WithTTL(5*time.Second))
-		if err == nil {
-			var g *client.Grant
-			if g, err = s.Lock(lctx, "x"); err == nil {
-				lcancel()
-				t.Logf("a Lock granted %v after the crash", time.Since(crashed).Round(time.Millisecond))
-				g.Unlock(ctx)
-				s.Close(ctx)
-				break
+// TestHoldersAdoptedPastTheLimits: a node that adopts a lost node's
+// sessions holds their grants beside its own, more than its limits allow
+// of one key: the next view still serves. A view serves once every
+// member asked its held grants again in it, and a grant asked again
+// waited for a user (a slot, or one within --max-locks or
+// --max-sessions) for as long as the holders held — 30 s and more, no
+// Lock granted anywhere (the holders kept their sessions alive):
+//
+//   - a semaphore of 11 units, on 3 nodes of 4 slots: on the slots (as it
+//     was, below nodes × slots), the adopter's six grants had four; it is
+//     large now (at least a node's slots);
+//   - locks, 4 at most a node (--max-locks): the adopter's six;
+//   - a large semaphore, 4 requests at most a node (--max-sessions): the
+//     adopter's six holders.
+//
+// A grant asked again now gets a user past the node's most.
+func TestHoldersAdoptedPastTheLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config func(*service.Config)
+		hold   func(ctx context.Context, s *client.Session, i int) (func(context.Context) error, error)
+		most   int // the limit the adopter is back to once they go back (0: none)
+	}{
+		{"semaphore of 11 units, 4 slots", nil, func(ctx context.Context, s *client.Session, _ int) (func(context.Context) error, error) {
+			sem := s.Semaphore("s", 11)
+			return sem.Release, sem.Acquire(ctx)
+		}, 0},
+		{"locks, --max-locks 4", func(c *service.Config) { c.MaxLocks = 4 }, func(ctx context.Context, s *client.Session, i int) (func(context.Context) error, error) {
+			g, err := s.Lock(ctx, fmt.Sprintf("held-%d", i))
+			if err != nil {
+				return nil, err
 			}
-			s.Close(ctx)
-		}
-		lcancel()
-		if time.Since(crashed) > bound {
-			t.Fatalf("no Lock granted %v after the crash (last: %v)", bound, err)
-		}
-	}
-	// Every holder, the adopted ones too, still holds its unit.
-	for i, sem := range sems {
-		select {
-		case <-ss[i].Done():
-			t.Errorf("holder %d's session ended", i)
-			continue
-		default:
-		}
-		if err := sem.Release(ctx); err != nil {
-			t.Errorf("holder %d's release: %v", i, err)
-		}
+			return g.Unlock, nil
+		}, 4},
+		{"large semaphore, --max-sessions 4", func(c *service.Config) { c.MaxSessions = 4 }, func(ctx context.Context, s *client.Session, _ int) (func(context.Context) error, error) {
+			sem := s.Semaphore("big", 100)
+			return sem.Release, sem.Acquire(ctx)
+		}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCrashableWith(t, 3, nil, tc.config)
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			cl, err := client.Dial(ctx, c.addrs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			// Sessions go round the nodes: three on each, each holding.
+			var gives []func(context.Context) error
+			var ss []*client.Session
+			for i := range 9 {
+				s, err := cl.Session(ctx, client.WithTTL(40*time.Second))
+				if err != nil {
+					t.Fatal(err)
+				}
+				give, err := tc.hold(ctx, s, i)
+				if err != nil {
+					t.Fatalf("holder %d: %v", i, err)
+				}
+				ss, gives = append(ss, s), append(gives, give)
+			}
+			c.crash(1) // node 2, its backup, adopts its three holders
+			crashed := time.Now()
+			const bound = 20 * time.Second
+			for {
+				lctx, lcancel := context.WithTimeout(ctx, 2*time.Second)
+				s, err := cl.Session(lctx, client.WithTTL(5*time.Second))
+				if err == nil {
+					var g *client.Grant
+					if g, err = s.Lock(lctx, "x"); err == nil {
+						lcancel()
+						t.Logf("a Lock granted %v after the crash", time.Since(crashed).Round(time.Millisecond))
+						g.Unlock(ctx)
+						s.Close(ctx)
+						break
+					}
+					s.Close(ctx)
+				}
+				lcancel()
+				if time.Since(crashed) > bound {
+					t.Fatalf("no Lock granted %v after the crash (last: %v)", bound, err)
+				}
+			}
+			// Every holder, the adopted ones too, still holds.
+			for i, give := range gives {
+				select {
+				case <-ss[i].Done():
+					t.Errorf("holder %d's session ended", i)
+					continue
+				default:
+				}
+				if err := give(ctx); err != nil {
+					t.Errorf("holder %d's give-back: %v", i, err)
+				}
+				ss[i].Close(ctx)
+			}
+			if tc.most == 0 {
+				return
+			}
+			// The adopter, its users past its most dropped as they came
+			// back, serves its most again, and refuses one more.
+			at2, err := client.Dial(ctx, c.addrs[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer at2.Close()
+			s, err := at2.Session(ctx, client.WithTTL(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.most {
+				if _, err := tc.hold(ctx, s, 100+i); err != nil {
+					t.Fatalf("hold %d of the adopter's most %d: %v", i+1, tc.most, err)
+				}
+			}
+			if _, err := tc.hold(ctx, s, 200); !errors.Is(err, client.ErrLimit) {
+				t.Errorf("one more than the adopter's most: %v, want ErrLimit", err)
+			}
+		})
 	}
 }

@@ -71,7 +71,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 				return nil, err
 			}
 		}
-		sl, claimed, err := in.grab()
+		sl, claimed, err := in.grab(false)
 		switch {
 		case errors.Is(err, errRetiredView):
 			continue
@@ -103,7 +103,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		}
 		g := &grant{id: n.id(), call: call, key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
 		if !s.add(g) {
-			in.free <- sl
+			in.putBack(sl)
 			return nil, errExpired
 		}
 		in.request(sl, req, g.id, g.keys())
@@ -258,7 +258,7 @@ func (n *Node) regrant(g *grant, st *epochState) {
 			return
 		}
 	}
-	sl, claimed, err := in.grab()
+	sl, claimed, err := in.grab(true)
 	if err != nil && !errors.Is(err, errFull) {
 		if !errors.Is(err, errRetiredView) {
 			n.log.Error("regrant", "key", g.key.String(), "err", err)

@@ -381,7 +381,7 @@ func (in *instance) release(s *slot, unit int32) {
 			in.h.Record(proc.Event{Kind: proc.EvExit, P: s.id})
 			s.p.Release(env)
 		}
-		in.free <- s
+		in.putBack(s)
 	})
 }
 

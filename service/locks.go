@@ -76,7 +76,16 @@ var errFull = errors.New("every user of the node is busy")
 // has it and the release runs: api.go): then nil, and claimed, the caller
 // waiting for it. errRetiredView once
 // the instance is closed (its view retired meanwhile).
-func (in *instance) grab() (s *slot, claimed bool, err error) {
+//
+// A regrant (held: a grant held in the view before, asked again) gets a
+// new user past the most: the node reports ready only once its held
+// grants are asked again, and nothing serves until it does, while a node
+// that adopted a lost node's sessions holds their grants beside its own,
+// more than its most perhaps (the cluster promised them, as it promised
+// the sessions, which adoption lets past --max-sessions). Waiting for a
+// user there, it would wait for as long as the holders hold, the whole
+// cluster with it. Only the lock's users' ids bound it (below lockRange).
+func (in *instance) grab(held bool) (s *slot, claimed bool, err error) {
 	select {
 	case s := <-in.free:
 		in.idleAgain(s)
@@ -88,15 +97,15 @@ func (in *instance) grab() (s *slot, claimed bool, err error) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.lockUsers >= in.most {
+	v := in.view
+	id := proc.ID(v.Members.Rank(in.self) + v.Members.Len()*in.lockUsers)
+	if in.lockUsers >= in.most && (!held || id >= lockRange) {
 		if in.returning > in.claimed {
 			in.claimed++
 			return nil, true, nil
 		}
 		return nil, false, errFull
 	}
-	v := in.view
-	id := proc.ID(v.Members.Rank(in.self) + v.Members.Len()*in.lockUsers)
 	p, err := in.alg.Process(in.pb, id)
 	if err != nil {
 		return nil, false, err
@@ -143,6 +152,20 @@ func (in *instance) idleAgain(s *slot) {
 		in.returning--
 	}
 	in.mu.Unlock()
+}
+
+// putBack makes user s idle for the node's next request. A lazy
+// instance keeps at most its most idle users (in.free's size): a user
+// made past it for a regrant (grab) is not kept once the channel is full
+// (its id is not given again), so the node's idle users go back to its
+// most as those grants go back. A request waiting for a user given back
+// (claimed) finds one of the full channel's.
+func (in *instance) putBack(s *slot) {
+	select {
+	case in.free <- s:
+	default:
+		in.idleAgain(s) // not on its way back any more
+	}
 }
 
 // unclaim ends a wait that grab counted on a user given back.
