@@ -49,7 +49,7 @@ const MostSemaphores = codec.MaxSize / 2 / (MaxNameBytes + 16)
 // and keeps holding them in the views after (an adopted session stays
 // where it was adopted): with fixed slots, up to R grants on one node,
 // more than its slots when R ≥ slots, and the view never served while
-// their holders held (TestSemaphoreHoldersAdoptedPastSlots: no Lock
+// their holders held (TestHoldersAdoptedPastTheLimits: no Lock
 // granted for as long as the test waited). Below slots a node's grants
 // of a semaphore, at most R, always fit.
 //
