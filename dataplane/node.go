@@ -185,13 +185,14 @@ const (
 
 // rec is a record in the outbox and what follows its acknowledgement.
 type rec struct {
-	stops uint64 // the node's lost fences when it was made
-	s     *sess
-	end   session.Time
-	then  then
-	g     *grant
-	held  []*grant
-	delay proc.Time
+	stops  uint64 // the node's lost fences when it was first pushed
+	pushed bool
+	s      *sess
+	end    session.Time
+	then   then
+	g      *grant
+	held   []*grant
+	delay  proc.Time
 }
 
 type kaWait struct {
@@ -476,7 +477,14 @@ func (n *Node) push(o *Out, r *rec) (uint64, bool) {
 	}
 	slices.SortFunc(grants, func(a, b session.Grant) int { return cmp.Compare(a.ID, b.ID) })
 	r2, end := r.s.st.Record(st(n.now), dur(n.cfg.Slack), grants)
-	r.end, r.stops = end, n.stops
+	r.end = end
+	if !r.pushed {
+		// A record pushed again at a new backup (moveBackup) keeps its
+		// first fences: an end made before a lost fence is handed, not
+		// recorded, whoever acknowledges it later (the session may have
+		// been adopted meanwhile).
+		r.stops, r.pushed = n.stops, true
+	}
 	k, _ := n.outbox.Push(r)
 	o.Sends = append(o.Sends, Addressed{n.backup, Keep{Primary: n.cfg.Self, Gen: n.gen, To: n.backupGen, Epoch: n.view.Epoch, Recs: []KeepRec{{N: k, Record: r2}}}})
 	return k, true
