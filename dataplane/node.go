@@ -591,10 +591,12 @@ func (n *Node) refuse(o *Out, t *take, qv quotaView) {
 	n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID})
 }
 
-// permit is the answer of a quota's instance to t: a permit is counted
-// (the driver writes the counts before the answer goes, Out.Counts), and
-// consumed whatever the answer; it is handed out only while the node
-// serves (the service's lapsed Take: UNAVAILABLE, the permit spent).
+// permit is the answer of a quota's instance to a take: a permit is
+// counted (the driver writes the counts before the answer goes,
+// Out.Counts), and consumed whatever the answer; it is handed out only
+// while the node serves (the service's lapsed Take: UNAVAILABLE, the
+// permit spent). Only the instance of the node's view answers: an older
+// one stopped when the node adopted its view (unplace).
 func (n *Node) permit(o *Out, a Ask) {
 	sl := n.slots[instKey{a.Epoch, a.Key}]
 	if sl == nil {
@@ -618,7 +620,7 @@ func (n *Node) permit(o *Out, a Ask) {
 		switch {
 		case t.s.st.Ended:
 			code = gone(t.s)
-		case a.Epoch != n.view.Epoch || !n.serving || n.lease <= 0:
+		case !n.serving || n.lease <= 0:
 			code = Unavailable
 		}
 		n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID})
@@ -1069,9 +1071,6 @@ func (n *Node) Serve(o *Out, epoch uint64, left []control.QuotaLeft) {
 	n.serving = true
 	rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
 	for i, l := range left {
-		if i >= len(n.quotas) {
-			break
-		}
 		n.quotas[i] = quotaView{spent: l.Left == 0, guess: l.Reserve+min(n.cfg.Waste[i], l.Left) > n.cfg.Waste[i]}
 		if l.Left == 0 {
 			continue

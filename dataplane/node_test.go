@@ -237,17 +237,19 @@ func TestTake(t *testing.T) {
 		// then: the instance's answer to the first ask, if any (none:
 		// no answer; reject: a reject)
 		answer, reject bool
+		fence          bool // the view fenced (not lost) before the answer
 		code           Code // the answer to the take
 		counts         []uint64
 		asks           int // asks made by the take
 	}{
-		{"a permit within the limit", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, false, OK, []uint64{4}, 1},
-		{"a reject the ledger proves", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, true, Exhausted, nil, 1},
-		{"a reject in a view short of a report", control.QuotaLeft{Left: 10, Reserve: 6}, Limit{Max: 5, OK: true}, 0, true, true, Unavailable, nil, 1},
-		{"a quota the view has nothing of", control.QuotaLeft{Left: 0}, Limit{Max: 5, OK: true}, 0, false, false, Exhausted, nil, 0},
-		{"no such quota", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 1, false, false, Invalid, nil, 0},
-		{"at the limit: it waits", control.QuotaLeft{Left: 10}, Limit{Max: 3, OK: true}, 0, false, false, 0, nil, 0},
-		{"no limit in the view: it waits", control.QuotaLeft{Left: 10}, Limit{}, 0, false, false, 0, nil, 0},
+		{"a permit within the limit", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, false, false, OK, []uint64{4}, 1},
+		{"a permit once the view stopped serving: spent", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, false, true, Unavailable, []uint64{4}, 1},
+		{"a reject the ledger proves", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, true, false, Exhausted, nil, 1},
+		{"a reject in a view short of a report", control.QuotaLeft{Left: 10, Reserve: 6}, Limit{Max: 5, OK: true}, 0, true, true, false, Unavailable, nil, 1},
+		{"a quota the view has nothing of", control.QuotaLeft{Left: 0}, Limit{Max: 5, OK: true}, 0, false, false, false, Exhausted, nil, 0},
+		{"no such quota", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 1, false, false, false, Invalid, nil, 0},
+		{"at the limit: it waits", control.QuotaLeft{Left: 10}, Limit{Max: 3, OK: true}, 0, false, false, false, 0, nil, 0},
+		{"no limit in the view: it waits", control.QuotaLeft{Left: 10}, Limit{}, 0, false, false, false, 0, nil, 0},
 	} {
 		a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Counts: []uint64{3}, Slots: 2})
 		var o Out
@@ -266,6 +268,9 @@ func TestTake(t *testing.T) {
 		}
 		if c.asks > 0 && (o.Asks[0].Key != q0 || o.Asks[0].Epoch != 5 || o.Asks[0].User != 0) {
 			t.Errorf("%s: asked %+v: want user 0 (the first of node 0's block of 2) of quota 0 in view 5", c.name, o.Asks[0])
+		}
+		if c.fence {
+			a.Fence(&o, 5, false)
 		}
 		if c.answer {
 			o = Out{}
