@@ -556,8 +556,13 @@ func (n *Node) issue(o *Out) {
 	}
 	epoch := n.view.Epoch
 	n.takes = slices.DeleteFunc(n.takes, func(t *take) bool {
-		if t.placed {
+		switch {
+		case t.placed:
 			return false
+		case t.s.st.Ended:
+			// Asked in a view that changed, its session ended since.
+			n.reply(o, t.client, Reply{Req: t.req, Code: gone(t.s), Session: t.s.st.ID})
+			return true
 		}
 		if qv := n.quotas[t.q]; qv.spent {
 			n.refuse(o, t, qv)

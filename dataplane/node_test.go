@@ -312,3 +312,33 @@ func placedUser(a *Node) proc.ID {
 	}
 	return -1
 }
+
+// TestTakeOfEndedSession: a take asked in view 5, its session closed
+// before the instance answers, is answered when the view changes and the
+// next one serves (gone, as any call of an ended session), not asked
+// again there: a permit issued for it would be consumed for nothing.
+func TestTakeOfEndedSession(t *testing.T) {
+	a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Slots: 2})
+	v5 := control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	left := []control.QuotaLeft{{Left: 10}}
+	var o Out
+	a.At(10, 900)
+	a.Limits([]Limit{{Max: 5, OK: true}})
+	a.Adopt(&o, v5, control.View{})
+	a.Serve(&o, 5, left)
+	a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
+	a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
+	sid := o.Replies[0].M.(Reply).Session
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid})
+	a.Call(&o, 7, Call{Op: OpClose, Req: 3, Session: sid})
+	if len(o.Asks) != 1 || len(o.Replies) != 1 {
+		t.Fatalf("the take asked, the close answered: %+v", o)
+	}
+	o = Out{}
+	a.Adopt(&o, control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, v5)
+	a.Serve(&o, 6, left)
+	if len(o.Asks) != 0 || len(o.Replies) != 1 || o.Replies[0].M.(Reply).Req != 2 || o.Replies[0].M.(Reply).Code == OK {
+		t.Errorf("the take of an ended session in view 6: asks %+v, replies %+v", o.Asks, o.Replies)
+	}
+}

@@ -400,7 +400,7 @@ func (p *Process) host(epoch uint64, key Key) *hosted {
 	case key.Quota:
 		// Only once the view serves: its budget is what the ledger
 		// left it then (the service's serve).
-		if epoch != p.served || int(key.Sem) >= len(p.left) || p.left[key.Sem].Left == 0 {
+		if epoch != p.served || p.left[key.Sem].Left == 0 {
 			return nil
 		}
 		left, w := p.left[key.Sem].Left, p.cfg.Data.Waste[key.Sem]
