@@ -41,6 +41,12 @@ const (
 	// none, so the ledger takes the permits its last view issued for
 	// never issued, and a later view issues them again.
 	QuotaNoPersist
+	// QuotaNoChunk: a node issues past its chunk's limit (it asks its
+	// view's instance for every take, whatever control.Node.Limit
+	// says): a member cut off issues beyond what the ledger counts for
+	// it (its last report plus the chunk), and the next view's budget
+	// is too large.
+	QuotaNoChunk
 )
 
 // Config is a node's data plane.
@@ -568,7 +574,7 @@ func (n *Node) issue(o *Out) {
 			n.refuse(o, t, qv)
 			return true
 		}
-		if l := n.limits[t.q]; !l.OK || n.counts[t.q]+n.pending[t.q] >= l.Max {
+		if l := n.limits[t.q]; n.cfg.Broken != QuotaNoChunk && (!l.OK || n.counts[t.q]+n.pending[t.q] >= l.Max) {
 			return false
 		}
 		sl := n.slots[instKey{epoch, quotaKey(t.q)}]

@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-dev/allot/control"
@@ -250,8 +251,13 @@ func TestTake(t *testing.T) {
 		{"no such quota", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 1, false, false, false, Invalid, nil, 0},
 		{"at the limit: it waits", control.QuotaLeft{Left: 10}, Limit{Max: 3, OK: true}, 0, false, false, false, 0, nil, 0},
 		{"no limit in the view: it waits", control.QuotaLeft{Left: 10}, Limit{}, 0, false, false, false, 0, nil, 0},
+		{"at the limit, broken QuotaNoChunk: asked past it", control.QuotaLeft{Left: 10}, Limit{Max: 3, OK: true}, 0, true, false, false, OK, []uint64{4}, 1},
 	} {
-		a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Counts: []uint64{3}, Slots: 2})
+		cfg := Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Counts: []uint64{3}, Slots: 2}
+		if strings.Contains(c.name, "QuotaNoChunk") {
+			cfg.Broken = QuotaNoChunk
+		}
+		a := New(cfg)
 		var o Out
 		a.At(10, 900)
 		a.Limits([]Limit{c.limit})

@@ -198,6 +198,7 @@ var Variants = map[string]dataplane.Broken{
 	"fence-ends":       dataplane.FenceEnds,
 	"sem-no-regrant":   dataplane.SemNoRegrant,
 	"quota-no-persist": dataplane.QuotaNoPersist,
+	"quota-no-chunk":   dataplane.QuotaNoChunk,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
@@ -206,7 +207,9 @@ func SemVariant(variant string) bool { return Variants[variant] == dataplane.Sem
 
 // QuotaVariant reports whether variant breaks only the quotas: a run of
 // it needs some (Config.Quotas).
-func QuotaVariant(variant string) bool { return Variants[variant] == dataplane.QuotaNoPersist }
+func QuotaVariant(variant string) bool {
+	return Variants[variant] == dataplane.QuotaNoPersist || Variants[variant] == dataplane.QuotaNoChunk
+}
 
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {

@@ -33,6 +33,7 @@ func TestServiceBadInput(t *testing.T) {
 		{"sim", "--kind", "service", "--quotas", "1", "--budget", "4", "--waste", "5"},
 		{"sim", "--kind", "service", "--quotas", "1", "--waste", "-1"},
 		{"sim", "--kind", "service", "--variant", "quota-no-persist"},
+		{"sim", "--kind", "service", "--variant", "quota-no-chunk"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
