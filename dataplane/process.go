@@ -144,6 +144,12 @@ func (p *Process) tickEvery() proc.Time { return p.cfg.Control.Lease / control.L
 
 func (p *Process) at(env proc.Env) *Out {
 	p.dp.At(env.Now(), p.ctl.LeaseLeft(env.Now()))
+	p.limits()
+	return &Out{}
+}
+
+// limits gives the data plane what its counts may reach in its view.
+func (p *Process) limits() {
 	if k := len(p.cfg.Control.Quotas); k > 0 {
 		l := make([]Limit, k)
 		for i := range l {
@@ -151,7 +157,6 @@ func (p *Process) at(env proc.Env) *Out {
 		}
 		p.dp.Limits(l)
 	}
-	return &Out{}
 }
 
 // Deliver takes a control message, a client's call, or a link's message.
@@ -305,6 +310,9 @@ func (p *Process) flush(env proc.Env, o *Out) {
 				env.Emit(proc.Event{Kind: proc.EvView, Epoch: c.View.Epoch, Members: c.View.Members})
 				p.left, p.served = c.Left, c.View.Epoch
 				p.hostQuotas(env)
+				// The limits of this view, not of the one the input
+				// came in: a view adopted and served in one flush.
+				p.limits()
 				p.dp.Serve(o, c.View.Epoch, c.Left)
 			case control.Fence:
 				env.Emit(proc.Event{Kind: proc.EvFence, Epoch: c.View.Epoch})

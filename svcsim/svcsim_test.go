@@ -117,10 +117,12 @@ func TestScripted(t *testing.T) {
 }
 
 // TestSweepWorkers: the summary does not depend on the number of
-// workers, with semaphores or without.
+// workers, with semaphores or without, and with quotas.
 func TestSweepWorkers(t *testing.T) {
-	for _, sems := range []int{0, 2} {
-		cfg := Config{Nodes: 3, Clients: 3, Horizon: 12000, Delay: delay(t), Random: true, Semaphores: sems, Units: 2}
+	for _, c := range []struct{ sems, quotas int }{{0, 0}, {2, 0}, {0, 2}} {
+		sems := c.sems
+		cfg := Config{Nodes: 3, Clients: 3, Horizon: 12000, Delay: delay(t), Random: true, Semaphores: sems, Units: 2,
+			Quotas: c.quotas, Budget: 10, Waste: 2}
 		one, err := Sweep(cfg, seeds(40, 4), 1, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -130,7 +132,10 @@ func TestSweepWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(one, two) {
-			t.Errorf("%d semaphores: 1 worker: %+v\n3 workers: %+v", sems, one, two)
+			t.Errorf("%+v: 1 worker: %+v\n3 workers: %+v", c, one, two)
+		}
+		if c.quotas > 0 && (one.Permits == 0 || one.Rejects == 0) {
+			t.Errorf("%+v: %d permits, %d rejects", c, one.Permits, one.Rejects)
 		}
 		if sems > 0 && (one.Units == 0 || one.Units == one.Grants) {
 			t.Errorf("%d semaphores: %d units granted of %d grants", sems, one.Units, one.Grants)
