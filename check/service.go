@@ -23,7 +23,9 @@ import (
 // Res, or of a semaphore's unit: then S.Units is the semaphore's units
 // (R, above 0), S.Sem which semaphore, and EvEnter's S.Unit the unit its
 // token names, a unit of view Epoch (proc.Session). A semaphore's grant
-// is one unit, as the service's Acquire.
+// is one unit, as the service's Acquire. A client's Take of one permit
+// of quota S.Quota (numbered from 1) is an EvRequest answered by
+// EvPermit (the permit is the client's) or EvReject (RESOURCE_EXHAUSTED).
 //
 // Safety:
 //
@@ -43,6 +45,9 @@ import (
 //	                sem/NAME/UNITS/UNIT@EPOCH: its counters only grow)
 //	grant-after-end no node holds a grant of a session (EvHeld) after the
 //	                session ended (EvEnded)
+//	budget          the clients are told at most Budget permits of each
+//	                quota in the whole run (EvPermit), across views,
+//	                restarts and crashes: the quota's M
 //
 // Liveness:
 //
@@ -70,6 +75,8 @@ type Service struct {
 	// Windows are the intervals in which a fault was active (a pause, a
 	// cut, a slow node, a node down), from the fault schedule.
 	Windows [][2]proc.Time
+	// Budget is each quota's M (0: permits are not judged).
+	Budget int
 
 	Report
 	ByRule map[string]int
@@ -81,6 +88,7 @@ type Service struct {
 	units    map[semUnit][2]uint64
 	ended    map[uint64]proc.Time
 	clients  map[proc.ID]*svcClient
+	permits  map[int32]int // told to clients, by quota
 }
 
 type svcSession struct {
@@ -133,7 +141,7 @@ func (c *Service) init() {
 	if c.sessions == nil {
 		c.sessions, c.holders, c.tokens = map[uint64]*svcSession{}, map[proc.ResID]*svcHold{}, map[proc.ResID][2]uint64{}
 		c.semHolds, c.units = map[semKey][]*svcHold{}, map[semUnit][2]uint64{}
-		c.ended, c.clients = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}
+		c.ended, c.clients, c.permits = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}, map[int32]int{}
 	}
 }
 
@@ -240,8 +248,14 @@ func (c *Service) Event(e proc.Event) {
 	case proc.EvRequest:
 		c.closeRequest(e.P, k, t)
 		k.open, k.since = true, t
-	case proc.EvGiveUp:
+	case proc.EvGiveUp, proc.EvReject:
 		c.closeRequest(e.P, k, t)
+	case proc.EvPermit:
+		c.closeRequest(e.P, k, t)
+		q := e.S.Quota
+		if c.permits[q]++; c.Budget > 0 && c.permits[q] == c.Budget+1 {
+			c.finding("budget", t, "client %d told permit %d of quota %d (session %d), the budget is %d", e.P, c.permits[q], q, id, c.Budget)
+		}
 	case proc.EvEnter:
 		c.closeRequest(e.P, k, t)
 		tok := [2]uint64{e.Epoch, e.S.Counter}

@@ -8,7 +8,7 @@ import (
 )
 
 // Nodes 0..2, clients 3 and 4; TTL 300, lease 100 (Slack), Settle 200,
-// Bound 500.
+// Bound 500; each quota's budget 2.
 func sv(t proc.Time, k proc.EventKind, p proc.ID, s proc.Session) ev {
 	return ev{Time: t, Kind: k, P: p, S: &s}
 }
@@ -35,6 +35,11 @@ func acquired(t proc.Time, p proc.ID, id, grant uint64, sem, units, unit int32, 
 	e := sv(t, proc.EvEnter, p, proc.Session{ID: id, Grant: grant, Counter: counter, Sem: sem, Units: units, Unit: unit})
 	e.Epoch = epoch
 	return e
+}
+
+// permit: client p told a permit of quota q (from 1) on session id.
+func permit(t proc.Time, p proc.ID, id uint64, q int32) ev {
+	return sv(t, proc.EvPermit, p, proc.Session{ID: id, Quota: q})
 }
 
 func request(t proc.Time, p proc.ID, id uint64, res ...proc.ResID) ev {
@@ -134,10 +139,22 @@ func TestService(t *testing.T) {
 		{"an adoption delayed by a fault is allowed the fault's time", 0, []ev{
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), at(50, proc.EvCrash, 0),
 			sv(380, proc.EvAdopted, 1, proc.Session{ID: 1}), sv(680, proc.EvEnded, 1, proc.Session{ID: 1})}, ""},
+		{"each quota's permits within the budget, 2, across a crash and a restart", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			permit(20, 3, 1, 1), permit(21, 4, 2, 2), at(30, proc.EvCrash, 0), at(40, proc.EvRestart, 0),
+			permit(50, 4, 2, 1), sv(51, proc.EvReject, 3, proc.Session{ID: 1, Quota: 1}), permit(52, 3, 1, 2),
+			sv(300, proc.EvEnded, 1, proc.Session{ID: 1}), sv(301, proc.EvEnded, 1, proc.Session{ID: 2})}, ""},
+		{"a third permit of a budget of 2, after a restart", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			permit(20, 3, 1, 1), permit(21, 4, 2, 1), at(30, proc.EvCrash, 0), at(40, proc.EvRestart, 0),
+			permit(50, 4, 2, 1)}, "budget"},
+		{"a take answered by a reject", 1000, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), sv(500, proc.EvEnded, 0, proc.Session{ID: 1}),
+			sv(1100, proc.EvRequest, 3, proc.Session{ID: 1, Grant: 1, Quota: 1}), sv(1150, proc.EvReject, 3, proc.Session{ID: 1, Quota: 1}), at(2000, proc.EvCrash, 2)}, ""},
 		{"a session held to the end of the run", 0, []ev{
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), at(2000, proc.EvCrash, 2)}, "outlived"},
 	} {
-		x := &Service{Nodes: 3, Slack: 100, Healed: c.healed, Bound: 500, Settle: 200}
+		x := &Service{Nodes: 3, Slack: 100, Healed: c.healed, Bound: 500, Settle: 200, Budget: 2}
 		if strings.Contains(c.name, "delayed by a fault") {
 			x.Windows = [][2]proc.Time{{40, 300}}
 		}

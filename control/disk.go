@@ -14,7 +14,12 @@ import (
 type Disk struct {
 	// Runs counts the node's starts: each start is a new run, named by
 	// it (Config.Run).
-	Runs      uint64
+	Runs uint64
+	// Counts: the permits of each quota (Config.Quotas) the node has
+	// issued over its whole life, as its driver wrote them before it
+	// answered a Take (Config.Counts at the next start). The control
+	// node itself never writes them.
+	Counts    []uint64
 	Snapshot  raftpb.Snapshot
 	HardState raftpb.HardState
 	Entries   []raftpb.Entry
@@ -51,5 +56,6 @@ func (d *Disk) Save(u Update) {
 // Clone is a copy of d that shares nothing with it.
 func (d Disk) Clone() Disk {
 	d.Entries = slices.Clone(d.Entries)
+	d.Counts = slices.Clone(d.Counts)
 	return d
 }

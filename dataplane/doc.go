@@ -3,9 +3,10 @@
 // and backups, written once as a state machine (Node) over package
 // session, and a node as a proc.Process (Process) that hosts it beside
 // the control plane (package control) and the processes of each view's
-// instances: the lock algorithm's, and the semaphores' pool algorithm's.
+// instances: the lock algorithm's, the semaphores' pool algorithm's, and
+// the quotas' controller's.
 //
-//	   clients: Call (open, keep-alive, lock, unlock, acquire, release, close)
+//	   clients: Call (open, keep-alive, lock, unlock, acquire, release, take, close)
 //	                │      ──> Reply
 //	Process ────────┼─────────────────────────────────────────────────────────────┐
 //	│  control.Node (Raft, views, leases; its Disk across restarts)              │
@@ -20,14 +21,20 @@
 //	│     Outbox: the records owed to the backup (Keep ─> KeepAck)               │
 //	│     Keeper: the records kept for others; TakeOver: adoption               │
 //	│     readiness in a new view: regrants answered, records acknowledged       │
+//	│     takes: one permit each, on a slot of the view's instance of its        │
+//	│       quota, within the node's chunk (Limits: control.Node.Limit); the     │
+//	│       counts over the node's life, on disk before the answer (Counts)      │
 //	│     Out: Replies, Sends (Keep, KeepAck), Asks, Frees, Events, Ready,       │
-//	│          Stopped, Retire, Left                                             │
+//	│          Stopped, Retire, Left, Counts                                     │
 //	│     v                                                                      │
 //	│  instances, one per (view, key): the lock's (ProcessConfig.Lock), each     │
 //	│  semaphore's (ProcessConfig.Pool: central-pool, its owner on the view's    │
-//	│  first member); the service's placement, processes made as first used;     │
-//	│  their messages as Inst (which instance: Epoch, Key), stamped by the       │
-//	│  Lamport clock                                                             │
+//	│  first member), each quota's once the view serves (ProcessConfig.Quota:    │
+//	│  the controller on Slots users per member, its budget the ledger's Left);  │
+//	│  the service's placement, processes made as first used (a quota's, all     │
+//	│  of the node's at once); their messages as Inst (which instance: Epoch,    │
+//	│  Key), stamped by the Lamport clock                                        │
+//	│  the disk: control.Disk, Counts beside the log, kept across restarts       │
 //	│  links to the other nodes: Link/LinkAck, resent until acknowledged, in     │
 //	│  order (the service's links)                                               │
 //	└────────────────────────────────────────────────────────────────────────────┘
@@ -46,11 +53,19 @@
 // out only while the node holds its lease; an expired session's grants
 // held a lock-delay, asked again meanwhile in a new view), ctl.go's adopt
 // and fence, primary.go's moveBackup, backup.go's takeOver and
-// adoptSession, and the lock's placement of locks.go.
+// adoptSession, the lock's placement of locks.go, and take.go's Take
+// with ctl.go's chunks (a permit asked only while the node's count and
+// the permits asked stay below the limit the log allows it in the view,
+// counted on disk before the answer, the counts given to the control
+// node in Issued, Ready and Stopped, and to it at every start: the
+// ledger of control's "# Quotas" counts them) and serve's quota instances
+// (the controller's budget what the ledger left the view, none when it
+// left nothing: every Take refused; a reject RESOURCE_EXHAUSTED, or
+// UNAVAILABLE in a view begun short of an absent member's report).
 //
 // Where it differs, and why:
 //
-//   - Locks and semaphores, no quotas. A lock's names are resource ids
+//   - A lock's names are resource ids
 //     fixed for the run: the service asks each name's home for its id in
 //     a view (names.go), which adds nothing to the sessions' protocol. A
 //     semaphore is an id with its units R, fixed for the run: the
@@ -62,6 +77,32 @@
 //     central-pool over users made one per open request. A small one's
 //     (R-RESOURCES on the view's fixed slots, slots per member, its
 //     requests waiting for a free slot) is not.
+//   - A Take is of one permit (OpTake): the service's Take of N asks its
+//     permits one at a time on one slot, each through the same chunk,
+//     instance and count, and goes on in the next view with the rest;
+//     what N adds is that loop and the count in a Take cut short
+//     (TAKE_CUT_SHORT), not modelled: each permit's own path is. One
+//     permit a call keeps a client's answer one event, EvPermit or
+//     EvReject, that the checker counts against the budget, and the
+//     service refusing N above the budget (INVALID_ARGUMENT) moot.
+//     A quota is an index fixed for the run (the service's names, from
+//     the cluster's configuration), every one of the same budget and
+//     waste. The service writes the permits a Take got to its store in
+//     one AddIssued when the chunk is used up or the Take ends, before
+//     it answers; the model counts each permit as its instance answers,
+//     in the same step (a step is atomic: no crash falls between the
+//     count and the answer), so neither answers a permit the disk does
+//     not have. A take waiting for its chunk is looked at again on the
+//     data plane's tick and at each answer (the service's reserve wakes
+//     when the limit grows); one asked when its view changes is asked
+//     again in the next view that serves. A take is not recorded at the
+//     backup (nor is the service's): it is answered by the node it was
+//     asked at, or given up by the client when it moves. A node not
+//     serving keeps a take waiting (the service's Take waits for a view
+//     up to its context). Within a view the controller runs as the
+//     paper's model has it (reliable links, no failures: Afek et al.,
+//     section 2); a member lost breaks only the view's liveness, and the
+//     next view's budget comes from the ledger.
 //   - Open answers "unavailable" at once from a node not serving (the
 //     service waits up to three leases for one), and records without a
 //     context: the client moves on instead.

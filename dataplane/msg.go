@@ -21,24 +21,32 @@ const (
 	OpClose
 	OpAcquire
 	OpRelease
+	OpTake
 )
 
 // Key is what a grant is on, and so the instance that serves it in a
-// view: the lock (the zero Key), or semaphore Sem of Units units (R: the
+// view: the lock (the zero Key), semaphore Sem of Units units (R: the
 // service's AcquireRequest.Units, fixed for the run, as the lock's names
-// are resource ids fixed for the run).
+// are resource ids fixed for the run), or, with Quota, quota Sem (its
+// index in the control plane's Config.Quotas), whose permits are not
+// grants: they are never recorded, held or given back.
 type Key struct {
 	Sem   int32
-	Units int32 // 0: the lock
+	Units int32 // 0: the lock, or a quota
+	Quota bool
 }
 
 // Lock reports whether k is the lock.
-func (k Key) Lock() bool { return k.Units == 0 }
+func (k Key) Lock() bool { return k.Units == 0 && !k.Quota }
 
 // String is the key as the service's records name it (space.Key):
-// "lock", or "sem/NAME/UNITS", the semaphore's id its name.
+// "lock", or "sem/NAME/UNITS", the semaphore's id its name; a quota's
+// "quota/I", which no record names.
 func (k Key) String() string {
-	if k.Lock() {
+	switch {
+	case k.Quota:
+		return fmt.Sprintf("quota/%d", k.Sem)
+	case k.Lock():
 		return "lock"
 	}
 	return fmt.Sprintf("sem/%d/%d", k.Sem, k.Units)
@@ -64,7 +72,8 @@ func parseKey(s string) (Key, error) {
 // Call is a client's call to a node: Req, the client's number of it, is
 // in the answer. OpAcquire asks one unit of semaphore Sem of Units units
 // (the service's Acquire: a grant is one unit); OpRelease gives a
-// semaphore's grant back as OpUnlock gives a lock's.
+// semaphore's grant back as OpUnlock gives a lock's. OpTake takes one
+// permit of quota Sem (the service's Take of N=1; see the package doc).
 type Call struct {
 	Op      Op
 	Req     uint64
@@ -72,7 +81,7 @@ type Call struct {
 	Grant   uint64    // OpUnlock, OpRelease
 	TTL     proc.Time // OpOpen
 	Names   []int32   // OpLock: the lock's names, as resource ids
-	Sem     int32     // OpAcquire: the semaphore
+	Sem     int32     // OpAcquire: the semaphore; OpTake: the quota
 	Units   int32     // OpAcquire: its units, R
 }
 
@@ -89,7 +98,8 @@ const (
 	Expired          // NOT_FOUND, SESSION_EXPIRED
 	Unavailable      // UNAVAILABLE: the node is not serving, or its backup kept nothing
 	NotHeld          // FAILED_PRECONDITION: the session holds no such grant
-	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id
+	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id; no such quota
+	Exhausted        // RESOURCE_EXHAUSTED, QUOTA_EXHAUSTED: the quota's controller rejected the permit
 )
 
 // Reply is a node's answer to a Call.

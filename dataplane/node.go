@@ -36,6 +36,17 @@ const (
 	// not the semaphores': their units are free in the new view while
 	// their holders still hold them.
 	SemNoRegrant
+	// QuotaNoPersist: the node's permit counts are not written to its
+	// disk (Process): a restarted node starts from none, and reports
+	// none, so the ledger takes the permits its last view issued for
+	// never issued, and a later view issues them again.
+	QuotaNoPersist
+	// QuotaNoChunk: a node issues past its chunk's limit (it asks its
+	// view's instance for every take, whatever control.Node.Limit
+	// says): a member cut off issues beyond what the ledger counts for
+	// it (its last report plus the chunk), and the next view's budget
+	// is too large.
+	QuotaNoChunk
 )
 
 // Config is a node's data plane.
@@ -48,6 +59,14 @@ type Config struct {
 	// service's --suspect); LockDelay holds an expired session's grants.
 	Slack, LockDelay proc.Time
 	Broken           Broken
+	// Waste is each quota's W, in the order of the control plane's
+	// Config.Quotas (none: no quotas); Counts the permits of each the
+	// node has issued over its whole life, from its disk; Slots how
+	// many users each member hosts of a view's instance of a quota (the
+	// service's --slots).
+	Waste  []uint64
+	Counts []uint64
+	Slots  int
 }
 
 // Out is what the node asks of its driver, as data, after an input.
@@ -67,6 +86,17 @@ type Out struct {
 	// Stopped: it stopped serving its lost view (control.Node.Stopped).
 	Ready   uint64
 	Stopped bool
+	// Counts: the node issued permits, and these are its counts now:
+	// the driver writes them to its disk before the Replies go, and
+	// tells the control node (control.Node.Issued).
+	Counts []uint64
+}
+
+// Limit is what the node's count of a quota may reach in the view it
+// serves (control.Node.Limit): OK false, nothing.
+type Limit struct {
+	Max uint64
+	OK  bool
 }
 
 // Addressed is a message and its destination.
@@ -76,20 +106,22 @@ type Addressed struct {
 }
 
 // Ask is a user of the instance of Key in view Epoch asking for Res (the
-// lock's; a semaphore's user asks for a unit), or releasing what it
-// holds; from the driver (Entered), the user granted, and the unit of a
-// semaphore's.
+// lock's; a semaphore's user asks for a unit, a quota's for a permit),
+// or releasing what it holds; from the driver (Entered), the user
+// granted, and the unit of a semaphore's, or a quota's user rejected.
 type Ask struct {
-	Epoch uint64
-	Key   Key
-	User  proc.ID
-	Res   []proc.ResID
-	Unit  int32
+	Epoch    uint64
+	Key      Key
+	User     proc.ID
+	Res      []proc.ResID
+	Unit     int32
+	Rejected bool
 }
 
 // Empty reports whether o asks for nothing.
 func (o *Out) Empty() bool {
-	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events)+len(o.Left) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped
+	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events)+len(o.Left) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped &&
+		o.Counts == nil
 }
 
 // Node is one node's data plane, pure: its sessions (package session's
@@ -125,6 +157,41 @@ type Node struct {
 	ready     *readying
 	stops     uint64 // lost fences so far
 	early     []early
+
+	// The quotas: the permits issued over the node's life, those asked
+	// of the serving view's instances and not answered yet, what the
+	// counts may reach in the view (Limits), the serving view's quotas,
+	// the node's users of each instance, and the takes not yet asked.
+	counts  []uint64
+	pending []uint64
+	limits  []Limit
+	quotas  []quotaView
+	slots   map[instKey]*slots
+	takes   []*take
+}
+
+// quotaView is a quota in the view the node serves: spent (the ledger
+// left it nothing: no instance), and guess (the view began short of an
+// absent member's report: a reject proves nothing of the quota's waste).
+type quotaView struct{ spent, guess bool }
+
+// take is a client's Take of one permit: waiting, or asked on user of
+// the instance of quota q in view at (placed).
+type take struct {
+	s      *sess
+	client proc.ID
+	req    uint64
+	q      int32
+	at     uint64
+	user   proc.ID
+	placed bool
+}
+
+// slots is this node's users of one view's instance of a quota: the
+// service's slots, a fixed block of users per member.
+type slots struct {
+	free   []proc.ID
+	byUser map[proc.ID]*take
 }
 
 // early is records addressed to a generation of this node it has not
@@ -184,13 +251,14 @@ const (
 
 // rec is a record in the outbox and what follows its acknowledgement.
 type rec struct {
-	stops uint64 // the node's lost fences when it was made
-	s     *sess
-	end   session.Time
-	then  then
-	g     *grant
-	held  []*grant
-	delay proc.Time
+	stops  uint64 // the node's lost fences when it was first pushed
+	pushed bool
+	s      *sess
+	end    session.Time
+	then   then
+	g      *grant
+	held   []*grant
+	delay  proc.Time
 }
 
 type kaWait struct {
@@ -212,8 +280,24 @@ type readying struct {
 
 // New is node cfg.Self's data plane, with nothing yet.
 func New(cfg Config) *Node {
+	k := len(cfg.Waste)
+	counts := make([]uint64, k)
+	copy(counts, cfg.Counts)
 	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*users{},
-		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{}}
+		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
+		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{}}
+}
+
+// Limits sets what the node's counts may reach in its view, one per
+// quota, for the next input (control.Node.Limit).
+func (n *Node) Limits(l []Limit) { copy(n.limits, l) }
+
+// Counts is the permits of each quota the node has issued over its life.
+func (n *Node) Counts() []uint64 {
+	if len(n.counts) == 0 {
+		return nil
+	}
+	return slices.Clone(n.counts)
 }
 
 // At sets the time and the control plane's lease left for the next input.
@@ -275,6 +359,13 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		} else {
 			n.waiting = append(n.waiting, g)
 		}
+	case OpTake:
+		if c.Sem < 0 || int(c.Sem) >= len(n.counts) {
+			n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
+			return
+		}
+		n.takes = append(n.takes, &take{s: s, client: from, req: c.Req, q: c.Sem})
+		n.issue(o)
 	case OpUnlock, OpRelease:
 		g := s.grants[c.Grant]
 		if g == nil || !g.answered {
@@ -407,8 +498,13 @@ func (n *Node) free(o *Out, g *grant) {
 }
 
 // Entered is the instance of a.Key in view a.Epoch granting user a.User
-// its request (a semaphore's: unit a.Unit of that view).
+// its request (a semaphore's: unit a.Unit of that view; a quota's: a
+// permit, or a reject).
 func (n *Node) Entered(o *Out, a Ask) {
+	if a.Key.Quota {
+		n.permit(o, a)
+		return
+	}
 	epoch := a.Epoch
 	u := n.users[instKey{epoch, a.Key}]
 	if u == nil {
@@ -451,6 +547,115 @@ func (n *Node) Entered(o *Out, a Ask) {
 	}
 }
 
+func quotaKey(q int32) Key { return Key{Sem: q, Quota: true} }
+
+// issue asks for the takes waiting, in order, each on a free user of its
+// quota's instance in the view served, within the node's chunk (the
+// service's take: chunks.reserve, then the request on a slot); a quota
+// the view has nothing of is refused at once. A take waits while the
+// node does not serve, no user of its is free, or one more permit could
+// pass the node's limit (until the report that moves it commits).
+func (n *Node) issue(o *Out) {
+	if !n.serving || n.lease <= 0 {
+		return
+	}
+	epoch := n.view.Epoch
+	n.takes = slices.DeleteFunc(n.takes, func(t *take) bool {
+		switch {
+		case t.placed:
+			return false
+		case t.s.st.Ended:
+			// Asked in a view that changed, its session ended since.
+			n.reply(o, t.client, Reply{Req: t.req, Code: gone(t.s), Session: t.s.st.ID})
+			return true
+		}
+		if qv := n.quotas[t.q]; qv.spent {
+			n.refuse(o, t, qv)
+			return true
+		}
+		if l := n.limits[t.q]; n.cfg.Broken != QuotaNoChunk && (!l.OK || n.counts[t.q]+n.pending[t.q] >= l.Max) {
+			return false
+		}
+		sl := n.slots[instKey{epoch, quotaKey(t.q)}]
+		k := len(sl.free)
+		if k == 0 {
+			return false
+		}
+		t.user, sl.free = sl.free[k-1], sl.free[:k-1]
+		t.at, t.placed = epoch, true
+		sl.byUser[t.user] = t
+		n.pending[t.q]++
+		o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: quotaKey(t.q), User: t.user})
+		return false
+	})
+}
+
+// refuse answers t's reject: RESOURCE_EXHAUSTED, or UNAVAILABLE in a
+// view that began short of an absent member's report (the service's
+// guess: the reject proves nothing of the quota's waste).
+func (n *Node) refuse(o *Out, t *take, qv quotaView) {
+	code := Exhausted
+	if qv.guess {
+		code = Unavailable
+	}
+	n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID})
+}
+
+// permit is the answer of a quota's instance to a take: a permit is
+// counted (the driver writes the counts before the answer goes,
+// Out.Counts), and consumed whatever the answer; it is handed out only
+// while the node serves (the service's lapsed Take: UNAVAILABLE, the
+// permit spent). Only the instance of the node's view answers: an older
+// one stopped when the node adopted its view (unplace).
+func (n *Node) permit(o *Out, a Ask) {
+	sl := n.slots[instKey{a.Epoch, a.Key}]
+	if sl == nil {
+		return
+	}
+	t := sl.byUser[a.User]
+	if t == nil {
+		return
+	}
+	delete(sl.byUser, a.User)
+	sl.free = append(sl.free, a.User)
+	n.pending[t.q]--
+	n.takes = slices.DeleteFunc(n.takes, func(x *take) bool { return x == t })
+	switch {
+	case a.Rejected:
+		n.refuse(o, t, n.quotas[t.q])
+	default:
+		n.counts[t.q]++
+		o.Counts = slices.Clone(n.counts)
+		code := OK
+		switch {
+		case t.s.st.Ended:
+			code = gone(t.s)
+		case !n.serving || n.lease <= 0:
+			code = Unavailable
+		}
+		n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID})
+	}
+	n.issue(o)
+}
+
+// unplace takes back the takes asked in views before epoch: their
+// instances stop, and what they did not answer was not issued; they
+// are asked again once a view serves (the service's Take goes on in the
+// next view).
+func (n *Node) unplace(before uint64) {
+	for _, t := range n.takes {
+		if t.placed && t.at < before {
+			t.placed = false
+			n.pending[t.q]--
+		}
+	}
+	for k := range n.slots { // any order: it only deletes
+		if k.Epoch < before {
+			delete(n.slots, k)
+		}
+	}
+}
+
 // push records s at the backup, to do r.then once the backup has it;
 // false (and r.then done now, or dropped for a keep-alive's or an open's
 // answer, which the caller gives) when there is no backup.
@@ -475,7 +680,14 @@ func (n *Node) push(o *Out, r *rec) (uint64, bool) {
 	}
 	slices.SortFunc(grants, func(a, b session.Grant) int { return cmp.Compare(a.ID, b.ID) })
 	r2, end := r.s.st.Record(st(n.now), dur(n.cfg.Slack), grants)
-	r.end, r.stops = end, n.stops
+	r.end = end
+	if !r.pushed {
+		// A record pushed again at a new backup (moveBackup) keeps its
+		// first fences: an end made before a lost fence is handed, not
+		// recorded, whoever acknowledges it later (the session may have
+		// been adopted meanwhile).
+		r.stops, r.pushed = n.stops, true
+	}
 	k, _ := n.outbox.Push(r)
 	o.Sends = append(o.Sends, Addressed{n.backup, Keep{Primary: n.cfg.Self, Gen: n.gen, To: n.backupGen, Epoch: n.view.Epoch, Recs: []KeepRec{{N: k, Record: r2}}}})
 	return k, true
@@ -634,6 +846,15 @@ func (n *Node) end(o *Out, s *sess, delay proc.Time, record bool) {
 		}
 	}
 	n.waiting = slices.DeleteFunc(n.waiting, func(g *grant) bool { return g.s == s })
+	// A take asked is answered when its instance answers: a permit then
+	// is issued all the same.
+	n.takes = slices.DeleteFunc(n.takes, func(t *take) bool {
+		if t.s != s || t.placed {
+			return false
+		}
+		n.reply(o, t.client, Reply{Req: t.req, Code: gone(s), Session: s.st.ID})
+		return true
+	})
 	if record {
 		n.push(o, &rec{s: s, then: thenEnd, held: held, delay: delay})
 		return
@@ -695,6 +916,8 @@ func (n *Node) Tick(o *Out) {
 		n.ready.records = 0
 		n.readyCheck(o)
 	}
+	// The limits may have grown since (a report committed).
+	n.issue(o)
 }
 
 // Adopt moves the node to view v, which replaced prev (ctl.go, adopt):
@@ -714,6 +937,8 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			delete(n.users, k)
 		}
 	}
+	n.unplace(v.Epoch)
+	clear(n.quotas)
 	t := n.keeper.TakeOver(st(n.now), int(n.cfg.Self), sv, sp)
 	n.keeper.Serve(n.gen)
 	var adopted []*sess
@@ -845,12 +1070,28 @@ func (n *Node) readyCheck(o *Out) {
 	}
 }
 
-// Serve opens the view: the requests waiting are asked in it.
-func (n *Node) Serve(o *Out, epoch uint64) {
+// Serve opens the view: the requests waiting are asked in it. left is
+// what the view may issue of each quota (control.Change.Left, in the
+// order of the quotas): the node's users of each instance are its
+// block of Slots (the service's owner), and a quota left nothing has no
+// instance.
+func (n *Node) Serve(o *Out, epoch uint64, left []control.QuotaLeft) {
 	if epoch != n.view.Epoch {
 		return
 	}
 	n.serving = true
+	rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
+	for i, l := range left {
+		n.quotas[i] = quotaView{spent: l.Left == 0, guess: l.Reserve+min(n.cfg.Waste[i], l.Left) > n.cfg.Waste[i]}
+		if l.Left == 0 {
+			continue
+		}
+		sl := &slots{byUser: map[proc.ID]*take{}}
+		for j := n.cfg.Slots - 1; j >= 0; j-- {
+			sl.free = append(sl.free, proc.ID(rank*n.cfg.Slots+j))
+		}
+		n.slots[instKey{epoch, quotaKey(int32(i))}] = sl
+	}
 	w := n.waiting
 	n.waiting = nil
 	for _, g := range w {
@@ -858,6 +1099,7 @@ func (n *Node) Serve(o *Out, epoch uint64) {
 			n.ask(o, g, epoch)
 		}
 	}
+	n.issue(o)
 }
 
 // Fence stops serving epoch; lost: the node is out of the cluster's view,
@@ -885,6 +1127,7 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 			delete(n.users, k)
 		}
 	}
+	n.unplace(n.view.Epoch + 1)
 	n.ready = nil
 	for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
 		n.end(o, n.sessions[id], 0, n.cfg.Broken == FenceEnds)

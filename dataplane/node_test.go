@@ -1,6 +1,8 @@
 package dataplane
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-dev/allot/control"
@@ -33,7 +35,7 @@ func TestOpenAnsweredOnceRecorded(t *testing.T) {
 	var o Out
 	a.At(10, 900)
 	a.Adopt(&o, v, control.View{})
-	a.Serve(&o, 5)
+	a.Serve(&o, 5, nil)
 	o = Out{}
 	a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
 	if len(o.Replies) != 0 || len(o.Sends) != 1 {
@@ -101,7 +103,7 @@ func TestAnswersInRecordOrder(t *testing.T) {
 		var o Out
 		a.At(10, 900)
 		a.Adopt(&o, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{})
-		a.Serve(&o, 5)
+		a.Serve(&o, 5, nil)
 		for req := range uint64(6) {
 			a.Call(&o, proc.ID(7+req), Call{Op: OpOpen, Req: req, TTL: 3000})
 		}
@@ -133,7 +135,7 @@ func TestSemaphoreGrant(t *testing.T) {
 	var o Out
 	a.At(10, 900)
 	a.Adopt(&o, v5, control.View{})
-	a.Serve(&o, 5)
+	a.Serve(&o, 5, nil)
 	b.At(10, 900)
 	b.Adopt(&o, v5, control.View{})
 	o = Out{}
@@ -188,7 +190,7 @@ func TestSemaphoreGrant(t *testing.T) {
 	}
 	// A second unit, granted in view 6: the session's record has both,
 	// the first with its token's unit of view 5.
-	a.Serve(&o, 6)
+	a.Serve(&o, 6, nil)
 	o = Out{}
 	a.Call(&o, 7, Call{Op: OpAcquire, Req: 3, Session: sid, Sem: 3, Units: 5})
 	user = o.Asks[0].User
@@ -220,5 +222,131 @@ func TestKeyString(t *testing.T) {
 		if _, err := parseKey(s); err == nil {
 			t.Errorf("%q read as a key", s)
 		}
+	}
+}
+
+// TestTake: a Take of one permit on a user of the quota's instance in
+// the view served, within the node's limit; a permit counted (Out.Counts:
+// on disk before the answer) and answered, a reject answered by what the
+// view's ledger proves; a take past the limit, or whose view changed,
+// waits and is asked once it may be.
+func TestTake(t *testing.T) {
+	q0 := Key{Sem: 0, Quota: true}
+	for _, c := range []struct {
+		name  string
+		left  control.QuotaLeft // of the quota in view 5
+		limit Limit             // the node's in view 5
+		quota int32
+		// then: the instance's answer to the first ask, if any (none:
+		// no answer; reject: a reject)
+		answer, reject bool
+		fence          bool // the view fenced (not lost) before the answer
+		code           Code // the answer to the take
+		counts         []uint64
+		asks           int // asks made by the take
+	}{
+		{"a permit within the limit", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, false, false, OK, []uint64{4}, 1},
+		{"a permit once the view stopped serving: spent", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, false, true, Unavailable, []uint64{4}, 1},
+		{"a reject the ledger proves", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 0, true, true, false, Exhausted, nil, 1},
+		{"a reject in a view short of a report", control.QuotaLeft{Left: 10, Reserve: 6}, Limit{Max: 5, OK: true}, 0, true, true, false, Unavailable, nil, 1},
+		{"a quota the view has nothing of", control.QuotaLeft{Left: 0}, Limit{Max: 5, OK: true}, 0, false, false, false, Exhausted, nil, 0},
+		{"no such quota", control.QuotaLeft{Left: 10}, Limit{Max: 5, OK: true}, 1, false, false, false, Invalid, nil, 0},
+		{"at the limit: it waits", control.QuotaLeft{Left: 10}, Limit{Max: 3, OK: true}, 0, false, false, false, 0, nil, 0},
+		{"no limit in the view: it waits", control.QuotaLeft{Left: 10}, Limit{}, 0, false, false, false, 0, nil, 0},
+		{"at the limit, broken QuotaNoChunk: asked past it", control.QuotaLeft{Left: 10}, Limit{Max: 3, OK: true}, 0, true, false, false, OK, []uint64{4}, 1},
+	} {
+		cfg := Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Counts: []uint64{3}, Slots: 2}
+		if strings.Contains(c.name, "QuotaNoChunk") {
+			cfg.Broken = QuotaNoChunk
+		}
+		a := New(cfg)
+		var o Out
+		a.At(10, 900)
+		a.Limits([]Limit{c.limit})
+		a.Adopt(&o, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{})
+		a.Serve(&o, 5, []control.QuotaLeft{c.left})
+		a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
+		a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
+		sid := o.Replies[0].M.(Reply).Session
+		o = Out{}
+		a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid, Sem: c.quota})
+		if len(o.Asks) != c.asks {
+			t.Errorf("%s: asks %+v, want %d", c.name, o.Asks, c.asks)
+			continue
+		}
+		if c.asks > 0 && (o.Asks[0].Key != q0 || o.Asks[0].Epoch != 5 || o.Asks[0].User != 0) {
+			t.Errorf("%s: asked %+v: want user 0 (the first of node 0's block of 2) of quota 0 in view 5", c.name, o.Asks[0])
+		}
+		if c.fence {
+			a.Fence(&o, 5, false)
+		}
+		if c.answer {
+			o = Out{}
+			a.Entered(&o, Ask{Epoch: 5, Key: q0, User: placedUser(a), Rejected: c.reject})
+		}
+		var got Code
+		if len(o.Replies) == 1 {
+			got = o.Replies[0].M.(Reply).Code
+		}
+		if got != c.code || !slices.Equal(o.Counts, c.counts) {
+			t.Errorf("%s: answer %d, counts %v; want %d, %v", c.name, got, o.Counts, c.code, c.counts)
+		}
+		if c.code != 0 {
+			continue
+		}
+		// It waits: asked once the limit grows (the report committed),
+		// on the node's next tick; after a view change, in the next view
+		// once it serves.
+		o = Out{}
+		a.Limits([]Limit{{Max: 4, OK: true}})
+		a.Adopt(&o, control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
+		a.Tick(&o)
+		if len(o.Asks) != 0 {
+			t.Errorf("%s: asked before view 6 serves: %+v", c.name, o.Asks)
+		}
+		a.Serve(&o, 6, []control.QuotaLeft{c.left})
+		if len(o.Asks) != 1 || o.Asks[0].Epoch != 6 || o.Asks[0].Key != q0 {
+			t.Errorf("%s: asks once view 6 serves: %+v", c.name, o.Asks)
+		}
+	}
+}
+
+// placedUser is the user a's one take is asked on.
+func placedUser(a *Node) proc.ID {
+	for _, t := range a.takes {
+		if t.placed {
+			return t.user
+		}
+	}
+	return -1
+}
+
+// TestTakeOfEndedSession: a take asked in view 5, its session closed
+// before the instance answers, is answered when the view changes and the
+// next one serves (gone, as any call of an ended session), not asked
+// again there: a permit issued for it would be consumed for nothing.
+func TestTakeOfEndedSession(t *testing.T) {
+	a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Slots: 2})
+	v5 := control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	left := []control.QuotaLeft{{Left: 10}}
+	var o Out
+	a.At(10, 900)
+	a.Limits([]Limit{{Max: 5, OK: true}})
+	a.Adopt(&o, v5, control.View{})
+	a.Serve(&o, 5, left)
+	a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
+	a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
+	sid := o.Replies[0].M.(Reply).Session
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid})
+	a.Call(&o, 7, Call{Op: OpClose, Req: 3, Session: sid})
+	if len(o.Asks) != 1 || len(o.Replies) != 1 {
+		t.Fatalf("the take asked, the close answered: %+v", o)
+	}
+	o = Out{}
+	a.Adopt(&o, control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, v5)
+	a.Serve(&o, 6, left)
+	if len(o.Asks) != 0 || len(o.Replies) != 1 || o.Replies[0].M.(Reply).Req != 2 || o.Replies[0].M.(Reply).Code == OK {
+		t.Errorf("the take of an ended session in view 6: asks %+v, replies %+v", o.Asks, o.Replies)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/control"
+	"github.com/allot-dev/allot/graph"
 	"github.com/allot-dev/allot/proc"
 )
 
@@ -26,8 +27,11 @@ type ProcessConfig struct {
 	// Lock serves the lock, Pool the semaphores (the service's large
 	// ones: central-pool, its users made one per open request, its owner
 	// the one process after them); each makes its processes one at a
-	// time (Process). Pool is needed only if the clients acquire.
-	Lock, Pool algo.Algorithm
+	// time (Process). Pool is needed only if the clients acquire. Quota
+	// serves the quotas (Control.Quotas; the service's controller), one
+	// instance per quota in each view, built whole (Build) on
+	// Data.Slots users per member, their tree the service's.
+	Lock, Pool, Quota algo.Algorithm
 	// Resend: how often a link resends what was not acknowledged.
 	Resend proc.Time
 }
@@ -58,6 +62,9 @@ type Process struct {
 	local []Inst // messages between this node's own processes, not delivered yet
 	// entered: users whose algorithm granted them, not told to dp yet
 	entered []Ask
+	// left: what the view served, served, may issue of each quota.
+	left   []control.QuotaLeft
+	served uint64
 }
 
 // instKey names an instance: its view and what it serves.
@@ -73,6 +80,10 @@ type hosted struct {
 	members []proc.ID
 	procs   map[proc.ID]proc.Process
 	pb      *algo.Problem
+	// built: a quota's processes, all of them, as Build makes them;
+	// this node starts its own.
+	built []proc.Process
+	slots int
 }
 
 type sendLink struct {
@@ -103,6 +114,12 @@ func (p *Process) Start(env proc.Env) {
 	p.disk.Runs++
 	cc := p.cfg.Control
 	cc.Run, cc.Rand = p.disk.Runs, env.Rand()
+	if len(cc.Quotas) > 0 {
+		// What the node issued, as its disk has it: the control node
+		// reports them, the data plane counts on from them.
+		cc.Counts = make([]uint64, len(cc.Quotas))
+		copy(cc.Counts, p.disk.Counts)
+	}
 	p.rand = env.Rand()
 	n, err := control.New(cc, p.disk.Clone(), env.Now())
 	if err != nil {
@@ -110,7 +127,7 @@ func (p *Process) Start(env proc.Env) {
 	}
 	p.ctl = n
 	dc := p.cfg.Data
-	dc.Self, dc.Run = cc.Self, p.disk.Runs
+	dc.Self, dc.Run, dc.Counts = cc.Self, p.disk.Runs, cc.Counts
 	p.dp = New(dc)
 	p.inst, p.early = map[instKey]*hosted{}, map[uint64][]Inst{}
 	p.out, p.in = map[proc.ID]*sendLink{}, map[proc.ID]*recvLink{}
@@ -127,7 +144,19 @@ func (p *Process) tickEvery() proc.Time { return p.cfg.Control.Lease / control.L
 
 func (p *Process) at(env proc.Env) *Out {
 	p.dp.At(env.Now(), p.ctl.LeaseLeft(env.Now()))
+	p.limits()
 	return &Out{}
+}
+
+// limits gives the data plane what its counts may reach in its view.
+func (p *Process) limits() {
+	if k := len(p.cfg.Control.Quotas); k > 0 {
+		l := make([]Limit, k)
+		for i := range l {
+			l[i].Max, l[i].OK = p.ctl.Limit(p.dp.view.Epoch, i)
+		}
+		p.dp.Limits(l)
+	}
 }
 
 // Deliver takes a control message, a client's call, or a link's message.
@@ -279,7 +308,12 @@ func (p *Process) flush(env proc.Env, o *Out) {
 				p.host(c.View.Epoch, Key{})
 			case control.Serve:
 				env.Emit(proc.Event{Kind: proc.EvView, Epoch: c.View.Epoch, Members: c.View.Members})
-				p.dp.Serve(o, c.View.Epoch)
+				p.left, p.served = c.Left, c.View.Epoch
+				p.hostQuotas(env)
+				// The limits of this view, not of the one the input
+				// came in: a view adopted and served in one flush.
+				p.limits()
+				p.dp.Serve(o, c.View.Epoch, c.Left)
 			case control.Fence:
 				env.Emit(proc.Event{Kind: proc.EvFence, Epoch: c.View.Epoch})
 				p.dp.Fence(o, c.View.Epoch, c.Lost)
@@ -292,6 +326,14 @@ func (p *Process) flush(env proc.Env, o *Out) {
 
 // apply does what the data plane asked.
 func (p *Process) apply(env proc.Env, o *Out) {
+	if o.Counts != nil {
+		// On disk before any answer goes: a permit the node would not
+		// know of after a crash is never handed out.
+		if p.cfg.Data.Broken != QuotaNoPersist {
+			p.disk.Counts = slices.Clone(o.Counts)
+		}
+		p.ctl.Issued(env.Now(), o.Counts)
+	}
 	for _, e := range o.Events {
 		env.Emit(e)
 	}
@@ -344,10 +386,10 @@ func (p *Process) apply(env proc.Env, o *Out) {
 		u.Request(p.instEnv(env, h, a.User), proc.Request{Res: a.Res})
 	}
 	if o.Ready > 0 {
-		p.ctl.Ready(env.Now(), o.Ready, nil)
+		p.ctl.Ready(env.Now(), o.Ready, p.dp.Counts())
 	}
 	if o.Stopped {
-		p.ctl.Stopped(env.Now(), nil)
+		p.ctl.Stopped(env.Now(), p.dp.Counts())
 	}
 }
 
@@ -361,25 +403,89 @@ func (p *Process) host(epoch uint64, key Key) *hosted {
 		return h
 	}
 	v := p.dp.view
-	pb := &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}
-	if !key.Lock() {
-		pb = &algo.Problem{Kind: algo.Pool, Users: lockRange, Units: int(key.Units)}
+	h := &hosted{epoch: epoch, key: key, members: v.Members, procs: map[proc.ID]proc.Process{}}
+	switch {
+	case key.Quota:
+		// Only once the view serves: its budget is what the ledger
+		// left it then (the service's serve).
+		if epoch != p.served || p.left[key.Sem].Left == 0 {
+			return nil
+		}
+		left, w := p.left[key.Sem].Left, p.cfg.Data.Waste[key.Sem]
+		h.slots = p.cfg.Data.Slots
+		users := len(v.Members) * h.slots
+		h.pb = &algo.Problem{Kind: algo.Quota, Users: users, Budget: int(left), Waste: int(min(w, left)), Graph: tree(users, h.slots)}
+		ps, err := p.cfg.Quota.Build(h.pb)
+		if err != nil {
+			panic(fmt.Sprintf("dataplane: %s of %s: %v", p.cfg.Quota.Name, key, err)) // a configuration error of the driver's
+		}
+		h.built = ps
+	case key.Lock():
+		h.pb = &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}
+	default:
+		h.pb = &algo.Problem{Kind: algo.Pool, Users: lockRange, Units: int(key.Units)}
 	}
-	h := &hosted{epoch: epoch, key: key, members: v.Members, procs: map[proc.ID]proc.Process{}, pb: pb}
 	p.inst[k] = h
 	p.local = append(p.local, p.early[epoch]...)
 	delete(p.early, epoch)
 	return h
 }
 
+// hostQuotas makes the instances of the quotas the view served left
+// something, and starts this node's processes of each: the controller's
+// tree runs whether or not a user asks (the service's newInstance).
+func (p *Process) hostQuotas(env proc.Env) {
+	rank, _ := slices.BinarySearch(p.dp.view.Members, p.cfg.Control.Self)
+	for i := range p.left {
+		h := p.host(p.served, quotaKey(int32(i)))
+		if h == nil {
+			continue
+		}
+		for j := range h.slots {
+			h.get(p, env, proc.ID(rank*h.slots+j))
+		}
+	}
+}
+
+// tree is a quota's communication graph, the service's (instance.go,
+// tree): each member's slots in a star round its first slot, and the
+// first slots in a star round user 0.
+func tree(users, slots int) *graph.Graph {
+	var edges [][2]proc.ID
+	for u := range users {
+		hub := proc.ID(u / slots * slots)
+		switch {
+		case proc.ID(u) != hub:
+			edges = append(edges, [2]proc.ID{hub, proc.ID(u)})
+		case u != 0:
+			edges = append(edges, [2]proc.ID{0, proc.ID(u)})
+		}
+	}
+	g, err := graph.New(users, edges)
+	if err != nil {
+		panic(err) // a tree on 0..users-1 is always a graph
+	}
+	return g
+}
+
 // owner is the member hosting process id (the service's lockOwner): a
-// semaphore's owner, process lockRange, is on the view's first member.
+// semaphore's owner, process lockRange, is on the view's first member;
+// a quota's users are in blocks of slots, block b on member b (owner).
 func (h *hosted) owner(id proc.ID) proc.ID {
+	if h.key.Quota {
+		return h.members[int(id)/h.slots%len(h.members)]
+	}
 	return h.members[int(id%lockRange)%len(h.members)]
 }
 
 func (h *hosted) get(p *Process, env proc.Env, id proc.ID) proc.Process {
 	if q := h.procs[id]; q != nil {
+		return q
+	}
+	if h.built != nil {
+		q := h.built[id]
+		h.procs[id] = q
+		q.Start(p.instEnv(env, h, id))
 		return q
 	}
 	a := p.cfg.Lock
@@ -406,7 +512,10 @@ func (p *Process) inst1(env proc.Env, m Inst) {
 		h = p.host(m.Epoch, m.Key)
 	}
 	if h == nil {
-		if m.Epoch > p.dp.view.Epoch && m.Epoch >= p.retired {
+		// A quota's instance is made once its view serves here: what
+		// comes before waits for it.
+		early := m.Epoch > p.dp.view.Epoch || m.Key.Quota && m.Epoch == p.dp.view.Epoch && p.served != m.Epoch
+		if early && m.Epoch >= p.retired {
 			p.early[m.Epoch] = append(p.early[m.Epoch], m)
 		}
 		return
@@ -444,12 +553,16 @@ func (e *iEnv) Send(to proc.ID, m proc.Message) {
 }
 
 // Emit takes a user's grant: the lock's EvEnter, a semaphore's EvGrant
-// (with its unit in this view).
+// (with its unit in this view), a quota's EvPermit or EvReject.
 func (e *iEnv) Emit(ev proc.Event) {
 	if e.self >= lockRange {
 		return
 	}
-	if e.h.key.Lock() && ev.Kind == proc.EvEnter || !e.h.key.Lock() && ev.Kind == proc.EvGrant {
-		e.p.entered = append(e.p.entered, Ask{Epoch: e.h.epoch, Key: e.h.key, User: e.self, Unit: ev.Unit})
+	k := e.h.key
+	switch {
+	case k.Quota && (ev.Kind == proc.EvPermit || ev.Kind == proc.EvReject):
+		e.p.entered = append(e.p.entered, Ask{Epoch: e.h.epoch, Key: k, User: e.self, Rejected: ev.Kind == proc.EvReject})
+	case k.Lock() && ev.Kind == proc.EvEnter, !k.Lock() && !k.Quota && ev.Kind == proc.EvGrant:
+		e.p.entered = append(e.p.entered, Ask{Epoch: e.h.epoch, Key: k, User: e.self, Unit: ev.Unit})
 	}
 }

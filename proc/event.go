@@ -94,8 +94,8 @@ type Event struct {
 	Members []ID
 	// S describes the data plane's session events (EvOpened .. EvHanded),
 	// and EvRequest, EvEnter and EvExit of a session's lock, or of a
-	// semaphore's unit, at a client (nil elsewhere; never mutated once
-	// emitted). A lock's say its names in Res; a semaphore's have no Res
+	// semaphore's unit, and EvPermit and EvReject of a quota's Take, at a
+	// client (nil elsewhere; never mutated once emitted). A lock's say its names in Res; a semaphore's have no Res
 	// and say the semaphore in S.Sem and S.Units.
 	S *Session
 }
@@ -120,6 +120,10 @@ type Session struct {
 	Sem   int32 `json:"sem,omitempty"`
 	Units int32 `json:"units,omitempty"`
 	Unit  int32 `json:"unit,omitempty"`
+	// Quota: the quota of a Take's EvRequest, and of the EvPermit or
+	// EvReject that answers it at its client (a Take of one permit):
+	// the run's quotas are numbered from 1, so 0 says no Take.
+	Quota int32 `json:"quota,omitempty"`
 	// Sent: when the client sent the call answered (EvAlive, EvExpired).
 	Sent Time `json:"sent,omitempty"`
 	// TTL, Lease: the session's TTL and the answering node's lease left

@@ -31,6 +31,11 @@ type ClientConfig struct {
 	// time, lock or unit.
 	Semaphores int
 	Units      int32
+	// Quotas: with more than 0, one request in two (drawn, before the
+	// semaphores' draw) takes a permit of one of quotas 0..Quotas-1
+	// (drawn) instead: a Take of one permit. A permit is consumed, never
+	// given back; an answer RESOURCE_EXHAUSTED is a reject.
+	Quotas int
 }
 
 // Client is a client of the service, as client/ behaves: it opens a
@@ -42,7 +47,8 @@ type ClientConfig struct {
 // does. Its events are what it was told and what it did; a semaphore's
 // EvRequest, EvEnter and EvExit say which in S.Sem and S.Units, and
 // EvEnter the unit its token names in S.Unit (a lock's say its names in
-// Res).
+// Res); a Take's EvRequest, and the EvPermit or EvReject that answers
+// it, the quota in S.Quota (numbered from 1).
 type Client struct {
 	cfg  ClientConfig
 	node proc.ID
@@ -63,7 +69,8 @@ type Client struct {
 	lockNo    uint64 // the client's number of its lock (and acquire) requests
 	lockReq   uint64 // the open request's call (0: none)
 	lockNames []int32
-	lockSem   int32 // the request's semaphore, if lockNames is empty
+	lockSem   int32 // the request's semaphore (or quota), if lockNames is empty
+	taking    bool  // the request is a Take of quota lockSem
 	lockSent  proc.Time
 	grant     uint64                  // held (0: none)
 	grantSem  bool                    // it is a semaphore's
@@ -162,6 +169,13 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 		c.left--
 		c.lockNo++
 		r := env.Rand()
+		c.taking = c.cfg.Quotas > 0 && r.IntN(2) == 0
+		if c.taking {
+			c.lockNames, c.lockSem = nil, int32(r.IntN(c.cfg.Quotas))
+			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1}})
+			c.sendLock(env)
+			return
+		}
 		if c.cfg.Semaphores > 0 && r.IntN(2) == 0 {
 			c.lockNames, c.lockSem = nil, int32(r.IntN(c.cfg.Semaphores))
 			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Sem: c.lockSem, Units: c.cfg.Units}})
@@ -209,6 +223,10 @@ func (c *Client) giveUp(env proc.Env) {
 
 func (c *Client) sendLock(env proc.Env) {
 	c.lockSent = env.Now()
+	if c.taking {
+		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpTake, Session: c.sess, Sem: c.lockSem})
+		return
+	}
 	if len(c.lockNames) == 0 {
 		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpAcquire, Session: c.sess, Sem: c.lockSem, Units: c.cfg.Units})
 		return
@@ -365,6 +383,27 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		default:
 			c.moved(env)
 		}
+	case r.Req == c.lockReq && c.taking:
+		switch r.Code {
+		case dataplane.OK, dataplane.Exhausted:
+			kind := proc.EvPermit
+			if r.Code == dataplane.Exhausted {
+				kind = proc.EvReject
+			}
+			env.Emit(proc.Event{Kind: kind, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1}})
+		default:
+			// Not taken there (not serving, a view short of a report,
+			// SESSION_MOVING): the application asks again after a while.
+			if r.Code == dataplane.Moving {
+				c.node = r.Primary
+			}
+			env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+			c.lockReq = 0
+			env.After(c.cfg.Retry, thinkTimer{c.gen})
+			return
+		}
+		c.lockReq = 0
+		env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.Think))), thinkTimer{c.gen})
 	case r.Req == c.lockReq:
 		switch r.Code {
 		case dataplane.OK:

@@ -36,8 +36,10 @@ type ExploreConfig struct {
 	MaxStates          int
 	Timeout            time.Duration
 	Variant            string
-	// Semaphores, Units: as Config's (0: the clients only lock).
-	Semaphores, Units int
+	// Semaphores, Units: as Config's (0: the clients only lock); so are
+	// Quotas, Budget and Waste (0: no quotas).
+	Semaphores, Units     int
+	Quotas, Budget, Waste int
 }
 
 // Explore runs the search, judged by check.Service: its safety rules,
@@ -48,7 +50,7 @@ type ExploreConfig struct {
 // counts the states reached by a path on which, after the warm-up, a
 // node served a view ("view"), a node adopted a session ("adopted"), or
 // a node held again a grant held before, asked again in a new view
-// ("regrant").
+// ("regrant"), or a client was told a permit of a quota ("permit").
 func Explore(cfg ExploreConfig) (*explore.TimedResult, error) {
 	tc, err := cfg.timed()
 	if err != nil {
@@ -106,6 +108,10 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	if err := checkSemaphores(cfg.Semaphores, cfg.Units, cfg.Variant); err != nil {
 		return explore.TimedConfig{}, err
 	}
+	if err := checkQuotas(cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
+	w := workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})
@@ -115,11 +121,11 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	}
 	return explore.TimedConfig{
 		Build: func() ([]proc.Process, error) {
-			return build(cfg.Nodes, cfg.Clients, broken, cfg.Semaphores, cfg.Units)
+			return build(cfg.Nodes, cfg.Clients, broken, w)
 		},
 		Judge: func() (proc.Sink, *check.Report) {
 			// No liveness bound is judged: Healed −1 (no heal), no Close.
-			c := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: -1, Bound: Bound, Settle: Settle}
+			c := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: -1, Bound: Bound, Settle: Settle, Budget: cfg.Budget}
 			return c, &c.Report
 		},
 		Seed: cfg.Seed, MinDelay: cfg.MinDelay, MaxDelay: cfg.MaxDelay, Crash: cfg.Crash, Restart: cfg.Restart,
@@ -142,10 +148,11 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 
 // marker counts, from the nodes' events, the views served, the sessions
 // adopted and the grants held again (a grant's second EvHeld, at any
-// node: asked again in a new view, by its node or its adopter).
+// node: asked again in a new view, by its node or its adopter), and
+// from the clients', the permits they were told.
 type marker struct {
-	view, adopted, regrant int
-	held                   map[[2]uint64]bool
+	view, adopted, regrant, permit int
+	held                           map[[2]uint64]bool
 }
 
 func (m *marker) Event(e proc.Event) {
@@ -154,6 +161,8 @@ func (m *marker) Event(e proc.Event) {
 		m.view++
 	case proc.EvAdopted:
 		m.adopted++
+	case proc.EvPermit:
+		m.permit++
 	case proc.EvHeld:
 		k := [2]uint64{e.S.ID, e.S.Grant}
 		if m.held[k] {
@@ -164,5 +173,5 @@ func (m *marker) Event(e proc.Event) {
 }
 
 func (m *marker) Marks() map[string]int {
-	return map[string]int{"view": m.view, "adopted": m.adopted, "regrant": m.regrant}
+	return map[string]int{"view": m.view, "adopted": m.adopted, "regrant": m.regrant, "permit": m.permit}
 }

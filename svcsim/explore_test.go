@@ -81,3 +81,22 @@ func TestExploreSemaphores(t *testing.T) {
 		t.Errorf("sem-no-regrant explored without semaphores")
 	}
 }
+
+// TestExploreQuotas: two clients taking permits of a quota of 6 (waste
+// 2: a chunk of one permit on 3 nodes, each permit past the first
+// waiting for its node's report), node 0 crashed at tick 2000 and back
+// on its disk at any step (its counts with it): every order of events
+// through its sessions' adoption, and no finding (budget among the
+// rules).
+func TestExploreQuotas(t *testing.T) {
+	cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 1, MinDelay: 1, MaxDelay: 3, Quotas: 1, Budget: 6, Waste: 2,
+		CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 400}
+	r, at := exploreAdoption(t, cfg)
+	if r.Marked["adopted"] == 0 || r.Restarts == 0 {
+		t.Errorf("adopted at %d: %+v", at, r)
+	}
+	t.Logf("adopted at tick %d; %+v", at, r)
+	if _, err := Explore(ExploreConfig{Nodes: 3, Clients: 1, MinDelay: 1, MaxDelay: 3, MaxDepth: 1, Variant: "quota-no-persist"}); err == nil {
+		t.Errorf("quota-no-persist explored without quotas")
+	}
+}

@@ -97,7 +97,10 @@ type Config struct {
 	// Semaphores: how many semaphores the clients acquire units of, each
 	// of Units units (0: none, the clients only lock).
 	Semaphores, Units int
-	Sink              proc.Sink
+	// Quotas: how many quotas the clients take permits of, each of
+	// Budget permits (M) and waste Waste (W); 0: none.
+	Quotas, Budget, Waste int
+	Sink                  proc.Sink
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -191,14 +194,22 @@ func (f Faults) Kinds() map[string]int {
 
 // Variants are the deliberately broken data planes, by name.
 var Variants = map[string]dataplane.Broken{
-	"adopt-fresh-ttl": dataplane.AdoptFresh,
-	"fence-ends":      dataplane.FenceEnds,
-	"sem-no-regrant":  dataplane.SemNoRegrant,
+	"adopt-fresh-ttl":  dataplane.AdoptFresh,
+	"fence-ends":       dataplane.FenceEnds,
+	"sem-no-regrant":   dataplane.SemNoRegrant,
+	"quota-no-persist": dataplane.QuotaNoPersist,
+	"quota-no-chunk":   dataplane.QuotaNoChunk,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
 // of it needs some (Config.Semaphores).
 func SemVariant(variant string) bool { return Variants[variant] == dataplane.SemNoRegrant }
+
+// QuotaVariant reports whether variant breaks only the quotas: a run of
+// it needs some (Config.Quotas).
+func QuotaVariant(variant string) bool {
+	return Variants[variant] == dataplane.QuotaNoPersist || Variants[variant] == dataplane.QuotaNoChunk
+}
 
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {
@@ -242,13 +253,18 @@ type Result struct {
 	// Sessions opened, grants answered to clients, answers "expired" to
 	// clients, adoptions, requests asked; Acquires and Units: of the
 	// requests and grants, a semaphore's.
-	Sessions int   `json:"sessions"`
-	Grants   int   `json:"grants"`
-	Expired  int   `json:"expired"`
-	Adopted  int   `json:"adopted"`
-	Requests int   `json:"requests"`
-	Acquires int   `json:"acquires,omitempty"`
-	Units    int   `json:"units,omitempty"`
+	Sessions int `json:"sessions"`
+	Grants   int `json:"grants"`
+	Expired  int `json:"expired"`
+	Adopted  int `json:"adopted"`
+	Requests int `json:"requests"`
+	Acquires int `json:"acquires,omitempty"`
+	Units    int `json:"units,omitempty"`
+	// Takes: of the requests, a quota's; Permits and Rejects their
+	// answers (RESOURCE_EXHAUSTED).
+	Takes    int   `json:"takes,omitempty"`
+	Permits  int   `json:"permits,omitempty"`
+	Rejects  int   `json:"rejects,omitempty"`
 	Messages int64 `json:"messages"`
 	Events   int   `json:"events"`
 	// Findings: the checker's count, by rule; First the first few.
@@ -259,10 +275,15 @@ type Result struct {
 
 // Lock is the lock algorithm the nodes host: the service's default. Pool
 // serves the semaphores: the service's large semaphores' (R ≥ nodes ×
-// slots), users made one per open request.
+// slots), users made one per open request. Quota serves the quotas, the
+// service's default, on Slots users per member (the service's are 16:
+// two keep a view's controller small, and still let two takes of one
+// node's clients run at once).
 const (
-	Lock = "modular-ordered"
-	Pool = "central-pool"
+	Lock  = "modular-ordered"
+	Pool  = "central-pool"
+	Quota = "controller"
+	Slots = 2
 )
 
 // checkSemaphores refuses semaphores the run cannot have: fewer than 0,
@@ -276,6 +297,23 @@ func checkSemaphores(sems, units int, variant string) error {
 		return fmt.Errorf("svcsim: semaphores of %d units: want 1 to %d", units, math.MaxInt32)
 	case sems == 0 && SemVariant(variant):
 		return fmt.Errorf("svcsim: variant %s breaks the semaphores: it needs some", variant)
+	}
+	return nil
+}
+
+// checkQuotas refuses quotas the run cannot have: fewer than 0, a
+// budget below 1, a waste outside 0..budget, or a quotas' variant with
+// none.
+func checkQuotas(quotas, budget, waste int, variant string) error {
+	switch {
+	case quotas < 0:
+		return fmt.Errorf("svcsim: %d quotas: want 0 or more", quotas)
+	case quotas > 0 && (budget < 1 || budget > math.MaxInt32):
+		return fmt.Errorf("svcsim: quotas of a budget of %d: want 1 to %d", budget, math.MaxInt32)
+	case quotas > 0 && (waste < 0 || waste > budget):
+		return fmt.Errorf("svcsim: quotas of waste %d: want 0 to the budget, %d", waste, budget)
+	case quotas == 0 && QuotaVariant(variant):
+		return fmt.Errorf("svcsim: variant %s breaks the quotas: it needs some", variant)
 	}
 	return nil
 }
@@ -299,13 +337,17 @@ func Run(cfg Config) (Result, error) {
 	if err := checkSemaphores(cfg.Semaphores, cfg.Units, cfg.Variant); err != nil {
 		return Result{}, err
 	}
+	if err := checkQuotas(cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Variant); err != nil {
+		return Result{}, err
+	}
 	cfg.Faults = cfg.Schedule()
-	ps, err := build(cfg.Nodes, cfg.Clients, broken, cfg.Semaphores, cfg.Units)
+	ps, err := build(cfg.Nodes, cfg.Clients, broken, cfg.workload())
 	if err != nil {
 		return Result{}, err
 	}
 	healed := cfg.Faults.healed()
-	chk := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: healed, Bound: Bound, Settle: Settle, Windows: cfg.Faults.windows(cfg.Horizon)}
+	chk := &check.Service{Nodes: cfg.Nodes, Slack: Lease, Healed: healed, Bound: Bound, Settle: Settle, Windows: cfg.Faults.windows(cfg.Horizon),
+		Budget: cfg.Budget}
 	m := &measure{nodes: cfg.Nodes}
 	sinks := proc.Sinks{chk, m}
 	if cfg.Sink != nil {
@@ -338,14 +380,27 @@ func Run(cfg Config) (Result, error) {
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
 		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
+		Takes: m.takes, Permits: m.count[proc.EvPermit], Rejects: m.count[proc.EvReject],
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
 }
 
+// workload is what the clients ask for besides the lock: semaphores,
+// quotas.
+type workload struct{ sems, units, quotas, budget, waste int }
+
+func (cfg Config) workload() workload {
+	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste}
+}
+
+// chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the
+// nodes away hold back at most W/2 between them.
+func chunk(w, n int) uint64 { return uint64(max(1, w/(2*max(n, 1)))) }
+
 // build makes the nodes 0..nodes-1 of a fresh cluster, each on a disk of
 // its own bootstrapped with every node, and the clients after them.
-func build(nodes, clients int, broken dataplane.Broken, sems, units int) ([]proc.Process, error) {
+func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Process, error) {
 	lock, err := all.Lookup(Lock)
 	if err != nil {
 		return nil, err
@@ -353,6 +408,16 @@ func build(nodes, clients int, broken dataplane.Broken, sems, units int) ([]proc
 	pool, err := all.Lookup(Pool)
 	if err != nil {
 		return nil, err
+	}
+	quota, err := all.Lookup(Quota)
+	if err != nil {
+		return nil, err
+	}
+	var quotas []control.Quota
+	var waste []uint64
+	for i := range w.quotas {
+		quotas = append(quotas, control.Quota{Name: fmt.Sprintf("q%d", i), Budget: uint64(w.budget), Chunk: chunk(w.waste, nodes)})
+		waste = append(waste, uint64(w.waste))
 	}
 	ids := make([]proc.ID, nodes)
 	for i := range ids {
@@ -363,28 +428,29 @@ func build(nodes, clients int, broken dataplane.Broken, sems, units int) ([]proc
 		disk := control.Bootstrap(ids)
 		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
 			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
-				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep},
-			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken},
+				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep, Quotas: quotas},
+			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: Slots},
 			Lock:   lock,
 			Pool:   pool,
+			Quota:  quota,
 			Resend: 50,
 		}, &disk))
 	}
 	for range clients {
 		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
 			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4,
-			Semaphores: sems, Units: int32(units)}))
+			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas}))
 	}
 	return ps, nil
 }
 
-// measure counts the events by kind, and a semaphore's requests and
-// grants.
+// measure counts the events by kind, a semaphore's requests and grants,
+// and a quota's takes.
 type measure struct {
-	nodes           int
-	events          int
-	count           map[proc.EventKind]int
-	acquires, units int
+	nodes                  int
+	events                 int
+	count                  map[proc.EventKind]int
+	acquires, units, takes int
 }
 
 func (m *measure) Event(e proc.Event) {
@@ -393,6 +459,9 @@ func (m *measure) Event(e proc.Event) {
 		m.count = map[proc.EventKind]int{}
 	}
 	m.count[e.Kind]++
+	if e.Kind == proc.EvRequest && e.S != nil && e.S.Quota > 0 {
+		m.takes++
+	}
 	if e.S != nil && e.S.Units > 0 {
 		switch e.Kind {
 		case proc.EvRequest:
@@ -413,6 +482,8 @@ type Summary struct {
 	Expired  int            `json:"expired"`
 	Adopted  int            `json:"adopted"`
 	Units    int            `json:"units,omitempty"` // of the grants, a semaphore's
+	Permits  int            `json:"permits,omitempty"`
+	Rejects  int            `json:"rejects,omitempty"`
 	// Findings: the runs with at least one, in all and by rule, and the
 	// first of them (its seed replays it).
 	Failed      int            `json:"failed_runs"`
@@ -464,6 +535,8 @@ func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary,
 		sum.Expired += r.Expired
 		sum.Adopted += r.Adopted
 		sum.Units += r.Units
+		sum.Permits += r.Permits
+		sum.Rejects += r.Rejects
 		if r.Findings > 0 {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)

@@ -24,6 +24,7 @@ import (
 type serviceOpts struct {
 	nodes, clients                   int
 	semaphores, units                int
+	quotas, budget, waste            int
 	seed                             uint64
 	seeds, workers                   int
 	horizon                          int64
@@ -45,6 +46,7 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	fs.IntVar(&o.clients, "clients", 4, "clients: each opens sessions, keeps them alive, locks and unlocks")
 	fs.IntVar(&o.semaphores, "semaphores", 0, "semaphores: with N > 0, one request of the clients' in two acquires a unit of one of N semaphores (central-pool, as the service's large ones) instead of locking; 0: locks only")
 	fs.IntVar(&o.units, "units", 2, "with --semaphores: each semaphore's units, R")
+	quotaFlags(fs, &o.quotas, &o.budget, &o.waste)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
@@ -141,6 +143,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	case o.variant != "" && !slices.Contains(svcsim.VariantNames(), o.variant):
 		return badf("--variant %q: want one of %s", o.variant, strings.Join(svcsim.VariantNames(), ", "))
 	}
+	if err := checkQuotaFlags(o.quotas, o.budget, o.waste, o.variant); err != nil {
+		return err
+	}
 	delay, err := dist.Parse(o.delay)
 	if err != nil {
 		return badf("--delay: %v", err)
@@ -166,7 +171,8 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--random-faults draws the schedule: not with --crash, --restart, --cut, --pause or --slow")
 	}
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
-		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units}
+		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units,
+		Quotas: o.quotas, Budget: o.budget, Waste: o.waste}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)
 	}
@@ -199,12 +205,16 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "%s of %d nodes, %d clients; delay %s, horizon %d; seed %d\n", serviceName(o.variant), r.Nodes, r.Clients, o.delay, r.End, r.Seed)
 		fmt.Fprintf(stdout, "faults: %s\n", describeService(r.Faults))
+		locks := r.Requests - r.Takes // a Take is a request too
 		if o.semaphores > 0 {
 			fmt.Fprintf(stdout, "sessions %d, adopted %d, lock requests %d, grants %d, acquires %d, units granted %d, expired answers %d; messages %d, events %d\n",
-				r.Sessions, r.Adopted, r.Requests-r.Acquires, r.Grants-r.Units, r.Acquires, r.Units, r.Expired, r.Messages, r.Events)
+				r.Sessions, r.Adopted, locks-r.Acquires, r.Grants-r.Units, r.Acquires, r.Units, r.Expired, r.Messages, r.Events)
 		} else {
 			fmt.Fprintf(stdout, "sessions %d, adopted %d, lock requests %d, grants %d, expired answers %d; messages %d, events %d\n",
-				r.Sessions, r.Adopted, r.Requests, r.Grants, r.Expired, r.Messages, r.Events)
+				r.Sessions, r.Adopted, locks, r.Grants, r.Expired, r.Messages, r.Events)
+		}
+		if o.quotas > 0 {
+			fmt.Fprintf(stdout, "quotas %d of %d permits (waste %d): takes %d, permits %d, rejects %d\n", o.quotas, o.budget, o.waste, r.Takes, r.Permits, r.Rejects)
 		}
 		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
 		for _, f := range r.First {
@@ -249,6 +259,9 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 			units, unitsHead = fmt.Sprintf("%d\t", sum.Units), "units granted\t"
 			sum.Grants -= sum.Units
 		}
+		if o.quotas > 0 {
+			units, unitsHead = units+fmt.Sprintf("%d\t%d\t", sum.Permits, sum.Rejects), unitsHead+"permits\trejects\t"
+		}
 		fmt.Fprintln(tw, "runs\t"+strings.Join(kinds, "\t")+"\tsessions\tadopted\tgrants\t"+unitsHead+"expired answers\truns with findings\tfindings\t")
 		fmt.Fprintf(tw, "%d\t", sum.Runs)
 		for _, k := range kinds {
@@ -268,6 +281,29 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 	if f := sum.FirstFailed; f != nil {
 		fmt.Fprintf(stderr, "allot: service: %d of %d runs with findings; the first, seed %d (--seed %d replays it): %s\n", sum.Failed, sum.Runs, f.Seed, f.Seed, f.First[0])
 		return errFailed
+	}
+	return nil
+}
+
+// quotaFlags are the quota flags of allot sim and explore --kind
+// service.
+func quotaFlags(fs *flag.FlagSet, quotas, budget, waste *int) {
+	fs.IntVar(quotas, "quotas", 0, "quotas: with N > 0, one request of the clients' in two takes a permit of one of N quotas (the service's controller, on the ledger's budget of each view) instead; 0: none")
+	fs.IntVar(budget, "budget", 40, "with --quotas: each quota's budget, M")
+	fs.IntVar(waste, "waste", 12, "with --quotas: each quota's waste, W (0 to M); the chunk is max(1, W/(2·nodes)), as the service's")
+}
+
+// checkQuotaFlags refuses quota flags a run cannot have.
+func checkQuotaFlags(quotas, budget, waste int, variant string) error {
+	switch {
+	case quotas < 0 || quotas > 1<<10:
+		return badf("--quotas must be 0 to %d, not %d", 1<<10, quotas)
+	case budget < 1 || budget > math.MaxInt32:
+		return badf("--budget must be 1 to %d, not %d", math.MaxInt32, budget)
+	case waste < 0 || waste > budget:
+		return badf("--waste must be 0 to the budget, %d, not %d", budget, waste)
+	case quotas == 0 && svcsim.QuotaVariant(variant):
+		return badf("--variant %s breaks the quotas: it needs --quotas", variant)
 	}
 	return nil
 }

@@ -59,6 +59,8 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	var (
 		nodes, clients      int
 		semaphores, units   int
+		quotas, budget      int
+		waste               int
 		seed                uint64
 		delay               string
 		crash, restart      string
@@ -78,6 +80,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&clients, "clients", 1, "clients")
 	fs.IntVar(&semaphores, "semaphores", 0, "semaphores: with N > 0, one request of the clients' in two acquires a unit of one of N semaphores instead of locking; 0: locks only")
 	fs.IntVar(&units, "units", 2, "with --semaphores: each semaphore's units, R")
+	quotaFlags(fs, &quotas, &budget, &waste)
 	fs.Uint64Var(&seed, "seed", 1, "seed of the processes' random draws")
 	fs.StringVar(&delay, "delay", "uniform:1:3", "every message takes between A and B ticks: uniform:A:B or const:X")
 	fs.StringVar(&crash, "crash", "", "nodes that may crash, each at any step (once): P[,P...]; P@T: node P crashes at tick T, in the warm-up")
@@ -117,6 +120,9 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--units must be 1 to %d, not %d", math.MaxInt32, units)
 	case semaphores == 0 && svcsim.SemVariant(variant):
 		return badf("--variant %s breaks the semaphores: it needs --semaphores", variant)
+	}
+	if err := checkQuotaFlags(quotas, budget, waste, variant); err != nil {
+		return err
 	}
 	d, err := dist.Parse(delay)
 	if err != nil {
@@ -159,7 +165,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := svcsim.ExploreConfig{Nodes: nodes, Clients: clients, Seed: seed, MinDelay: d.Min(), MaxDelay: hi,
 		Crash: cr, Restart: re, CrashAt: crAt, RestartAt: reAt, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant,
-		Semaphores: semaphores, Units: units}
+		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste}
 	switch from {
 	case "":
 	case "adopt", "serve":
@@ -206,8 +212,12 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(tw, "states\ttransitions\tdepth\tcrash paths\trestart paths\tviolations\t")
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", res.States, res.Edges, res.Depth, res.Crashes, res.Restarts, res.Violations)
 		tw.Flush()
-		fmt.Fprintf(stdout, "\nstates reached by a path that, after tick %d, served a view: %d; adopted a session: %d; held a grant again (regrant): %d\n",
-			start, res.Marked["view"], res.Marked["adopted"], res.Marked["regrant"])
+		permits := ""
+		if quotas > 0 {
+			permits = fmt.Sprintf("; told a client a permit: %d", res.Marked["permit"])
+		}
+		fmt.Fprintf(stdout, "\nstates reached by a path that, after tick %d, served a view: %d; adopted a session: %d; held a grant again (regrant): %d%s\n",
+			start, res.Marked["view"], res.Marked["adopted"], res.Marked["regrant"], permits)
 		fmt.Fprintf(stdout, "\n%s\n", verdict)
 	}
 	if ce := res.Counter; ce != nil {

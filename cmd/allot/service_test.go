@@ -28,6 +28,12 @@ func TestServiceBadInput(t *testing.T) {
 		{"sim", "--kind", "service", "--horizon", "0"},
 		{"sim", "--kind", "service", "--format", "xml"},
 		{"sim", "--kind=service", "scenario.yaml"},
+		{"sim", "--kind", "service", "--quotas", "-1"},
+		{"sim", "--kind", "service", "--quotas", "1", "--budget", "0"},
+		{"sim", "--kind", "service", "--quotas", "1", "--budget", "4", "--waste", "5"},
+		{"sim", "--kind", "service", "--quotas", "1", "--waste", "-1"},
+		{"sim", "--kind", "service", "--variant", "quota-no-persist"},
+		{"sim", "--kind", "service", "--variant", "quota-no-chunk"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
@@ -88,6 +94,10 @@ func TestServiceVariantFails(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "seed 8") || !strings.Contains(errs, "capacity") {
 		t.Errorf("sem-no-regrant: exit %d, stderr %q", code, errs)
 	}
+	_, errs, code = allot(t, "sim", "--kind", "service", "--variant", "quota-no-persist", "--quotas", "1", "--random-faults", "--seed", "4")
+	if code != 1 || !strings.Contains(errs, "seed 4") || !strings.Contains(errs, "budget") {
+		t.Errorf("quota-no-persist: exit %d, stderr %q", code, errs)
+	}
 }
 
 // TestServiceExploreViewChange: a crash at a tick, the search from just
@@ -120,6 +130,10 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--semaphores", "-1"},
 		{"explore", "--kind", "service", "--semaphores", "1", "--units", "0"},
 		{"explore", "--kind", "service", "--variant", "sem-no-regrant"},
+		{"explore", "--kind", "service", "--quotas", "-1"},
+		{"explore", "--kind", "service", "--quotas", "1", "--budget", "0"},
+		{"explore", "--kind", "service", "--quotas", "1", "--budget", "2", "--waste", "3"},
+		{"explore", "--kind", "service", "--variant", "quota-no-persist"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
@@ -162,3 +176,34 @@ func TestServiceSimSemaphores(t *testing.T) {
 type sinkFunc func(proc.Event)
 
 func (f sinkFunc) Event(e proc.Event) { f(e) }
+
+// TestServiceSimQuotas: with a quota, a run prints its takes, permits and
+// rejects and no finding, and its trace, read back, holds the clients'
+// permits of quota 1, no more than the budget, and passes check.Service
+// with the budget alike.
+func TestServiceSimQuotas(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "q.jsonl")
+	out, errs, code := allot(t, "sim", "--kind", "service", "--seed", "3", "--horizon", "8000", "--quotas", "1", "--budget", "10", "--waste", "4",
+		"--crash", "1@3000", "--restart", "1@4000", "--trace", tr)
+	if code != 0 || !strings.Contains(out, "checker findings: 0") || !strings.Contains(out, "quotas 1 of 10 permits (waste 4): takes") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	f, err := os.Open(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := check.Service{Nodes: 3, Slack: svcsim.Lease, Healed: 4000, Bound: svcsim.Bound, Settle: svcsim.Settle, Budget: 10}
+	permits := 0
+	if err := trace.Read(f, proc.Sinks{&c, sinkFunc(func(e proc.Event) {
+		if e.Kind == proc.EvPermit && e.S != nil && e.S.Quota == 1 {
+			permits++
+		}
+	})}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(8000)
+	if c.Violations > 0 || permits == 0 || permits > 10 {
+		t.Errorf("the trace read back: %d permits, findings %v", permits, c.First)
+	}
+}
