@@ -72,11 +72,12 @@
 //     service records a name's units in the control log at its first use
 //     and refuses other units (UNITS_MISMATCH), and limits the
 //     semaphores in use (--max-semaphores) and the requests of one at a
-//     node (--max-sessions); none of that is modelled. Every semaphore is
-//     served as the service serves its large ones (R ≥ nodes × slots):
-//     central-pool over users made one per open request. A small one's
-//     (R-RESOURCES on the view's fixed slots, slots per member, its
-//     requests waiting for a free slot) is not.
+//     node (--max-sessions, --max-locks for the lock, which a grant asked
+//     again in a new view may pass); none of that is modelled. Every
+//     semaphore is served as the service serves its large ones (R ≥ a
+//     node's slots): central-pool over users made one per open request.
+//     A small one's (R-RESOURCES on the view's fixed slots, slots per
+//     member, its requests waiting for a free slot) is not.
 //   - A Take is of one permit (OpTake): the service's Take of N asks its
 //     permits one at a time on one slot, each through the same chunk,
 //     instance and count, and goes on in the next view with the rest;
