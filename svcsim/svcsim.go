@@ -274,16 +274,19 @@ type Result struct {
 }
 
 // Lock is the lock algorithm the nodes host: the service's default. Pool
-// serves the semaphores: the service's large semaphores' (R ≥ nodes ×
-// slots), users made one per open request. Quota serves the quotas, the
-// service's default, on Slots users per member (the service's are 16:
-// two keep a view's controller small, and still let two takes of one
-// node's clients run at once).
+// serves the large semaphores (R ≥ Slots): the service's central-pool,
+// users made one per open request. SmallPool serves the small ones (R <
+// Slots: --units 1), the service's default semaphore algorithm
+// (R-RESOURCES), on Slots users per member. Quota serves the quotas, the
+// service's default, on the same slots (the service's are 16: two keep
+// a view's instances small, and still let two requests of one node's
+// clients run at once).
 const (
-	Lock  = "modular-ordered"
-	Pool  = "central-pool"
-	Quota = "controller"
-	Slots = 2
+	Lock      = "modular-ordered"
+	Pool      = "central-pool"
+	SmallPool = "pool"
+	Quota     = "controller"
+	Slots     = 2
 )
 
 // checkSemaphores refuses semaphores the run cannot have: fewer than 0,
@@ -409,6 +412,10 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 	if err != nil {
 		return nil, err
 	}
+	small, err := all.Lookup(SmallPool)
+	if err != nil {
+		return nil, err
+	}
 	quota, err := all.Lookup(Quota)
 	if err != nil {
 		return nil, err
@@ -429,11 +436,12 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
 			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
 				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep, Quotas: quotas},
-			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: Slots},
-			Lock:   lock,
-			Pool:   pool,
-			Quota:  quota,
-			Resend: 50,
+			Data:      dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: Slots},
+			Lock:      lock,
+			Pool:      pool,
+			SmallPool: small,
+			Quota:     quota,
+			Resend:    50,
 		}, &disk))
 	}
 	for range clients {
