@@ -496,7 +496,9 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	case k > 0:
 		id, u.free = u.free[k-1], u.free[:k-1]
 	case n.Small(g.key):
-		g.at, g.queued = epoch, true
+		// Not placed: a grant held in an older view is on no user of
+		// this one until a slot is free (its release gives none back).
+		g.at, g.placed, g.queued, g.entered = epoch, false, true, false
 		u.queue = append(u.queue, g)
 		return
 	default:

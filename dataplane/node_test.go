@@ -506,3 +506,52 @@ func TestSmallSemaphoreQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallRegrantWaits: a node holding more grants of a small semaphore
+// than its slots (its own and two adopted: more than R, as only a broken
+// plane leaves it) asks the ones past its slots again once a slot is
+// free; one released while it waits gives back no user of the new view
+// (it is on none: the user it had was of the old view's instance).
+func TestSmallRegrantWaits(t *testing.T) {
+	b := served(1, 2, 0, 1)
+	sem := Key{Sem: 0, Units: 1}
+	sid := open(b, 7)
+	var o Out
+	b.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: sid, Units: 1})
+	b.Entered(&o, Ask{Epoch: 5, Key: sem, User: 2, Unit: 0})
+	b.KeepAck(&o, b.backup, KeepAck{Gen: 1, N: 1 << 30})
+	gid := o.Replies[len(o.Replies)-1].M.(Reply).Grant
+	k := keep(1, 1)
+	k.Recs[0].Record.Grants = []session.Grant{{ID: 1, Key: "sem/0/1", Epoch: 5, Counter: 1}, {ID: 2, Key: "sem/0/1", Epoch: 5, Counter: 2}}
+	b.Keep(&o, 0, k)
+	o = Out{}
+	b.At(20, 900)
+	b.Adopt(&o, control.View{Epoch: 7, Members: []proc.ID{1}, Gens: []uint64{1}}, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
+	if !slices.Equal(asked(&o), []proc.ID{0, 1}) || o.Ready != 0 {
+		t.Fatalf("adopted: asks %+v, ready %d", o.Asks, o.Ready)
+	}
+	o = Out{}
+	b.Call(&o, 7, Call{Op: OpRelease, Req: 3, Session: sid, Grant: gid})
+	if len(o.Frees) != 0 || len(o.Replies) != 1 || o.Replies[0].M.(Reply).Code != OK {
+		t.Fatalf("the waiting grant released: frees %+v, replies %+v", o.Frees, o.Replies)
+	}
+	// The adopted grants granted, the one on slot 0 released: the
+	// waiting regrant is asked there, and given back once granted; the
+	// view is ready once the three are answered.
+	o = Out{}
+	b.Entered(&o, Ask{Epoch: 7, Key: sem, User: 0, Unit: 0})
+	b.Entered(&o, Ask{Epoch: 7, Key: sem, User: 1, Unit: 0})
+	adopted := b.sessions[101]
+	if adopted == nil {
+		t.Fatalf("session 101 not adopted")
+	}
+	b.Call(&o, 8, Call{Op: OpRelease, Req: 1, Session: 101, Grant: 1})
+	if len(o.Frees) != 1 || o.Frees[0].User != 0 || !slices.Equal(asked(&o), []proc.ID{0}) {
+		t.Fatalf("slot 0 given back: frees %+v, asks %+v", o.Frees, o.Asks)
+	}
+	o = Out{}
+	b.Entered(&o, Ask{Epoch: 7, Key: sem, User: 0, Unit: 0})
+	if len(o.Frees) != 1 || o.Frees[0].User != 0 || o.Ready != 7 {
+		t.Errorf("the released regrant granted: frees %+v, ready %d", o.Frees, o.Ready)
+	}
+}
