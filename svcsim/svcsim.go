@@ -3,8 +3,10 @@
 // each a dataplane.Process (the control plane, package control; the data
 // plane's pure machine, dataplane.Node, over package session; the lock
 // algorithm the service serves, modular-ordered, hosted per view on the
-// view's members, and, for the semaphores (Config.Semaphores), the
-// service's large semaphores' central-pool, per view and semaphore),
+// view's members, and, for the semaphores (Config.Semaphores), per view
+// and semaphore, the service's large semaphores' central-pool or, for
+// one of fewer units than Slots, its small ones' R-RESOURCES on the
+// slots),
 // and clients (Client) that open sessions, keep them alive, lock and
 // unlock (or acquire and release a semaphore's unit), and move as
 // client/ does. The driver is package
