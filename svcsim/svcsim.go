@@ -102,7 +102,10 @@ type Config struct {
 	// Quotas: how many quotas the clients take permits of, each of
 	// Budget permits (M) and waste Waste (W); 0: none.
 	Quotas, Budget, Waste int
-	Sink                  proc.Sink
+	// Slots: each node's slots of an instance of a small semaphore or a
+	// quota (0: Slots); a semaphore of fewer Units is a small one.
+	Slots int
+	Sink  proc.Sink
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -306,6 +309,19 @@ func checkSemaphores(sems, units int, variant string) error {
 	return nil
 }
 
+// checkSlots refuses slots the run cannot have: fewer than 0 (0:
+// Slots), or more than MaxSlots.
+func checkSlots(slots int) error {
+	if slots < 0 || slots > MaxSlots {
+		return fmt.Errorf("svcsim: %d slots: want 1 to %d (0: %d)", slots, MaxSlots, Slots)
+	}
+	return nil
+}
+
+// MaxSlots is the most slots a node may have: every node builds its
+// processes of an instance on the slots whole, nodes × slots of them.
+const MaxSlots = 64
+
 // checkQuotas refuses quotas the run cannot have: fewer than 0, a
 // budget below 1, a waste outside 0..budget, or a quotas' variant with
 // none.
@@ -343,6 +359,9 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	if err := checkQuotas(cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Variant); err != nil {
+		return Result{}, err
+	}
+	if err := checkSlots(cfg.Slots); err != nil {
 		return Result{}, err
 	}
 	cfg.Faults = cfg.Schedule()
@@ -392,11 +411,11 @@ func Run(cfg Config) (Result, error) {
 }
 
 // workload is what the clients ask for besides the lock: semaphores,
-// quotas.
-type workload struct{ sems, units, quotas, budget, waste int }
+// quotas; and the nodes' slots they are served on (0: Slots).
+type workload struct{ sems, units, quotas, budget, waste, slots int }
 
 func (cfg Config) workload() workload {
-	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste}
+	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots}
 }
 
 // chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the
@@ -428,6 +447,10 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 		quotas = append(quotas, control.Quota{Name: fmt.Sprintf("q%d", i), Budget: uint64(w.budget), Chunk: chunk(w.waste, nodes)})
 		waste = append(waste, uint64(w.waste))
 	}
+	slots := w.slots
+	if slots == 0 {
+		slots = Slots
+	}
 	ids := make([]proc.ID, nodes)
 	for i := range ids {
 		ids[i] = proc.ID(i)
@@ -438,7 +461,7 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
 			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
 				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep, Quotas: quotas},
-			Data:      dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: Slots},
+			Data:      dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: slots},
 			Lock:      lock,
 			Pool:      pool,
 			SmallPool: small,

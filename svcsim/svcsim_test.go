@@ -172,28 +172,30 @@ func TestQuotaSweep(t *testing.T) {
 }
 
 // TestSmallSemaphoreSweep: random fault schedules on 3 and 5 nodes with
-// a semaphore of one unit, fewer than a node's Slots: a small one,
-// R-RESOURCES on the view's slots, its clients contending for it as for
-// a lock; no finding, and units granted and sessions adopted (their
-// grants asked again on the adopter's slots). Fresh seeds each run; the
-// full sweeps are allot sim --kind service --random-faults --seeds 300
-// --semaphores 1 --units 1.
+// a small semaphore, of fewer units than a node's slots (R-RESOURCES on
+// the view's slots): one of one unit on the default 2 slots, its clients
+// contending for it as for a lock, and one of three units on 4 slots;
+// no finding, and units granted and sessions
+// adopted (their grants asked again on the adopter's slots). Fresh seeds
+// each run; the full sweeps are allot sim --kind service --random-faults
+// --seeds 300 --semaphores 1 --units 1 (and --slots 4 --units 3).
 func TestSmallSemaphoreSweep(t *testing.T) {
 	first := rand.Uint64() >> 1
 	t.Logf("seeds %d.. (fresh each run)", first)
-	for _, n := range []int{3, 5} {
-		cfg := Config{Nodes: n, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 1, Units: 1}
+	for _, c := range []struct{ nodes, clients, units, slots int }{{3, 4, 1, 0}, {5, 4, 1, 0}, {3, 4, 3, 4}} {
+		cfg := Config{Nodes: c.nodes, Clients: c.clients, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 1, Units: c.units,
+			Slots: c.slots}
 		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f := sum.FirstFailed; f != nil {
-			t.Errorf("%d nodes: %d of %d runs with findings; seed %d, faults %+v: %v", n, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
+			t.Errorf("%+v: %d of %d runs with findings; seed %d, faults %+v: %v", c, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
 		}
 		if sum.Units == 0 || sum.Adopted == 0 {
-			t.Errorf("%d nodes: a sweep that tries little: %+v", n, sum)
+			t.Errorf("%+v: a sweep that tries little: %+v", c, sum)
 		}
-		t.Logf("%d nodes: %d units granted, %d adopted in %d runs", n, sum.Units, sum.Adopted, sum.Runs)
+		t.Logf("%+v: %d units granted, %d adopted in %d runs", c, sum.Units, sum.Adopted, sum.Runs)
 	}
 }
 
@@ -211,6 +213,8 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: 5},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "quota-no-persist"},
+		{Nodes: 3, Clients: 1, Horizon: 10, Slots: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Slots: MaxSlots + 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Faults: Faults{Slow: []Slow{{P: 1, Start: 5, End: 4, Factor: 2}}}},
 	} {
 		if _, err := Run(cfg); err == nil {
