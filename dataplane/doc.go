@@ -86,9 +86,9 @@
 //     semaphores in use (--max-semaphores) and the requests of one at a
 //     node (--max-sessions, --max-locks for the lock, which a grant asked
 //     again in a new view may pass); none of that is modelled. The slots
-//     are the model's (Config.Slots: svcsim's are 2, the service's 16 by
-//     default, so few that a view's instance stays small), so a small
-//     semaphore there is one of 1 unit. The service's Acquire with a try
+//     are the model's (Config.Slots: svcsim's are 2 by default, the
+//     service's 16, so few that a view's instance stays small), so a
+//     small semaphore there is one of 1 unit. The service's Acquire with a try
 //     (TryWait; the algorithm's Queued) is not modelled: a request waits
 //     for its slot and its grant until it is answered or its session
 //     ends. A small semaphore's request still waiting for a slot when
