@@ -3,8 +3,8 @@
 // and backups, written once as a state machine (Node) over package
 // session, and a node as a proc.Process (Process) that hosts it beside
 // the control plane (package control) and the processes of each view's
-// instances: the lock algorithm's, the semaphores' pool algorithm's, and
-// the quotas' controller's.
+// instances: the lock algorithm's, the semaphores' pool algorithms' (a
+// large one's, a small one's), and the quotas' controller's.
 //
 //	   clients: Call (open, keep-alive, lock, unlock, acquire, release, take, close)
 //	                │      ──> Reply
@@ -15,9 +15,11 @@
 //	│  Node (pure: time and the lease are inputs, outputs are data in an Out)    │
 //	│     sessions (session.Session: the lease rule), Expiry, Handed, Delays     │
 //	│     grants by id, each on a Key (the lock, or semaphore j of R units):     │
-//	│       asked on a user of the view's instance of its key, answered once     │
-//	│       the backup has them, asked again in every new view (regrant; a       │
-//	│       semaphore's on a unit numbered afresh, its token's unit kept)        │
+//	│       asked on a user of the view's instance of its key (a small           │
+//	│       semaphore's on a free slot of the node's block, or waiting, in       │
+//	│       order, for one), answered once the backup has them, asked again in   │
+//	│       every new view (regrant; a semaphore's on a unit numbered afresh,    │
+//	│       its token's unit kept)                                               │
 //	│     Outbox: the records owed to the backup (Keep ─> KeepAck)               │
 //	│     Keeper: the records kept for others; TakeOver: adoption               │
 //	│     readiness in a new view: regrants answered, records acknowledged       │
@@ -28,12 +30,14 @@
 //	│          Stopped, Retire, Left, Counts                                     │
 //	│     v                                                                      │
 //	│  instances, one per (view, key): the lock's (ProcessConfig.Lock), each     │
-//	│  semaphore's (ProcessConfig.Pool: central-pool, its owner on the view's    │
-//	│  first member), each quota's once the view serves (ProcessConfig.Quota:    │
-//	│  the controller on Slots users per member, its budget the ledger's Left);  │
-//	│  the service's placement, processes made as first used (a quota's, all     │
-//	│  of the node's at once); their messages as Inst (which instance: Epoch,    │
-//	│  Key), stamped by the Lamport clock                                        │
+//	│  large semaphore's (R ≥ Slots; ProcessConfig.Pool: central-pool, its       │
+//	│  owner on the view's first member), each small one's (R < Slots;           │
+//	│  ProcessConfig.SmallPool: R-RESOURCES on Slots users per member), each     │
+//	│  quota's once the view serves (ProcessConfig.Quota: the controller on      │
+//	│  the same slots, its budget the ledger's Left); the service's              │
+//	│  placement, processes made as first used (on the slots, all of the         │
+//	│  node's at once); their messages as Inst (which instance: Epoch, Key),     │
+//	│  stamped by the Lamport clock                                              │
 //	│  the disk: control.Disk, Counts beside the log, kept across restarts       │
 //	│  links to the other nodes: Link/LinkAck, resent until acknowledged, in     │
 //	│  order (the service's links)                                               │
@@ -46,10 +50,18 @@
 // backup, a request whose view changed asked again once the next view
 // serves, an unlock or release recorded before the give-back; a
 // semaphore's grant one unit, its token naming the unit of the view it
-// was issued in, tokenUnit, while regrant moves where it is held, unit),
-// semaphores.go's large semaphores (central-pool over users made one
-// per open request, as the lock's; the records' Key "sem/NAME/UNITS" and
-// Unit, primary.go and backup.go), expiry.go (sessions run
+// was issued in, tokenUnit, while regrant moves where it is held, unit;
+// the records' Key "sem/NAME/UNITS" and Unit, primary.go and backup.go),
+// semaphores.go's two ways of serving a semaphore of R units, by R
+// against the node's slots (Config.Slots, the service's --slots): a
+// large one, R ≥ slots, by central-pool over users made one per open
+// request, as the lock's; a small one, R < slots, by the cluster's
+// semaphore algorithm (R-RESOURCES) on the view's fixed slots, slots per
+// member in blocks, the tree instance.go's, each node building its own
+// block of processes when the instance is first used, a request taking a
+// free slot of its node's block or waiting, in order, for one (locks.go's
+// grab, instance.go's idle), so that a regrant of a node's held grants,
+// at most R < slots, always finds slots; expiry.go (sessions run
 // out only while the node holds its lease; an expired session's grants
 // held a lock-delay, asked again meanwhile in a new view), ctl.go's adopt
 // and fence, primary.go's moveBackup, backup.go's takeOver and
@@ -73,11 +85,16 @@
 //     and refuses other units (UNITS_MISMATCH), and limits the
 //     semaphores in use (--max-semaphores) and the requests of one at a
 //     node (--max-sessions, --max-locks for the lock, which a grant asked
-//     again in a new view may pass); none of that is modelled. Every
-//     semaphore is served as the service serves its large ones (R ≥ a
-//     node's slots): central-pool over users made one per open request.
-//     A small one's (R-RESOURCES on the view's fixed slots, slots per
-//     member, its requests waiting for a free slot) is not.
+//     again in a new view may pass); none of that is modelled. The slots
+//     are the model's (Config.Slots: svcsim's are 2 by default, the
+//     service's 16, so few that a view's instance stays small), so a
+//     small semaphore there is one of 1 unit. The service's Acquire with a try
+//     (TryWait; the algorithm's Queued) is not modelled: a request waits
+//     for its slot and its grant until it is answered or its session
+//     ends. A small semaphore's request still waiting for a slot when
+//     its view changes starts over once the next view serves, as one
+//     asked there does; the service's waits in idle until its view
+//     retires, then asks again in the view that serves: the same.
 //   - A Take is of one permit (OpTake): the service's Take of N asks its
 //     permits one at a time on one slot, each through the same chunk,
 //     instance and count, and goes on in the next view with the rest;

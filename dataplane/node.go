@@ -62,8 +62,9 @@ type Config struct {
 	// Waste is each quota's W, in the order of the control plane's
 	// Config.Quotas (none: no quotas); Counts the permits of each the
 	// node has issued over its whole life, from its disk; Slots how
-	// many users each member hosts of a view's instance of a quota (the
-	// service's --slots).
+	// many users each member hosts of a view's instance of a quota or
+	// of a small semaphore (the service's --slots): a semaphore of fewer
+	// units than Slots is small (Small), served on the slots.
 	Waste  []uint64
 	Counts []uint64
 	Slots  int
@@ -223,6 +224,7 @@ type grant struct {
 	at       uint64
 	user     proc.ID
 	placed   bool
+	queued   bool // waiting for a slot of the instance of key in view at
 	entered  bool
 	answered bool
 	released bool
@@ -230,11 +232,15 @@ type grant struct {
 	regrant  bool // asked again in a new view, with its token
 }
 
-// users is this node's users of one view's instance of a key.
+// users is this node's users of one view's instance of a key: made one
+// per open request (the lock's, a large semaphore's), or a small
+// semaphore's block of slots (block), a request waiting in queue, in
+// order, while every slot is taken (the service's grab and idle).
 type users struct {
 	free   []proc.ID
 	made   int
 	byUser map[proc.ID]*grant
+	queue  []*grant
 }
 
 type then uint8
@@ -452,18 +458,50 @@ func (n *Node) keepAlive(o *Out, from proc.ID, c Call, s *sess) {
 	n.answerAlive(o, w, w.lease)
 }
 
+// Small reports whether semaphore k is a small one, served as the
+// service serves a semaphore of fewer units than a node's slots
+// (service/semaphores.go): the cluster's semaphore algorithm on the
+// view's fixed slots, Slots per member. The boundary is the node's
+// slots because a node's held grants of k, at most R, must find slots
+// in every view it asks them again in.
+func (n *Node) Small(k Key) bool {
+	return !k.Lock() && !k.Quota && int(k.Units) < n.cfg.Slots
+}
+
+// block is this node's slots of an instance on the slots in its view,
+// the service's owner: users rank×Slots to rank×Slots+Slots-1, the
+// first taken first.
+func (n *Node) block() []proc.ID {
+	rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
+	free := make([]proc.ID, 0, n.cfg.Slots)
+	for j := n.cfg.Slots - 1; j >= 0; j-- {
+		free = append(free, proc.ID(rank*n.cfg.Slots+j))
+	}
+	return free
+}
+
 // ask asks for g on a user of this node in the instance of its key in
-// epoch.
+// epoch: a small semaphore's waits in order for a free slot.
 func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	u := n.users[instKey{epoch, g.key}]
 	if u == nil {
 		u = &users{byUser: map[proc.ID]*grant{}}
+		if n.Small(g.key) {
+			u.free = n.block()
+		}
 		n.users[instKey{epoch, g.key}] = u
 	}
 	var id proc.ID
-	if k := len(u.free); k > 0 {
+	switch k := len(u.free); {
+	case k > 0:
 		id, u.free = u.free[k-1], u.free[:k-1]
-	} else {
+	case n.Small(g.key):
+		// Not placed: a grant held in an older view is on no user of
+		// this one until a slot is free (its release gives none back).
+		g.at, g.placed, g.queued, g.entered = epoch, false, true, false
+		u.queue = append(u.queue, g)
+		return
+	default:
 		// The service's placement (locks.go, a large semaphore's too):
 		// user u on member u mod N.
 		rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
@@ -471,8 +509,19 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 		u.made++
 	}
 	u.byUser[id] = g
-	g.at, g.user, g.placed, g.entered = epoch, id, true, false
+	g.at, g.user, g.placed, g.queued, g.entered = epoch, id, true, false, false
 	o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: g.key, User: id, Res: g.res})
+}
+
+// unqueue drops g from the requests waiting for a slot.
+func (n *Node) unqueue(g *grant) {
+	if !g.queued {
+		return
+	}
+	g.queued = false
+	if u := n.users[instKey{g.at, g.key}]; u != nil {
+		u.queue = slices.DeleteFunc(u.queue, func(x *grant) bool { return x == g })
+	}
 }
 
 // release gives g back in its instance (once), or drops it if it is not
@@ -495,6 +544,14 @@ func (n *Node) free(o *Out, g *grant) {
 	delete(u.byUser, g.user)
 	u.free = append(u.free, g.user)
 	o.Frees = append(o.Frees, Ask{Epoch: g.at, Key: g.key, User: g.user})
+	// The slot goes to the first request waiting for one (released
+	// first: Frees go before Asks).
+	if len(u.queue) > 0 {
+		next := u.queue[0]
+		u.queue = u.queue[1:]
+		next.queued = false
+		n.ask(o, next, g.at)
+	}
 }
 
 // Entered is the instance of a.Key in view a.Epoch granting user a.User
@@ -837,6 +894,7 @@ func (n *Node) end(o *Out, s *sess, delay proc.Time, record bool) {
 			held = append(held, g)
 		} else {
 			g.lost = true
+			n.unqueue(g)
 			if g.placed && g.entered {
 				n.free(o, g)
 			}
@@ -977,10 +1035,10 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			switch {
 			case g.answered && !g.released:
 				held = append(held, g)
-			case !g.answered && g.placed:
-				// Asked in an older view, not answered: it starts over
-				// once v serves.
-				g.placed = false
+			case !g.answered && (g.placed || g.queued):
+				// Asked in an older view (or waiting for a slot there),
+				// not answered: it starts over once v serves.
+				g.placed, g.queued = false, false
 				n.waiting = append(n.waiting, g)
 			}
 		}
@@ -1080,17 +1138,12 @@ func (n *Node) Serve(o *Out, epoch uint64, left []control.QuotaLeft) {
 		return
 	}
 	n.serving = true
-	rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
 	for i, l := range left {
 		n.quotas[i] = quotaView{spent: l.Left == 0, guess: l.Reserve+min(n.cfg.Waste[i], l.Left) > n.cfg.Waste[i]}
 		if l.Left == 0 {
 			continue
 		}
-		sl := &slots{byUser: map[proc.ID]*take{}}
-		for j := n.cfg.Slots - 1; j >= 0; j-- {
-			sl.free = append(sl.free, proc.ID(rank*n.cfg.Slots+j))
-		}
-		n.slots[instKey{epoch, quotaKey(int32(i))}] = sl
+		n.slots[instKey{epoch, quotaKey(int32(i))}] = &slots{free: n.block(), byUser: map[proc.ID]*take{}}
 	}
 	w := n.waiting
 	n.waiting = nil
@@ -1133,7 +1186,7 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 		n.end(o, n.sessions[id], 0, n.cfg.Broken == FenceEnds)
 	}
 	for _, g := range n.delays.Held() {
-		g.placed = false
+		g.placed, g.queued = false, false
 	}
 	o.Stopped = true
 }

@@ -350,3 +350,208 @@ func TestTakeOfEndedSession(t *testing.T) {
 		t.Errorf("the take of an ended session in view 6: asks %+v, replies %+v", o.Asks, o.Replies)
 	}
 }
+
+// served is node self of a cluster of members, in view 5 and serving,
+// with Slots slots; open opens a session of client c on it.
+func served(self proc.ID, slots int, members ...proc.ID) *Node {
+	a := New(Config{Self: self, Run: 1, Slack: 1000, LockDelay: 250, Slots: slots})
+	gens := make([]uint64, len(members))
+	for i := range gens {
+		gens[i] = 1
+	}
+	var o Out
+	a.At(10, 900)
+	a.Adopt(&o, control.View{Epoch: 5, Members: members, Gens: gens}, control.View{})
+	a.Serve(&o, 5, nil)
+	return a
+}
+
+func open(a *Node, c proc.ID) uint64 {
+	var o Out
+	a.Call(&o, c, Call{Op: OpOpen, Req: 1, TTL: 3000})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	return o.Replies[0].M.(Reply).Session
+}
+
+func asked(o *Out) []proc.ID {
+	var out []proc.ID
+	for _, a := range o.Asks {
+		out = append(out, a.User)
+	}
+	return out
+}
+
+// TestSmallSemaphore: a semaphore of fewer units than Slots is small,
+// asked on the node's block of slots of its instance (user rank×Slots
+// first), a request past the slots waiting for one; one of at least
+// Slots units is large, its users made one per request (user rank + N ×
+// made), as is every semaphore with no slots.
+func TestSmallSemaphore(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		self     proc.ID
+		slots    int
+		units    int32
+		acquires int
+		small    bool
+		users    []proc.ID
+		queued   int
+	}{
+		{"small: the node's block, first slot first", 1, 2, 1, 2, true, []proc.ID{2, 3}, 0},
+		{"small: a request past the slots waits", 0, 2, 1, 3, true, []proc.ID{0, 1}, 1},
+		{"small of 2 units on 3 slots", 1, 3, 2, 4, true, []proc.ID{3, 4, 5}, 1},
+		{"at the slots: large", 1, 2, 2, 3, false, []proc.ID{1, 3, 5}, 0},
+		{"above the slots: large", 0, 2, 3, 3, false, []proc.ID{0, 2, 4}, 0},
+		{"no slots: large", 0, 0, 1, 2, false, []proc.ID{0, 2}, 0},
+	} {
+		a := served(c.self, c.slots, 0, 1)
+		sem := Key{Sem: 0, Units: c.units}
+		if a.Small(sem) != c.small {
+			t.Errorf("%s: small %v, want %v", c.name, a.Small(sem), c.small)
+		}
+		sid := open(a, 7)
+		var o Out
+		for i := range c.acquires {
+			a.Call(&o, 7, Call{Op: OpAcquire, Req: uint64(2 + i), Session: sid, Units: c.units})
+		}
+		u := a.users[instKey{5, sem}]
+		if !slices.Equal(asked(&o), c.users) || len(u.queue) != c.queued {
+			t.Errorf("%s: asked users %v, %d waiting; want %v, %d", c.name, asked(&o), len(u.queue), c.users, c.queued)
+		}
+	}
+}
+
+// TestSmallSemaphoreQueue: the requests waiting for a slot take the one
+// given back in order, a waiting request whose session ended no longer
+// waits, and a held grant is asked again on the slots of a new view
+// (ready once it is granted there) and of the adopter's view, its
+// token's unit kept.
+func TestSmallSemaphoreQueue(t *testing.T) {
+	a := served(0, 2, 0, 1)
+	sem := Key{Sem: 0, Units: 1}
+	s1, s2, s3 := open(a, 7), open(a, 8), open(a, 9)
+	var o Out
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: s1, Units: 1})
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 3, Session: s1, Units: 1})
+	a.Call(&o, 8, Call{Op: OpAcquire, Req: 2, Session: s2, Units: 1})
+	a.Call(&o, 9, Call{Op: OpAcquire, Req: 2, Session: s3, Units: 1})
+	if !slices.Equal(asked(&o), []proc.ID{0, 1}) {
+		t.Fatalf("asked users %v, want the block 0, 1", asked(&o))
+	}
+	// s2 closes while it waits: answered, and out of the queue.
+	o = Out{}
+	a.Call(&o, 8, Call{Op: OpClose, Req: 3, Session: s2})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if len(o.Replies) != 2 || len(a.users[instKey{5, sem}].queue) != 1 {
+		t.Fatalf("s2 closed: replies %+v, queue %v", o.Replies, a.users[instKey{5, sem}].queue)
+	}
+	// Slot 0 granted, answered, released: given back, then asked for s3.
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	gid := o.Replies[0].M.(Reply).Grant
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpRelease, Req: 4, Session: s1, Grant: gid})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if len(o.Frees) != 1 || o.Frees[0].User != 0 || !slices.Equal(asked(&o), []proc.ID{0}) {
+		t.Fatalf("the slot given back: frees %+v, asks %+v", o.Frees, o.Asks)
+	}
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
+	ks := keeps(&o)
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if len(o.Replies) != 1 || o.Replies[0].To != 9 || o.Replies[0].M.(Reply).Code != OK || len(ks) != 1 {
+		t.Fatalf("s3's grant: %+v, records %+v", o.Replies, ks)
+	}
+
+	// A new view: s3's held grant is asked again on node 0's first slot
+	// (the view is not ready before it is granted), s1's request not
+	// granted starts over once the view serves.
+	v5 := control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	o = Out{}
+	a.Adopt(&o, control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, v5)
+	if !slices.Equal(asked(&o), []proc.ID{0}) || o.Asks[0].Epoch != 6 || o.Ready != 0 {
+		t.Fatalf("regrant: asks %+v, ready %d", o.Asks, o.Ready)
+	}
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 6, Key: sem, User: 0, Unit: 0})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if o.Ready != 6 {
+		t.Fatalf("not ready once the regrant is granted: %+v", o)
+	}
+	o = Out{}
+	a.Serve(&o, 6, nil)
+	if !slices.Equal(asked(&o), []proc.ID{1}) {
+		t.Fatalf("s1's request in view 6: asks %+v", o.Asks)
+	}
+
+	// Node 1, s3's backup, adopts it in a view without node 0: the grant
+	// asked on its own first slot, its token's unit kept in the record.
+	b := served(1, 2, 0, 1)
+	o = Out{}
+	b.Keep(&o, 0, ks[0])
+	o = Out{}
+	b.At(20, 900)
+	b.Adopt(&o, control.View{Epoch: 7, Members: []proc.ID{1}, Gens: []uint64{1}}, v5)
+	if !slices.Equal(asked(&o), []proc.ID{0}) || o.Asks[0].Key != sem || o.Asks[0].Epoch != 7 {
+		t.Fatalf("adopted: asks %+v, events %+v", o.Asks, o.Events)
+	}
+	s := b.sessions[s3]
+	if s == nil || len(s.grants) != 1 {
+		t.Fatalf("s3 not adopted with its grant: %+v", s)
+	}
+	for _, g := range s.grants {
+		if g.tokenUnit != 0 || g.epoch != 5 || !g.answered {
+			t.Errorf("adopted grant: %+v", g)
+		}
+	}
+}
+
+// TestSmallRegrantWaits: a node holding more grants of a small semaphore
+// than its slots (its own and two adopted: more than R, as only a broken
+// plane leaves it) asks the ones past its slots again once a slot is
+// free; one released while it waits gives back no user of the new view
+// (it is on none: the user it had was of the old view's instance).
+func TestSmallRegrantWaits(t *testing.T) {
+	b := served(1, 2, 0, 1)
+	sem := Key{Sem: 0, Units: 1}
+	sid := open(b, 7)
+	var o Out
+	b.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: sid, Units: 1})
+	b.Entered(&o, Ask{Epoch: 5, Key: sem, User: 2, Unit: 0})
+	b.KeepAck(&o, b.backup, KeepAck{Gen: 1, N: 1 << 30})
+	gid := o.Replies[len(o.Replies)-1].M.(Reply).Grant
+	k := keep(1, 1)
+	k.Recs[0].Record.Grants = []session.Grant{{ID: 1, Key: "sem/0/1", Epoch: 5, Counter: 1}, {ID: 2, Key: "sem/0/1", Epoch: 5, Counter: 2}}
+	b.Keep(&o, 0, k)
+	o = Out{}
+	b.At(20, 900)
+	b.Adopt(&o, control.View{Epoch: 7, Members: []proc.ID{1}, Gens: []uint64{1}}, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
+	if !slices.Equal(asked(&o), []proc.ID{0, 1}) || o.Ready != 0 {
+		t.Fatalf("adopted: asks %+v, ready %d", o.Asks, o.Ready)
+	}
+	o = Out{}
+	b.Call(&o, 7, Call{Op: OpRelease, Req: 3, Session: sid, Grant: gid})
+	if len(o.Frees) != 0 || len(o.Replies) != 1 || o.Replies[0].M.(Reply).Code != OK {
+		t.Fatalf("the waiting grant released: frees %+v, replies %+v", o.Frees, o.Replies)
+	}
+	// The adopted grants granted, the one on slot 0 released: the
+	// waiting regrant is asked there, and given back once granted; the
+	// view is ready once the three are answered.
+	o = Out{}
+	b.Entered(&o, Ask{Epoch: 7, Key: sem, User: 0, Unit: 0})
+	b.Entered(&o, Ask{Epoch: 7, Key: sem, User: 1, Unit: 0})
+	adopted := b.sessions[101]
+	if adopted == nil {
+		t.Fatalf("session 101 not adopted")
+	}
+	b.Call(&o, 8, Call{Op: OpRelease, Req: 1, Session: 101, Grant: 1})
+	if len(o.Frees) != 1 || o.Frees[0].User != 0 || !slices.Equal(asked(&o), []proc.ID{0}) {
+		t.Fatalf("slot 0 given back: frees %+v, asks %+v", o.Frees, o.Asks)
+	}
+	o = Out{}
+	b.Entered(&o, Ask{Epoch: 7, Key: sem, User: 0, Unit: 0})
+	if len(o.Frees) != 1 || o.Frees[0].User != 0 || o.Ready != 7 {
+		t.Errorf("the released regrant granted: frees %+v, ready %d", o.Frees, o.Ready)
+	}
+}

@@ -24,14 +24,17 @@ const lockRange = 1 << 24
 type ProcessConfig struct {
 	Control control.Config
 	Data    Config
-	// Lock serves the lock, Pool the semaphores (the service's large
-	// ones: central-pool, its users made one per open request, its owner
-	// the one process after them); each makes its processes one at a
-	// time (Process). Pool is needed only if the clients acquire. Quota
-	// serves the quotas (Control.Quotas; the service's controller), one
-	// instance per quota in each view, built whole (Build) on
-	// Data.Slots users per member, their tree the service's.
-	Lock, Pool, Quota algo.Algorithm
+	// Lock serves the lock, Pool the large semaphores (the service's:
+	// central-pool, its users made one per open request, its owner the
+	// one process after them); each makes its processes one at a time
+	// (Process). Pool is needed only if the clients acquire one of at
+	// least Data.Slots units, SmallPool if they acquire one of fewer
+	// (the service's semaphore algorithm, R-RESOURCES by default). Quota
+	// serves the quotas (Control.Quotas; the service's controller).
+	// SmallPool and Quota serve one instance per key in each view, built
+	// whole (Build) on Data.Slots users per member, their tree the
+	// service's.
+	Lock, Pool, SmallPool, Quota algo.Algorithm
 	// Resend: how often a link resends what was not acknowledged.
 	Resend proc.Time
 }
@@ -80,8 +83,9 @@ type hosted struct {
 	members []proc.ID
 	procs   map[proc.ID]proc.Process
 	pb      *algo.Problem
-	// built: a quota's processes, all of them, as Build makes them;
-	// this node starts its own.
+	// built: the processes of an instance on the slots (a quota's, a
+	// small semaphore's), all of them, as Build makes them; this node
+	// starts its own, its block of slots, when it makes the instance.
 	built []proc.Process
 	slots int
 }
@@ -305,7 +309,7 @@ func (p *Process) flush(env proc.Env, o *Out) {
 			switch c.Kind {
 			case control.Adopt:
 				p.dp.Adopt(o, c.View, c.Prev)
-				p.host(c.View.Epoch, Key{})
+				p.host(env, c.View.Epoch, Key{})
 			case control.Serve:
 				env.Emit(proc.Event{Kind: proc.EvView, Epoch: c.View.Epoch, Members: c.View.Members})
 				p.left, p.served = c.Left, c.View.Epoch
@@ -378,7 +382,7 @@ func (p *Process) apply(env proc.Env, o *Out) {
 		}
 	}
 	for _, a := range o.Asks {
-		h := p.host(a.Epoch, a.Key)
+		h := p.host(env, a.Epoch, a.Key)
 		if h == nil {
 			continue // its view retired meanwhile
 		}
@@ -396,14 +400,18 @@ func (p *Process) apply(env proc.Env, o *Out) {
 // host is the instance of key in epoch: the lock's made when the node
 // adopts its view (the data plane asks in it only then), with the
 // messages that came early; a semaphore's when first asked, or when a
-// message of it comes, in the node's view.
-func (p *Process) host(epoch uint64, key Key) *hosted {
+// message of it comes, in the node's view. An instance on the slots is
+// built whole, and this node's processes of it start as it is made
+// (the service's newInstance): a quota's controller runs whether or not
+// a user asks, a small semaphore's units move between its processes.
+func (p *Process) host(env proc.Env, epoch uint64, key Key) *hosted {
 	k := instKey{epoch, key}
 	if h := p.inst[k]; h != nil || epoch < p.retired {
 		return h
 	}
 	v := p.dp.view
 	h := &hosted{epoch: epoch, key: key, members: v.Members, procs: map[proc.ID]proc.Process{}}
+	var onSlots algo.Algorithm
 	switch {
 	case key.Quota:
 		// Only once the view serves: its budget is what the ledger
@@ -415,40 +423,47 @@ func (p *Process) host(epoch uint64, key Key) *hosted {
 		h.slots = p.cfg.Data.Slots
 		users := len(v.Members) * h.slots
 		h.pb = &algo.Problem{Kind: algo.Quota, Users: users, Budget: int(left), Waste: int(min(w, left)), Graph: tree(users, h.slots)}
-		ps, err := p.cfg.Quota.Build(h.pb)
-		if err != nil {
-			panic(fmt.Sprintf("dataplane: %s of %s: %v", p.cfg.Quota.Name, key, err)) // a configuration error of the driver's
-		}
-		h.built = ps
+		onSlots = p.cfg.Quota
 	case key.Lock():
 		h.pb = &algo.Problem{Kind: algo.Exclusive, Users: lockRange, Resources: lockRange}
+	case p.dp.Small(key):
+		h.slots = p.cfg.Data.Slots
+		users := len(v.Members) * h.slots
+		h.pb = &algo.Problem{Kind: algo.Pool, Users: users, Units: int(key.Units), Graph: tree(users, h.slots)}
+		onSlots = p.cfg.SmallPool
 	default:
 		h.pb = &algo.Problem{Kind: algo.Pool, Users: lockRange, Units: int(key.Units)}
+	}
+	if h.slots > 0 {
+		if onSlots.Build == nil {
+			panic(fmt.Sprintf("dataplane: no algorithm serves %s", key)) // a configuration error of the driver's
+		}
+		ps, err := onSlots.Build(h.pb)
+		if err != nil {
+			panic(fmt.Sprintf("dataplane: %s of %s: %v", onSlots.Name, key, err)) // a configuration error of the driver's
+		}
+		h.built = ps
 	}
 	p.inst[k] = h
 	p.local = append(p.local, p.early[epoch]...)
 	delete(p.early, epoch)
+	rank, _ := slices.BinarySearch(v.Members, p.cfg.Control.Self)
+	for j := range h.slots {
+		h.get(p, env, proc.ID(rank*h.slots+j))
+	}
 	return h
 }
 
 // hostQuotas makes the instances of the quotas the view served left
-// something, and starts this node's processes of each: the controller's
-// tree runs whether or not a user asks (the service's newInstance).
+// something (host starts this node's processes of each).
 func (p *Process) hostQuotas(env proc.Env) {
-	rank, _ := slices.BinarySearch(p.dp.view.Members, p.cfg.Control.Self)
 	for i := range p.left {
-		h := p.host(p.served, quotaKey(int32(i)))
-		if h == nil {
-			continue
-		}
-		for j := range h.slots {
-			h.get(p, env, proc.ID(rank*h.slots+j))
-		}
+		p.host(env, p.served, quotaKey(int32(i)))
 	}
 }
 
-// tree is a quota's communication graph, the service's (instance.go,
-// tree): each member's slots in a star round its first slot, and the
+// tree is the communication graph of an instance on the slots, the
+// service's (instance.go, tree): each member's slots in a star round its first slot, and the
 // first slots in a star round user 0.
 func tree(users, slots int) *graph.Graph {
 	var edges [][2]proc.ID
@@ -469,10 +484,11 @@ func tree(users, slots int) *graph.Graph {
 }
 
 // owner is the member hosting process id (the service's lockOwner): a
-// semaphore's owner, process lockRange, is on the view's first member;
-// a quota's users are in blocks of slots, block b on member b (owner).
+// large semaphore's owner, process lockRange, is on the view's first
+// member; the users of an instance on the slots (a quota's, a small
+// semaphore's) are in blocks of slots, block b on member b (owner).
 func (h *hosted) owner(id proc.ID) proc.ID {
-	if h.key.Quota {
+	if h.slots > 0 {
 		return h.members[int(id)/h.slots%len(h.members)]
 	}
 	return h.members[int(id%lockRange)%len(h.members)]
@@ -509,7 +525,7 @@ func (h *hosted) get(p *Process, env proc.Env, id proc.ID) proc.Process {
 func (p *Process) inst1(env proc.Env, m Inst) {
 	h := p.inst[instKey{m.Epoch, m.Key}]
 	if h == nil && m.Epoch == p.dp.view.Epoch {
-		h = p.host(m.Epoch, m.Key)
+		h = p.host(env, m.Epoch, m.Key)
 	}
 	if h == nil {
 		// A quota's instance is made once its view serves here: what

@@ -67,15 +67,20 @@ func TestExploreCatchesVariant(t *testing.T) {
 }
 
 // TestExploreSemaphores: two clients contending for a semaphore of one
-// unit (and the lock), node 0 crashed at tick 2000 and back at any step:
-// every order of events through its sessions' adoption, their grants
-// held again in the new view, and no finding (capacity among the rules).
+// unit, a small one (R-RESOURCES on the slots), and of two, a large one
+// (central-pool), and the lock, node 0 crashed at tick 2000 and back at
+// any step: every order of events through its sessions' adoption, their
+// grants held again in the new view, and no finding (capacity among the
+// rules).
 func TestExploreSemaphores(t *testing.T) {
-	cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 1, MinDelay: 1, MaxDelay: 3, Semaphores: 1, Units: 1,
-		CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 400}
-	r, at := exploreAdoption(t, cfg)
-	if r.Marked["adopted"] == 0 || r.Marked["regrant"] == 0 {
-		t.Errorf("adopted at %d: %+v", at, r)
+	for _, units := range []int{1, 2} {
+		cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 1, MinDelay: 1, MaxDelay: 3, Semaphores: 1, Units: units,
+			CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 400}
+		r, at := exploreAdoption(t, cfg)
+		if r.Marked["adopted"] == 0 || r.Marked["regrant"] == 0 {
+			t.Errorf("%d units: adopted at %d: %+v", units, at, r)
+		}
+		t.Logf("%d units: adopted at tick %d; %+v", units, at, r)
 	}
 	if _, err := Explore(ExploreConfig{Nodes: 3, Clients: 1, MinDelay: 1, MaxDelay: 3, MaxDepth: 1, Variant: "sem-no-regrant"}); err == nil {
 		t.Errorf("sem-no-regrant explored without semaphores")

@@ -3,8 +3,10 @@
 // each a dataplane.Process (the control plane, package control; the data
 // plane's pure machine, dataplane.Node, over package session; the lock
 // algorithm the service serves, modular-ordered, hosted per view on the
-// view's members, and, for the semaphores (Config.Semaphores), the
-// service's large semaphores' central-pool, per view and semaphore),
+// view's members, and, for the semaphores (Config.Semaphores), per view
+// and semaphore, the service's large semaphores' central-pool or, for
+// one of fewer units than Slots, its small ones' R-RESOURCES on the
+// slots),
 // and clients (Client) that open sessions, keep them alive, lock and
 // unlock (or acquire and release a semaphore's unit), and move as
 // client/ does. The driver is package
@@ -100,7 +102,10 @@ type Config struct {
 	// Quotas: how many quotas the clients take permits of, each of
 	// Budget permits (M) and waste Waste (W); 0: none.
 	Quotas, Budget, Waste int
-	Sink                  proc.Sink
+	// Slots: each node's slots of an instance of a small semaphore or a
+	// quota (0: Slots); a semaphore of fewer Units is a small one.
+	Slots int
+	Sink  proc.Sink
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -274,16 +279,19 @@ type Result struct {
 }
 
 // Lock is the lock algorithm the nodes host: the service's default. Pool
-// serves the semaphores: the service's large semaphores' (R ≥ nodes ×
-// slots), users made one per open request. Quota serves the quotas, the
-// service's default, on Slots users per member (the service's are 16:
-// two keep a view's controller small, and still let two takes of one
-// node's clients run at once).
+// serves the large semaphores (R ≥ Slots): the service's central-pool,
+// users made one per open request. SmallPool serves the small ones (R <
+// Slots: --units 1), the service's default semaphore algorithm
+// (R-RESOURCES), on Slots users per member. Quota serves the quotas, the
+// service's default, on the same slots (the service's are 16: two keep
+// a view's instances small, and still let two requests of one node's
+// clients run at once).
 const (
-	Lock  = "modular-ordered"
-	Pool  = "central-pool"
-	Quota = "controller"
-	Slots = 2
+	Lock      = "modular-ordered"
+	Pool      = "central-pool"
+	SmallPool = "pool"
+	Quota     = "controller"
+	Slots     = 2
 )
 
 // checkSemaphores refuses semaphores the run cannot have: fewer than 0,
@@ -300,6 +308,19 @@ func checkSemaphores(sems, units int, variant string) error {
 	}
 	return nil
 }
+
+// checkSlots refuses slots the run cannot have: fewer than 0 (0:
+// Slots), or more than MaxSlots.
+func checkSlots(slots int) error {
+	if slots < 0 || slots > MaxSlots {
+		return fmt.Errorf("svcsim: %d slots: want 1 to %d (0: %d)", slots, MaxSlots, Slots)
+	}
+	return nil
+}
+
+// MaxSlots is the most slots a node may have: every node builds its
+// processes of an instance on the slots whole, nodes × slots of them.
+const MaxSlots = 64
 
 // checkQuotas refuses quotas the run cannot have: fewer than 0, a
 // budget below 1, a waste outside 0..budget, or a quotas' variant with
@@ -338,6 +359,9 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	if err := checkQuotas(cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Variant); err != nil {
+		return Result{}, err
+	}
+	if err := checkSlots(cfg.Slots); err != nil {
 		return Result{}, err
 	}
 	cfg.Faults = cfg.Schedule()
@@ -387,11 +411,11 @@ func Run(cfg Config) (Result, error) {
 }
 
 // workload is what the clients ask for besides the lock: semaphores,
-// quotas.
-type workload struct{ sems, units, quotas, budget, waste int }
+// quotas; and the nodes' slots they are served on (0: Slots).
+type workload struct{ sems, units, quotas, budget, waste, slots int }
 
 func (cfg Config) workload() workload {
-	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste}
+	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots}
 }
 
 // chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the
@@ -409,6 +433,10 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 	if err != nil {
 		return nil, err
 	}
+	small, err := all.Lookup(SmallPool)
+	if err != nil {
+		return nil, err
+	}
 	quota, err := all.Lookup(Quota)
 	if err != nil {
 		return nil, err
@@ -418,6 +446,10 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 	for i := range w.quotas {
 		quotas = append(quotas, control.Quota{Name: fmt.Sprintf("q%d", i), Budget: uint64(w.budget), Chunk: chunk(w.waste, nodes)})
 		waste = append(waste, uint64(w.waste))
+	}
+	slots := w.slots
+	if slots == 0 {
+		slots = Slots
 	}
 	ids := make([]proc.ID, nodes)
 	for i := range ids {
@@ -429,11 +461,12 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
 			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
 				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep, Quotas: quotas},
-			Data:   dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: Slots},
-			Lock:   lock,
-			Pool:   pool,
-			Quota:  quota,
-			Resend: 50,
+			Data:      dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: slots},
+			Lock:      lock,
+			Pool:      pool,
+			SmallPool: small,
+			Quota:     quota,
+			Resend:    50,
 		}, &disk))
 	}
 	for range clients {

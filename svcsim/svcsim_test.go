@@ -29,8 +29,9 @@ func seeds(from, n int) []uint64 {
 // nodes, judged by check.Service: no finding. The seeds are 1..N (the
 // 1000-seed sweeps are allot sim --kind service --seeds 1000).
 //
-// With semaphores: one of one unit (the clients contend for it as for a
-// lock) and two of three units among eight clients.
+// With semaphores: one of one unit (small: on the slots; the clients
+// contend for it as for a lock) and two of three units (large) among
+// eight clients.
 func TestSweep(t *testing.T) {
 	for _, c := range []struct{ nodes, clients, runs, sems, units int }{{3, 4, 24, 0, 0}, {5, 4, 8, 0, 0}, {3, 4, 24, 1, 1}, {5, 8, 8, 2, 3}} {
 		sum, err := Sweep(Config{Nodes: c.nodes, Clients: c.clients, Horizon: 20000, Delay: delay(t), Random: true,
@@ -53,7 +54,8 @@ func TestSweep(t *testing.T) {
 // seeds 1..240, swept 24 at a time until it is (the rarer one is caught
 // in about 3 runs in 100: a fixed handful of seeds would say more of
 // the seeds than of the checker). The semaphores' variant runs with one
-// semaphore of one unit (caught in about 5 runs in 100); the quotas'
+// semaphore of one unit, a small one (caught in 8 runs of seeds
+// 1..300, the first seed 8); the quotas'
 // with one quota of 40 permits, waste 12 (quota-no-persist caught by
 // budget in about 54 runs in 100, quota-no-chunk in 1 of seeds 1..300,
 // 213: a member cut off for long enough is rare in the schedules).
@@ -169,6 +171,34 @@ func TestQuotaSweep(t *testing.T) {
 	}
 }
 
+// TestSmallSemaphoreSweep: random fault schedules on 3 and 5 nodes with
+// a small semaphore, of fewer units than a node's slots (R-RESOURCES on
+// the view's slots): one of one unit on the default 2 slots, its clients
+// contending for it as for a lock, and one of three units on 4 slots;
+// no finding, and units granted and sessions
+// adopted (their grants asked again on the adopter's slots). Fresh seeds
+// each run; the full sweeps are allot sim --kind service --random-faults
+// --seeds 300 --semaphores 1 --units 1 (and --slots 4 --units 3).
+func TestSmallSemaphoreSweep(t *testing.T) {
+	first := rand.Uint64() >> 1
+	t.Logf("seeds %d.. (fresh each run)", first)
+	for _, c := range []struct{ nodes, clients, units, slots int }{{3, 4, 1, 0}, {5, 4, 1, 0}, {3, 4, 3, 4}} {
+		cfg := Config{Nodes: c.nodes, Clients: c.clients, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 1, Units: c.units,
+			Slots: c.slots}
+		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := sum.FirstFailed; f != nil {
+			t.Errorf("%+v: %d of %d runs with findings; seed %d, faults %+v: %v", c, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
+		}
+		if sum.Units == 0 || sum.Adopted == 0 {
+			t.Errorf("%+v: a sweep that tries little: %+v", c, sum)
+		}
+		t.Logf("%+v: %d units granted, %d adopted in %d runs", c, sum.Units, sum.Adopted, sum.Runs)
+	}
+}
+
 func TestBadConfig(t *testing.T) {
 	for _, cfg := range []Config{
 		{Nodes: 0, Clients: 1, Horizon: 10},
@@ -183,6 +213,8 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: 5},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "quota-no-persist"},
+		{Nodes: 3, Clients: 1, Horizon: 10, Slots: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Slots: MaxSlots + 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Faults: Faults{Slow: []Slow{{P: 1, Start: 5, End: 4, Factor: 2}}}},
 	} {
 		if _, err := Run(cfg); err == nil {

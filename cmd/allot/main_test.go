@@ -58,6 +58,8 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"sim", "--kind", "service", "--semaphores", "-1"},
 		{"sim", "--kind", "service", "--semaphores", "1", "--units", "0"},
 		{"sim", "--kind", "service", "--semaphores", "1", "--units", "3000000000"},
+		{"sim", "--kind", "service", "--slots", "0"},
+		{"sim", "--kind", "service", "--slots", "65"},
 		{"sim", "--kind", "service", "--variant", "sem-no-regrant"},
 		{"sim", "--kind", "service", "--quotas", "1", "--budget", "3000000000"},
 		{"sim", "--kind", "service", "--quotas", "2000"},

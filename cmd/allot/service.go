@@ -23,7 +23,7 @@ import (
 // serviceOpts are the flags of `allot sim --kind service`.
 type serviceOpts struct {
 	nodes, clients                   int
-	semaphores, units                int
+	semaphores, units, slots         int
 	quotas, budget, waste            int
 	seed                             uint64
 	seeds, workers                   int
@@ -44,8 +44,9 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	})
 	fs.IntVar(&o.nodes, "nodes", 3, "nodes")
 	fs.IntVar(&o.clients, "clients", 4, "clients: each opens sessions, keeps them alive, locks and unlocks")
-	fs.IntVar(&o.semaphores, "semaphores", 0, "semaphores: with N > 0, one request of the clients' in two acquires a unit of one of N semaphores (central-pool, as the service's large ones) instead of locking; 0: locks only")
+	fs.IntVar(&o.semaphores, "semaphores", 0, "semaphores: with N > 0, one request of the clients' in two acquires a unit of one of N semaphores instead of locking, served as the service serves them (R of --slots or more: central-pool; fewer: R-RESOURCES on the slots); 0: locks only")
 	fs.IntVar(&o.units, "units", 2, "with --semaphores: each semaphore's units, R")
+	fs.IntVar(&o.slots, "slots", svcsim.Slots, "each node's slots of an instance of a small semaphore or a quota (the service's --slots)")
 	quotaFlags(fs, &o.quotas, &o.budget, &o.waste)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
@@ -130,6 +131,8 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--semaphores must be 0 to %d, not %d", 1<<20, o.semaphores)
 	case o.units < 1 || o.units > math.MaxInt32:
 		return badf("--units must be 1 to %d, not %d", math.MaxInt32, o.units)
+	case o.slots < 1 || o.slots > svcsim.MaxSlots:
+		return badf("--slots must be 1 to %d, not %d", svcsim.MaxSlots, o.slots)
 	case o.semaphores == 0 && svcsim.SemVariant(o.variant):
 		return badf("--variant %s breaks the semaphores: it needs --semaphores", o.variant)
 	case o.seeds < 1:
@@ -171,7 +174,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--random-faults draws the schedule: not with --crash, --restart, --cut, --pause or --slow")
 	}
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
-		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units,
+		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units, Slots: o.slots,
 		Quotas: o.quotas, Budget: o.budget, Waste: o.waste}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)

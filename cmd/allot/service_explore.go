@@ -59,6 +59,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	var (
 		nodes, clients      int
 		semaphores, units   int
+		slots               int
 		quotas, budget      int
 		waste               int
 		seed                uint64
@@ -80,6 +81,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&clients, "clients", 1, "clients")
 	fs.IntVar(&semaphores, "semaphores", 0, "semaphores: with N > 0, one request of the clients' in two acquires a unit of one of N semaphores instead of locking; 0: locks only")
 	fs.IntVar(&units, "units", 2, "with --semaphores: each semaphore's units, R")
+	fs.IntVar(&slots, "slots", svcsim.Slots, "each node's slots of an instance of a small semaphore or a quota (the service's --slots)")
 	quotaFlags(fs, &quotas, &budget, &waste)
 	fs.Uint64Var(&seed, "seed", 1, "seed of the processes' random draws")
 	fs.StringVar(&delay, "delay", "uniform:1:3", "every message takes between A and B ticks: uniform:A:B or const:X")
@@ -118,6 +120,8 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		return badf("--semaphores must be 0 to %d, not %d", 1<<20, semaphores)
 	case units < 1 || units > math.MaxInt32:
 		return badf("--units must be 1 to %d, not %d", math.MaxInt32, units)
+	case slots < 1 || slots > svcsim.MaxSlots:
+		return badf("--slots must be 1 to %d, not %d", svcsim.MaxSlots, slots)
 	case semaphores == 0 && svcsim.SemVariant(variant):
 		return badf("--variant %s breaks the semaphores: it needs --semaphores", variant)
 	}
@@ -165,7 +169,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := svcsim.ExploreConfig{Nodes: nodes, Clients: clients, Seed: seed, MinDelay: d.Min(), MaxDelay: hi,
 		Crash: cr, Restart: re, CrashAt: crAt, RestartAt: reAt, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant,
-		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste}
+		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste, Slots: slots}
 	switch from {
 	case "":
 	case "adopt", "serve":

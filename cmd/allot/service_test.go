@@ -129,6 +129,8 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--from", "adopt", "--max-states", "5"},
 		{"explore", "--kind", "service", "--semaphores", "-1"},
 		{"explore", "--kind", "service", "--semaphores", "1", "--units", "0"},
+		{"explore", "--kind", "service", "--slots", "0"},
+		{"explore", "--kind", "service", "--slots", "65"},
 		{"explore", "--kind", "service", "--variant", "sem-no-regrant"},
 		{"explore", "--kind", "service", "--quotas", "-1"},
 		{"explore", "--kind", "service", "--quotas", "1", "--budget", "0"},
