@@ -152,12 +152,18 @@ type Node struct {
 
 	backup    proc.ID // -1: none
 	backupGen uint64
-	outbox    session.Outbox[*rec]
-	kas       map[uint64]*kaWait // keep-alives waiting for their record, by record number
-	opens     map[uint64]*kaWait // opens waiting for their record, by record number
-	ready     *readying
-	stops     uint64 // lost fences so far
-	early     []early
+	// outGen: this node's generation when it began recording at the
+	// backup; a new one of its own (it rejoined after a lost fence) moves
+	// the backup too, as primary.go's moveBackup does: the backup answers
+	// each record with the generation it was made by, and the node takes
+	// only its own generation's answers.
+	outGen uint64
+	outbox session.Outbox[*rec]
+	kas    map[uint64]*kaWait // keep-alives waiting for their record, by record number
+	opens  map[uint64]*kaWait // opens waiting for their record, by record number
+	ready  *readying
+	stops  uint64 // lost fences so far
+	early  []early
 
 	// The quotas: the permits issued over the node's life, those asked
 	// of the serving view's instances and not answered yet, what the
@@ -1080,13 +1086,13 @@ func (n *Node) moveBackup(o *Out, adopted []*sess) {
 		gen = n.view.Gens[i]
 	}
 	record := adopted
-	if to != n.backup || gen != n.backupGen || n.outbox.Made() == 0 {
+	if to != n.backup || gen != n.backupGen || n.gen != n.outGen || n.outbox.Made() == 0 {
 		left := n.outbox.Close()
 		n.outbox = session.Outbox[*rec]{}
 		if n.backup >= 0 {
 			o.Left = append(o.Left, n.backup)
 		}
-		n.backup, n.backupGen = to, gen
+		n.backup, n.backupGen, n.outGen = to, gen, n.gen
 		record = nil
 		for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
 			s := n.sessions[id]
