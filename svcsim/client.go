@@ -278,6 +278,28 @@ func (c *Client) again(env proc.Env) bool {
 	return true
 }
 
+// owedAgain sends again, to the node that just answered a keep-alive,
+// the give-backs owed and not on their way: one answered by a node that
+// did not serve the session then (its backup before it adopted it,
+// SESSION_MOVING; the node's restarted run, SESSION_NOT_HERE) is made
+// again once the node serves it, as client/'s callAt rides the move over
+// and calls again. Without it a give-back answered SESSION_MOVING by
+// the backup just before it adopted the session, whose next keep-alive
+// it then answered, was never made: the grant stayed held as long as the
+// session lived (seed 26 with --clients 8: every lock waited from
+// t=6234 to the end).
+func (c *Client) owedAgain(env proc.Env) {
+	flying := map[uint64]bool{}
+	for _, g := range c.unlocks { // any order: a set
+		flying[g] = true
+	}
+	for _, g := range slices.Sorted(maps.Keys(c.owed)) {
+		if !flying[g] {
+			c.giveBack(env, g, c.owed[g])
+		}
+	}
+}
+
 // askBackup asks every other node for the session, as client/ does
 // while its node's lease lapses (session.Lapsing): the backup's word
 // moves the count on before the node's lease is out.
@@ -371,6 +393,7 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			c.direct = c.kaSent
 			c.longest = max(c.longest, r.Lease)
 			env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: c.kaSent, TTL: r.TTL, Lease: r.Lease}})
+			c.owedAgain(env)
 			if session.Lapsing(dur(r.TTL), dur(r.Lease), dur(c.longest)) {
 				c.askBackup(env)
 			}
