@@ -463,22 +463,11 @@ func (p *Process) hostQuotas(env proc.Env) {
 }
 
 // tree is the communication graph of an instance on the slots, the
-// service's (instance.go, tree): each member's slots in a star round its first slot, and the
-// first slots in a star round user 0.
+// service's (instance.go, tree: graph.Blocks).
 func tree(users, slots int) *graph.Graph {
-	var edges [][2]proc.ID
-	for u := range users {
-		hub := proc.ID(u / slots * slots)
-		switch {
-		case proc.ID(u) != hub:
-			edges = append(edges, [2]proc.ID{hub, proc.ID(u)})
-		case u != 0:
-			edges = append(edges, [2]proc.ID{0, proc.ID(u)})
-		}
-	}
-	g, err := graph.New(users, edges)
+	g, err := graph.Blocks(users, slots)
 	if err != nil {
-		panic(err) // a tree on 0..users-1 is always a graph
+		panic(err) // users and slots are positive: checked by the driver
 	}
 	return g
 }

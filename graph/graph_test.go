@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/allot-dev/allot/proc"
@@ -118,5 +119,29 @@ func TestParseCopiesNothing(t *testing.T) {
 	runtime.KeepAlive(g)
 	if allocs := testing.AllocsPerRun(3, func() { _, _ = Parse("complete:200", nil) }); allocs > 10 {
 		t.Errorf("Parse(complete:200) made %.0f allocations, want a few (none per node)", allocs)
+	}
+}
+
+// TestBlocks: users in blocks, each a star round its first user, the
+// first users a star round user 0; a tree (users − 1 edges, connected);
+// sizes that are not positive are refused.
+func TestBlocks(t *testing.T) {
+	g, err := Blocks(7, 3) // blocks {0,1,2} {3,4,5} {6}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[proc.ID][]proc.ID{0: {1, 2, 3, 6}, 1: {0}, 2: {0}, 3: {0, 4, 5}, 4: {3}, 5: {3}, 6: {0}}
+	for u, ns := range want {
+		if got := g.Neighbors(u); !slices.Equal(got, ns) {
+			t.Errorf("neighbours of %d: %v, want %v", u, got, ns)
+		}
+	}
+	if g.M() != 6 || !g.Connected() {
+		t.Errorf("%d edges, connected %v: not a tree on 7 users", g.M(), g.Connected())
+	}
+	for _, c := range [][2]int{{0, 3}, {3, 0}, {-1, 2}} {
+		if _, err := Blocks(c[0], c[1]); err == nil {
+			t.Errorf("Blocks(%d, %d): no error", c[0], c[1])
+		}
 	}
 }

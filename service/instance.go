@@ -167,23 +167,14 @@ func (n *Node) problem(k space.Key, users int) (*algo.Problem, algo.Algorithm, e
 	return nil, algo.Algorithm{}, fmt.Errorf("no algorithm serves %s", kind)
 }
 
-// tree is the communication graph of a semaphore: each node's slots in a
-// star round the node's first slot, and the first slots in a star round
-// user 0, so that most messages stay inside a node.
+// tree is the communication graph of an instance on the slots (a
+// semaphore's, a quota's): a node's slots in a star round its first slot,
+// and the first slots in a star round user 0 (graph.Blocks), so that most
+// messages stay inside a node.
 func (n *Node) tree(users int) *graph.Graph {
-	var edges [][2]proc.ID
-	for u := range users {
-		hub := proc.ID(u / n.c.Slots * n.c.Slots)
-		switch {
-		case proc.ID(u) != hub:
-			edges = append(edges, [2]proc.ID{hub, proc.ID(u)})
-		case u != 0:
-			edges = append(edges, [2]proc.ID{0, proc.ID(u)})
-		}
-	}
-	g, err := graph.New(users, edges)
+	g, err := graph.Blocks(users, n.c.Slots)
 	if err != nil {
-		panic(err) // a tree on 0..users-1 is always a graph
+		panic(err) // users and slots are positive: a cluster has both
 	}
 	return g
 }

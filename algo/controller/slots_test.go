@@ -13,21 +13,11 @@ import (
 )
 
 // slotTree is the tree the service runs a quota on (service/instance.go's
-// tree): nodes × slots users, each node's first slot the hub of its
-// others, the hubs children of user 0.
+// tree, graph.Blocks): nodes × slots users, each node's first slot the hub
+// of its others, the hubs children of user 0.
 func slotTree(t *testing.T, nodes, slots int) *graph.Graph {
 	t.Helper()
-	var edges [][2]proc.ID
-	for u := range nodes * slots {
-		hub := proc.ID(u / slots * slots)
-		switch {
-		case proc.ID(u) != hub:
-			edges = append(edges, [2]proc.ID{hub, proc.ID(u)})
-		case u != 0:
-			edges = append(edges, [2]proc.ID{0, proc.ID(u)})
-		}
-	}
-	g, err := graph.New(nodes*slots, edges)
+	g, err := graph.Blocks(nodes*slots, slots)
 	if err != nil {
 		t.Fatal(err)
 	}
