@@ -300,6 +300,18 @@ func (c *Client) owedAgain(env proc.Env) {
 	}
 }
 
+// notServed takes the answer r of a request its node did not serve: the
+// application gives it up and asks again after a while, at the session's
+// node (the one a SESSION_MOVING names).
+func (c *Client) notServed(env proc.Env, r dataplane.Reply) {
+	if r.Code == dataplane.Moving {
+		c.node = r.Primary
+	}
+	env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+	c.lockReq = 0
+	env.After(c.cfg.Retry, thinkTimer{c.gen})
+}
+
 // askBackup asks every other node for the session, as client/ does
 // while its node's lease lapses (session.Lapsing): the backup's word
 // moves the count on before the node's lease is out.
@@ -416,13 +428,8 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			env.Emit(proc.Event{Kind: kind, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1}})
 		default:
 			// Not taken there (not serving, a view short of a report,
-			// SESSION_MOVING): the application asks again after a while.
-			if r.Code == dataplane.Moving {
-				c.node = r.Primary
-			}
-			env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
-			c.lockReq = 0
-			env.After(c.cfg.Retry, thinkTimer{c.gen})
+			// SESSION_MOVING).
+			c.notServed(env, r)
 			return
 		}
 		c.lockReq = 0
@@ -445,14 +452,8 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
 		default:
 			// Not served there (SESSION_MOVING, SESSION_NOT_HERE): nothing
-			// was granted; ErrUnavailable, and the application asks again
-			// after a while, at the session's node.
-			if r.Code == dataplane.Moving {
-				c.node = r.Primary
-			}
-			env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
-			c.lockReq = 0
-			env.After(c.cfg.Retry, thinkTimer{c.gen})
+			// was granted; ErrUnavailable.
+			c.notServed(env, r)
 		}
 	case c.unlocks[r.Req] != 0:
 		g := c.unlocks[r.Req]
