@@ -174,15 +174,16 @@ func TestQuotaSweep(t *testing.T) {
 // TestSmallSemaphoreSweep: random fault schedules on 3 and 5 nodes with
 // a small semaphore, of fewer units than a node's slots (R-RESOURCES on
 // the view's slots): one of one unit on the default 2 slots, its clients
-// contending for it as for a lock, and one of three units on 4 slots;
-// no finding, and units granted and sessions
+// contending for it as for a lock, and one of three units on 4 slots,
+// also among eight clients (where TestFound's seeds 26 and 273 came
+// from); no finding, and units granted and sessions
 // adopted (their grants asked again on the adopter's slots). Fresh seeds
 // each run; the full sweeps are allot sim --kind service --random-faults
 // --seeds 300 --semaphores 1 --units 1 (and --slots 4 --units 3).
 func TestSmallSemaphoreSweep(t *testing.T) {
 	first := rand.Uint64() >> 1
 	t.Logf("seeds %d.. (fresh each run)", first)
-	for _, c := range []struct{ nodes, clients, units, slots int }{{3, 4, 1, 0}, {5, 4, 1, 0}, {3, 4, 3, 4}} {
+	for _, c := range []struct{ nodes, clients, units, slots int }{{3, 4, 1, 0}, {5, 4, 1, 0}, {3, 4, 3, 4}, {3, 8, 3, 4}} {
 		cfg := Config{Nodes: c.nodes, Clients: c.clients, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 1, Units: c.units,
 			Slots: c.slots}
 		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
