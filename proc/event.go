@@ -121,9 +121,16 @@ type Session struct {
 	Units int32 `json:"units,omitempty"`
 	Unit  int32 `json:"unit,omitempty"`
 	// Quota: the quota of a Take's EvRequest, and of the EvPermit or
-	// EvReject that answers it at its client (a Take of one permit):
-	// the run's quotas are numbered from 1, so 0 says no Take.
+	// EvReject that answers it at its client: the run's quotas are
+	// numbered from 1, so 0 says no Take.
 	Quota int32 `json:"quota,omitempty"`
+	// Permits: a Take's count: the permits its EvRequest asks, and those
+	// its client was told it got (EvPermit: all it asked, or those a
+	// Take cut short or rejected took first, QUOTA_EXHAUSTED's and
+	// TAKE_CUT_SHORT's "taken"). 0, left out, is one: a Take of one
+	// permit, the only kind before the count, so older traces read the
+	// same.
+	Permits int32 `json:"permits,omitempty"`
 	// Sent: when the client sent the call answered (EvAlive, EvExpired).
 	Sent Time `json:"sent,omitempty"`
 	// TTL, Lease: the session's TTL and the answering node's lease left
@@ -135,6 +142,14 @@ type Session struct {
 	Backup bool `json:"backup,omitempty"`
 	Said   bool `json:"said,omitempty"`
 	Kept   Time `json:"kept,omitempty"`
+}
+
+// Count is a Take's count in s (Permits): one when left out.
+func (s *Session) Count() int {
+	if s.Permits <= 0 {
+		return 1
+	}
+	return int(s.Permits)
 }
 
 // Served reports whether e answers an application request.

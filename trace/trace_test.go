@@ -41,6 +41,7 @@ func TestRoundTrip(t *testing.T) {
 		{Time: 492, Kind: proc.EvEnter, P: 4, Res: []proc.ResID{1}, Epoch: 6, S: &proc.Session{ID: 7, Grant: 8, Counter: 33}},
 		{Time: 493, Kind: proc.EvHeld, P: 0, S: &proc.Session{ID: 7, Grant: 8}},
 		{Time: 494, Kind: proc.EvEnded, P: 0, S: &proc.Session{ID: 7}},
+		{Time: 495, Kind: proc.EvPermit, P: 4, S: &proc.Session{ID: 7, Grant: 9, Quota: 1, Permits: 3}},
 	}
 	var buf bytes.Buffer
 	w := NewWriter(&buf)
@@ -56,7 +57,8 @@ func TestRoundTrip(t *testing.T) {
 `
 	if got := buf.String(); got[:len(want)] != want || !strings.Contains(got, `{"t":410,"ev":"name","p":4,"name":17}`) ||
 		!strings.Contains(got, `{"t":480,"ev":"output","p":3,"comm":2,"partners":[9,12]}`) || !strings.Contains(got, `{"t":483,"ev":"input","p":9,"comm":2,"from":3}`) ||
-		!strings.Contains(got, `{"t":492,"ev":"enter","p":4,"res":[1],"epoch":6,"s":{"id":7,"grant":8,"counter":33}}`) {
+		!strings.Contains(got, `{"t":492,"ev":"enter","p":4,"res":[1],"epoch":6,"s":{"id":7,"grant":8,"counter":33}}`) ||
+		!strings.Contains(got, `{"t":495,"ev":"permit","p":4,"s":{"id":7,"grant":9,"quota":1,"permits":3}}`) {
 		t.Fatalf("format:\n%s", got)
 	}
 	var out collect
