@@ -23,9 +23,11 @@ import (
 // Res, or of a semaphore's unit: then S.Units is the semaphore's units
 // (R, above 0), S.Sem which semaphore, and EvEnter's S.Unit the unit its
 // token names, a unit of view Epoch (proc.Session). A semaphore's grant
-// is one unit, as the service's Acquire. A client's Take of one permit
-// of quota S.Quota (numbered from 1) is an EvRequest answered by
-// EvPermit (the permit is the client's) or EvReject (RESOURCE_EXHAUSTED).
+// is one unit, as the service's Acquire. A client's Take of S.Permits
+// permits (left out: one) of quota S.Quota (numbered from 1) is an
+// EvRequest answered by EvPermit (S.Permits of them are the client's:
+// all it asked, or those a Take rejected or cut short took first) or
+// EvReject (RESOURCE_EXHAUSTED), or both, the EvPermit first.
 //
 // Safety:
 //
@@ -46,8 +48,9 @@ import (
 //	grant-after-end no node holds a grant of a session (EvHeld) after the
 //	                session ended (EvEnded)
 //	budget          the clients are told at most Budget permits of each
-//	                quota in the whole run (EvPermit), across views,
-//	                restarts and crashes: the quota's M
+//	                quota in the whole run (EvPermit, each S.Permits of
+//	                them), across views, restarts and crashes: the
+//	                quota's M
 //
 // Liveness:
 //
@@ -252,9 +255,14 @@ func (c *Service) Event(e proc.Event) {
 		c.closeRequest(e.P, k, t)
 	case proc.EvPermit:
 		c.closeRequest(e.P, k, t)
-		q := e.S.Quota
-		if c.permits[q]++; c.Budget > 0 && c.permits[q] == c.Budget+1 {
-			c.finding("budget", t, "client %d told permit %d of quota %d (session %d), the budget is %d", e.P, c.permits[q], q, id, c.Budget)
+		q, k := e.S.Quota, e.S.Count()
+		before := c.permits[q]
+		if c.permits[q] += k; c.Budget > 0 && before <= c.Budget && c.permits[q] > c.Budget {
+			told := fmt.Sprintf("permit %d", c.permits[q])
+			if k > 1 {
+				told = fmt.Sprintf("permits %d to %d", before+1, c.permits[q])
+			}
+			c.finding("budget", t, "client %d told %s of quota %d (session %d), the budget is %d", e.P, told, q, id, c.Budget)
 		}
 	case proc.EvEnter:
 		c.closeRequest(e.P, k, t)

@@ -42,6 +42,12 @@ func permit(t proc.Time, p proc.ID, id uint64, q int32) ev {
 	return sv(t, proc.EvPermit, p, proc.Session{ID: id, Quota: q})
 }
 
+// permits: client p told k permits of quota q (from 1) on session id, a
+// Take's answer.
+func permits(t proc.Time, p proc.ID, id uint64, q int32, k int32) ev {
+	return sv(t, proc.EvPermit, p, proc.Session{ID: id, Quota: q, Permits: k})
+}
+
 func request(t proc.Time, p proc.ID, id uint64, res ...proc.ResID) ev {
 	e := sv(t, proc.EvRequest, p, proc.Session{ID: id, Grant: 1})
 	e.Res = res
@@ -148,6 +154,20 @@ func TestService(t *testing.T) {
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
 			permit(20, 3, 1, 1), permit(21, 4, 2, 1), at(30, proc.EvCrash, 0), at(40, proc.EvRestart, 0),
 			permit(50, 4, 2, 1)}, "budget"},
+		{"takes of several permits within the budget, 2: one of two, one cut short after one", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			sv(20, proc.EvRequest, 3, proc.Session{ID: 1, Grant: 1, Quota: 1, Permits: 2}), permits(21, 3, 1, 1, 2),
+			sv(22, proc.EvRequest, 4, proc.Session{ID: 2, Grant: 1, Quota: 2, Permits: 3}), permits(23, 4, 2, 2, 1),
+			sv(24, proc.EvReject, 4, proc.Session{ID: 2, Grant: 1, Quota: 2}),
+			sv(300, proc.EvEnded, 0, proc.Session{ID: 1}), sv(301, proc.EvEnded, 1, proc.Session{ID: 2})}, ""},
+		{"a take of two told after one permit of a budget of 2", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			permit(20, 3, 1, 1), permits(30, 4, 2, 1, 2)}, "budget"},
+		{"a take of three, told all, of a budget of 2", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), permits(30, 3, 1, 1, 3)}, "budget"},
+		{"a take cut short after two, then a permit, of a budget of 2", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
+			permits(20, 3, 1, 1, 2), sv(21, proc.EvGiveUp, 3, proc.Session{ID: 1, Grant: 1}), permit(40, 4, 2, 1)}, "budget"},
 		{"a take answered by a reject", 1000, []ev{
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), sv(500, proc.EvEnded, 0, proc.Session{ID: 1}),
 			sv(1100, proc.EvRequest, 3, proc.Session{ID: 1, Grant: 1, Quota: 1}), sv(1150, proc.EvReject, 3, proc.Session{ID: 1, Quota: 1}), at(2000, proc.EvCrash, 2)}, ""},
