@@ -72,8 +72,9 @@ func parseKey(s string) (Key, error) {
 // Call is a client's call to a node: Req, the client's number of it, is
 // in the answer. OpAcquire asks one unit of semaphore Sem of Units units
 // (the service's Acquire: a grant is one unit); OpRelease gives a
-// semaphore's grant back as OpUnlock gives a lock's. OpTake takes one
-// permit of quota Sem (the service's Take of N=1; see the package doc).
+// semaphore's grant back as OpUnlock gives a lock's. OpTake takes N
+// permits of quota Sem, one at a time (the service's Take; see the
+// package doc).
 type Call struct {
 	Op      Op
 	Req     uint64
@@ -83,6 +84,7 @@ type Call struct {
 	Names   []int32   // OpLock: the lock's names, as resource ids
 	Sem     int32     // OpAcquire: the semaphore; OpTake: the quota
 	Units   int32     // OpAcquire: its units, R
+	N       int64     // OpTake: the permits asked (the service's TakeRequest.n), 1 to the quota's budget
 }
 
 func (Call) Kind() string { return "call" }
@@ -98,7 +100,7 @@ const (
 	Expired          // NOT_FOUND, SESSION_EXPIRED
 	Unavailable      // UNAVAILABLE: the node is not serving, or its backup kept nothing
 	NotHeld          // FAILED_PRECONDITION: the session holds no such grant
-	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id; no such quota
+	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id; no such quota, a take of N outside 1..its budget
 	Exhausted        // RESOURCE_EXHAUSTED, QUOTA_EXHAUSTED: the quota's controller rejected the permit
 )
 
@@ -120,6 +122,11 @@ type Reply struct {
 	Kept    proc.Time
 	Said    bool
 	Primary proc.ID
+	// Permits: OpTake: the permits the Take got, consumed whatever the
+	// answer: OK, all it asked (TakeResponse.permits); another code, the
+	// ErrorInfo's "taken" (QUOTA_EXHAUSTED with Exhausted, TAKE_CUT_SHORT
+	// with another code when above 0).
+	Permits int64
 }
 
 func (Reply) Kind() string { return "reply" }

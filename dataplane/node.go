@@ -3,6 +3,7 @@ package dataplane
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -47,6 +48,14 @@ const (
 	// it (its last report plus the chunk), and the next view's budget
 	// is too large.
 	QuotaNoChunk
+	// TakeCountLate: a Take of N counts its permits on disk only when it
+	// answers, not as its view ends (the service's take writes what it
+	// got before it goes on in the next view): the node's report for the
+	// next view leaves out the permits the Take got in the old one, so
+	// the ledger gives the next view those again, while the Take tells
+	// its client them at its end. The node still holds them against its
+	// chunk meanwhile, as the service's chunks do in memory.
+	TakeCountLate
 )
 
 // Config is a node's data plane.
@@ -68,6 +77,10 @@ type Config struct {
 	Waste  []uint64
 	Counts []uint64
 	Slots  int
+	// Budgets: each quota's M, in the same order: a Take of more permits
+	// is refused (the service's INVALID_ARGUMENT), as it could never be
+	// filled.
+	Budgets []uint64
 }
 
 // Out is what the node asks of its driver, as data, after an input.
@@ -182,8 +195,13 @@ type Node struct {
 // absent member's report: a reject proves nothing of the quota's waste).
 type quotaView struct{ spent, guess bool }
 
-// take is a client's Take of one permit: waiting, or asked on user of
-// the instance of quota q in view at (placed).
+// take is a client's Take of want permits, one at a time: waiting, or
+// its next permit asked on user of the instance of quota q in view at
+// (placed). got: the permits it got so far, over every view; inView:
+// those of the view it is asked in (at a view change the service's
+// take returns what it got in the old view, and answers if the lease
+// ran out meanwhile); late: of got, those not counted yet
+// (TakeCountLate).
 type take struct {
 	s      *sess
 	client proc.ID
@@ -192,6 +210,8 @@ type take struct {
 	at     uint64
 	user   proc.ID
 	placed bool
+
+	want, got, inView, late uint64
 }
 
 // slots is this node's users of one view's instance of a quota: the
@@ -342,6 +362,13 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		n.open(o, from, c)
 		return
 	}
+	// The service's Take checks its quota and its count before the
+	// session: a Take of more than the budget could never be filled,
+	// and is refused before a permit is consumed.
+	if c.Op == OpTake && (c.Sem < 0 || int(c.Sem) >= len(n.counts) || c.N < 1 || uint64(c.N) > n.budget(c.Sem)) {
+		n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
+		return
+	}
 	s, code, r := n.session(c.Session)
 	if s == nil {
 		r.Req, r.Code, r.Session = c.Req, code, c.Session
@@ -372,11 +399,7 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 			n.waiting = append(n.waiting, g)
 		}
 	case OpTake:
-		if c.Sem < 0 || int(c.Sem) >= len(n.counts) {
-			n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
-			return
-		}
-		n.takes = append(n.takes, &take{s: s, client: from, req: c.Req, q: c.Sem})
+		n.takes = append(n.takes, &take{s: s, client: from, req: c.Req, q: c.Sem, want: uint64(c.N)})
 		n.issue(o)
 	case OpUnlock, OpRelease:
 		g := s.grants[c.Grant]
@@ -629,7 +652,7 @@ func (n *Node) issue(o *Out) {
 			return false
 		case t.s.st.Ended:
 			// Asked in a view that changed, its session ended since.
-			n.reply(o, t.client, Reply{Req: t.req, Code: gone(t.s), Session: t.s.st.ID})
+			n.answerTake(o, t, gone(t.s))
 			return true
 		}
 		if qv := n.quotas[t.q]; qv.spent {
@@ -653,6 +676,14 @@ func (n *Node) issue(o *Out) {
 	})
 }
 
+// budget is quota q's M (none given: any count goes).
+func (n *Node) budget(q int32) uint64 {
+	if int(q) < len(n.cfg.Budgets) {
+		return n.cfg.Budgets[q]
+	}
+	return math.MaxUint64
+}
+
 // refuse answers t's reject: RESOURCE_EXHAUSTED, or UNAVAILABLE in a
 // view that began short of an absent member's report (the service's
 // guess: the reject proves nothing of the quota's waste).
@@ -661,7 +692,22 @@ func (n *Node) refuse(o *Out, t *take, qv quotaView) {
 	if qv.guess {
 		code = Unavailable
 	}
-	n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID})
+	n.answerTake(o, t, code)
+}
+
+// answerTake answers t with code and the permits it got, which are
+// consumed whatever the code (the service's TakeResponse, or takeShort's
+// count: QUOTA_EXHAUSTED, TAKE_CUT_SHORT); those not counted yet are
+// counted first (TakeCountLate: only now), so the answer never tells a
+// permit the disk does not have.
+func (n *Node) answerTake(o *Out, t *take, code Code) {
+	if t.late > 0 {
+		n.counts[t.q] += t.late
+		n.pending[t.q] -= t.late
+		t.late = 0
+		o.Counts = slices.Clone(n.counts)
+	}
+	n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID, Permits: int64(t.got)})
 }
 
 // permit is the answer of a quota's instance to a take: a permit is
@@ -681,22 +727,40 @@ func (n *Node) permit(o *Out, a Ask) {
 	}
 	delete(sl.byUser, a.User)
 	sl.free = append(sl.free, a.User)
-	n.pending[t.q]--
+	t.placed = false
 	n.takes = slices.DeleteFunc(n.takes, func(x *take) bool { return x == t })
-	switch {
-	case a.Rejected:
+	if a.Rejected {
+		n.pending[t.q]--
 		n.refuse(o, t, n.quotas[t.q])
-	default:
+		n.issue(o)
+		return
+	}
+	t.got++
+	t.inView++
+	more := t.got < t.want && !t.s.st.Ended
+	if n.cfg.Broken == TakeCountLate && more {
+		t.late++ // held against the chunk in pending, not counted
+	} else {
+		n.pending[t.q]--
 		n.counts[t.q]++
 		o.Counts = slices.Clone(n.counts)
-		code := OK
-		switch {
-		case t.s.st.Ended:
-			code = gone(t.s)
-		case !n.serving || n.lease <= 0:
-			code = Unavailable
-		}
-		n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID})
+	}
+	switch {
+	case t.s.st.Ended:
+		// The service's take stops at the session's end: what it got is
+		// its count (TAKE_CUT_SHORT), the code the session's.
+		n.answerTake(o, t, gone(t.s))
+	case more:
+		// The next permit, on a slot taken again: the service's Take
+		// gives its slot back after each answer and waits for one behind
+		// the other takes waiting (a channel's receivers, in order).
+		n.takes = append(n.takes, t)
+	case !n.serving || n.lease <= 0:
+		// Every permit taken, the lease out meanwhile: the service's
+		// lapsed take, UNAVAILABLE with the count (TAKE_CUT_SHORT).
+		n.answerTake(o, t, Unavailable)
+	default:
+		n.answerTake(o, t, OK)
 	}
 	n.issue(o)
 }
@@ -704,14 +768,25 @@ func (n *Node) permit(o *Out, a Ask) {
 // unplace takes back the takes asked in views before epoch: their
 // instances stop, and what they did not answer was not issued; they
 // are asked again once a view serves (the service's Take goes on in the
-// next view).
-func (n *Node) unplace(before uint64) {
-	for _, t := range n.takes {
+// next view with the rest). A take that got permits in the view it
+// leaves while the node's lease is out answers with them instead (the
+// service's lapsed take: UNAVAILABLE, TAKE_CUT_SHORT).
+func (n *Node) unplace(o *Out, before uint64) {
+	n.takes = slices.DeleteFunc(n.takes, func(t *take) bool {
 		if t.placed && t.at < before {
 			t.placed = false
 			n.pending[t.q]--
 		}
-	}
+		if t.placed {
+			return false
+		}
+		lapsed := t.inView > 0 && n.lease <= 0
+		t.inView = 0
+		if lapsed {
+			n.answerTake(o, t, Unavailable)
+		}
+		return lapsed
+	})
 	for k := range n.slots { // any order: it only deletes
 		if k.Epoch < before {
 			delete(n.slots, k)
@@ -916,7 +991,7 @@ func (n *Node) end(o *Out, s *sess, delay proc.Time, record bool) {
 		if t.s != s || t.placed {
 			return false
 		}
-		n.reply(o, t.client, Reply{Req: t.req, Code: gone(s), Session: s.st.ID})
+		n.answerTake(o, t, gone(s))
 		return true
 	})
 	if record {
@@ -1001,7 +1076,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			delete(n.users, k)
 		}
 	}
-	n.unplace(v.Epoch)
+	n.unplace(o, v.Epoch)
 	clear(n.quotas)
 	t := n.keeper.TakeOver(st(n.now), int(n.cfg.Self), sv, sp)
 	n.keeper.Serve(n.gen)
@@ -1186,7 +1261,7 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 			delete(n.users, k)
 		}
 	}
-	n.unplace(n.view.Epoch + 1)
+	n.unplace(o, n.view.Epoch+1)
 	n.ready = nil
 	for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
 		n.end(o, n.sessions[id], 0, n.cfg.Broken == FenceEnds)

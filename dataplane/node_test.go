@@ -269,7 +269,7 @@ func TestTake(t *testing.T) {
 		a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
 		sid := o.Replies[0].M.(Reply).Session
 		o = Out{}
-		a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid, Sem: c.quota})
+		a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid, Sem: c.quota, N: 1})
 		if len(o.Asks) != c.asks {
 			t.Errorf("%s: asks %+v, want %d", c.name, o.Asks, c.asks)
 			continue
@@ -338,7 +338,7 @@ func TestTakeOfEndedSession(t *testing.T) {
 	a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
 	sid := o.Replies[0].M.(Reply).Session
 	o = Out{}
-	a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid})
+	a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid, N: 1})
 	a.Call(&o, 7, Call{Op: OpClose, Req: 3, Session: sid})
 	if len(o.Asks) != 1 || len(o.Replies) != 1 {
 		t.Fatalf("the take asked, the close answered: %+v", o)
@@ -553,5 +553,91 @@ func TestSmallRegrantWaits(t *testing.T) {
 	b.Entered(&o, Ask{Epoch: 7, Key: sem, User: 0, Unit: 0})
 	if len(o.Frees) != 1 || o.Frees[0].User != 0 || o.Ready != 7 {
 		t.Errorf("the released regrant granted: frees %+v, ready %d", o.Frees, o.Ready)
+	}
+}
+
+// TestTakeOfN: a Take of N permits asks them one at a time on a slot of
+// the view's instance, each counted (Out.Counts, on disk) as its
+// instance answers, and answers once, with all N, or with those it got
+// when a reject or the lease's end cuts it short (the service's
+// QUOTA_EXHAUSTED and TAKE_CUT_SHORT counts); a view change alone goes
+// on in the next view with the rest. N outside 1..budget is refused
+// before a permit is asked. TakeCountLate counts only at the answer.
+func TestTakeOfN(t *testing.T) {
+	q0 := Key{Sem: 0, Quota: true}
+	v5 := control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	v6 := control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	left := []control.QuotaLeft{{Left: 10}}
+	for _, c := range []struct {
+		name string
+		n    int64
+		// steps, one per permit asked: 'p' a permit, 'r' a reject, 'v'
+		// the view changes to 6 (the lease held) and 6 serves, 'f' the
+		// lease runs out and the node is fenced from view 5
+		steps  string
+		code   Code // the answer (0: none yet)
+		got    int64
+		counts []uint64 // each step's Out.Counts, in order, nil where none
+		broken Broken
+	}{
+		{"N above the budget", 11, "", Invalid, 0, nil, 0},
+		{"N of 0", 0, "", Invalid, 0, nil, 0},
+		{"all three", 3, "ppp", OK, 3, []uint64{4, 5, 6}, 0},
+		{"a reject after one", 3, "pr", Exhausted, 1, []uint64{4, 0}, 0},
+		{"a reject first", 3, "r", Exhausted, 0, []uint64{0}, 0},
+		{"a view change after one: the rest in the next view", 3, "pvpp", OK, 3, []uint64{4, 0, 5, 6}, 0},
+		{"the lease out after one: cut short", 3, "pf", Unavailable, 1, []uint64{4, 0}, 0},
+		{"TakeCountLate: counted only at the answer", 3, "ppp", OK, 3, []uint64{0, 0, 6}, TakeCountLate},
+	} {
+		a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Counts: []uint64{3}, Slots: 2,
+			Budgets: []uint64{10}, Broken: c.broken})
+		var o Out
+		a.At(10, 900)
+		a.Limits([]Limit{{Max: 9, OK: true}})
+		a.Adopt(&o, v5, control.View{})
+		a.Serve(&o, 5, left)
+		a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
+		a.KeepAck(&o, 1, KeepAck{Gen: 1, N: 1})
+		sid := o.Replies[0].M.(Reply).Session
+		o = Out{}
+		a.Call(&o, 7, Call{Op: OpTake, Req: 2, Session: sid, N: c.n})
+		epoch := uint64(5)
+		for i, s := range c.steps {
+			if s == 'v' {
+				o = Out{}
+				a.Adopt(&o, v6, v5)
+				a.Serve(&o, 6, left)
+				epoch = 6
+			}
+			if s == 'f' {
+				o = Out{}
+				a.At(20, 0)
+				a.Fence(&o, 5, true)
+			}
+			if s == 'p' || s == 'r' {
+				if len(o.Asks) != 1 || o.Asks[0].Epoch != epoch || o.Asks[0].Key != q0 {
+					t.Fatalf("%s: step %d: asks %+v, want one of quota 0 in view %d", c.name, i, o.Asks, epoch)
+				}
+				o = Out{}
+				a.Entered(&o, Ask{Epoch: epoch, Key: q0, User: placedUser(a), Rejected: s == 'r'})
+			}
+			var counts uint64
+			if len(o.Counts) == 1 {
+				counts = o.Counts[0]
+			}
+			if i < len(c.counts) && counts != c.counts[i] {
+				t.Errorf("%s: step %d: counts %v, want %d", c.name, i, o.Counts, c.counts[i])
+			}
+			if i < len(c.steps)-1 && len(o.Replies) > 0 {
+				t.Errorf("%s: step %d: answered early: %+v", c.name, i, o.Replies)
+			}
+		}
+		if len(o.Replies) != 1 {
+			t.Errorf("%s: replies %+v, want one", c.name, o.Replies)
+			continue
+		}
+		if r := o.Replies[0].M.(Reply); r.Code != c.code || r.Permits != c.got || len(o.Asks) != 0 {
+			t.Errorf("%s: answer %d with %d permits, asks %+v; want %d with %d", c.name, r.Code, r.Permits, o.Asks, c.code, c.got)
+		}
 	}
 }

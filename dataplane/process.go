@@ -132,6 +132,10 @@ func (p *Process) Start(env proc.Env) {
 	p.ctl = n
 	dc := p.cfg.Data
 	dc.Self, dc.Run, dc.Counts = cc.Self, p.disk.Runs, cc.Counts
+	dc.Budgets = nil
+	for _, q := range cc.Quotas {
+		dc.Budgets = append(dc.Budgets, q.Budget)
+	}
 	p.dp = New(dc)
 	p.inst, p.early = map[instKey]*hosted{}, map[uint64][]Inst{}
 	p.out, p.in = map[proc.ID]*sendLink{}, map[proc.ID]*recvLink{}

@@ -36,6 +36,15 @@ type ClientConfig struct {
 	// (drawn) instead: a Take of one permit. A permit is consumed, never
 	// given back; an answer RESOURCE_EXHAUSTED is a reject.
 	Quotas int
+	// TakeMost: the most permits a Take asks, drawn 1 to TakeMost for
+	// each (0 or 1: one; no draw, so a run of one-permit takes is the
+	// run it was before the count). The permits a Take got are told in
+	// its answer, all of them or, cut short or rejected, those it took
+	// first (TAKE_CUT_SHORT's and QUOTA_EXHAUSTED's count): the client
+	// counts them and does not take the rest again (the application
+	// gives up that Take, as client/ returns CutShortError when it
+	// cannot move the session).
+	TakeMost int
 }
 
 // Client is a client of the service, as client/ behaves: it opens a
@@ -48,7 +57,10 @@ type ClientConfig struct {
 // EvRequest, EvEnter and EvExit say which in S.Sem and S.Units, and
 // EvEnter the unit its token names in S.Unit (a lock's say its names in
 // Res); a Take's EvRequest, and the EvPermit or EvReject that answers
-// it, the quota in S.Quota (numbered from 1).
+// it, the quota in S.Quota (numbered from 1), and the permits asked and
+// told in S.Permits (left out: one); a Take told some permits and
+// rejected or cut short emits EvPermit of those first, then its
+// EvReject, EvGiveUp or EvExpired.
 type Client struct {
 	cfg  ClientConfig
 	node proc.ID
@@ -71,6 +83,7 @@ type Client struct {
 	lockNames []int32
 	lockSem   int32 // the request's semaphore (or quota), if lockNames is empty
 	taking    bool  // the request is a Take of quota lockSem
+	takeN     int64 // the permits the Take asks
 	lockSent  proc.Time
 	grant     uint64                  // held (0: none)
 	grantSem  bool                    // it is a semaphore's
@@ -172,7 +185,11 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 		c.taking = c.cfg.Quotas > 0 && r.IntN(2) == 0
 		if c.taking {
 			c.lockNames, c.lockSem = nil, int32(r.IntN(c.cfg.Quotas))
-			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1}})
+			c.takeN = 1
+			if c.cfg.TakeMost > 1 {
+				c.takeN = 1 + r.Int64N(int64(c.cfg.TakeMost))
+			}
+			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1, Permits: permits(c.takeN)}})
 			c.sendLock(env)
 			return
 		}
@@ -224,7 +241,7 @@ func (c *Client) giveUp(env proc.Env) {
 func (c *Client) sendLock(env proc.Env) {
 	c.lockSent = env.Now()
 	if c.taking {
-		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpTake, Session: c.sess, Sem: c.lockSem})
+		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpTake, Session: c.sess, Sem: c.lockSem, N: c.takeN})
 		return
 	}
 	if len(c.lockNames) == 0 {
@@ -298,6 +315,20 @@ func (c *Client) owedAgain(env proc.Env) {
 			c.giveBack(env, g, c.owed[g])
 		}
 	}
+}
+
+// told emits the client's permits of its Take, k of them: EvPermit.
+func (c *Client) told(env proc.Env, k int64) {
+	env.Emit(proc.Event{Kind: proc.EvPermit, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1, Permits: permits(k)}})
+}
+
+// permits is a Take's count as its events carry it: one left out, as
+// before the count.
+func permits(k int64) int32 {
+	if k == 1 {
+		return 0
+	}
+	return int32(k)
 }
 
 // notServed takes the answer r of a request its node did not serve: the
@@ -384,6 +415,11 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		c.backupSaid(env, from, sent, r)
 		return
 	}
+	if r.Req == c.lockReq && c.taking && r.Code != dataplane.OK && r.Permits > 0 {
+		// Rejected or cut short after some permits: those are the
+		// client's (client/'s ExhaustedError, CutShortError: Taken).
+		c.told(env, r.Permits)
+	}
 	if r.Code == dataplane.Expired {
 		sent := c.kaSent
 		switch {
@@ -420,12 +456,10 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 	case r.Req == c.lockReq && c.taking:
 		switch r.Code {
-		case dataplane.OK, dataplane.Exhausted:
-			kind := proc.EvPermit
-			if r.Code == dataplane.Exhausted {
-				kind = proc.EvReject
-			}
-			env.Emit(proc.Event{Kind: kind, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1}})
+		case dataplane.OK:
+			c.told(env, r.Permits)
+		case dataplane.Exhausted:
+			env.Emit(proc.Event{Kind: proc.EvReject, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Quota: c.lockSem + 1}})
 		default:
 			// Not taken there (not serving, a view short of a report,
 			// SESSION_MOVING).

@@ -40,6 +40,8 @@ type ExploreConfig struct {
 	// Quotas, Budget and Waste (0: no quotas).
 	Semaphores, Units     int
 	Quotas, Budget, Waste int
+	// TakeMost: as Config's (0: one permit a Take).
+	TakeMost int
 	// Slots: as Config's (0: Slots).
 	Slots int
 }
@@ -113,10 +115,13 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	if err := checkQuotas(cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Variant); err != nil {
 		return explore.TimedConfig{}, err
 	}
+	if err := checkTakes(cfg.TakeMost, cfg.Quotas, cfg.Budget, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
 	if err := checkSlots(cfg.Slots); err != nil {
 		return explore.TimedConfig{}, err
 	}
-	w := workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots}
+	w := workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})

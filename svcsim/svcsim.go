@@ -102,6 +102,9 @@ type Config struct {
 	// Quotas: how many quotas the clients take permits of, each of
 	// Budget permits (M) and waste Waste (W); 0: none.
 	Quotas, Budget, Waste int
+	// TakeMost: the most permits a client's Take asks, 1 to Budget (0:
+	// one), drawn for each (ClientConfig.TakeMost).
+	TakeMost int
 	// Slots: each node's slots of an instance of a small semaphore or a
 	// quota (0: Slots); a semaphore of fewer Units is a small one.
 	Slots int
@@ -204,6 +207,7 @@ var Variants = map[string]dataplane.Broken{
 	"sem-no-regrant":   dataplane.SemNoRegrant,
 	"quota-no-persist": dataplane.QuotaNoPersist,
 	"quota-no-chunk":   dataplane.QuotaNoChunk,
+	"take-count-late":  dataplane.TakeCountLate,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
@@ -213,8 +217,16 @@ func SemVariant(variant string) bool { return Variants[variant] == dataplane.Sem
 // QuotaVariant reports whether variant breaks only the quotas: a run of
 // it needs some (Config.Quotas).
 func QuotaVariant(variant string) bool {
-	return Variants[variant] == dataplane.QuotaNoPersist || Variants[variant] == dataplane.QuotaNoChunk
+	switch Variants[variant] {
+	case dataplane.QuotaNoPersist, dataplane.QuotaNoChunk, dataplane.TakeCountLate:
+		return true
+	}
+	return false
 }
+
+// TakeVariant reports whether variant breaks only a Take of more than
+// one permit: a run of it needs such takes (Config.TakeMost).
+func TakeVariant(variant string) bool { return Variants[variant] == dataplane.TakeCountLate }
 
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {
@@ -265,8 +277,9 @@ type Result struct {
 	Requests int `json:"requests"`
 	Acquires int `json:"acquires,omitempty"`
 	Units    int `json:"units,omitempty"`
-	// Takes: of the requests, a quota's; Permits and Rejects their
-	// answers (RESOURCE_EXHAUSTED).
+	// Takes: of the requests, a quota's; Permits: the permits the
+	// clients were told (a Take's answer tells all it got); Rejects: the
+	// takes answered RESOURCE_EXHAUSTED.
 	Takes    int   `json:"takes,omitempty"`
 	Permits  int   `json:"permits,omitempty"`
 	Rejects  int   `json:"rejects,omitempty"`
@@ -339,6 +352,24 @@ func checkQuotas(quotas, budget, waste int, variant string) error {
 	return nil
 }
 
+// checkTakes refuses a largest Take the run cannot have: below 0 (0:
+// one), above the budget (the service refuses such a Take, and every
+// one would be), or above one without quotas; and a variant that
+// breaks a Take of more than one permit with takes of one.
+func checkTakes(most, quotas, budget int, variant string) error {
+	switch {
+	case most < 0:
+		return fmt.Errorf("svcsim: takes of up to %d permits: want 1 or more (0: 1)", most)
+	case most > 1 && quotas == 0:
+		return fmt.Errorf("svcsim: takes of up to %d permits: there are no quotas", most)
+	case most > 1 && most > budget:
+		return fmt.Errorf("svcsim: takes of up to %d permits: want at most the budget, %d", most, budget)
+	case most <= 1 && TakeVariant(variant):
+		return fmt.Errorf("svcsim: variant %s breaks a Take of more than one permit: it needs takes of up to 2 or more", variant)
+	}
+	return nil
+}
+
 // Run runs one cluster and its clients.
 func Run(cfg Config) (Result, error) {
 	if cfg.Nodes < 1 || cfg.Clients < 1 {
@@ -359,6 +390,9 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	if err := checkQuotas(cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Variant); err != nil {
+		return Result{}, err
+	}
+	if err := checkTakes(cfg.TakeMost, cfg.Quotas, cfg.Budget, cfg.Variant); err != nil {
 		return Result{}, err
 	}
 	if err := checkSlots(cfg.Slots); err != nil {
@@ -404,7 +438,7 @@ func Run(cfg Config) (Result, error) {
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
 		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
-		Takes: m.takes, Permits: m.count[proc.EvPermit], Rejects: m.count[proc.EvReject],
+		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject],
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
@@ -412,10 +446,10 @@ func Run(cfg Config) (Result, error) {
 
 // workload is what the clients ask for besides the lock: semaphores,
 // quotas; and the nodes' slots they are served on (0: Slots).
-type workload struct{ sems, units, quotas, budget, waste, slots int }
+type workload struct{ sems, units, quotas, budget, waste, slots, takeMost int }
 
 func (cfg Config) workload() workload {
-	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots}
+	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost}
 }
 
 // chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the
@@ -472,18 +506,18 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 	for range clients {
 		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
 			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4,
-			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas}))
+			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas, TakeMost: w.takeMost}))
 	}
 	return ps, nil
 }
 
 // measure counts the events by kind, a semaphore's requests and grants,
-// and a quota's takes.
+// and a quota's takes and the permits told (each EvPermit's count).
 type measure struct {
-	nodes                  int
-	events                 int
-	count                  map[proc.EventKind]int
-	acquires, units, takes int
+	nodes                           int
+	events                          int
+	count                           map[proc.EventKind]int
+	acquires, units, takes, permits int
 }
 
 func (m *measure) Event(e proc.Event) {
@@ -494,6 +528,9 @@ func (m *measure) Event(e proc.Event) {
 	m.count[e.Kind]++
 	if e.Kind == proc.EvRequest && e.S != nil && e.S.Quota > 0 {
 		m.takes++
+	}
+	if e.Kind == proc.EvPermit && e.S != nil {
+		m.permits += e.S.Count()
 	}
 	if e.S != nil && e.S.Units > 0 {
 		switch e.Kind {

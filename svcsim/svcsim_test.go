@@ -58,7 +58,12 @@ func TestSweep(t *testing.T) {
 // 1..300, the first seed 8); the quotas'
 // with one quota of 40 permits, waste 12 (quota-no-persist caught by
 // budget in about 54 runs in 100, quota-no-chunk in 1 of seeds 1..300,
-// 213: a member cut off for long enough is rare in the schedules).
+// 213: a member cut off for long enough is rare in the schedules);
+// take-count-late with takes of up to 5 permits and waste 40, a chunk of
+// 6 (budget in 19 of seeds 1..300, the first 33: a Take across a view
+// change when the quota runs out; with a chunk below a Take's count it
+// is caught sooner, by unanswered: the Take waits for a report that
+// cannot count what it holds).
 func TestVariants(t *testing.T) {
 	const most, step = 240, 24
 	for _, v := range VariantNames() {
@@ -69,6 +74,9 @@ func TestVariants(t *testing.T) {
 		}
 		if QuotaVariant(v) {
 			cfg.Quotas, cfg.Budget, cfg.Waste = 1, 40, 12
+		}
+		if TakeVariant(v) {
+			cfg.TakeMost, cfg.Waste = 5, 40
 		}
 		for from := 1; from <= most && caught == nil; from += step {
 			sum, err := Sweep(cfg, seeds(from, step), 0, nil)
@@ -171,6 +179,31 @@ func TestQuotaSweep(t *testing.T) {
 	}
 }
 
+// TestTakeSweep: as TestQuotaSweep, the clients' takes of 1 to 5
+// permits each, one quota of 40 permits (the sim's defaults) on 3 and 5
+// nodes: no finding, and the quota spent in the sweep (rejects). The
+// full sweeps are
+// allot sim --kind service --random-faults --seeds 300 --quotas 1
+// --take 5.
+func TestTakeSweep(t *testing.T) {
+	first := rand.Uint64() >> 1
+	t.Logf("seeds %d.. (fresh each run)", first)
+	for _, n := range []int{3, 5} {
+		cfg := Config{Nodes: n, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Quotas: 1, Budget: 40, Waste: 12, TakeMost: 5}
+		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := sum.FirstFailed; f != nil {
+			t.Errorf("%d nodes: %d of %d runs with findings; seed %d, faults %+v: %v", n, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
+		}
+		if sum.Permits == 0 || sum.Rejects == 0 || sum.Permits > 40*sum.Runs {
+			t.Errorf("%d nodes: %d permits, %d rejects in %d runs", n, sum.Permits, sum.Rejects, sum.Runs)
+		}
+		t.Logf("%d nodes: %d permits, %d rejects in %d runs", n, sum.Permits, sum.Rejects, sum.Runs)
+	}
+}
+
 // TestSmallSemaphoreSweep: random fault schedules on 3 and 5 nodes with
 // a small semaphore, of fewer units than a node's slots (R-RESOURCES on
 // the view's slots): one of one unit on the default 2 slots, its clients
@@ -214,6 +247,10 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: 5},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "quota-no-persist"},
+		{Nodes: 3, Clients: 1, Horizon: 10, TakeMost: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, TakeMost: 2},
+		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, TakeMost: 5},
+		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Variant: "take-count-late"},
 		{Nodes: 3, Clients: 1, Horizon: 10, Slots: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Slots: MaxSlots + 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Faults: Faults{Slow: []Slow{{P: 1, Start: 5, End: 4, Factor: 2}}}},
