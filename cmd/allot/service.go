@@ -25,6 +25,7 @@ type serviceOpts struct {
 	nodes, clients                   int
 	semaphores, units, slots         int
 	quotas, budget, waste            int
+	take                             int
 	seed                             uint64
 	seeds, workers                   int
 	horizon                          int64
@@ -48,6 +49,7 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	fs.IntVar(&o.units, "units", 2, "with --semaphores: each semaphore's units, R")
 	fs.IntVar(&o.slots, "slots", svcsim.Slots, "each node's slots of an instance of a small semaphore or a quota (the service's --slots)")
 	quotaFlags(fs, &o.quotas, &o.budget, &o.waste)
+	takeFlag(fs, &o.take)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
@@ -149,6 +151,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkQuotaFlags(o.quotas, o.budget, o.waste, o.variant); err != nil {
 		return err
 	}
+	if err := checkTakeFlag(o.take, o.quotas, o.budget, o.variant); err != nil {
+		return err
+	}
 	delay, err := dist.Parse(o.delay)
 	if err != nil {
 		return badf("--delay: %v", err)
@@ -175,7 +180,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
 		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units, Slots: o.slots,
-		Quotas: o.quotas, Budget: o.budget, Waste: o.waste}
+		Quotas: o.quotas, Budget: o.budget, Waste: o.waste, TakeMost: o.take}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)
 	}
@@ -217,7 +222,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 				r.Sessions, r.Adopted, locks, r.Grants, r.Expired, r.Messages, r.Events)
 		}
 		if o.quotas > 0 {
-			fmt.Fprintf(stdout, "quotas %d of %d permits (waste %d): takes %d, permits %d, rejects %d\n", o.quotas, o.budget, o.waste, r.Takes, r.Permits, r.Rejects)
+			fmt.Fprintf(stdout, "quotas %d of %d permits (waste %d)%s: takes %d, permits %d, rejects %d\n", o.quotas, o.budget, o.waste, takesOf(o.take), r.Takes, r.Permits, r.Rejects)
 		}
 		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
 		for _, f := range r.First {
@@ -252,8 +257,8 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 		if o.random {
 			faults = "random faults"
 		}
-		fmt.Fprintf(stdout, "%s of %d nodes, %d clients, %s, delay %s, horizon %d, seeds %d..%d\n\n", serviceName(o.variant), o.nodes, o.clients,
-			faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1)
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients, %s, delay %s, horizon %d, seeds %d..%d%s\n\n", serviceName(o.variant), o.nodes, o.clients,
+			faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1, takesOf(o.take))
 		kinds := []string{"crash", "restart", "cut", "pause", "slow"}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		units, unitsHead := "", ""
@@ -309,6 +314,33 @@ func checkQuotaFlags(quotas, budget, waste int, variant string) error {
 		return badf("--variant %s breaks the quotas: it needs --quotas", variant)
 	}
 	return nil
+}
+
+// takeFlag is --take of allot sim and explore --kind service.
+func takeFlag(fs *flag.FlagSet, take *int) {
+	fs.IntVar(take, "take", 1, "with --quotas: the most permits a client's Take asks, drawn 1 to N for each, one at a time on the node's slot as the service's Take of N (1 to the budget)")
+}
+
+// checkTakeFlag refuses a --take a run cannot have.
+func checkTakeFlag(take, quotas, budget int, variant string) error {
+	switch {
+	case take < 1 || take > max(1, budget):
+		return badf("--take must be 1 to the budget, %d, not %d", budget, take)
+	case take > 1 && quotas == 0:
+		return badf("--take %d takes permits of quotas: it needs --quotas", take)
+	case take == 1 && svcsim.TakeVariant(variant):
+		return badf("--variant %s breaks a Take of more than one permit: it needs --take 2 or more", variant)
+	}
+	return nil
+}
+
+// takesOf says the takes' largest count in the output, only when it is
+// not the default one.
+func takesOf(take int) string {
+	if take <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(", takes of 1 to %d permits", take)
 }
 
 func describeService(f svcsim.Faults) string {

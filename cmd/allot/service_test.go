@@ -34,6 +34,10 @@ func TestServiceBadInput(t *testing.T) {
 		{"sim", "--kind", "service", "--quotas", "1", "--waste", "-1"},
 		{"sim", "--kind", "service", "--variant", "quota-no-persist"},
 		{"sim", "--kind", "service", "--variant", "quota-no-chunk"},
+		{"sim", "--kind", "service", "--quotas", "1", "--take", "0"},
+		{"sim", "--kind", "service", "--quotas", "1", "--budget", "4", "--waste", "2", "--take", "5"},
+		{"sim", "--kind", "service", "--take", "2"},
+		{"sim", "--kind", "service", "--quotas", "1", "--variant", "take-count-late"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
@@ -136,6 +140,8 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--quotas", "1", "--budget", "0"},
 		{"explore", "--kind", "service", "--quotas", "1", "--budget", "2", "--waste", "3"},
 		{"explore", "--kind", "service", "--variant", "quota-no-persist"},
+		{"explore", "--kind", "service", "--quotas", "1", "--take", "-1"},
+		{"explore", "--kind", "service", "--take", "3"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
@@ -207,5 +213,44 @@ func TestServiceSimQuotas(t *testing.T) {
 	c.Close(8000)
 	if c.Violations > 0 || permits == 0 || permits > 10 {
 		t.Errorf("the trace read back: %d permits, findings %v", permits, c.First)
+	}
+}
+
+// TestServiceSimTakes: with --take, a run's takes ask up to that many
+// permits; it prints the count beside the quotas (and not without it),
+// no finding, and its trace, read back, tells the clients' permits with
+// their counts, no more than the budget in all, some takes of more than
+// one, and passes check.Service with the budget alike.
+func TestServiceSimTakes(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "t.jsonl")
+	args := []string{"sim", "--kind", "service", "--seed", "3", "--horizon", "8000", "--quotas", "1", "--budget", "10", "--waste", "4",
+		"--crash", "1@3000", "--restart", "1@4000"}
+	out, errs, code := allot(t, append(args, "--take", "4", "--trace", tr)...)
+	if code != 0 || !strings.Contains(out, "checker findings: 0") || !strings.Contains(out, "quotas 1 of 10 permits (waste 4), takes of 1 to 4 permits: takes") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if one, _, _ := allot(t, args...); strings.Contains(one, "takes of") {
+		t.Errorf("without --take, the output mentions it:\n%s", one)
+	}
+	f, err := os.Open(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := check.Service{Nodes: 3, Slack: svcsim.Lease, Healed: 4000, Bound: svcsim.Bound, Settle: svcsim.Settle, Budget: 10}
+	permits, several := 0, 0
+	if err := trace.Read(f, proc.Sinks{&c, sinkFunc(func(e proc.Event) {
+		if e.Kind == proc.EvPermit && e.S != nil && e.S.Quota == 1 {
+			permits += e.S.Count()
+			if e.S.Count() > 1 {
+				several++
+			}
+		}
+	})}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(8000)
+	if c.Violations > 0 || permits == 0 || permits > 10 || several == 0 {
+		t.Errorf("the trace read back: %d permits, %d takes told more than one, findings %v", permits, several, c.First)
 	}
 }
