@@ -23,9 +23,10 @@
 //	│     Outbox: the records owed to the backup (Keep ─> KeepAck)               │
 //	│     Keeper: the records kept for others; TakeOver: adoption               │
 //	│     readiness in a new view: regrants answered, records acknowledged       │
-//	│     takes: one permit each, on a slot of the view's instance of its        │
-//	│       quota, within the node's chunk (Limits: control.Node.Limit); the     │
-//	│       counts over the node's life, on disk before the answer (Counts)      │
+//	│     takes: of N permits, one at a time, each on a slot of the view's       │
+//	│       instance of its quota, within the node's chunk (Limits:              │
+//	│       control.Node.Limit); the counts over the node's life, on disk        │
+//	│       before the answer (Counts); one answer with what the Take got        │
 //	│     Out: Replies, Sends (Keep, KeepAck), Asks, Frees, Events, Ready,       │
 //	│          Stopped, Retire, Left, Counts                                     │
 //	│     v                                                                      │
@@ -95,22 +96,41 @@
 //     its view changes starts over once the next view serves, as one
 //     asked there does; the service's waits in idle until its view
 //     retires, then asks again in the view that serves: the same.
-//   - A Take is of one permit (OpTake): the service's Take of N asks its
-//     permits one at a time on one slot, each through the same chunk,
-//     instance and count, and goes on in the next view with the rest;
-//     what N adds is that loop and the count in a Take cut short
-//     (TAKE_CUT_SHORT), not modelled: each permit's own path is. One
-//     permit a call keeps a client's answer one event, EvPermit or
-//     EvReject, that the checker counts against the budget, and the
-//     service refusing N above the budget (INVALID_ARGUMENT) moot.
+//   - A Take of N permits (OpTake, Call.N) is modelled as take.go's: N
+//     outside 1..the quota's budget refused before anything
+//     (INVALID_ARGUMENT: Invalid, Config.Budgets); its permits asked one
+//     at a time, each on a slot of the view's instance taken for it and
+//     given back at its answer, the take then waiting for a slot behind
+//     the takes already waiting (the service's slot channel serves its
+//     receivers in order), each within the node's chunk; the rest asked
+//     in the next view that serves after a view change; one answer
+//     (Reply.Permits): OK with all N; Exhausted (or Unavailable in a
+//     view begun short of a report) with those it got before the reject,
+//     QUOTA_EXHAUSTED's "taken"; the session's end, or the lease out
+//     once the view it got permits in retires or once it got all N, its
+//     code with what it got (TAKE_CUT_SHORT when above 0, the service's
+//     lapsed take). The client's answer is one EvPermit of all it was
+//     told (proc.Session.Permits), before an EvReject, EvGiveUp or
+//     EvExpired of a Take cut short. The service's Take holds its slot
+//     while it waits for its chunk; the model's take waits for the
+//     chunk first, then for a slot, as its Take of one permit did: that
+//     orders the takes of a node differently, not what the node may
+//     issue. svcsim's
+//     client does not take again what a Take cut short lacks (client/'s
+//     Take does, on the session's new node): it keeps what it was told
+//     and gives the rest up.
 //     A quota is an index fixed for the run (the service's names, from
 //     the cluster's configuration), every one of the same budget and
 //     waste. The service writes the permits a Take got to its store in
-//     one AddIssued when the chunk is used up or the Take ends, before
-//     it answers; the model counts each permit as its instance answers,
-//     in the same step (a step is atomic: no crash falls between the
-//     count and the answer), so neither answers a permit the disk does
-//     not have. A take waiting for its chunk is looked at again on the
+//     one AddIssued when the chunk is used up, the view retires or the
+//     Take ends, before it answers or waits for the next report (which
+//     then counts them); the model counts each permit as its instance
+//     answers, in the same step (a step is atomic: no crash falls
+//     between the count and the answer), earlier than the service but
+//     never later, so neither answers a permit the disk does not have,
+//     nor leaves one a report of the next view does not count
+//     (TakeCountLate counts at the answer only, and is caught). A take
+//     waiting for its chunk is looked at again on the
 //     data plane's tick and at each answer (the service's reserve wakes
 //     when the limit grows); one asked when its view changes is asked
 //     again in the next view that serves. A take is not recorded at the
