@@ -573,7 +573,8 @@ func TestTakeOfN(t *testing.T) {
 		n    int64
 		// steps, one per permit asked: 'p' a permit, 'r' a reject, 'v'
 		// the view changes to 6 (the lease held) and 6 serves, 'f' the
-		// lease runs out and the node is fenced from view 5
+		// lease runs out and the node is fenced from view 5, 'c' the
+		// session closes while a permit is asked (then 'p' answers it)
 		steps  string
 		code   Code // the answer (0: none yet)
 		got    int64
@@ -587,6 +588,7 @@ func TestTakeOfN(t *testing.T) {
 		{"a reject first", 3, "r", Exhausted, 0, []uint64{0}, 0},
 		{"a view change after one: the rest in the next view", 3, "pvpp", OK, 3, []uint64{4, 0, 5, 6}, 0},
 		{"the lease out after one: cut short", 3, "pf", Unavailable, 1, []uint64{4, 0}, 0},
+		{"the session closed after one: cut short at the next answer", 3, "pcp", Expired, 2, []uint64{4, 0, 5}, 0},
 		{"TakeCountLate: counted only at the answer", 3, "ppp", OK, 3, []uint64{0, 0, 6}, TakeCountLate},
 	} {
 		a := New(Config{Self: 0, Run: 1, Slack: 1000, LockDelay: 250, Waste: []uint64{4}, Counts: []uint64{3}, Slots: 2,
@@ -614,6 +616,12 @@ func TestTakeOfN(t *testing.T) {
 				a.At(20, 0)
 				a.Fence(&o, 5, true)
 			}
+			if s == 'c' {
+				asks := o.Asks
+				o = Out{}
+				a.Call(&o, 7, Call{Op: OpClose, Req: 3, Session: sid})
+				o.Replies, o.Asks = nil, asks // the close's answer; the permit still asked
+			}
 			if s == 'p' || s == 'r' {
 				if len(o.Asks) != 1 || o.Asks[0].Epoch != epoch || o.Asks[0].Key != q0 {
 					t.Fatalf("%s: step %d: asks %+v, want one of quota 0 in view %d", c.name, i, o.Asks, epoch)
@@ -632,8 +640,8 @@ func TestTakeOfN(t *testing.T) {
 				t.Errorf("%s: step %d: answered early: %+v", c.name, i, o.Replies)
 			}
 		}
-		if len(o.Replies) != 1 {
-			t.Errorf("%s: replies %+v, want one", c.name, o.Replies)
+		if len(o.Replies) != 1 || o.Replies[0].M.(Reply).Req != 2 {
+			t.Errorf("%s: replies %+v, want the take's", c.name, o.Replies)
 			continue
 		}
 		if r := o.Replies[0].M.(Reply); r.Code != c.code || r.Permits != c.got || len(o.Asks) != 0 {
