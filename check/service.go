@@ -14,7 +14,7 @@ import (
 // Service judges the service's data path (allot sim --kind service) from
 // its events alone: the clients' (EvAlive, EvExpired, EvRequest, EvEnter,
 // EvExit, EvGiveUp: what each was told and did), the nodes' (EvOpened,
-// EvHeld, EvEnded, EvAdopted, EvHanded: what each decided) and the
+// EvHeld, EvEnded, EvAdopted, EvHanded, EvIssued: what each decided) and the
 // driver's (EvCrash, EvRestart). Processes below Nodes are nodes, the
 // others clients. It reads no node's belief: a client's hold on a lock is
 // judged by the client's own lease rule, from what it was told.
@@ -51,6 +51,11 @@ import (
 //	                quota in the whole run (EvPermit, each S.Permits of
 //	                them), across views, restarts and crashes: the
 //	                quota's M
+//	issued          the nodes' instances issue at most Budget permits of
+//	                each quota in the whole run (EvIssued), told to a
+//	                client or not: a permit issued and lost with its
+//	                session or its node's lease is spent all the same
+//	                (the paper's bound is on permits issued)
 //
 // Liveness:
 //
@@ -92,6 +97,7 @@ type Service struct {
 	ended    map[uint64]proc.Time
 	clients  map[proc.ID]*svcClient
 	permits  map[int32]int // told to clients, by quota
+	issued   map[int32]int // issued at the nodes, by quota
 }
 
 type svcSession struct {
@@ -144,7 +150,7 @@ func (c *Service) init() {
 	if c.sessions == nil {
 		c.sessions, c.holders, c.tokens = map[uint64]*svcSession{}, map[proc.ResID]*svcHold{}, map[proc.ResID][2]uint64{}
 		c.semHolds, c.units = map[semKey][]*svcHold{}, map[semUnit][2]uint64{}
-		c.ended, c.clients, c.permits = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}, map[int32]int{}
+		c.ended, c.clients, c.permits, c.issued = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}, map[int32]int{}, map[int32]int{}
 	}
 }
 
@@ -216,6 +222,12 @@ func (c *Service) Event(e proc.Event) {
 				if due := c.due(s); t > due {
 					c.finding("outlived", t, "session %d ended at node %d, %d ticks past its bound %d", id, e.P, t-due, due)
 				}
+			}
+		case proc.EvIssued:
+			q, k := e.S.Quota, e.S.Count()
+			before := c.issued[q]
+			if c.issued[q] += k; c.Budget > 0 && before <= c.Budget && c.issued[q] > c.Budget {
+				c.finding("issued", t, "node %d issued permit %d of quota %d (session %d), the budget is %d", e.P, c.issued[q], q, id, c.Budget)
 			}
 		case proc.EvHeld:
 			if end, ok := c.ended[id]; ok {

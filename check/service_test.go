@@ -48,6 +48,12 @@ func permits(t proc.Time, p proc.ID, id uint64, q int32, k int32) ev {
 	return sv(t, proc.EvPermit, p, proc.Session{ID: id, Quota: q, Permits: k})
 }
 
+// issued: node p's instance of quota q (from 1) issued a permit for
+// session id's Take.
+func issued(t proc.Time, p proc.ID, id uint64, q int32) ev {
+	return sv(t, proc.EvIssued, p, proc.Session{ID: id, Quota: q})
+}
+
 func request(t proc.Time, p proc.ID, id uint64, res ...proc.ResID) ev {
 	e := sv(t, proc.EvRequest, p, proc.Session{ID: id, Grant: 1})
 	e.Res = res
@@ -168,6 +174,15 @@ func TestService(t *testing.T) {
 		{"a take cut short after two, then a permit, of a budget of 2", 0, []ev{
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2), alive(13, 4, 2, 9, 100),
 			permits(20, 3, 1, 1, 2), sv(21, proc.EvGiveUp, 3, proc.Session{ID: 1, Grant: 1}), permit(40, 4, 2, 1)}, "budget"},
+		{"three permits issued at the nodes, one told, of a budget of 2", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2),
+			issued(20, 0, 1, 1), permit(21, 3, 1, 1), issued(30, 1, 2, 1), at(31, proc.EvCrash, 1),
+			at(40, proc.EvRestart, 1), issued(50, 1, 2, 1)}, "issued"},
+		{"two permits issued at the nodes, one of each quota's budget of 2 told", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), opened(11, 1, 2),
+			issued(20, 0, 1, 1), permit(21, 3, 1, 1), issued(30, 1, 2, 1), at(31, proc.EvCrash, 1),
+			issued(50, 0, 1, 2), issued(51, 0, 1, 2),
+			sv(300, proc.EvEnded, 0, proc.Session{ID: 1})}, ""},
 		{"a take answered by a reject", 1000, []ev{
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), sv(500, proc.EvEnded, 0, proc.Session{ID: 1}),
 			sv(1100, proc.EvRequest, 3, proc.Session{ID: 1, Grant: 1, Quota: 1}), sv(1150, proc.EvReject, 3, proc.Session{ID: 1, Quota: 1}), at(2000, proc.EvCrash, 2)}, ""},

@@ -735,6 +735,9 @@ func (n *Node) permit(o *Out, a Ask) {
 		n.issue(o)
 		return
 	}
+	// Issued, whatever comes of it (told, or lost with the session or
+	// the lease): the checker holds the nodes' permits to the budget.
+	n.emit(o, proc.EvIssued, &proc.Session{ID: t.s.st.ID, Quota: t.q + 1})
 	t.got++
 	t.inView++
 	more := t.got < t.want && !t.s.st.Ended

@@ -47,6 +47,10 @@ const (
 	// Social-CSP's extended input command.
 	EvExtInput // Social-CSP: the process makes extended input number Unit from the partners Members
 	EvReceive  // Social-CSP: the process receives partner Peer's value for its extended input number Unit
+	// EvIssued: node: the process's instance of quota S.Quota issued it
+	// S.Permits permits (left out: one) for a Take of session S.ID: what
+	// the quota's budget bounds, told to a client or not.
+	EvIssued
 	numEventKinds
 )
 
@@ -56,6 +60,7 @@ var eventNames = [numEventKinds]string{
 	"deposit", "withdraw", "move", "view", "fence", "restart", "output",
 	"input", "pause", "resume", "opened", "alive", "expired", "giveup",
 	"held", "ended", "adopted", "handed", "ext-input", "receive",
+	"issued",
 }
 
 func (k EventKind) String() string {
@@ -92,7 +97,8 @@ type Event struct {
 	// EvExtInput's partners, in the order of the values sent or asked.
 	Epoch   uint64
 	Members []ID
-	// S describes the data plane's session events (EvOpened .. EvHanded),
+	// S describes the data plane's session events (EvOpened .. EvHanded,
+	// EvIssued),
 	// and EvRequest, EvEnter and EvExit of a session's lock, or of a
 	// semaphore's unit, and EvPermit and EvReject of a quota's Take, at a
 	// client (nil elsewhere; never mutated once emitted). A lock's say its names in Res; a semaphore's have no Res

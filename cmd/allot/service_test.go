@@ -98,9 +98,11 @@ func TestServiceVariantFails(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "seed 8") || !strings.Contains(errs, "capacity") {
 		t.Errorf("sem-no-regrant: exit %d, stderr %q", code, errs)
 	}
-	_, errs, code = allot(t, "sim", "--kind", "service", "--variant", "quota-no-persist", "--quotas", "1", "--random-faults", "--seed", "4")
-	if code != 1 || !strings.Contains(errs, "seed 4") || !strings.Contains(errs, "budget") {
-		t.Errorf("quota-no-persist: exit %d, stderr %q", code, errs)
+	// Both quota rules: the permit a node issued past the budget, and
+	// the one a client was told.
+	out, errs, code := allot(t, "sim", "--kind", "service", "--variant", "quota-no-persist", "--quotas", "1", "--random-faults", "--seed", "4")
+	if code != 1 || !strings.Contains(errs, "seed 4") || !strings.Contains(out, " issued: node ") || !strings.Contains(out, " budget: client ") {
+		t.Errorf("quota-no-persist: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 
