@@ -40,8 +40,10 @@ type ExploreConfig struct {
 	// Quotas, Budget and Waste (0: no quotas).
 	Semaphores, Units     int
 	Quotas, Budget, Waste int
-	// Slots: as Config's (0: Slots).
-	Slots int
+	// Slots: as Config's (0: Slots); so are MaxSessions and MaxLocks
+	// (0: none).
+	Slots                 int
+	MaxSessions, MaxLocks int
 }
 
 // Explore runs the search, judged by check.Service: its safety rules,
@@ -116,7 +118,10 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	if err := checkSlots(cfg.Slots); err != nil {
 		return explore.TimedConfig{}, err
 	}
-	w := workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots}
+	if err := checkLimits(cfg.MaxSessions, cfg.MaxLocks, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
+	w := workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.MaxSessions, cfg.MaxLocks, 0, false}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})

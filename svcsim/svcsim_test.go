@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/allot-dev/allot/ctlsim"
 	"github.com/allot-dev/allot/dist"
 	"github.com/allot-dev/allot/sim"
 )
@@ -70,6 +71,10 @@ func TestVariants(t *testing.T) {
 		if QuotaVariant(v) {
 			cfg.Quotas, cfg.Budget, cfg.Waste = 1, 40, 12
 		}
+		if LimitVariant(v) {
+			cfg = limitCatch(t)
+			cfg.Variant = v
+		}
 		for from := 1; from <= most && caught == nil; from += step {
 			sum, err := Sweep(cfg, seeds(from, step), 0, nil)
 			if err != nil {
@@ -86,6 +91,9 @@ func TestVariants(t *testing.T) {
 		}
 		if QuotaVariant(v) && caught.ByRule["budget"] == 0 {
 			t.Errorf("variant %s: caught by %v, not budget", v, caught.ByRule)
+		}
+		if LimitVariant(v) && caught.ByRule["unanswered"] == 0 {
+			t.Errorf("variant %s: caught by %v, not unanswered", v, caught.ByRule)
 		}
 		t.Logf("variant %s: seed %d: %s", v, caught.Seed, caught.First[0])
 	}
@@ -217,6 +225,13 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 1, Horizon: 10, Slots: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Slots: MaxSlots + 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Faults: Faults{Slow: []Slow{{P: 1, Start: 5, End: 4, Factor: 2}}}},
+		{Nodes: 3, Clients: 1, Horizon: 10, MaxSessions: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, MaxLocks: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "regrant-within-limits"},
+		{Nodes: 3, Clients: 1, Horizon: 10, Hold: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, AcquireOnly: true},
+		{Nodes: 3, Clients: 1, Horizon: 10, Hold: CS + 1},
+		{Nodes: 3, Clients: 2, Horizon: 10, Hold: CS + 1, AcquireOnly: true, Semaphores: 1, Units: 1},
 	} {
 		if _, err := Run(cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)
@@ -272,4 +287,75 @@ func TestFound(t *testing.T) {
 			t.Errorf("seed %d: %v", seed, r.First)
 		}
 	}
+}
+
+// TestLimitsSweep: random fault schedules with the nodes' limits small
+// enough to refuse often: one lock request open at a node among eight
+// clients (--max-locks 1), and two sessions and two requests of a large
+// semaphore at a node (--max-sessions 2); no finding, and requests
+// refused (NODE_LIMIT) and sessions adopted (adopters past their
+// limits). Fresh seeds each run.
+func TestLimitsSweep(t *testing.T) {
+	first := rand.Uint64() >> 1
+	t.Logf("seeds %d.. (fresh each run)", first)
+	for _, c := range []struct{ clients, maxSessions, maxLocks, sems, units int }{{8, 0, 1, 0, 0}, {8, 2, 0, 1, 4}, {8, 2, 1, 1, 4}} {
+		cfg := Config{Nodes: 3, Clients: c.clients, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: c.sems, Units: c.units,
+			MaxSessions: c.maxSessions, MaxLocks: c.maxLocks}
+		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := sum.FirstFailed; f != nil {
+			t.Errorf("%+v: %d of %d runs with findings; seed %d, faults %+v: %v", c, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
+		}
+		if sum.Refused == 0 || sum.Grants == 0 || sum.Adopted == 0 {
+			t.Errorf("%+v: a sweep that tries little: %+v", c, sum)
+		}
+		t.Logf("%+v: %d refused, %d grants, %d adopted in %d runs", c, sum.Refused, sum.Grants, sum.Adopted, sum.Runs)
+	}
+}
+
+// limitCatch is a run where regrant-within-limits is caught: node 2
+// crashes, and its sessions' grants of a large semaphore are adopted by
+// a node that holds two of its own, its most (--max-sessions 2); held
+// long (most of the run), the grants past the limit wait, broken, for a
+// user given back, and no view serves meanwhile: a request waits past
+// Bound (unanswered). Holds that long need acquires only, of a unit per
+// client, which never wait behind a holder (checkHold). Caught in 12 of
+// seeds 1..30.
+func limitCatch(t *testing.T) Config {
+	return Config{Nodes: 3, Clients: 6, Horizon: 100000, Delay: delay(t), Faults: Faults{Faults: ctlsim.Faults{Crashes: []sim.Crash{{P: 2, At: 20000}}}},
+		Semaphores: 1, Units: 6, AcquireOnly: true, Hold: 200000, MaxSessions: 2}
+}
+
+// TestRegrantWithinLimits: the broken variant is caught (unanswered) on
+// seed 2 of limitCatch's run, and the faithful model, on the same
+// settings, finds nothing over fresh seeds while the adopter is past
+// its limit (sessions adopted, requests refused).
+func TestRegrantWithinLimits(t *testing.T) {
+	cfg := limitCatch(t)
+	cfg.Variant, cfg.Seed = "regrant-within-limits", 2
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ByRule["unanswered"] == 0 {
+		t.Errorf("regrant-within-limits, seed 2: not caught (%+v)", r.ByRule)
+	} else {
+		t.Logf("regrant-within-limits, seed 2: %s", r.First[0])
+	}
+	first := rand.Uint64() >> 1
+	t.Logf("faithful: seeds %d.. (fresh each run)", first)
+	cfg.Variant = ""
+	sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := sum.FirstFailed; f != nil {
+		t.Errorf("faithful: %d of %d runs with findings; seed %d: %v", sum.Failed, sum.Runs, f.Seed, f.First)
+	}
+	if sum.Adopted == 0 || sum.Refused == 0 {
+		t.Errorf("faithful: a sweep that tries little: %+v", sum)
+	}
+	t.Logf("faithful: %d adopted, %d refused, %d units granted in %d runs", sum.Adopted, sum.Refused, sum.Units, sum.Runs)
 }

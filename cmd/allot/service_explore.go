@@ -62,6 +62,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		slots               int
 		quotas, budget      int
 		waste               int
+		maxSess, maxLocks   int
 		seed                uint64
 		delay               string
 		crash, restart      string
@@ -83,6 +84,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&units, "units", 2, "with --semaphores: each semaphore's units, R")
 	fs.IntVar(&slots, "slots", svcsim.Slots, "each node's slots of an instance of a small semaphore or a quota (the service's --slots)")
 	quotaFlags(fs, &quotas, &budget, &waste)
+	limitFlags(fs, &maxSess, &maxLocks)
 	fs.Uint64Var(&seed, "seed", 1, "seed of the processes' random draws")
 	fs.StringVar(&delay, "delay", "uniform:1:3", "every message takes between A and B ticks: uniform:A:B or const:X")
 	fs.StringVar(&crash, "crash", "", "nodes that may crash, each at any step (once): P[,P...]; P@T: node P crashes at tick T, in the warm-up")
@@ -128,6 +130,9 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkQuotaFlags(quotas, budget, waste, variant); err != nil {
 		return err
 	}
+	if err := checkLimitFlags(maxSess, maxLocks, variant); err != nil {
+		return err
+	}
 	d, err := dist.Parse(delay)
 	if err != nil {
 		return badf("--delay: %v", err)
@@ -169,7 +174,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := svcsim.ExploreConfig{Nodes: nodes, Clients: clients, Seed: seed, MinDelay: d.Min(), MaxDelay: hi,
 		Crash: cr, Restart: re, CrashAt: crAt, RestartAt: reAt, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant,
-		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste, Slots: slots}
+		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste, Slots: slots, MaxSessions: maxSess, MaxLocks: maxLocks}
 	switch from {
 	case "":
 	case "adopt", "serve":
@@ -205,7 +210,8 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		if res.Violations > 0 {
 			verdict = "stopped at a violation"
 		}
-		fmt.Fprintf(stdout, "%s of %d nodes, %d clients; delays %d..%d; crash [%s], restart [%s]; seed %d\n", serviceName(variant), nodes, clients, d.Min(), hi, crash, restart, seed)
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients%s; delays %d..%d; crash [%s], restart [%s]; seed %d\n", serviceName(variant), nodes, clients,
+			limitsText(maxSess, maxLocks), d.Min(), hi, crash, restart, seed)
 		start := max(res.WarmupEnd, cfg.From)
 		if cfg.From == 0 && len(crAt) == 0 {
 			fmt.Fprintf(stdout, "from tick %d, when every node serves and every client holds a session (%d steps of earliest inputs)\n\n", start, res.Warmup)
