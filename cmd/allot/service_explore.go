@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-dev/allot/ctlsim"
 	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/explore"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/sim"
 	"github.com/allot-dev/allot/svcsim"
@@ -199,7 +200,14 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if format == "json" {
-		if err := writeJSON(stdout, res); err != nil {
+		// The limits beside the result's fields, only when set: without
+		// them the document is as before.
+		doc := struct {
+			*explore.TimedResult
+			MaxSessions int `json:"max_sessions,omitempty"`
+			MaxLocks    int `json:"max_locks,omitempty"`
+		}{res, maxSess, maxLocks}
+		if err := writeJSON(stdout, doc); err != nil {
 			return err
 		}
 	} else {

@@ -140,6 +140,13 @@ func TestServiceSimLimits(t *testing.T) {
 	if !strings.Contains(out, "max-sessions 2, max-locks 1") || !strings.Contains(out, "refused") {
 		t.Errorf("limits, sweep:\n%s", out)
 	}
+	ex := []string{"explore", "--kind", "service", "--max-depth", "2", "--format", "json"}
+	if js, errs, code := allot(t, ex...); code != 0 || strings.Contains(js, "max_") {
+		t.Errorf("explore, no limits: exit %d, stderr %q\n%s", code, errs, js)
+	}
+	if js, errs, code := allot(t, append(ex, "--max-locks", "2")...); code != 0 || !strings.Contains(js, `"max_locks": 2`) || strings.Contains(js, "max_sessions") {
+		t.Errorf("explore, --max-locks 2: exit %d, stderr %q\n%s", code, errs, js)
+	}
 }
 
 // TestServiceExploreViewChange: a crash at a tick, the search from just
