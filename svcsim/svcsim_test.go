@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-dev/allot/ctlsim"
 	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/sim"
 )
 
@@ -376,4 +377,45 @@ func TestRegrantWithinLimits(t *testing.T) {
 		t.Errorf("faithful: a sweep that tries little: %+v", sum)
 	}
 	t.Logf("faithful: %d adopted, %d refused, %d units granted in %d runs", sum.Adopted, sum.Refused, sum.Units, sum.Runs)
+}
+
+// lateGrants counts the grants answered to clients from tick from on: a
+// lock's and a semaphore's unit's.
+type lateGrants struct {
+	from        proc.Time
+	locks, sems int
+}
+
+func (g *lateGrants) Event(e proc.Event) {
+	if e.Kind != proc.EvEnter || e.Time < g.from || e.S == nil {
+		return
+	}
+	if e.S.Units > 0 {
+		g.sems++
+	} else {
+		g.locks++
+	}
+}
+
+// TestLimitsKeepServing: at their limits (--max-locks 1, --max-sessions
+// 2, eight clients), across a crash and a restart that move sessions
+// and grants, the nodes still grant locks and units in the run's last
+// quarter: the users and sessions given back are counted back (a leak
+// would leave every request refused, an answer the checker accepts).
+// Fresh seeds each run.
+func TestLimitsKeepServing(t *testing.T) {
+	first := rand.Uint64() >> 1
+	t.Logf("seeds %d.. (fresh each run)", first)
+	f := Faults{Faults: ctlsim.Faults{Crashes: []sim.Crash{{P: 0, At: 5000}}, Restarts: []sim.Restart{{P: 0, At: 7000}}}}
+	for i := range uint64(4) {
+		g := &lateGrants{from: 15000}
+		r, err := Run(Config{Nodes: 3, Clients: 8, Seed: first + i, Horizon: 20000, Delay: delay(t), Faults: f,
+			Semaphores: 1, Units: 4, MaxSessions: 2, MaxLocks: 1, Sink: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Findings > 0 || r.Refused == 0 || g.locks == 0 || g.sems == 0 {
+			t.Errorf("seed %d: %d refused, %d locks and %d units granted after t=15000, findings %v", r.Seed, r.Refused, g.locks, g.sems, r.First)
+		}
+	}
 }
