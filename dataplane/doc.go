@@ -84,9 +84,19 @@
 //     semaphore is an id with its units R, fixed for the run: the
 //     service records a name's units in the control log at its first use
 //     and refuses other units (UNITS_MISMATCH), and limits the
-//     semaphores in use (--max-semaphores) and the requests of one at a
-//     node (--max-sessions, --max-locks for the lock, which a grant asked
-//     again in a new view may pass); none of that is modelled. The slots
+//     semaphores in use (--max-semaphores); neither is modelled. The
+//     nodes' limits are (Config.MaxSessions, MaxLocks: the service's
+//     --max-sessions, --max-locks), as sessions.go's OpenSession and
+//     grants.go's acquire apply them: an open past MaxSessions, a lock
+//     request past MaxLocks users of the view's lock instance, a large
+//     semaphore's past MaxSessions users of its instance, answered
+//     NodeLimit (RESOURCE_EXHAUSTED, NODE_LIMIT), unless a user given
+//     back is on its way to being free (locks.go's grab, claimed: the
+//     request waits for it); adopted sessions and regrants pass them
+//     (grab(held)), and a user made past the limit is not kept once the
+//     node has its most idle (putBack). The service's users' ids stay
+//     below lockRange, which bounds the regrants past the limit; the
+//     model's have no such bound (its limits are small). The slots
 //     are the model's (Config.Slots: svcsim's are 2 by default, the
 //     service's 16, so few that a view's instance stays small), so a
 //     small semaphore there is one of 1 unit. The service's Acquire with a try

@@ -102,6 +102,7 @@ const (
 	NotHeld          // FAILED_PRECONDITION: the session holds no such grant
 	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id; no such quota, a take of N outside 1..its budget
 	Exhausted        // RESOURCE_EXHAUSTED, QUOTA_EXHAUSTED: the quota's controller rejected the permit
+	NodeLimit        // RESOURCE_EXHAUSTED, NODE_LIMIT: the node has its most sessions open, or lock requests (a large semaphore's) at once
 )
 
 // Reply is a node's answer to a Call.

@@ -56,6 +56,14 @@ const (
 	// its client them at its end. The node still holds them against its
 	// chunk meanwhile, as the service's chunks do in memory.
 	TakeCountLate
+	// RegrantWithinLimits: a grant held, asked again in a new view,
+	// waits for a user of the node under MaxLocks (MaxSessions for a
+	// large semaphore) as a new request does, as the service's grab did
+	// before it let regrants past the limit: an adopter holding more
+	// grants than its limit (its own and the adopted sessions') is not
+	// ready until enough of them are given back, and no view serves
+	// meanwhile.
+	RegrantWithinLimits
 )
 
 // Config is a node's data plane.
@@ -81,6 +89,13 @@ type Config struct {
 	// is refused (the service's INVALID_ARGUMENT), as it could never be
 	// filled.
 	Budgets []uint64
+	// MaxSessions, MaxLocks: the service's --max-sessions and
+	// --max-locks (0: no limit). An open past MaxSessions sessions at
+	// the node is refused (NodeLimit), a lock request past MaxLocks users
+	// of the view's lock instance, a large semaphore's past MaxSessions
+	// users of its instance (the service's limit "holders"); adopted
+	// sessions and regrants pass them (service/locks.go, grab).
+	MaxSessions, MaxLocks int
 }
 
 // Out is what the node asks of its driver, as data, after an input.
@@ -256,17 +271,30 @@ type grant struct {
 	released bool
 	lost     bool // the session ended before the answer
 	regrant  bool // asked again in a new view, with its token
+	// claimed: queued at the node's most users, for one given back
+	// (back: its user was given back, by an unlock, and is not free yet).
+	claimed, back bool
 }
 
 // users is this node's users of one view's instance of a key: made one
 // per open request (the lock's, a large semaphore's), or a small
 // semaphore's block of slots (block), a request waiting in queue, in
 // order, while every slot is taken (the service's grab and idle).
+//
+// Made one per request, they are at most most (0: no limit; the
+// service's instance.most), past which a request is refused unless a
+// user given back is on its way to being free (returning, more than the
+// requests waiting for one, claimed): it waits for that one. A regrant
+// makes a user past most, and one given back while most are free is
+// not kept (the service's putBack).
 type users struct {
 	free   []proc.ID
 	made   int
 	byUser map[proc.ID]*grant
 	queue  []*grant
+	most   int
+
+	returning, claimed int
 }
 
 type then uint8
@@ -409,6 +437,13 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		}
 		delete(s.grants, g.id)
 		n.reply(o, from, Reply{Req: c.Req, Code: OK, Session: c.Session, Grant: c.Grant})
+		// Its user is on its way back (the service's givenBack): a
+		// request at the node's most waits for it rather than being
+		// refused.
+		if u := n.users[instKey{g.at, g.key}]; u != nil && g.placed && g.entered && !n.Small(g.key) && !g.back {
+			g.back = true
+			u.returning++
+		}
 		// Recorded at the backup before it goes back (api.go, giveBack).
 		n.push(o, &rec{s: s, then: thenRelease, g: g})
 	case OpClose:
@@ -443,6 +478,11 @@ func (n *Node) session(id uint64) (*sess, Code, Reply) {
 func (n *Node) open(o *Out, from proc.ID, c Call) {
 	if n.lease <= 0 || !n.serving || c.TTL <= 0 {
 		n.reply(o, from, Reply{Req: c.Req, Code: Unavailable})
+		return
+	}
+	if n.cfg.MaxSessions > 0 && len(n.sessions) >= n.cfg.MaxSessions {
+		// Adopted sessions count, and may have passed it (Adopt).
+		n.reply(o, from, Reply{Req: c.Req, Code: NodeLimit})
 		return
 	}
 	id := n.id()
@@ -510,13 +550,22 @@ func (n *Node) block() []proc.ID {
 }
 
 // ask asks for g on a user of this node in the instance of its key in
-// epoch: a small semaphore's waits in order for a free slot.
+// epoch: a small semaphore's waits in order for a free slot. A new
+// request past the node's most users of a lock or large semaphore
+// instance is refused (NodeLimit: the service's RESOURCE_EXHAUSTED,
+// NODE_LIMIT), or waits for a user given back that is not free yet
+// (the service's grab and idle, claimed).
 func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	u := n.users[instKey{epoch, g.key}]
 	if u == nil {
 		u = &users{byUser: map[proc.ID]*grant{}}
-		if n.Small(g.key) {
+		switch {
+		case n.Small(g.key):
 			u.free = n.block()
+		case g.key.Lock():
+			u.most = n.cfg.MaxLocks
+		default:
+			u.most = n.cfg.MaxSessions
 		}
 		n.users[instKey{epoch, g.key}] = u
 	}
@@ -527,6 +576,22 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	case n.Small(g.key):
 		// Not placed: a grant held in an older view is on no user of
 		// this one until a slot is free (its release gives none back).
+		g.at, g.placed, g.queued, g.entered = epoch, false, true, false
+		u.queue = append(u.queue, g)
+		return
+	case u.most > 0 && u.made >= u.most && (!g.regrant || n.cfg.Broken == RegrantWithinLimits):
+		// At the node's most users, all busy. A regrant passes (default
+		// below): the node is ready in epoch only once its held grants
+		// are asked again, and an adopter may hold more than its most.
+		switch {
+		case u.returning > u.claimed:
+			g.claimed = true
+			u.claimed++
+		case !g.regrant:
+			n.refuseGrant(o, g)
+			return
+		}
+		// A regrant (broken) waits for any user given back.
 		g.at, g.placed, g.queued, g.entered = epoch, false, true, false
 		u.queue = append(u.queue, g)
 		return
@@ -542,14 +607,27 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: g.key, User: id, Res: g.res})
 }
 
+// refuseGrant answers g's request refused at the node's limit: it is
+// no grant of its session.
+func (n *Node) refuseGrant(o *Out, g *grant) {
+	delete(g.s.grants, g.id)
+	g.lost = true
+	n.reply(o, g.client, Reply{Req: g.req, Code: NodeLimit, Session: g.s.st.ID})
+}
+
 // unqueue drops g from the requests waiting for a slot.
 func (n *Node) unqueue(g *grant) {
 	if !g.queued {
 		return
 	}
 	g.queued = false
+	claimed := g.claimed
+	g.claimed = false
 	if u := n.users[instKey{g.at, g.key}]; u != nil {
 		u.queue = slices.DeleteFunc(u.queue, func(x *grant) bool { return x == g })
+		if claimed {
+			u.claimed--
+		}
 	}
 }
 
@@ -571,15 +649,29 @@ func (n *Node) free(o *Out, g *grant) {
 		return // its view retired: the instance is gone
 	}
 	delete(u.byUser, g.user)
-	u.free = append(u.free, g.user)
+	if g.back {
+		g.back = false
+		u.returning--
+	}
 	o.Frees = append(o.Frees, Ask{Epoch: g.at, Key: g.key, User: g.user})
 	// The slot goes to the first request waiting for one (released
 	// first: Frees go before Asks).
 	if len(u.queue) > 0 {
+		u.free = append(u.free, g.user)
 		next := u.queue[0]
 		u.queue = u.queue[1:]
 		next.queued = false
+		if next.claimed {
+			next.claimed = false
+			u.claimed--
+		}
 		n.ask(o, next, g.at)
+		return
+	}
+	// At most most idle users are kept: one made past it for a regrant
+	// is dropped (the service's putBack), its id not given again.
+	if u.most == 0 || len(u.free) < u.most {
+		u.free = append(u.free, g.user)
 	}
 }
 
@@ -1122,7 +1214,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			case !g.answered && (g.placed || g.queued):
 				// Asked in an older view (or waiting for a slot there),
 				// not answered: it starts over once v serves.
-				g.placed, g.queued = false, false
+				g.placed, g.queued, g.claimed = false, false, false
 				n.waiting = append(n.waiting, g)
 			}
 		}
@@ -1270,7 +1362,7 @@ func (n *Node) Fence(o *Out, epoch uint64, lost bool) {
 		n.end(o, n.sessions[id], 0, n.cfg.Broken == FenceEnds)
 	}
 	for _, g := range n.delays.Held() {
-		g.placed, g.queued = false, false
+		g.placed, g.queued, g.claimed = false, false, false
 	}
 	o.Stopped = true
 }

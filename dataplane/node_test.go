@@ -649,3 +649,118 @@ func TestTakeOfN(t *testing.T) {
 		}
 	}
 }
+
+// servedLimits is served's node with the limits MaxSessions and
+// MaxLocks.
+func servedLimits(self proc.ID, maxSessions, maxLocks int, broken Broken, members ...proc.ID) *Node {
+	a := served(self, 0, members...)
+	a.cfg.MaxSessions, a.cfg.MaxLocks, a.cfg.Broken = maxSessions, maxLocks, broken
+	return a
+}
+
+func code(o *Out, i int) Code { return o.Replies[i].M.(Reply).Code }
+
+// TestNodeLimits: an open past MaxSessions is refused (NODE_LIMIT), and
+// so is a lock request past MaxLocks users of the view's lock instance,
+// unless a user given back is on its way to being free: then it waits
+// for that one (the service's grab, claimed) and is asked on it.
+func TestNodeLimits(t *testing.T) {
+	a := servedLimits(0, 2, 1, 0, 0, 1)
+	s1, s2 := open(a, 7), open(a, 8)
+	var o Out
+	a.Call(&o, 9, Call{Op: OpOpen, Req: 1, TTL: 3000})
+	if len(o.Replies) != 1 || code(&o, 0) != NodeLimit || len(a.sessions) != 2 {
+		t.Fatalf("a third open at --max-sessions 2: %+v", o.Replies)
+	}
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpLock, Req: 2, Session: s1, Names: []int32{0}})
+	a.Call(&o, 8, Call{Op: OpLock, Req: 2, Session: s2, Names: []int32{1}})
+	if !slices.Equal(asked(&o), []proc.ID{0}) || len(o.Replies) != 1 || o.Replies[0].To != 8 || code(&o, 0) != NodeLimit {
+		t.Fatalf("a second lock at --max-locks 1: asks %+v, replies %+v", o.Asks, o.Replies)
+	}
+	if len(a.sessions[s2].grants) != 0 {
+		t.Fatalf("the refused request is a grant of its session: %+v", a.sessions[s2].grants)
+	}
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 5, Key: Key{}, User: 0})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	gid := o.Replies[0].M.(Reply).Grant
+	// Unlocked, not released yet (its record not acknowledged): the next
+	// lock waits for that user, then is asked on it.
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpUnlock, Req: 3, Session: s1, Grant: gid})
+	a.Call(&o, 8, Call{Op: OpLock, Req: 3, Session: s2, Names: []int32{1}})
+	if len(o.Replies) != 1 || code(&o, 0) != OK || len(o.Asks) != 0 {
+		t.Fatalf("a lock while the user is on its way back: replies %+v, asks %+v", o.Replies, o.Asks)
+	}
+	o = Out{}
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if len(o.Frees) != 1 || !slices.Equal(asked(&o), []proc.ID{0}) || o.Asks[0].Res[0] != 1 {
+		t.Fatalf("the user given back: frees %+v, asks %+v", o.Frees, o.Asks)
+	}
+	// Nothing on its way back now: one more is refused.
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpLock, Req: 4, Session: s1, Names: []int32{2}})
+	if len(o.Replies) != 1 || code(&o, 0) != NodeLimit {
+		t.Fatalf("a lock at the limit, nothing given back: %+v", o.Replies)
+	}
+}
+
+// TestRegrantPastLimits: an adopter holding more lock grants than
+// MaxLocks (its own and an adopted session's) asks every one again past
+// the limit, and is ready once they are granted; with
+// RegrantWithinLimits the one past the limit waits for a user given
+// back, and the view is not ready until a holder gives its grant back.
+// Adopted sessions pass MaxSessions.
+func TestRegrantPastLimits(t *testing.T) {
+	for _, broken := range []Broken{0, RegrantWithinLimits} {
+		b := servedLimits(1, 1, 1, broken, 0, 1)
+		sid := open(b, 7)
+		var o Out
+		b.Call(&o, 7, Call{Op: OpLock, Req: 2, Session: sid, Names: []int32{0}})
+		b.Entered(&o, Ask{Epoch: 5, Key: Key{}, User: 1})
+		b.KeepAck(&o, b.backup, KeepAck{Gen: 1, N: 1 << 30})
+		k := keep(1, 1)
+		k.Recs[0].Record.Grants = []session.Grant{{ID: 1, Key: "lock", Names: []string{"b"}, Epoch: 5, Counter: 1}}
+		b.Keep(&o, 0, k)
+		o = Out{}
+		b.At(20, 900)
+		b.Adopt(&o, control.View{Epoch: 7, Members: []proc.ID{1}, Gens: []uint64{1}}, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
+		if len(b.sessions) != 2 {
+			t.Fatalf("broken %d: adopted past --max-sessions 1: sessions %d, want 2", broken, len(b.sessions))
+		}
+		want := []proc.ID{0, 1}
+		if broken != 0 {
+			want = []proc.ID{0}
+		}
+		if !slices.Equal(asked(&o), want) || o.Ready != 0 {
+			t.Fatalf("broken %d: regrants asked on users %v, want %v; ready %d", broken, asked(&o), want, o.Ready)
+		}
+		o = Out{}
+		for _, u := range want {
+			b.Entered(&o, Ask{Epoch: 7, Key: Key{}, User: u})
+		}
+		if broken == 0 {
+			if o.Ready != 7 {
+				t.Errorf("not ready once both regrants are granted: %+v", o)
+			}
+			continue
+		}
+		if o.Ready != 0 {
+			t.Fatalf("broken: ready with a regrant waiting")
+		}
+		// The holder of user 0's grant (the adopted session's, first by
+		// id) gives it back: the waiting regrant gets the user, and once
+		// granted the view is ready.
+		o = Out{}
+		b.Call(&o, 8, Call{Op: OpUnlock, Req: 1, Session: 101, Grant: 1})
+		if len(o.Frees) != 1 || !slices.Equal(asked(&o), []proc.ID{0}) {
+			t.Fatalf("broken: the user given back: frees %+v, asks %+v", o.Frees, o.Asks)
+		}
+		o = Out{}
+		b.Entered(&o, Ask{Epoch: 7, Key: Key{}, User: 0})
+		if o.Ready != 7 {
+			t.Errorf("broken: not ready once the waiting regrant is granted: %+v", o)
+		}
+	}
+}

@@ -31,6 +31,9 @@ type ClientConfig struct {
 	// time, lock or unit.
 	Semaphores int
 	Units      int32
+	// AcquireOnly: with Semaphores, every request acquires a unit (none
+	// locks).
+	AcquireOnly bool
 	// Quotas: with more than 0, one request in two (drawn, before the
 	// semaphores' draw) takes a permit of one of quotas 0..Quotas-1
 	// (drawn) instead: a Take of one permit. A permit is consumed, never
@@ -90,6 +93,7 @@ type Client struct {
 	unlocks   map[uint64]uint64       // unlock calls not answered: grant by call
 	owed      map[uint64]dataplane.Op // grants given back, not acknowledged: how
 	gen       uint64                  // timers of older sessions are stale
+	refused   int                     // answers NODE_LIMIT (measured, not judged)
 }
 
 // NewClient is a client of nodes 0..cfg.Nodes-1.
@@ -193,7 +197,7 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 			c.sendLock(env)
 			return
 		}
-		if c.cfg.Semaphores > 0 && r.IntN(2) == 0 {
+		if c.cfg.Semaphores > 0 && (c.cfg.AcquireOnly || r.IntN(2) == 0) {
 			c.lockNames, c.lockSem = nil, int32(r.IntN(c.cfg.Semaphores))
 			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Sem: c.lockSem, Units: c.cfg.Units}})
 			c.sendLock(env)
@@ -388,6 +392,12 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	if r.Req == c.opening {
 		c.opening = 0
 		if r.Code != dataplane.OK {
+			// Not opened there: unavailable, or at its most sessions
+			// (NODE_LIMIT): client/'s Session passes over both to the
+			// next node.
+			if r.Code == dataplane.NodeLimit {
+				c.refused++
+			}
 			c.next()
 			env.After(c.cfg.Retry, openTimer{c.gen})
 			return
@@ -413,6 +423,17 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	if sent, ok := c.asked[r.Req]; ok {
 		delete(c.asked, r.Req)
 		c.backupSaid(env, from, sent, r)
+		return
+	}
+	if r.Code == dataplane.Expired && r.Req != c.ka && r.Req != c.lockReq && c.unlocks[r.Req] == 0 {
+		// The answer to a call given up when the client moved (client/
+		// cancels it): its node, one the session left, may not know the
+		// session any more, and says nothing of it (client/'s wrap: a
+		// session alive by the client's count moves). Taken for the
+		// current keep-alive's answer, it ended a session the client
+		// counted on, adopted and kept alive elsewhere (a node paused
+		// for 7.6 s answering the keep-alives sent to it before the
+		// move: --hold 40000, seed 7).
 		return
 	}
 	if r.Req == c.lockReq && c.taking && r.Code != dataplane.OK && r.Permits > 0 {
@@ -484,6 +505,13 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			}
 			env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter}})
 			env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
+		case dataplane.NodeLimit:
+			// The node has its most requests open (client/'s ErrLimit,
+			// which Lock and Acquire return, not sent elsewhere: the
+			// session is at this node): the application gives it up and
+			// asks again after a while. Nothing was granted.
+			c.refused++
+			c.notServed(env, r)
 		default:
 			// Not served there (SESSION_MOVING, SESSION_NOT_HERE): nothing
 			// was granted; ErrUnavailable.

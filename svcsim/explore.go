@@ -42,8 +42,10 @@ type ExploreConfig struct {
 	Quotas, Budget, Waste int
 	// TakeMost: as Config's (0: one permit a Take).
 	TakeMost int
-	// Slots: as Config's (0: Slots).
-	Slots int
+	// Slots: as Config's (0: Slots); so are MaxSessions and MaxLocks
+	// (0: none).
+	Slots                 int
+	MaxSessions, MaxLocks int
 }
 
 // Explore runs the search, judged by check.Service: its safety rules,
@@ -121,7 +123,11 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	if err := checkSlots(cfg.Slots); err != nil {
 		return explore.TimedConfig{}, err
 	}
-	w := workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost}
+	if err := checkLimits(cfg.MaxSessions, cfg.MaxLocks, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
+	w := workload{sems: cfg.Semaphores, units: cfg.Units, quotas: cfg.Quotas, budget: cfg.Budget, waste: cfg.Waste, slots: cfg.Slots,
+		takeMost: cfg.TakeMost, maxSessions: cfg.MaxSessions, maxLocks: cfg.MaxLocks}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})

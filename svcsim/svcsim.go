@@ -108,7 +108,17 @@ type Config struct {
 	// Slots: each node's slots of an instance of a small semaphore or a
 	// quota (0: Slots); a semaphore of fewer Units is a small one.
 	Slots int
-	Sink  proc.Sink
+	// MaxSessions, MaxLocks: each node's limits, the service's
+	// --max-sessions and --max-locks (0: none; dataplane.Config).
+	MaxSessions, MaxLocks int
+	// Hold: a client holds each grant 1 to Hold ticks, drawn (0: CS).
+	// Longer holds need AcquireOnly and at least as many Units as
+	// Clients (checkHold): a request that waits behind holders would
+	// outwait Bound. AcquireOnly: every request acquires a semaphore's
+	// unit (with Semaphores), none locks.
+	Hold        proc.Time
+	AcquireOnly bool
+	Sink        proc.Sink
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -208,6 +218,8 @@ var Variants = map[string]dataplane.Broken{
 	"quota-no-persist": dataplane.QuotaNoPersist,
 	"quota-no-chunk":   dataplane.QuotaNoChunk,
 	"take-count-late":  dataplane.TakeCountLate,
+	// A regrant waits for a user under the node's limit.
+	"regrant-within-limits": dataplane.RegrantWithinLimits,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
@@ -227,6 +239,10 @@ func QuotaVariant(variant string) bool {
 // TakeVariant reports whether variant breaks only a Take of more than
 // one permit: a run of it needs such takes (Config.TakeMost).
 func TakeVariant(variant string) bool { return Variants[variant] == dataplane.TakeCountLate }
+
+// LimitVariant reports whether variant breaks only what the node's
+// limits do: a run of it needs one (Config.MaxLocks, MaxSessions).
+func LimitVariant(variant string) bool { return Variants[variant] == dataplane.RegrantWithinLimits }
 
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {
@@ -261,12 +277,15 @@ func RandomFaults(rng *rand.Rand, n int, horizon proc.Time) Faults {
 
 // Result is one run.
 type Result struct {
-	Seed    uint64    `json:"seed"`
-	Nodes   int       `json:"nodes"`
-	Clients int       `json:"clients"`
-	Faults  Faults    `json:"faults"`
-	End     proc.Time `json:"end"`
-	Healed  proc.Time `json:"healed"`
+	Seed    uint64 `json:"seed"`
+	Nodes   int    `json:"nodes"`
+	Clients int    `json:"clients"`
+	// MaxSessions, MaxLocks: the nodes' limits, when set.
+	MaxSessions int       `json:"max_sessions,omitempty"`
+	MaxLocks    int       `json:"max_locks,omitempty"`
+	Faults      Faults    `json:"faults"`
+	End         proc.Time `json:"end"`
+	Healed      proc.Time `json:"healed"`
 	// Sessions opened, grants answered to clients, answers "expired" to
 	// clients, adoptions, requests asked; Acquires and Units: of the
 	// requests and grants, a semaphore's.
@@ -280,9 +299,12 @@ type Result struct {
 	// Takes: of the requests, a quota's; Permits: the permits the
 	// clients were told (a Take's answer tells all it got); Rejects: the
 	// takes answered RESOURCE_EXHAUSTED.
-	Takes    int   `json:"takes,omitempty"`
-	Permits  int   `json:"permits,omitempty"`
-	Rejects  int   `json:"rejects,omitempty"`
+	Takes   int `json:"takes,omitempty"`
+	Permits int `json:"permits,omitempty"`
+	Rejects int `json:"rejects,omitempty"`
+	// Refused: the opens, locks and acquires answered NODE_LIMIT (a
+	// node at its MaxSessions or MaxLocks).
+	Refused  int   `json:"refused,omitempty"`
 	Messages int64 `json:"messages"`
 	Events   int   `json:"events"`
 	// Findings: the checker's count, by rule; First the first few.
@@ -398,6 +420,12 @@ func Run(cfg Config) (Result, error) {
 	if err := checkSlots(cfg.Slots); err != nil {
 		return Result{}, err
 	}
+	if err := checkLimits(cfg.MaxSessions, cfg.MaxLocks, cfg.Variant); err != nil {
+		return Result{}, err
+	}
+	if err := checkHold(cfg.Hold, cfg.AcquireOnly, cfg.Semaphores, cfg.Units, cfg.Clients); err != nil {
+		return Result{}, err
+	}
 	cfg.Faults = cfg.Schedule()
 	ps, err := build(cfg.Nodes, cfg.Clients, broken, cfg.workload())
 	if err != nil {
@@ -435,21 +463,73 @@ func Run(cfg Config) (Result, error) {
 	}
 	chk.Close(cfg.Horizon)
 	return Result{
-		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
+		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, MaxSessions: cfg.MaxSessions, MaxLocks: cfg.MaxLocks, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
 		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
-		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject],
+		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject], Refused: refused(ps),
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
 }
 
 // workload is what the clients ask for besides the lock: semaphores,
-// quotas; and the nodes' slots they are served on (0: Slots).
-type workload struct{ sems, units, quotas, budget, waste, slots, takeMost int }
+// quotas (and a Take's most permits); the nodes' slots they are served
+// on (0: Slots), and the nodes' limits (0: none).
+type workload struct {
+	sems, units, quotas, budget, waste, slots int
+	takeMost                                  int
+	maxSessions, maxLocks                     int
+	hold                                      proc.Time
+	acquireOnly                               bool
+}
 
 func (cfg Config) workload() workload {
-	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost}
+	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost, cfg.MaxSessions, cfg.MaxLocks,
+		cfg.Hold, cfg.AcquireOnly}
+}
+
+// CS is how long a client holds a grant at most (Config.Hold's default).
+const CS = 100
+
+// checkHold refuses holds the run cannot judge: below 0 (0: CS), or past
+// CS but for acquires only of a semaphore of at least one unit per
+// client, which never wait behind a holder (Bound counts holds of CS at
+// most); AcquireOnly without semaphores.
+func checkHold(hold proc.Time, acquireOnly bool, sems, units, clients int) error {
+	switch {
+	case hold < 0:
+		return fmt.Errorf("svcsim: hold %d: want 0 (%d) or more", hold, CS)
+	case acquireOnly && sems == 0:
+		return fmt.Errorf("svcsim: acquires only, but no semaphores")
+	case hold > CS && (!acquireOnly || units < clients):
+		return fmt.Errorf("svcsim: hold %d: past %d, a request waiting behind holders would outwait the checker's bound: acquires only, of at least one unit per client (%d)", hold, CS, clients)
+	}
+	return nil
+}
+
+// checkLimits refuses limits the run cannot have: below 0 (0: none), or
+// the limits' variant with neither.
+func checkLimits(maxSessions, maxLocks int, variant string) error {
+	switch {
+	case maxSessions < 0:
+		return fmt.Errorf("svcsim: --max-sessions %d: want 0 (none) or more", maxSessions)
+	case maxLocks < 0:
+		return fmt.Errorf("svcsim: --max-locks %d: want 0 (none) or more", maxLocks)
+	case maxSessions == 0 && maxLocks == 0 && LimitVariant(variant):
+		return fmt.Errorf("svcsim: variant %s breaks the nodes' limits: it needs --max-locks or --max-sessions", variant)
+	}
+	return nil
+}
+
+// refused is the clients' answers NODE_LIMIT in a run of ps.
+func refused(ps []proc.Process) int {
+	k := 0
+	for _, p := range ps {
+		if c, ok := p.(*Client); ok {
+			k += c.refused
+		}
+	}
+	return k
 }
 
 // chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the
@@ -495,7 +575,8 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 		ps = append(ps, dataplane.NewProcess(dataplane.ProcessConfig{
 			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
 				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep, Quotas: quotas},
-			Data:      dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: slots},
+			Data: dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: slots,
+				MaxSessions: w.maxSessions, MaxLocks: w.maxLocks},
 			Lock:      lock,
 			Pool:      pool,
 			SmallPool: small,
@@ -503,10 +584,14 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 			Resend:    50,
 		}, &disk))
 	}
+	hold := w.hold
+	if hold == 0 {
+		hold = CS
+	}
 	for range clients {
 		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
-			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: 100, Locks: 4,
-			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas, TakeMost: w.takeMost}))
+			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: hold, Locks: 4,
+			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas, TakeMost: w.takeMost, AcquireOnly: w.acquireOnly}))
 	}
 	return ps, nil
 }
@@ -544,16 +629,20 @@ func (m *measure) Event(e proc.Event) {
 
 // Summary is a sweep over seeds.
 type Summary struct {
-	Nodes    int            `json:"nodes"`
-	Runs     int            `json:"runs"`
-	Faults   map[string]int `json:"faults"`
-	Sessions int            `json:"sessions"`
-	Grants   int            `json:"grants"`
-	Expired  int            `json:"expired"`
-	Adopted  int            `json:"adopted"`
-	Units    int            `json:"units,omitempty"` // of the grants, a semaphore's
-	Permits  int            `json:"permits,omitempty"`
-	Rejects  int            `json:"rejects,omitempty"`
+	Nodes int `json:"nodes"`
+	// MaxSessions, MaxLocks: the nodes' limits, when set.
+	MaxSessions int            `json:"max_sessions,omitempty"`
+	MaxLocks    int            `json:"max_locks,omitempty"`
+	Runs        int            `json:"runs"`
+	Faults      map[string]int `json:"faults"`
+	Sessions    int            `json:"sessions"`
+	Grants      int            `json:"grants"`
+	Expired     int            `json:"expired"`
+	Adopted     int            `json:"adopted"`
+	Units       int            `json:"units,omitempty"` // of the grants, a semaphore's
+	Permits     int            `json:"permits,omitempty"`
+	Rejects     int            `json:"rejects,omitempty"`
+	Refused     int            `json:"refused,omitempty"`
 	// Findings: the runs with at least one, in all and by rule, and the
 	// first of them (its seed replays it).
 	Failed      int            `json:"failed_runs"`
@@ -592,7 +681,7 @@ func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary,
 	}
 	close(next)
 	wg.Wait()
-	sum := Summary{Nodes: cfg.Nodes, Runs: len(seeds), Faults: map[string]int{}, ByRule: map[string]int{}}
+	sum := Summary{Nodes: cfg.Nodes, MaxSessions: cfg.MaxSessions, MaxLocks: cfg.MaxLocks, Runs: len(seeds), Faults: map[string]int{}, ByRule: map[string]int{}}
 	for i, r := range results {
 		if errs[i] != nil {
 			return sum, fmt.Errorf("seed %d: %w", seeds[i], errs[i])
@@ -607,6 +696,7 @@ func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary,
 		sum.Units += r.Units
 		sum.Permits += r.Permits
 		sum.Rejects += r.Rejects
+		sum.Refused += r.Refused
 		if r.Findings > 0 {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)

@@ -5,7 +5,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/allot-dev/allot/ctlsim"
 	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/sim"
 )
 
@@ -78,6 +80,10 @@ func TestVariants(t *testing.T) {
 		if TakeVariant(v) {
 			cfg.TakeMost, cfg.Waste = 5, 40
 		}
+		if LimitVariant(v) {
+			cfg = limitCatch(t)
+			cfg.Variant = v
+		}
 		for from := 1; from <= most && caught == nil; from += step {
 			sum, err := Sweep(cfg, seeds(from, step), 0, nil)
 			if err != nil {
@@ -94,6 +100,9 @@ func TestVariants(t *testing.T) {
 		}
 		if QuotaVariant(v) && caught.ByRule["budget"]+caught.ByRule["issued"] == 0 {
 			t.Errorf("variant %s: caught by %v, not budget nor issued", v, caught.ByRule)
+		}
+		if LimitVariant(v) && caught.ByRule["unanswered"] == 0 {
+			t.Errorf("variant %s: caught by %v, not unanswered", v, caught.ByRule)
 		}
 		t.Logf("variant %s: seed %d: %s", v, caught.Seed, caught.First[0])
 	}
@@ -254,6 +263,13 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 1, Horizon: 10, Slots: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Slots: MaxSlots + 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Faults: Faults{Slow: []Slow{{P: 1, Start: 5, End: 4, Factor: 2}}}},
+		{Nodes: 3, Clients: 1, Horizon: 10, MaxSessions: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, MaxLocks: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "regrant-within-limits"},
+		{Nodes: 3, Clients: 1, Horizon: 10, Hold: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, AcquireOnly: true},
+		{Nodes: 3, Clients: 1, Horizon: 10, Hold: CS + 1},
+		{Nodes: 3, Clients: 2, Horizon: 10, Hold: CS + 1, AcquireOnly: true, Semaphores: 1, Units: 1},
 	} {
 		if _, err := Run(cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)
@@ -292,6 +308,16 @@ func TestBadConfig(t *testing.T) {
 //	     backup, whose answers, of its old generation, it dropped: an
 //	     end never done (outlived; node.go, outGen, as primary.go's
 //	     moveBackup)
+//
+// and with long holds (--horizon 80000 --clients 8 --semaphores 1
+// --units 8 --acquire-only --hold 40000):
+//
+//	7    node 0, paused for 7.6 s while its sessions were adopted and kept
+//	     alive at node 1, answered the keep-alives sent to it before the
+//	     clients moved "expired"; the client (svcsim's) took that for its
+//	     current keep-alive's answer and ended a session it counted on
+//	     (expired-alive; client.go: an answer to a call given up says
+//	     nothing, as client/'s canceled call)
 func TestFound(t *testing.T) {
 	for _, c := range []struct {
 		seed                  uint64
@@ -307,6 +333,126 @@ func TestFound(t *testing.T) {
 		}
 		if r.Findings > 0 {
 			t.Errorf("seed %d: %v", seed, r.First)
+		}
+	}
+	r, err := Run(Config{Nodes: 3, Clients: 8, Seed: 7, Horizon: 80000, Delay: delay(t), Random: true,
+		Semaphores: 1, Units: 8, AcquireOnly: true, Hold: 40000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Findings > 0 || r.Adopted == 0 {
+		t.Errorf("seed 7, long holds: %d adopted, %v", r.Adopted, r.First)
+	}
+}
+
+// TestLimitsSweep: random fault schedules with the nodes' limits small
+// enough to refuse often: one lock request open at a node among eight
+// clients (--max-locks 1), and two sessions and two requests of a large
+// semaphore at a node (--max-sessions 2); no finding, and requests
+// refused (NODE_LIMIT) and sessions adopted (adopters past their
+// limits). Fresh seeds each run.
+func TestLimitsSweep(t *testing.T) {
+	first := rand.Uint64() >> 1
+	t.Logf("seeds %d.. (fresh each run)", first)
+	for _, c := range []struct{ clients, maxSessions, maxLocks, sems, units int }{{8, 0, 1, 0, 0}, {8, 2, 0, 1, 4}, {8, 2, 1, 1, 4}} {
+		cfg := Config{Nodes: 3, Clients: c.clients, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: c.sems, Units: c.units,
+			MaxSessions: c.maxSessions, MaxLocks: c.maxLocks}
+		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := sum.FirstFailed; f != nil {
+			t.Errorf("%+v: %d of %d runs with findings; seed %d, faults %+v: %v", c, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
+		}
+		if sum.Refused == 0 || sum.Grants == 0 || sum.Adopted == 0 {
+			t.Errorf("%+v: a sweep that tries little: %+v", c, sum)
+		}
+		t.Logf("%+v: %d refused, %d grants, %d adopted in %d runs", c, sum.Refused, sum.Grants, sum.Adopted, sum.Runs)
+	}
+}
+
+// limitCatch is a run where regrant-within-limits is caught: node 2
+// crashes, and its sessions' grants of a large semaphore are adopted by
+// a node that holds two of its own, its most (--max-sessions 2); held
+// long (most of the run), the grants past the limit wait, broken, for a
+// user given back, and no view serves meanwhile: a request waits past
+// Bound (unanswered). Holds that long need acquires only, of a unit per
+// client, which never wait behind a holder (checkHold). Caught in 12 of
+// seeds 1..30.
+func limitCatch(t *testing.T) Config {
+	return Config{Nodes: 3, Clients: 6, Horizon: 100000, Delay: delay(t), Faults: Faults{Faults: ctlsim.Faults{Crashes: []sim.Crash{{P: 2, At: 20000}}}},
+		Semaphores: 1, Units: 6, AcquireOnly: true, Hold: 200000, MaxSessions: 2}
+}
+
+// TestRegrantWithinLimits: the broken variant is caught (unanswered) on
+// seed 2 of limitCatch's run, and the faithful model, on the same
+// settings, finds nothing over fresh seeds while the adopter is past
+// its limit (sessions adopted, requests refused).
+func TestRegrantWithinLimits(t *testing.T) {
+	cfg := limitCatch(t)
+	cfg.Variant, cfg.Seed = "regrant-within-limits", 2
+	r, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ByRule["unanswered"] == 0 {
+		t.Errorf("regrant-within-limits, seed 2: not caught (%+v)", r.ByRule)
+	} else {
+		t.Logf("regrant-within-limits, seed 2: %s", r.First[0])
+	}
+	first := rand.Uint64() >> 1
+	t.Logf("faithful: seeds %d.. (fresh each run)", first)
+	cfg.Variant = ""
+	sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := sum.FirstFailed; f != nil {
+		t.Errorf("faithful: %d of %d runs with findings; seed %d: %v", sum.Failed, sum.Runs, f.Seed, f.First)
+	}
+	if sum.Adopted == 0 || sum.Refused == 0 {
+		t.Errorf("faithful: a sweep that tries little: %+v", sum)
+	}
+	t.Logf("faithful: %d adopted, %d refused, %d units granted in %d runs", sum.Adopted, sum.Refused, sum.Units, sum.Runs)
+}
+
+// lateGrants counts the grants answered to clients from tick from on: a
+// lock's and a semaphore's unit's.
+type lateGrants struct {
+	from        proc.Time
+	locks, sems int
+}
+
+func (g *lateGrants) Event(e proc.Event) {
+	if e.Kind != proc.EvEnter || e.Time < g.from || e.S == nil {
+		return
+	}
+	if e.S.Units > 0 {
+		g.sems++
+	} else {
+		g.locks++
+	}
+}
+
+// TestLimitsKeepServing: at their limits (--max-locks 1, --max-sessions
+// 2, eight clients), across a crash and a restart that move sessions
+// and grants, the nodes still grant locks and units in the run's last
+// quarter: the users and sessions given back are counted back (a leak
+// would leave every request refused, an answer the checker accepts).
+// Fresh seeds each run.
+func TestLimitsKeepServing(t *testing.T) {
+	first := rand.Uint64() >> 1
+	t.Logf("seeds %d.. (fresh each run)", first)
+	f := Faults{Faults: ctlsim.Faults{Crashes: []sim.Crash{{P: 0, At: 5000}}, Restarts: []sim.Restart{{P: 0, At: 7000}}}}
+	for i := range uint64(4) {
+		g := &lateGrants{from: 15000}
+		r, err := Run(Config{Nodes: 3, Clients: 8, Seed: first + i, Horizon: 20000, Delay: delay(t), Faults: f,
+			Semaphores: 1, Units: 4, MaxSessions: 2, MaxLocks: 1, Sink: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Findings > 0 || r.Refused == 0 || g.locks == 0 || g.sems == 0 {
+			t.Errorf("seed %d: %d refused, %d locks and %d units granted after t=15000, findings %v", r.Seed, r.Refused, g.locks, g.sems, r.First)
 		}
 	}
 }

@@ -26,6 +26,9 @@ type serviceOpts struct {
 	semaphores, units, slots         int
 	quotas, budget, waste            int
 	take                             int
+	maxSessions, maxLocks            int
+	hold                             int64
+	acquireOnly                      bool
 	seed                             uint64
 	seeds, workers                   int
 	horizon                          int64
@@ -50,6 +53,9 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	fs.IntVar(&o.slots, "slots", svcsim.Slots, "each node's slots of an instance of a small semaphore or a quota (the service's --slots)")
 	quotaFlags(fs, &o.quotas, &o.budget, &o.waste)
 	takeFlag(fs, &o.take)
+	limitFlags(fs, &o.maxSessions, &o.maxLocks)
+	fs.Int64Var(&o.hold, "hold", svcsim.CS, "each grant is held 1 to this many ticks, drawn; past the default only with --acquire-only and --units at least --clients (a request waiting behind holders would outwait the checker's bound)")
+	fs.BoolVar(&o.acquireOnly, "acquire-only", false, "with --semaphores: every request acquires a unit, none locks")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
@@ -154,6 +160,17 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkTakeFlag(o.take, o.quotas, o.budget, o.variant); err != nil {
 		return err
 	}
+	if err := checkLimitFlags(o.maxSessions, o.maxLocks, o.variant); err != nil {
+		return err
+	}
+	switch {
+	case o.acquireOnly && o.semaphores == 0:
+		return badf("--acquire-only acquires semaphores' units: it needs --semaphores")
+	case o.hold < 1 || o.hold > 1<<30:
+		return badf("--hold must be 1 to %d, not %d", 1<<30, o.hold)
+	case o.hold > svcsim.CS && (!o.acquireOnly || o.units < o.clients):
+		return badf("--hold past %d needs --acquire-only and --units at least --clients (%d): a request waiting behind holders would outwait the checker's bound", svcsim.CS, o.clients)
+	}
 	delay, err := dist.Parse(o.delay)
 	if err != nil {
 		return badf("--delay: %v", err)
@@ -180,7 +197,8 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
 		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units, Slots: o.slots,
-		Quotas: o.quotas, Budget: o.budget, Waste: o.waste, TakeMost: o.take}
+		Quotas: o.quotas, Budget: o.budget, Waste: o.waste, TakeMost: o.take, MaxSessions: o.maxSessions, MaxLocks: o.maxLocks,
+		Hold: proc.Time(o.hold), AcquireOnly: o.acquireOnly}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)
 	}
@@ -191,8 +209,16 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 			return badf("--trace: %v", err)
 		}
 		tw = trace.NewWriter(tf)
-		tw.Header(trace.Header{Scenario: map[string]any{"kind": "service", "nodes": o.nodes, "clients": o.clients, "delay": o.delay,
-			"horizon": o.horizon, "random_faults": o.random, "variant": o.variant}, Seed: o.seed, Algorithm: serviceName(o.variant),
+		scenario := map[string]any{"kind": "service", "nodes": o.nodes, "clients": o.clients, "delay": o.delay,
+			"horizon": o.horizon, "random_faults": o.random, "variant": o.variant}
+		// The limits only when set: a trace without them is as before.
+		if o.maxSessions > 0 {
+			scenario["max_sessions"] = o.maxSessions
+		}
+		if o.maxLocks > 0 {
+			scenario["max_locks"] = o.maxLocks
+		}
+		tw.Header(trace.Header{Scenario: scenario, Seed: o.seed, Algorithm: serviceName(o.variant),
 			Kind: "service", Processes: o.nodes + o.clients})
 		cfg.Sink = tw
 	}
@@ -211,7 +237,8 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "%s of %d nodes, %d clients; delay %s, horizon %d; seed %d\n", serviceName(o.variant), r.Nodes, r.Clients, o.delay, r.End, r.Seed)
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients%s; delay %s, horizon %d; seed %d\n", serviceName(o.variant), r.Nodes, r.Clients,
+			limitsText(o.maxSessions, o.maxLocks)+holdText(o), o.delay, r.End, r.Seed)
 		fmt.Fprintf(stdout, "faults: %s\n", describeService(r.Faults))
 		locks := r.Requests - r.Takes // a Take is a request too
 		if o.semaphores > 0 {
@@ -223,6 +250,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		if o.quotas > 0 {
 			fmt.Fprintf(stdout, "quotas %d of %d permits (waste %d)%s: takes %d, permits %d, rejects %d\n", o.quotas, o.budget, o.waste, takesOf(o.take), r.Takes, r.Permits, r.Rejects)
+		}
+		if o.maxSessions > 0 || o.maxLocks > 0 {
+			fmt.Fprintf(stdout, "refused at a node's limit (NODE_LIMIT): %d\n", r.Refused)
 		}
 		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
 		for _, f := range r.First {
@@ -257,8 +287,8 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 		if o.random {
 			faults = "random faults"
 		}
-		fmt.Fprintf(stdout, "%s of %d nodes, %d clients, %s, delay %s, horizon %d, seeds %d..%d%s\n\n", serviceName(o.variant), o.nodes, o.clients,
-			faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1, takesOf(o.take))
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients%s, %s, delay %s, horizon %d, seeds %d..%d%s\n\n", serviceName(o.variant), o.nodes, o.clients,
+			limitsText(o.maxSessions, o.maxLocks)+holdText(o), faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1, takesOf(o.take))
 		kinds := []string{"crash", "restart", "cut", "pause", "slow"}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		units, unitsHead := "", ""
@@ -269,6 +299,9 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 		}
 		if o.quotas > 0 {
 			units, unitsHead = units+fmt.Sprintf("%d\t%d\t", sum.Permits, sum.Rejects), unitsHead+"permits\trejects\t"
+		}
+		if o.maxSessions > 0 || o.maxLocks > 0 {
+			units, unitsHead = units+fmt.Sprintf("%d\t", sum.Refused), unitsHead+"refused\t"
 		}
 		fmt.Fprintln(tw, "runs\t"+strings.Join(kinds, "\t")+"\tsessions\tadopted\tgrants\t"+unitsHead+"expired answers\truns with findings\tfindings\t")
 		fmt.Fprintf(tw, "%d\t", sum.Runs)
@@ -334,6 +367,26 @@ func checkTakeFlag(take, quotas, budget int, variant string) error {
 	return nil
 }
 
+// limitFlags are the nodes' limits of allot sim and explore --kind
+// service.
+func limitFlags(fs *flag.FlagSet, maxSessions, maxLocks *int) {
+	fs.IntVar(maxSessions, "max-sessions", 0, "each node's most sessions open (the service's --max-sessions; one more is refused, NODE_LIMIT, and the client opens it at the next node), and most requests of one semaphore of --slots units or more; 0: none")
+	fs.IntVar(maxLocks, "max-locks", 0, "each node's most lock requests open, waiting or held (the service's --max-locks; one more is refused, NODE_LIMIT, and the client asks again later); 0: none")
+}
+
+// checkLimitFlags refuses limit flags a run cannot have.
+func checkLimitFlags(maxSessions, maxLocks int, variant string) error {
+	switch {
+	case maxSessions < 0 || maxSessions > 1<<20:
+		return badf("--max-sessions must be 0 (none) to %d, not %d", 1<<20, maxSessions)
+	case maxLocks < 0 || maxLocks > 1<<20:
+		return badf("--max-locks must be 0 (none) to %d, not %d", 1<<20, maxLocks)
+	case maxSessions == 0 && maxLocks == 0 && svcsim.LimitVariant(variant):
+		return badf("--variant %s breaks the nodes' limits: it needs --max-locks or --max-sessions", variant)
+	}
+	return nil
+}
+
 // takesOf says the takes' largest count in the output, only when it is
 // not the default one.
 func takesOf(take int) string {
@@ -341,6 +394,32 @@ func takesOf(take int) string {
 		return ""
 	}
 	return fmt.Sprintf(", takes of 1 to %d permits", take)
+}
+
+// limitsText is the nodes' limits for a heading: nothing when none is
+// set.
+func limitsText(maxSessions, maxLocks int) string {
+	s := ""
+	if maxSessions > 0 {
+		s += fmt.Sprintf(", max-sessions %d", maxSessions)
+	}
+	if maxLocks > 0 {
+		s += fmt.Sprintf(", max-locks %d", maxLocks)
+	}
+	return s
+}
+
+// holdText is the clients' holds for a heading when not the default's,
+// and acquires only.
+func holdText(o serviceOpts) string {
+	s := ""
+	if o.hold != svcsim.CS {
+		s += fmt.Sprintf(", holds up to %d", o.hold)
+	}
+	if o.acquireOnly {
+		s += ", acquires only"
+	}
+	return s
 }
 
 func describeService(f svcsim.Faults) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/allot-dev/allot/ctlsim"
 	"github.com/allot-dev/allot/dist"
+	"github.com/allot-dev/allot/explore"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/sim"
 	"github.com/allot-dev/allot/svcsim"
@@ -62,6 +63,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		slots               int
 		quotas, budget      int
 		waste, take         int
+		maxSess, maxLocks   int
 		seed                uint64
 		delay               string
 		crash, restart      string
@@ -84,6 +86,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&slots, "slots", svcsim.Slots, "each node's slots of an instance of a small semaphore or a quota (the service's --slots)")
 	quotaFlags(fs, &quotas, &budget, &waste)
 	takeFlag(fs, &take)
+	limitFlags(fs, &maxSess, &maxLocks)
 	fs.Uint64Var(&seed, "seed", 1, "seed of the processes' random draws")
 	fs.StringVar(&delay, "delay", "uniform:1:3", "every message takes between A and B ticks: uniform:A:B or const:X")
 	fs.StringVar(&crash, "crash", "", "nodes that may crash, each at any step (once): P[,P...]; P@T: node P crashes at tick T, in the warm-up")
@@ -132,6 +135,9 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkTakeFlag(take, quotas, budget, variant); err != nil {
 		return err
 	}
+	if err := checkLimitFlags(maxSess, maxLocks, variant); err != nil {
+		return err
+	}
 	d, err := dist.Parse(delay)
 	if err != nil {
 		return badf("--delay: %v", err)
@@ -173,7 +179,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := svcsim.ExploreConfig{Nodes: nodes, Clients: clients, Seed: seed, MinDelay: d.Min(), MaxDelay: hi,
 		Crash: cr, Restart: re, CrashAt: crAt, RestartAt: reAt, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant,
-		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste, TakeMost: take, Slots: slots}
+		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste, TakeMost: take, Slots: slots, MaxSessions: maxSess, MaxLocks: maxLocks}
 	switch from {
 	case "":
 	case "adopt", "serve":
@@ -198,7 +204,14 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if format == "json" {
-		if err := writeJSON(stdout, res); err != nil {
+		// The limits beside the result's fields, only when set: without
+		// them the document is as before.
+		doc := struct {
+			*explore.TimedResult
+			MaxSessions int `json:"max_sessions,omitempty"`
+			MaxLocks    int `json:"max_locks,omitempty"`
+		}{res, maxSess, maxLocks}
+		if err := writeJSON(stdout, doc); err != nil {
 			return err
 		}
 	} else {
@@ -209,7 +222,8 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		if res.Violations > 0 {
 			verdict = "stopped at a violation"
 		}
-		fmt.Fprintf(stdout, "%s of %d nodes, %d clients; delays %d..%d; crash [%s], restart [%s]; seed %d%s\n", serviceName(variant), nodes, clients, d.Min(), hi, crash, restart, seed, takesOf(take))
+		fmt.Fprintf(stdout, "%s of %d nodes, %d clients%s; delays %d..%d; crash [%s], restart [%s]; seed %d%s\n", serviceName(variant), nodes, clients,
+			limitsText(maxSess, maxLocks), d.Min(), hi, crash, restart, seed, takesOf(take))
 		start := max(res.WarmupEnd, cfg.From)
 		if cfg.From == 0 && len(crAt) == 0 {
 			fmt.Fprintf(stdout, "from tick %d, when every node serves and every client holds a session (%d steps of earliest inputs)\n\n", start, res.Warmup)

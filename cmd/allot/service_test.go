@@ -38,6 +38,14 @@ func TestServiceBadInput(t *testing.T) {
 		{"sim", "--kind", "service", "--quotas", "1", "--budget", "4", "--waste", "2", "--take", "5"},
 		{"sim", "--kind", "service", "--take", "2"},
 		{"sim", "--kind", "service", "--quotas", "1", "--variant", "take-count-late"},
+		{"sim", "--kind", "service", "--max-sessions", "-1"},
+		{"sim", "--kind", "service", "--max-locks", "-1"},
+		{"sim", "--kind", "service", "--max-locks", "x"},
+		{"sim", "--kind", "service", "--variant", "regrant-within-limits"},
+		{"sim", "--kind", "service", "--hold", "0"},
+		{"sim", "--kind", "service", "--hold", "1000"},
+		{"sim", "--kind", "service", "--hold", "1000", "--acquire-only", "--semaphores", "1", "--units", "2"},
+		{"sim", "--kind", "service", "--acquire-only"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
@@ -104,6 +112,47 @@ func TestServiceVariantFails(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "seed 4") || !strings.Contains(out, " issued: node ") || !strings.Contains(out, " budget: client ") {
 		t.Errorf("quota-no-persist: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	_, errs, code = allot(t, "sim", "--kind", "service", "--variant", "regrant-within-limits", "--crash", "2@20000", "--horizon", "100000",
+		"--max-sessions", "2", "--clients", "6", "--semaphores", "1", "--units", "6", "--acquire-only", "--hold", "200000", "--seed", "2")
+	if code != 1 || !strings.Contains(errs, "seed 2") || !strings.Contains(errs, "unanswered") {
+		t.Errorf("regrant-within-limits: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestServiceSimLimits: the limits are said in the heading and the JSON
+// only when set, with the requests refused at them.
+func TestServiceSimLimits(t *testing.T) {
+	args := []string{"sim", "--kind", "service", "--seed", "3", "--horizon", "6000", "--clients", "8"}
+	out, errs, code := allot(t, args...)
+	if code != 0 || strings.Contains(out, "max-") || strings.Contains(out, "refused") {
+		t.Errorf("no limits: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	js, _, _ := allot(t, append(args, "--format", "json")...)
+	if strings.Contains(js, "max_") || strings.Contains(js, "refused") {
+		t.Errorf("no limits, json:\n%s", js)
+	}
+	args = append(args, "--max-locks", "1", "--max-sessions", "2")
+	out, errs, code = allot(t, args...)
+	if code != 0 || !strings.Contains(out, "max-sessions 2, max-locks 1") || !strings.Contains(out, "refused at a node's limit") ||
+		!strings.Contains(out, "checker findings: 0") {
+		t.Errorf("limits: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	var r svcsim.Result
+	js, _, _ = allot(t, append(args, "--format", "json")...)
+	if err := json.Unmarshal([]byte(js), &r); err != nil || r.MaxSessions != 2 || r.MaxLocks != 1 || r.Refused == 0 {
+		t.Errorf("limits, json: %v, %+v", err, r)
+	}
+	out, _, _ = allot(t, append(args, "--seeds", "3")...)
+	if !strings.Contains(out, "max-sessions 2, max-locks 1") || !strings.Contains(out, "refused") {
+		t.Errorf("limits, sweep:\n%s", out)
+	}
+	ex := []string{"explore", "--kind", "service", "--max-depth", "2", "--format", "json"}
+	if js, errs, code := allot(t, ex...); code != 0 || strings.Contains(js, "max_") {
+		t.Errorf("explore, no limits: exit %d, stderr %q\n%s", code, errs, js)
+	}
+	if js, errs, code := allot(t, append(ex, "--max-locks", "2")...); code != 0 || !strings.Contains(js, `"max_locks": 2`) || strings.Contains(js, "max_sessions") {
+		t.Errorf("explore, --max-locks 2: exit %d, stderr %q\n%s", code, errs, js)
+	}
 }
 
 // TestServiceExploreViewChange: a crash at a tick, the search from just
@@ -144,6 +193,9 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--variant", "quota-no-persist"},
 		{"explore", "--kind", "service", "--quotas", "1", "--take", "-1"},
 		{"explore", "--kind", "service", "--take", "3"},
+		{"explore", "--kind", "service", "--max-sessions", "-1"},
+		{"explore", "--kind", "service", "--max-locks", "-2"},
+		{"explore", "--kind", "service", "--variant", "regrant-within-limits"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
