@@ -40,7 +40,15 @@ import (
 //	capacity        the clients never hold more than R units of a
 //	                semaphore of R units at once; a client holds a unit as
 //	                it holds a lock (one-holder), until it sends the
-//	                release
+//	                release. A semaphore's R is the units of its first
+//	                grant: the control log records a semaphore's units at
+//	                its first use and every grant of it is of those (the
+//	                checker does not see the log; no refresh, which
+//	                forgets units nobody holds, is modelled)
+//	one-units       no client is granted a semaphore with other units
+//	                (S.Units) than a grant of it held at the time: two
+//	                clients giving one semaphore different units would
+//	                use two semaphores without knowing it
 //	token-order     the fencing tokens (epoch, counter) a name's grants
 //	                are answered with only grow; so do those of a
 //	                semaphore's unit of a view (the service's token names
@@ -92,7 +100,8 @@ type Service struct {
 	sessions map[uint64]*svcSession
 	holders  map[proc.ResID]*svcHold
 	tokens   map[proc.ResID][2]uint64
-	semHolds map[semKey][]*svcHold
+	semHolds map[int32][]*svcHold // by semaphore, whatever its units
+	semFirst map[int32]int32      // a semaphore's units at its first grant
 	units    map[semUnit][2]uint64
 	ended    map[uint64]proc.Time
 	clients  map[proc.ID]*svcClient
@@ -126,6 +135,7 @@ type svcHold struct {
 	client  proc.ID
 	session uint64
 	grant   uint64
+	units   int32 // a semaphore's: the units it was granted with
 	exited  bool
 }
 
@@ -149,7 +159,7 @@ func (c *Service) finding(rule string, t proc.Time, format string, args ...any) 
 func (c *Service) init() {
 	if c.sessions == nil {
 		c.sessions, c.holders, c.tokens = map[uint64]*svcSession{}, map[proc.ResID]*svcHold{}, map[proc.ResID][2]uint64{}
-		c.semHolds, c.units = map[semKey][]*svcHold{}, map[semUnit][2]uint64{}
+		c.semHolds, c.semFirst, c.units = map[int32][]*svcHold{}, map[int32]int32{}, map[semUnit][2]uint64{}
 		c.ended, c.clients, c.permits, c.issued = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}, map[int32]int{}, map[int32]int{}
 	}
 }
@@ -307,19 +317,32 @@ func (c *Service) Event(e proc.Event) {
 }
 
 // semEnter judges a semaphore's grant answered to a client: capacity,
-// and its unit's token-order.
+// one-units, and its unit's token-order.
 func (c *Service) semEnter(e proc.Event, h *svcHold, tok [2]uint64) {
 	t, key := e.Time, semKey{e.S.Sem, e.S.Units}
-	held := slices.DeleteFunc(c.semHolds[key], func(o *svcHold) bool { return !c.holding(o, t) })
-	if len(held) >= int(key.units) {
+	h.units = key.units
+	held := slices.DeleteFunc(c.semHolds[key.sem], func(o *svcHold) bool { return !c.holding(o, t) })
+	for _, o := range held {
+		if o.units != key.units {
+			c.finding("one-units", t, "client %d granted a unit of semaphore %d of %d units (grant %d of session %d) while client %d holds one of %d units (grant %d of session %d)",
+				e.P, key.sem, key.units, e.S.Grant, e.S.ID, o.client, o.units, o.grant, o.session)
+			break
+		}
+	}
+	units, ok := c.semFirst[key.sem]
+	if !ok {
+		units = key.units
+		c.semFirst[key.sem] = units
+	}
+	if len(held) >= int(units) {
 		var who []string
 		for _, o := range held {
 			who = append(who, fmt.Sprintf("client %d (grant %d of session %d)", o.client, o.grant, o.session))
 		}
 		c.finding("capacity", t, "client %d granted a unit of semaphore %d (grant %d of session %d), whose %d units are held: %s",
-			e.P, key.sem, e.S.Grant, e.S.ID, key.units, strings.Join(who, ", "))
+			e.P, key.sem, e.S.Grant, e.S.ID, units, strings.Join(who, ", "))
 	}
-	c.semHolds[key] = append(held, h)
+	c.semHolds[key.sem] = append(held, h)
 	u := semUnit{key, e.S.Unit, e.Epoch}
 	if last, ok := c.units[u]; ok && !less(last, tok) {
 		c.finding("token-order", t, "client %d granted unit %d@%d of semaphore %d with token %v, not above the last one answered, %v",
