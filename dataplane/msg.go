@@ -103,6 +103,7 @@ const (
 	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id; no such quota, a take of N outside 1..its budget
 	Exhausted        // RESOURCE_EXHAUSTED, QUOTA_EXHAUSTED: the quota's controller rejected the permit
 	NodeLimit        // RESOURCE_EXHAUSTED, NODE_LIMIT: the node has its most sessions open, or lock requests (a large semaphore's) at once
+	Mismatch         // FAILED_PRECONDITION, UNITS_MISMATCH: the control log has other units for the semaphore (Reply.Units)
 )
 
 // Reply is a node's answer to a Call.
@@ -128,6 +129,9 @@ type Reply struct {
 	// ErrorInfo's "taken" (QUOTA_EXHAUSTED with Exhausted, TAKE_CUT_SHORT
 	// with another code when above 0).
 	Permits int64
+	// Units: Mismatch: the semaphore's units as the control log has
+	// them (the service's ErrorInfo "units").
+	Units int32
 }
 
 func (Reply) Kind() string { return "reply" }

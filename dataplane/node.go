@@ -64,6 +64,12 @@ const (
 	// ready until enough of them are given back, and no view serves
 	// meanwhile.
 	RegrantWithinLimits
+	// UnitsUnchecked: a node serves an Acquire with the units it is
+	// given, without reading the control log's record of the
+	// semaphore's units (Config.Units): two clients giving one
+	// semaphore different units use two instances of it, and hold more
+	// units at once than the first use said it has.
+	UnitsUnchecked
 )
 
 // Config is a node's data plane.
@@ -96,6 +102,15 @@ type Config struct {
 	// users of its instance (the service's limit "holders"); adopted
 	// sessions and regrants pass them (service/locks.go, grab).
 	MaxSessions, MaxLocks int
+	// Units: a semaphore's units are checked against the control log
+	// (the service's checkUnits): a node reads them there before its
+	// first Acquire of a semaphore in a view, proposing the units asked
+	// as the semaphore's first use (Out.Record; the first entry of a
+	// semaphore wins), and refuses an Acquire of other units (Mismatch).
+	// Off, every Acquire is served with the units it gives: a run whose
+	// clients all give one semaphore the same units needs no read, and
+	// keeps the timing it had before the check was modelled.
+	Units bool
 }
 
 // Out is what the node asks of its driver, as data, after an input.
@@ -119,6 +134,17 @@ type Out struct {
 	// the driver writes them to its disk before the Replies go, and
 	// tells the control node (control.Node.Issued).
 	Counts []uint64
+	// Record: semaphores whose units the node waits to read from the
+	// control log (Config.Units), with the units of the first Acquire
+	// that waits: the driver proposes them (control.Node.RecordSemaphore)
+	// until the log has an entry for the semaphore, and gives the node
+	// the units the log has (Node.UnitsRead).
+	Record []SemUnits
+}
+
+// SemUnits is a semaphore and its units.
+type SemUnits struct {
+	Sem, Units int32
 }
 
 // Limit is what the node's count of a quota may reach in the view it
@@ -150,7 +176,7 @@ type Ask struct {
 // Empty reports whether o asks for nothing.
 func (o *Out) Empty() bool {
 	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events)+len(o.Left) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped &&
-		o.Counts == nil
+		o.Counts == nil && len(o.Record) == 0
 }
 
 // Node is one node's data plane, pure: its sessions (package session's
@@ -203,6 +229,21 @@ type Node struct {
 	quotas  []quotaView
 	slots   map[instKey]*slots
 	takes   []*take
+
+	// The semaphores' units read from the control log (Config.Units),
+	// and the Acquires waiting for a read.
+	sems      map[int32]semRecord
+	unitsWait []*grant
+}
+
+// semRecord is a semaphore's units as the control log had them when its
+// newest view was epoch (the service's semRecord): good for an Acquire
+// in that view or an earlier one. A node reads the log again at its
+// first Acquire of the semaphore in a later view (a refresh between
+// forgets the units of the semaphores nobody holds).
+type semRecord struct {
+	units int32
+	epoch uint64
 }
 
 // quotaView is a quota in the view the node serves: spent (the ledger
@@ -345,7 +386,8 @@ func New(cfg Config) *Node {
 	copy(counts, cfg.Counts)
 	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*users{},
 		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
-		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{}}
+		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{},
+		sems: map[int32]semRecord{}}
 }
 
 // Limits sets what the node's counts may reach in its view, one per
@@ -420,12 +462,26 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		}
 		slices.Sort(g.res)
 		g.res = slices.Compact(g.res)
-		s.grants[g.id] = g
-		if n.serving && n.lease > 0 {
-			n.ask(o, g, n.view.Epoch)
-		} else {
-			n.waiting = append(n.waiting, g)
+		if c.Op == OpAcquire && n.cfg.Units && n.cfg.Broken != UnitsUnchecked {
+			r, ok := n.sems[c.Sem]
+			if ok && r.epoch >= n.view.Epoch {
+				if r.units != c.Units {
+					n.reply(o, from, Reply{Req: c.Req, Code: Mismatch, Session: c.Session, Units: r.units})
+					return
+				}
+			} else {
+				// Read from the log first (one read per semaphore: the
+				// others wait for it, as the service's unitsRead).
+				s.grants[g.id] = g
+				if !slices.ContainsFunc(n.unitsWait, func(w *grant) bool { return w.key.Sem == c.Sem }) {
+					o.Record = append(o.Record, SemUnits{Sem: c.Sem, Units: c.Units})
+				}
+				n.unitsWait = append(n.unitsWait, g)
+				return
+			}
 		}
+		s.grants[g.id] = g
+		n.place(o, g)
 	case OpTake:
 		n.takes = append(n.takes, &take{s: s, client: from, req: c.Req, q: c.Sem, want: uint64(c.N)})
 		n.issue(o)
@@ -449,6 +505,39 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 	case OpClose:
 		n.end(o, s, 0, true)
 		n.reply(o, from, Reply{Req: c.Req, Code: OK, Session: c.Session})
+	}
+}
+
+// place asks for g in the view served, or keeps it waiting for one.
+func (n *Node) place(o *Out, g *grant) {
+	if n.serving && n.lease > 0 {
+		n.ask(o, g, n.view.Epoch)
+	} else {
+		n.waiting = append(n.waiting, g)
+	}
+}
+
+// UnitsRead is the driver's word that the control log, its newest view
+// epoch, has units for semaphore sem (Out.Record): the Acquires that
+// waited for the read are refused if they gave other units (Mismatch),
+// asked if not.
+func (n *Node) UnitsRead(o *Out, sem, units int32, epoch uint64) {
+	n.sems[sem] = semRecord{units, epoch}
+	w := n.unitsWait
+	n.unitsWait = nil
+	for _, g := range w {
+		switch {
+		case g.key.Sem != sem:
+			n.unitsWait = append(n.unitsWait, g)
+		case g.lost || g.s.st.Ended:
+			// Its session ended meanwhile, and answered it (end).
+		case g.key.Units != units:
+			delete(g.s.grants, g.id)
+			g.lost = true
+			n.reply(o, g.client, Reply{Req: g.req, Code: Mismatch, Session: g.s.st.ID, Units: units})
+		default:
+			n.place(o, g)
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package dataplane
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"go.etcd.io/raft/v3/raftpb"
 
@@ -68,6 +70,19 @@ type Process struct {
 	// left: what the view served, served, may issue of each quota.
 	left   []control.QuotaLeft
 	served uint64
+	// reads: the semaphores whose units the data plane waits to read
+	// from the control log (Out.Record), by semaphore.
+	reads map[int32]*unitsRead
+}
+
+// unitsRead is a read of a semaphore's units from the control log (the
+// service's readUnits): the units proposed as its first use, the log's
+// view when they were last proposed, and when to propose them again (a
+// proposal may be lost: no leader, a leader change).
+type unitsRead struct {
+	units    int32
+	proposed uint64
+	again    proc.Time
 }
 
 // instKey names an instance: its view and what it serves.
@@ -139,6 +154,7 @@ func (p *Process) Start(env proc.Env) {
 	p.dp = New(dc)
 	p.inst, p.early = map[instKey]*hosted{}, map[uint64][]Inst{}
 	p.out, p.in = map[proc.ID]*sendLink{}, map[proc.ID]*recvLink{}
+	p.reads = map[int32]*unitsRead{}
 	env.After(p.tickEvery(), tickTimer{})
 	env.After(dataEvery, dataTimer{})
 	env.After(p.cfg.Resend, resendTimer{})
@@ -291,6 +307,7 @@ func (p *Process) flush(env proc.Env, o *Out) {
 			p.dp.Entered(o, e)
 		}
 		p.entered = nil
+		p.readUnits(env, o)
 		u, err := p.ctl.Next(env.Now())
 		if err != nil {
 			panic(fmt.Sprintf("dataplane process %d: %v", p.cfg.Control.Self, err)) // a log the node cannot apply: a bug
@@ -332,8 +349,44 @@ func (p *Process) flush(env proc.Env, o *Out) {
 	}
 }
 
+// semName is semaphore sem's name in the control log.
+func semName(sem int32) string { return strconv.Itoa(int(sem)) }
+
+// readUnits gives the data plane the units the control log has for the
+// semaphores it waits for, and proposes the units of those the log has
+// none for: only while the log's newest view is open (an entry applied
+// before is dropped: control.SemaphoreEntry), again at once in a newer
+// view (its change may have dropped it), and again after half a lease
+// (the service's readUnits, which polls the log every 2 ms; here the
+// log is looked at after every input, and on the data plane's tick).
+func (p *Process) readUnits(env proc.Env, o *Out) {
+	if len(p.reads) == 0 {
+		return
+	}
+	state := p.ctl.State()
+	at := state.View().Epoch
+	open, _ := state.Open()
+	for _, sem := range slices.Sorted(maps.Keys(p.reads)) {
+		r := p.reads[sem]
+		if u, ok := state.Semaphore(semName(sem)); ok {
+			delete(p.reads, sem)
+			p.dp.UnitsRead(o, sem, u, at)
+			continue
+		}
+		if now := env.Now(); open && (now >= r.again || at != r.proposed) {
+			_ = p.ctl.RecordSemaphore(semName(sem), r.units) // a proposal dropped is proposed again
+			r.again, r.proposed = now+p.cfg.Control.Lease/2, at
+		}
+	}
+}
+
 // apply does what the data plane asked.
 func (p *Process) apply(env proc.Env, o *Out) {
+	for _, r := range o.Record {
+		if p.reads[r.Sem] == nil {
+			p.reads[r.Sem] = &unitsRead{units: r.Units}
+		}
+	}
 	if o.Counts != nil {
 		// On disk before any answer goes: a permit the node would not
 		// know of after a crash is never handed out.
