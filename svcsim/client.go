@@ -2,6 +2,8 @@ package svcsim
 
 import (
 	"maps"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -34,6 +36,13 @@ type ClientConfig struct {
 	// AcquireOnly: with Semaphores, every request acquires a unit (none
 	// locks).
 	AcquireOnly bool
+	// Mismatch: the percent of acquires (drawn, 0 to 100) that give
+	// their semaphore other units than Units, one of Units-1 (if above
+	// 0) and Units+1 (drawn): a client that names one semaphore with
+	// other units, which the nodes refuse (dataplane.Mismatch: the
+	// service's UNITS_MISMATCH) unless it was the semaphore's first use.
+	// 0: none, and no draw (a run is the run it was before the knob).
+	Mismatch int
 	// Quotas: with more than 0, one request in two (drawn, before the
 	// semaphores' draw) takes a permit of one of quotas 0..Quotas-1
 	// (drawn) instead: a Take of one permit. A permit is consumed, never
@@ -85,6 +94,7 @@ type Client struct {
 	lockReq   uint64 // the open request's call (0: none)
 	lockNames []int32
 	lockSem   int32 // the request's semaphore (or quota), if lockNames is empty
+	lockUnits int32 // the semaphore's units the request gives
 	taking    bool  // the request is a Take of quota lockSem
 	takeN     int64 // the permits the Take asks
 	lockSent  proc.Time
@@ -94,6 +104,7 @@ type Client struct {
 	owed      map[uint64]dataplane.Op // grants given back, not acknowledged: how
 	gen       uint64                  // timers of older sessions are stale
 	refused   int                     // answers NODE_LIMIT (measured, not judged)
+	mismatch  int                     // answers UNITS_MISMATCH (measured)
 }
 
 // NewClient is a client of nodes 0..cfg.Nodes-1.
@@ -198,8 +209,11 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 			return
 		}
 		if c.cfg.Semaphores > 0 && (c.cfg.AcquireOnly || r.IntN(2) == 0) {
-			c.lockNames, c.lockSem = nil, int32(r.IntN(c.cfg.Semaphores))
-			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Sem: c.lockSem, Units: c.cfg.Units}})
+			c.lockNames, c.lockSem, c.lockUnits = nil, int32(r.IntN(c.cfg.Semaphores)), c.cfg.Units
+			if c.cfg.Mismatch > 0 && r.IntN(100) < c.cfg.Mismatch {
+				c.lockUnits = c.otherUnits(r)
+			}
+			env.Emit(proc.Event{Kind: proc.EvRequest, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Sem: c.lockSem, Units: c.lockUnits}})
 			c.sendLock(env)
 			return
 		}
@@ -220,13 +234,22 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 		s := &proc.Session{ID: c.sess, Grant: c.grant}
 		op := dataplane.OpUnlock
 		if c.grantSem {
-			s.Sem, s.Units, op = c.lockSem, c.cfg.Units, dataplane.OpRelease
+			s.Sem, s.Units, op = c.lockSem, c.lockUnits, dataplane.OpRelease
 		}
 		env.Emit(proc.Event{Kind: proc.EvExit, S: s})
 		c.giveBack(env, c.grant, op)
 		c.grant = 0
 		env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.Think))), thinkTimer{c.gen})
 	}
+}
+
+// otherUnits draws the units of an acquire that names its semaphore
+// with other units than Units (ClientConfig.Mismatch).
+func (c *Client) otherUnits(r *rand.Rand) int32 {
+	if c.cfg.Units > 1 && (c.cfg.Units == math.MaxInt32 || r.IntN(2) == 0) {
+		return c.cfg.Units - 1
+	}
+	return c.cfg.Units + 1
 }
 
 // giveUp ends the session once its locks are done: closed, or walked
@@ -249,7 +272,7 @@ func (c *Client) sendLock(env proc.Env) {
 		return
 	}
 	if len(c.lockNames) == 0 {
-		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpAcquire, Session: c.sess, Sem: c.lockSem, Units: c.cfg.Units})
+		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpAcquire, Session: c.sess, Sem: c.lockSem, Units: c.lockUnits})
 		return
 	}
 	c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpLock, Session: c.sess, Names: c.lockNames})
@@ -495,7 +518,7 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			c.lockReq, c.grant, c.grantSem = 0, r.Grant, len(c.lockNames) == 0
 			if c.grantSem {
 				env.Emit(proc.Event{Kind: proc.EvEnter, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter,
-					Sem: c.lockSem, Units: c.cfg.Units, Unit: r.Unit}})
+					Sem: c.lockSem, Units: c.lockUnits, Unit: r.Unit}})
 				env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
 				break
 			}
@@ -505,6 +528,13 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			}
 			env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter}})
 			env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
+		case dataplane.Mismatch:
+			// The semaphore has other units in the cluster (client/'s
+			// ErrMismatch, FAILED_PRECONDITION): an answer, not a node
+			// that failed to serve; nothing was granted, and the
+			// application gives the request up.
+			c.mismatch++
+			c.notServed(env, r)
 		case dataplane.NodeLimit:
 			// The node has its most requests open (client/'s ErrLimit,
 			// which Lock and Acquire return, not sent elsewhere: the

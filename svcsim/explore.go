@@ -46,6 +46,9 @@ type ExploreConfig struct {
 	// (0: none).
 	Slots                 int
 	MaxSessions, MaxLocks int
+	// Mismatch: as Config's (0: every acquire gives its semaphore's
+	// units).
+	Mismatch int
 }
 
 // Explore runs the search, judged by check.Service: its safety rules,
@@ -126,8 +129,11 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	if err := checkLimits(cfg.MaxSessions, cfg.MaxLocks, cfg.Variant); err != nil {
 		return explore.TimedConfig{}, err
 	}
+	if err := checkMismatch(cfg.Mismatch, cfg.Semaphores, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
 	w := workload{sems: cfg.Semaphores, units: cfg.Units, quotas: cfg.Quotas, budget: cfg.Budget, waste: cfg.Waste, slots: cfg.Slots,
-		takeMost: cfg.TakeMost, maxSessions: cfg.MaxSessions, maxLocks: cfg.MaxLocks}
+		takeMost: cfg.TakeMost, maxSessions: cfg.MaxSessions, maxLocks: cfg.MaxLocks, mismatch: cfg.Mismatch}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})

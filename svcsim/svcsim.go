@@ -118,7 +118,12 @@ type Config struct {
 	// unit (with Semaphores), none locks.
 	Hold        proc.Time
 	AcquireOnly bool
-	Sink        proc.Sink
+	// Mismatch: the percent of acquires that give their semaphore other
+	// units (ClientConfig.Mismatch), 0 to 100; above 0, the nodes check
+	// an Acquire's units against the control log's record
+	// (dataplane.Config.Units).
+	Mismatch int
+	Sink     proc.Sink
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -220,11 +225,23 @@ var Variants = map[string]dataplane.Broken{
 	"take-count-late":  dataplane.TakeCountLate,
 	// A regrant waits for a user under the node's limit.
 	"regrant-within-limits": dataplane.RegrantWithinLimits,
+	// An Acquire is served with the units it gives, unchecked.
+	"units-unchecked": dataplane.UnitsUnchecked,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
 // of it needs some (Config.Semaphores).
-func SemVariant(variant string) bool { return Variants[variant] == dataplane.SemNoRegrant }
+func SemVariant(variant string) bool {
+	switch Variants[variant] {
+	case dataplane.SemNoRegrant, dataplane.UnitsUnchecked:
+		return true
+	}
+	return false
+}
+
+// MismatchVariant reports whether variant breaks only what an Acquire
+// of other units does: a run of it needs some (Config.Mismatch).
+func MismatchVariant(variant string) bool { return Variants[variant] == dataplane.UnitsUnchecked }
 
 // QuotaVariant reports whether variant breaks only the quotas: a run of
 // it needs some (Config.Quotas).
@@ -304,9 +321,11 @@ type Result struct {
 	Rejects int `json:"rejects,omitempty"`
 	// Refused: the opens, locks and acquires answered NODE_LIMIT (a
 	// node at its MaxSessions or MaxLocks).
-	Refused  int   `json:"refused,omitempty"`
-	Messages int64 `json:"messages"`
-	Events   int   `json:"events"`
+	Refused int `json:"refused,omitempty"`
+	// Mismatched: the acquires answered UNITS_MISMATCH (Config.Mismatch).
+	Mismatched int   `json:"mismatched,omitempty"`
+	Messages   int64 `json:"messages"`
+	Events     int   `json:"events"`
 	// Findings: the checker's count, by rule; First the first few.
 	Findings int            `json:"findings"`
 	ByRule   map[string]int `json:"by_rule,omitempty"`
@@ -340,6 +359,21 @@ func checkSemaphores(sems, units int, variant string) error {
 		return fmt.Errorf("svcsim: semaphores of %d units: want 1 to %d", units, math.MaxInt32)
 	case sems == 0 && SemVariant(variant):
 		return fmt.Errorf("svcsim: variant %s breaks the semaphores: it needs some", variant)
+	}
+	return nil
+}
+
+// checkMismatch refuses a share of acquires of other units the run
+// cannot have: outside 0..100 percent, above 0 without semaphores, and
+// the units' variant at 0.
+func checkMismatch(mismatch, sems int, variant string) error {
+	switch {
+	case mismatch < 0 || mismatch > 100:
+		return fmt.Errorf("svcsim: --mismatch %d: want 0 to 100 (percent of the acquires)", mismatch)
+	case mismatch > 0 && sems == 0:
+		return fmt.Errorf("svcsim: --mismatch %d: there are no semaphores", mismatch)
+	case mismatch == 0 && MismatchVariant(variant):
+		return fmt.Errorf("svcsim: variant %s breaks an Acquire of other units: it needs --mismatch", variant)
 	}
 	return nil
 }
@@ -420,6 +454,9 @@ func Run(cfg Config) (Result, error) {
 	if err := checkSlots(cfg.Slots); err != nil {
 		return Result{}, err
 	}
+	if err := checkMismatch(cfg.Mismatch, cfg.Semaphores, cfg.Variant); err != nil {
+		return Result{}, err
+	}
 	if err := checkLimits(cfg.MaxSessions, cfg.MaxLocks, cfg.Variant); err != nil {
 		return Result{}, err
 	}
@@ -466,7 +503,7 @@ func Run(cfg Config) (Result, error) {
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, MaxSessions: cfg.MaxSessions, MaxLocks: cfg.MaxLocks, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
 		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
-		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject], Refused: refused(ps),
+		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject], Refused: refused(ps), Mismatched: mismatched(ps),
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
@@ -481,11 +518,12 @@ type workload struct {
 	maxSessions, maxLocks                     int
 	hold                                      proc.Time
 	acquireOnly                               bool
+	mismatch                                  int
 }
 
 func (cfg Config) workload() workload {
 	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost, cfg.MaxSessions, cfg.MaxLocks,
-		cfg.Hold, cfg.AcquireOnly}
+		cfg.Hold, cfg.AcquireOnly, cfg.Mismatch}
 }
 
 // CS is how long a client holds a grant at most (Config.Hold's default).
@@ -527,6 +565,17 @@ func refused(ps []proc.Process) int {
 	for _, p := range ps {
 		if c, ok := p.(*Client); ok {
 			k += c.refused
+		}
+	}
+	return k
+}
+
+// mismatched is the clients' answers UNITS_MISMATCH in a run of ps.
+func mismatched(ps []proc.Process) int {
+	k := 0
+	for _, p := range ps {
+		if c, ok := p.(*Client); ok {
+			k += c.mismatch
 		}
 	}
 	return k
@@ -576,7 +625,7 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 			Control: control.Config{Self: proc.ID(i), Lease: Lease, Margin: ctlsim.Margin,
 				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep, Quotas: quotas},
 			Data: dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: slots,
-				MaxSessions: w.maxSessions, MaxLocks: w.maxLocks},
+				MaxSessions: w.maxSessions, MaxLocks: w.maxLocks, Units: w.mismatch > 0},
 			Lock:      lock,
 			Pool:      pool,
 			SmallPool: small,
@@ -591,7 +640,8 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 	for range clients {
 		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
 			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: hold, Locks: 4,
-			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas, TakeMost: w.takeMost, AcquireOnly: w.acquireOnly}))
+			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas, TakeMost: w.takeMost, AcquireOnly: w.acquireOnly,
+			Mismatch: w.mismatch}))
 	}
 	return ps, nil
 }
@@ -643,6 +693,7 @@ type Summary struct {
 	Permits     int            `json:"permits,omitempty"`
 	Rejects     int            `json:"rejects,omitempty"`
 	Refused     int            `json:"refused,omitempty"`
+	Mismatched  int            `json:"mismatched,omitempty"`
 	// Findings: the runs with at least one, in all and by rule, and the
 	// first of them (its seed replays it).
 	Failed      int            `json:"failed_runs"`
@@ -697,6 +748,7 @@ func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary,
 		sum.Permits += r.Permits
 		sum.Rejects += r.Rejects
 		sum.Refused += r.Refused
+		sum.Mismatched += r.Mismatched
 		if r.Findings > 0 {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)
