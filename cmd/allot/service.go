@@ -29,6 +29,7 @@ type serviceOpts struct {
 	maxSessions, maxLocks            int
 	hold                             int64
 	acquireOnly                      bool
+	mismatch                         int
 	seed                             uint64
 	seeds, workers                   int
 	horizon                          int64
@@ -56,6 +57,7 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	limitFlags(fs, &o.maxSessions, &o.maxLocks)
 	fs.Int64Var(&o.hold, "hold", svcsim.CS, "each grant is held 1 to this many ticks, drawn; past the default only with --acquire-only and --units at least --clients (a request waiting behind holders would outwait the checker's bound)")
 	fs.BoolVar(&o.acquireOnly, "acquire-only", false, "with --semaphores: every request acquires a unit, none locks")
+	mismatchFlag(fs, &o.mismatch)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
@@ -163,6 +165,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkLimitFlags(o.maxSessions, o.maxLocks, o.variant); err != nil {
 		return err
 	}
+	if err := checkMismatchFlag(o.mismatch, o.semaphores, o.variant); err != nil {
+		return err
+	}
 	switch {
 	case o.acquireOnly && o.semaphores == 0:
 		return badf("--acquire-only acquires semaphores' units: it needs --semaphores")
@@ -198,7 +203,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
 		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units, Slots: o.slots,
 		Quotas: o.quotas, Budget: o.budget, Waste: o.waste, TakeMost: o.take, MaxSessions: o.maxSessions, MaxLocks: o.maxLocks,
-		Hold: proc.Time(o.hold), AcquireOnly: o.acquireOnly}
+		Hold: proc.Time(o.hold), AcquireOnly: o.acquireOnly, Mismatch: o.mismatch}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)
 	}
@@ -217,6 +222,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		if o.maxLocks > 0 {
 			scenario["max_locks"] = o.maxLocks
+		}
+		if o.mismatch > 0 {
+			scenario["mismatch"] = o.mismatch
 		}
 		tw.Header(trace.Header{Scenario: scenario, Seed: o.seed, Algorithm: serviceName(o.variant),
 			Kind: "service", Processes: o.nodes + o.clients})
@@ -253,6 +261,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		if o.maxSessions > 0 || o.maxLocks > 0 {
 			fmt.Fprintf(stdout, "refused at a node's limit (NODE_LIMIT): %d\n", r.Refused)
+		}
+		if o.mismatch > 0 {
+			fmt.Fprintf(stdout, "acquires refused for other units (UNITS_MISMATCH): %d\n", r.Mismatched)
 		}
 		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
 		for _, f := range r.First {
@@ -302,6 +313,9 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 		}
 		if o.maxSessions > 0 || o.maxLocks > 0 {
 			units, unitsHead = units+fmt.Sprintf("%d\t", sum.Refused), unitsHead+"refused\t"
+		}
+		if o.mismatch > 0 {
+			units, unitsHead = units+fmt.Sprintf("%d\t", sum.Mismatched), unitsHead+"mismatched\t"
 		}
 		fmt.Fprintln(tw, "runs\t"+strings.Join(kinds, "\t")+"\tsessions\tadopted\tgrants\t"+unitsHead+"expired answers\truns with findings\tfindings\t")
 		fmt.Fprintf(tw, "%d\t", sum.Runs)
@@ -419,7 +433,34 @@ func holdText(o serviceOpts) string {
 	if o.acquireOnly {
 		s += ", acquires only"
 	}
-	return s
+	return s + mismatchText(o.mismatch)
+}
+
+// mismatchFlag is --mismatch of allot sim and explore --kind service.
+func mismatchFlag(fs *flag.FlagSet, mismatch *int) {
+	fs.IntVar(mismatch, "mismatch", 0, "with --semaphores: the percent of acquires (0 to 100, drawn) that give their semaphore other units than --units (one less, or one more); the nodes record a semaphore's units in the control log at its first use and refuse other units (UNITS_MISMATCH); 0: none, and no units recorded")
+}
+
+// checkMismatchFlag refuses a --mismatch outside 0..100, one without
+// semaphores, and the units' variant without it.
+func checkMismatchFlag(mismatch, semaphores int, variant string) error {
+	switch {
+	case mismatch < 0 || mismatch > 100:
+		return badf("--mismatch must be 0 to 100 (percent of the acquires), not %d", mismatch)
+	case mismatch > 0 && semaphores == 0:
+		return badf("--mismatch gives acquires other units: it needs --semaphores")
+	case mismatch == 0 && svcsim.MismatchVariant(variant):
+		return badf("--variant %s breaks an Acquire of other units: it needs --mismatch", variant)
+	}
+	return nil
+}
+
+// mismatchText is --mismatch for a heading: nothing when not set.
+func mismatchText(mismatch int) string {
+	if mismatch == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", mismatch %d%%", mismatch)
 }
 
 func describeService(f svcsim.Faults) string {
