@@ -764,3 +764,52 @@ func TestRegrantPastLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitsChecked: with Config.Units, a node's first Acquire of a
+// semaphore in a view waits for its units to be read from the control
+// log (Out.Record, once per semaphore: the others wait for that read),
+// then each waiting Acquire is asked or refused (Mismatch, with the
+// log's units); later Acquires in the view are judged at once; a newer
+// view reads the log again. UnitsUnchecked asks with any units.
+func TestUnitsChecked(t *testing.T) {
+	a := served(0, 2, 0, 1)
+	a.cfg.Units = true
+	s := open(a, 7)
+	var o Out
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: s, Sem: 3, Units: 2})
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 3, Session: s, Sem: 3, Units: 3})
+	if len(o.Replies)+len(o.Asks) != 0 || !slices.Equal(o.Record, []SemUnits{{Sem: 3, Units: 2}}) {
+		t.Fatalf("before the read: replies %+v, asks %+v, record %+v", o.Replies, o.Asks, o.Record)
+	}
+	o = Out{}
+	a.UnitsRead(&o, 3, 2, 5)
+	if len(o.Asks) != 1 || o.Asks[0].Key != (Key{Sem: 3, Units: 2}) || len(o.Replies) != 1 {
+		t.Fatalf("after the read: asks %+v, replies %+v", o.Asks, o.Replies)
+	}
+	if r := o.Replies[0].M.(Reply); r.Req != 3 || r.Code != Mismatch || r.Units != 2 {
+		t.Errorf("the Acquire of other units: %+v", r)
+	}
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 4, Session: s, Sem: 3, Units: 1})
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 5, Session: s, Sem: 3, Units: 2})
+	if len(o.Record) != 0 || len(o.Replies) != 1 || code(&o, 0) != Mismatch || len(o.Asks) != 1 {
+		t.Errorf("read in the view: record %+v, replies %+v, asks %+v", o.Record, o.Replies, o.Asks)
+	}
+	o = Out{}
+	a.Adopt(&o, control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 6, Session: s, Sem: 3, Units: 2})
+	if !slices.Equal(o.Record, []SemUnits{{Sem: 3, Units: 2}}) || len(o.Replies) != 0 {
+		t.Errorf("a newer view: record %+v, replies %+v", o.Record, o.Replies)
+	}
+
+	b := served(0, 2, 0, 1)
+	b.cfg.Units, b.cfg.Broken = true, UnitsUnchecked
+	s = open(b, 7)
+	o = Out{}
+	b.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: s, Sem: 3, Units: 2})
+	b.Call(&o, 7, Call{Op: OpAcquire, Req: 3, Session: s, Sem: 3, Units: 3})
+	if len(o.Record) != 0 || len(o.Asks) != 2 {
+		t.Errorf("unchecked: record %+v, asks %+v", o.Record, o.Asks)
+	}
+}

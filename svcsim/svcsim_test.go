@@ -74,6 +74,9 @@ func TestVariants(t *testing.T) {
 		if SemVariant(v) {
 			cfg.Semaphores, cfg.Units = 1, 1
 		}
+		if MismatchVariant(v) {
+			cfg.Mismatch = 30
+		}
 		if QuotaVariant(v) {
 			cfg.Quotas, cfg.Budget, cfg.Waste = 1, 40, 12
 		}
@@ -95,7 +98,7 @@ func TestVariants(t *testing.T) {
 			t.Errorf("variant %s: not caught over seeds 1..%d", v, most)
 			continue
 		}
-		if SemVariant(v) && caught.ByRule["capacity"] == 0 {
+		if SemVariant(v) && caught.ByRule["capacity"]+caught.ByRule["one-units"] == 0 {
 			t.Errorf("variant %s: caught by %v, not capacity", v, caught.ByRule)
 		}
 		if QuotaVariant(v) && caught.ByRule["budget"]+caught.ByRule["issued"] == 0 {
@@ -242,6 +245,53 @@ func TestSmallSemaphoreSweep(t *testing.T) {
 	}
 }
 
+// TestMismatchSweep: a third of the acquires give their semaphore
+// other units (one less or one more) than the rest, two semaphores of
+// 2 units (one of the others' units a small semaphore, one a large),
+// under random fault schedules of fresh seeds on 3 and 5 nodes: the
+// nodes record each semaphore's units in the control log at its first
+// use and refuse the others (UNITS_MISMATCH), and the checker finds
+// nothing (capacity by the first grant's units, one-units); some
+// acquires refused and some granted. The full sweeps are allot sim
+// --kind service --random-faults --seeds 300 --semaphores 2 --mismatch
+// 30 (docs/control.md).
+func TestMismatchSweep(t *testing.T) {
+	first := rand.Uint64() >> 1
+	t.Logf("seeds %d.. (fresh each run)", first)
+	for _, n := range []int{3, 5} {
+		cfg := Config{Nodes: n, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 2, Units: 2, Mismatch: 30}
+		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := sum.FirstFailed; f != nil {
+			t.Errorf("%d nodes: %d of %d runs with findings; seed %d, faults %+v: %v", n, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
+		}
+		if sum.Mismatched == 0 || sum.Units == 0 {
+			t.Errorf("%d nodes: %d mismatched, %d units granted in %d runs", n, sum.Mismatched, sum.Units, sum.Runs)
+		}
+		t.Logf("%d nodes: %d mismatched, %d units granted, %d adopted in %d runs", n, sum.Mismatched, sum.Units, sum.Adopted, sum.Runs)
+	}
+}
+
+// TestUnitsUnchecked: nodes that serve an Acquire with the units it
+// gives, unchecked (units-unchecked), are caught on most seeds, by
+// one-units or capacity: two clients naming one semaphore with
+// different units use two instances of it. Measured (seeds 1..300,
+// --semaphores 2 --mismatch 30, 3 nodes): see docs/control.md.
+func TestUnitsUnchecked(t *testing.T) {
+	cfg := Config{Nodes: 3, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 2, Units: 2, Mismatch: 30,
+		Variant: "units-unchecked"}
+	sum, err := Sweep(cfg, seeds(1, 24), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed < sum.Runs/2 || sum.ByRule["one-units"] == 0 || sum.Mismatched != 0 {
+		t.Errorf("units-unchecked: %d of %d runs caught, by %v; %d mismatched", sum.Failed, sum.Runs, sum.ByRule, sum.Mismatched)
+	}
+	t.Logf("units-unchecked: %d of %d runs caught, by %v", sum.Failed, sum.Runs, sum.ByRule)
+}
+
 func TestBadConfig(t *testing.T) {
 	for _, cfg := range []Config{
 		{Nodes: 0, Clients: 1, Horizon: 10},
@@ -251,6 +301,10 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Variant: "sem-no-regrant"},
+		{Nodes: 3, Clients: 1, Horizon: 10, Mismatch: 10},
+		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1, Units: 2, Mismatch: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1, Units: 2, Mismatch: 101},
+		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1, Units: 2, Variant: "units-unchecked"},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: 5},

@@ -46,6 +46,12 @@ func TestServiceBadInput(t *testing.T) {
 		{"sim", "--kind", "service", "--hold", "1000"},
 		{"sim", "--kind", "service", "--hold", "1000", "--acquire-only", "--semaphores", "1", "--units", "2"},
 		{"sim", "--kind", "service", "--acquire-only"},
+		{"sim", "--kind", "service", "--mismatch", "10"},
+		{"sim", "--kind", "service", "--semaphores", "1", "--mismatch", "-1"},
+		{"sim", "--kind", "service", "--semaphores", "1", "--mismatch", "101"},
+		{"sim", "--kind", "service", "--semaphores", "1", "--mismatch", "x"},
+		{"sim", "--kind", "service", "--variant", "units-unchecked"},
+		{"sim", "--kind", "service", "--semaphores", "1", "--variant", "units-unchecked"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
@@ -116,6 +122,35 @@ func TestServiceVariantFails(t *testing.T) {
 		"--max-sessions", "2", "--clients", "6", "--semaphores", "1", "--units", "6", "--acquire-only", "--hold", "200000", "--seed", "2")
 	if code != 1 || !strings.Contains(errs, "seed 2") || !strings.Contains(errs, "unanswered") {
 		t.Errorf("regrant-within-limits: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestServiceSimMismatch: --mismatch is said in the heading, the
+// acquires refused for it counted, only when set; the variant
+// units-unchecked is caught (one-units).
+func TestServiceSimMismatch(t *testing.T) {
+	args := []string{"sim", "--kind", "service", "--seed", "3", "--horizon", "6000", "--semaphores", "2"}
+	out, errs, code := allot(t, args...)
+	if code != 0 || strings.Contains(out, "mismatch") || strings.Contains(out, "UNITS_MISMATCH") {
+		t.Errorf("no mismatch: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	args = append(args, "--mismatch", "30")
+	out, errs, code = allot(t, args...)
+	if code != 0 || !strings.Contains(out, "mismatch 30%") || !strings.Contains(out, "(UNITS_MISMATCH)") || !strings.Contains(out, "checker findings: 0") {
+		t.Errorf("--mismatch 30: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	var r svcsim.Result
+	js, _, _ := allot(t, append(args, "--format", "json")...)
+	if err := json.Unmarshal([]byte(js), &r); err != nil || r.Mismatched == 0 {
+		t.Errorf("--mismatch 30, json: %v, %+v", err, r)
+	}
+	out, _, _ = allot(t, append(args, "--seeds", "2")...)
+	if !strings.Contains(out, "mismatch 30%") || !strings.Contains(out, "mismatched") {
+		t.Errorf("--mismatch 30, sweep:\n%s", out)
+	}
+	_, errs, code = allot(t, append(args, "--variant", "units-unchecked", "--horizon", "20000", "--seed", "1")...)
+	if code != 1 || !strings.Contains(errs, "one-units") {
+		t.Errorf("units-unchecked: exit %d, stderr %q", code, errs)
 	}
 }
 
@@ -196,6 +231,9 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--max-sessions", "-1"},
 		{"explore", "--kind", "service", "--max-locks", "-2"},
 		{"explore", "--kind", "service", "--variant", "regrant-within-limits"},
+		{"explore", "--kind", "service", "--mismatch", "5"},
+		{"explore", "--kind", "service", "--semaphores", "1", "--mismatch", "200"},
+		{"explore", "--kind", "service", "--semaphores", "1", "--variant", "units-unchecked"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
