@@ -81,10 +81,27 @@
 //   - A lock's names are resource ids
 //     fixed for the run: the service asks each name's home for its id in
 //     a view (names.go), which adds nothing to the sessions' protocol. A
-//     semaphore is an id with its units R, fixed for the run: the
-//     service records a name's units in the control log at its first use
-//     and refuses other units (UNITS_MISMATCH), and limits the
-//     semaphores in use (--max-semaphores); neither is modelled. The
+//     semaphore is an id. Its units are checked as semaphores.go's
+//     checkUnits does when Config.Units is set (svcsim sets it only when
+//     some clients give other units, --mismatch: the read costs a Raft
+//     round trip per semaphore and view, which would move every run's
+//     timing): a node's first Acquire of a semaphore in a view waits
+//     for the control log's units (Out.Record: the driver proposes the
+//     units asked, control.Node.RecordSemaphore, while the log's view
+//     is open, again in a newer view or after half a lease, and reads
+//     State.Semaphore after every input; the first entry wins), the
+//     other Acquires of it meanwhile waiting for that read; an Acquire
+//     of other units is refused (Mismatch: FAILED_PRECONDITION,
+//     UNITS_MISMATCH, with the log's units), and the instance of a
+//     semaphore runs with the units of the Acquires it serves, those the
+//     log recorded. The node keeps what it read until its view moves
+//     past the log's view it read it in. Not modelled: the control
+//     plane's refresh (a view of the same members that forgets the
+//     units nobody holds, each member's ready recording again those its
+//     sessions hold, HoldingEntry: no refresh is ever proposed, so a
+//     semaphore's first units are its units for the run, and the
+//     nodes' readies record none), and the limit of semaphores in use
+//     (--max-semaphores), which asks for a refresh. The
 //     nodes' limits are (Config.MaxSessions, MaxLocks: the service's
 //     --max-sessions, --max-locks), as sessions.go's OpenSession and
 //     grants.go's acquire apply them: an open past MaxSessions, a lock
