@@ -40,11 +40,12 @@ import (
 //	capacity        the clients never hold more than R units of a
 //	                semaphore of R units at once; a client holds a unit as
 //	                it holds a lock (one-holder), until it sends the
-//	                release. A semaphore's R is the units of its first
-//	                grant: the control log records a semaphore's units at
-//	                its first use and every grant of it is of those (the
-//	                checker does not see the log; no refresh, which
-//	                forgets units nobody holds, is modelled)
+//	                release. A semaphore's R is the units of the grants
+//	                of it held at the time, else the new grant's: the
+//	                control log records a semaphore's units at its first
+//	                use, and forgets them at a refresh only while nobody
+//	                holds it, so every grant held at once is of the units
+//	                the log has (the checker does not see the log)
 //	one-units       no client is granted a semaphore with other units
 //	                (S.Units) than a grant of it held at the time: two
 //	                clients giving one semaphore different units would
@@ -101,7 +102,6 @@ type Service struct {
 	holders  map[proc.ResID]*svcHold
 	tokens   map[proc.ResID][2]uint64
 	semHolds map[int32][]*svcHold // by semaphore, whatever its units
-	semFirst map[int32]int32      // a semaphore's units at its first grant
 	units    map[semUnit][2]uint64
 	ended    map[uint64]proc.Time
 	clients  map[proc.ID]*svcClient
@@ -159,7 +159,7 @@ func (c *Service) finding(rule string, t proc.Time, format string, args ...any) 
 func (c *Service) init() {
 	if c.sessions == nil {
 		c.sessions, c.holders, c.tokens = map[uint64]*svcSession{}, map[proc.ResID]*svcHold{}, map[proc.ResID][2]uint64{}
-		c.semHolds, c.semFirst, c.units = map[int32][]*svcHold{}, map[int32]int32{}, map[semUnit][2]uint64{}
+		c.semHolds, c.units = map[int32][]*svcHold{}, map[semUnit][2]uint64{}
 		c.ended, c.clients, c.permits, c.issued = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}, map[int32]int{}, map[int32]int{}
 	}
 }
@@ -322,17 +322,9 @@ func (c *Service) semEnter(e proc.Event, h *svcHold, tok [2]uint64) {
 	t, key := e.Time, semKey{e.S.Sem, e.S.Units}
 	h.units = key.units
 	held := slices.DeleteFunc(c.semHolds[key.sem], func(o *svcHold) bool { return !c.holding(o, t) })
-	for _, o := range held {
-		if o.units != key.units {
-			c.finding("one-units", t, "client %d granted a unit of semaphore %d of %d units (grant %d of session %d) while client %d holds one of %d units (grant %d of session %d)",
-				e.P, key.sem, key.units, e.S.Grant, e.S.ID, o.client, o.units, o.grant, o.session)
-			break
-		}
-	}
-	units, ok := c.semFirst[key.sem]
-	if !ok {
-		units = key.units
-		c.semFirst[key.sem] = units
+	units := key.units
+	if len(held) > 0 {
+		units = held[0].units // the units recorded while it is held
 	}
 	if len(held) >= int(units) {
 		var who []string
@@ -341,6 +333,13 @@ func (c *Service) semEnter(e proc.Event, h *svcHold, tok [2]uint64) {
 		}
 		c.finding("capacity", t, "client %d granted a unit of semaphore %d (grant %d of session %d), whose %d units are held: %s",
 			e.P, key.sem, e.S.Grant, e.S.ID, units, strings.Join(who, ", "))
+	}
+	for _, o := range held {
+		if o.units != key.units {
+			c.finding("one-units", t, "client %d granted a unit of semaphore %d of %d units (grant %d of session %d) while client %d holds one of %d units (grant %d of session %d)",
+				e.P, key.sem, key.units, e.S.Grant, e.S.ID, o.client, o.units, o.grant, o.session)
+			break
+		}
 	}
 	c.semHolds[key.sem] = append(held, h)
 	u := semUnit{key, e.S.Unit, e.Epoch}

@@ -207,6 +207,8 @@ type (
 	dataTimer struct{}
 	// resendTimer resends what the links have not had acknowledged.
 	resendTimer struct{}
+	// refreshTimer: the leader proposes a refresh of the view.
+	refreshTimer struct{}
 	// instTimer is a timer of process P of the instance of Key in Epoch.
 	instTimer struct {
 		Epoch uint64

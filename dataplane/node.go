@@ -70,6 +70,12 @@ const (
 	// semaphore different units use two instances of it, and hold more
 	// units at once than the first use said it has.
 	UnitsUnchecked
+	// RefreshForgetsHeld: a node's ready in a new view does not record
+	// again the units of the semaphores its sessions hold (a plain
+	// control.ReadyEntry, not a HoldingEntry): after a refresh, which
+	// forgets every semaphore's units, the first Acquire of a held
+	// semaphore records other units while its holders hold it.
+	RefreshForgetsHeld
 )
 
 // Config is a node's data plane.
@@ -134,6 +140,11 @@ type Out struct {
 	// the driver writes them to its disk before the Replies go, and
 	// tells the control node (control.Node.Issued).
 	Counts []uint64
+	// Holding: with Ready and Config.Units, the semaphores the node's
+	// sessions hold again in the view, each once, and their units: its
+	// ready records them (control.Node.ReadyHolding), which a refresh
+	// forgot.
+	Holding []SemUnits
 	// Record: semaphores whose units the node waits to read from the
 	// control log (Config.Units), with the units of the first Acquire
 	// that waits: the driver proposes them (control.Node.RecordSemaphore)
@@ -377,6 +388,7 @@ type readying struct {
 	regrants int
 	records  int
 	until    proc.Time
+	holding  []SemUnits // the semaphores held again (Config.Units)
 }
 
 // New is node cfg.Self's data plane, with nothing yet.
@@ -462,26 +474,10 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		}
 		slices.Sort(g.res)
 		g.res = slices.Compact(g.res)
-		if c.Op == OpAcquire && n.cfg.Units && n.cfg.Broken != UnitsUnchecked {
-			r, ok := n.sems[c.Sem]
-			if ok && r.epoch >= n.view.Epoch {
-				if r.units != c.Units {
-					n.reply(o, from, Reply{Req: c.Req, Code: Mismatch, Session: c.Session, Units: r.units})
-					return
-				}
-			} else {
-				// Read from the log first (one read per semaphore: the
-				// others wait for it, as the service's unitsRead).
-				s.grants[g.id] = g
-				if !slices.ContainsFunc(n.unitsWait, func(w *grant) bool { return w.key.Sem == c.Sem }) {
-					o.Record = append(o.Record, SemUnits{Sem: c.Sem, Units: c.Units})
-				}
-				n.unitsWait = append(n.unitsWait, g)
-				return
-			}
-		}
 		s.grants[g.id] = g
-		n.place(o, g)
+		if n.unitsChecked(o, g) {
+			n.place(o, g)
+		}
 	case OpTake:
 		n.takes = append(n.takes, &take{s: s, client: from, req: c.Req, q: c.Sem, want: uint64(c.N)})
 		n.issue(o)
@@ -508,6 +504,41 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 	}
 }
 
+// unitsChecked reports whether g, a new request or one that starts over
+// in a new view, may be asked: its semaphore's units are checked
+// (Config.Units) in the node's view, as the service's acquire checks
+// them in every view it asks in (a refresh between forgets the units of
+// the semaphores nobody holds, and a request not granted yet holds
+// nothing). The units are read from the control log first unless the
+// node read them in its view (one read per semaphore: the others wait
+// for it, as the service's unitsRead; UnitsRead asks them); other
+// units are refused (Mismatch).
+func (n *Node) unitsChecked(o *Out, g *grant) bool {
+	if g.key.Lock() || !n.cfg.Units || n.cfg.Broken == UnitsUnchecked {
+		return true
+	}
+	r, ok := n.sems[g.key.Sem]
+	switch {
+	case ok && r.epoch >= n.view.Epoch && r.units != g.key.Units:
+		n.mismatch(o, g, r.units)
+	case ok && r.epoch >= n.view.Epoch:
+		return true
+	default:
+		if !slices.ContainsFunc(n.unitsWait, func(w *grant) bool { return w.key.Sem == g.key.Sem }) {
+			o.Record = append(o.Record, SemUnits{Sem: g.key.Sem, Units: g.key.Units})
+		}
+		n.unitsWait = append(n.unitsWait, g)
+	}
+	return false
+}
+
+// mismatch refuses g's request: its semaphore has units (the log's).
+func (n *Node) mismatch(o *Out, g *grant, units int32) {
+	delete(g.s.grants, g.id)
+	g.lost = true
+	n.reply(o, g.client, Reply{Req: g.req, Code: Mismatch, Session: g.s.st.ID, Units: units})
+}
+
 // place asks for g in the view served, or keeps it waiting for one.
 func (n *Node) place(o *Out, g *grant) {
 	if n.serving && n.lease > 0 {
@@ -532,9 +563,7 @@ func (n *Node) UnitsRead(o *Out, sem, units int32, epoch uint64) {
 		case g.lost || g.s.st.Ended:
 			// Its session ended meanwhile, and answered it (end).
 		case g.key.Units != units:
-			delete(g.s.grants, g.id)
-			g.lost = true
-			n.reply(o, g.client, Reply{Req: g.req, Code: Mismatch, Session: g.s.st.ID, Units: units})
+			n.mismatch(o, g, units)
 		default:
 			n.place(o, g)
 		}
@@ -1316,6 +1345,9 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 	if n.cfg.Broken == SemNoRegrant {
 		held = slices.DeleteFunc(held, func(g *grant) bool { return !g.key.Lock() })
 	}
+	if n.cfg.Units && n.cfg.Broken != RefreshForgetsHeld {
+		r.holding = holding(held)
+	}
 	for _, g := range held {
 		g.regrant = true
 		r.regrants++
@@ -1386,9 +1418,22 @@ func (n *Node) moveBackup(o *Out, adopted []*sess) {
 	}
 }
 
+// holding is the semaphores of the grants held, each once, by id, with
+// their units (the service's heldSemaphores).
+func holding(held []*grant) []SemUnits {
+	var out []SemUnits
+	for _, g := range held {
+		if !g.key.Lock() && !g.key.Quota {
+			out = append(out, SemUnits{Sem: g.key.Sem, Units: g.key.Units})
+		}
+	}
+	slices.SortFunc(out, func(a, b SemUnits) int { return cmp.Or(cmp.Compare(a.Sem, b.Sem), cmp.Compare(a.Units, b.Units)) })
+	return slices.CompactFunc(out, func(a, b SemUnits) bool { return a.Sem == b.Sem })
+}
+
 func (n *Node) readyCheck(o *Out) {
 	if r := n.ready; r != nil && r.regrants <= 0 && r.records <= 0 {
-		o.Ready = r.epoch
+		o.Ready, o.Holding = r.epoch, r.holding
 		n.ready = nil
 	}
 }
@@ -1413,7 +1458,7 @@ func (n *Node) Serve(o *Out, epoch uint64, left []control.QuotaLeft) {
 	w := n.waiting
 	n.waiting = nil
 	for _, g := range w {
-		if !g.lost && !g.s.st.Ended {
+		if !g.lost && !g.s.st.Ended && n.unitsChecked(o, g) {
 			n.ask(o, g, epoch)
 		}
 	}

@@ -769,8 +769,10 @@ func TestRegrantPastLimits(t *testing.T) {
 // semaphore in a view waits for its units to be read from the control
 // log (Out.Record, once per semaphore: the others wait for that read),
 // then each waiting Acquire is asked or refused (Mismatch, with the
-// log's units); later Acquires in the view are judged at once; a newer
-// view reads the log again. UnitsUnchecked asks with any units.
+// log's units); later Acquires in the view are judged at once. In a
+// newer view (a refresh) the ready records the units of the semaphores
+// held (Out.Holding), and a request not granted starts over with its
+// units read again. UnitsUnchecked asks with any units.
 func TestUnitsChecked(t *testing.T) {
 	a := served(0, 2, 0, 1)
 	a.cfg.Units = true
@@ -795,12 +797,38 @@ func TestUnitsChecked(t *testing.T) {
 	if len(o.Record) != 0 || len(o.Replies) != 1 || code(&o, 0) != Mismatch || len(o.Asks) != 1 {
 		t.Errorf("read in the view: record %+v, replies %+v, asks %+v", o.Record, o.Replies, o.Asks)
 	}
+	// Request 2 granted; request 5 still asked when the view changes.
+	key := Key{Sem: 3, Units: 2}
 	o = Out{}
-	a.Adopt(&o, control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
+	a.Entered(&o, Ask{Epoch: 5, Key: key, User: a.users[instKey{5, key}].byUser[0].user})
+	if len(sent[Keep](&o)) != 1 {
+		t.Fatalf("the grant is not recorded: %+v", o)
+	}
+	// A refresh: a view of the same members. The grant held is asked
+	// again, and the ready records its semaphore's units; request 5
+	// starts over once the view serves, its units read again.
 	o = Out{}
-	a.Call(&o, 7, Call{Op: OpAcquire, Req: 6, Session: s, Sem: 3, Units: 2})
-	if !slices.Equal(o.Record, []SemUnits{{Sem: 3, Units: 2}}) || len(o.Replies) != 0 {
-		t.Errorf("a newer view: record %+v, replies %+v", o.Record, o.Replies)
+	v6 := control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}
+	a.Adopt(&o, v6, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
+	if len(o.Asks) != 1 || o.Ready != 0 {
+		t.Fatalf("the refresh's regrant: asks %+v, ready %d", o.Asks, o.Ready)
+	}
+	re := o.Asks[0]
+	o = Out{}
+	a.Entered(&o, re)
+	if o.Ready != 6 || !slices.Equal(o.Holding, []SemUnits{{Sem: 3, Units: 2}}) {
+		t.Errorf("the ready of view 6: %d, holding %+v", o.Ready, o.Holding)
+	}
+	o = Out{}
+	a.Serve(&o, 6, nil)
+	if !slices.Equal(o.Record, []SemUnits{{Sem: 3, Units: 2}}) || len(o.Asks) != 0 {
+		t.Errorf("a request starting over in view 6: record %+v, asks %+v", o.Record, o.Asks)
+	}
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 6, Session: s, Sem: 3, Units: 1})
+	a.UnitsRead(&o, 3, 1, 6) // the refresh forgot them, and another node's first use said 1
+	if len(o.Record) != 0 || len(o.Replies) != 1 || o.Replies[0].M.(Reply).Req != 5 || code(&o, 0) != Mismatch || len(o.Asks) != 1 {
+		t.Errorf("read again in view 6: record %+v, replies %+v, asks %+v", o.Record, o.Replies, o.Asks)
 	}
 
 	b := served(0, 2, 0, 1)

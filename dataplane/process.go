@@ -39,6 +39,10 @@ type ProcessConfig struct {
 	Lock, Pool, SmallPool, Quota algo.Algorithm
 	// Resend: how often a link resends what was not acknowledged.
 	Resend proc.Time
+	// RefreshEvery: how often (ticks) the node, while it leads the
+	// control plane, proposes a refresh of the view (the service's
+	// refresher, --refresh-every: control.Node.ProposeRefresh); 0: never.
+	RefreshEvery proc.Time
 }
 
 // Process is a whole node as a proc.Process, for the simulator: the
@@ -158,6 +162,9 @@ func (p *Process) Start(env proc.Env) {
 	env.After(p.tickEvery(), tickTimer{})
 	env.After(dataEvery, dataTimer{})
 	env.After(p.cfg.Resend, resendTimer{})
+	if p.cfg.RefreshEvery > 0 {
+		env.After(p.cfg.RefreshEvery, refreshTimer{})
+	}
 	p.flush(env, &Out{})
 }
 
@@ -260,6 +267,16 @@ func (p *Process) Fire(env proc.Env, t proc.Timer) {
 			}
 		}
 		env.After(p.cfg.Resend, resendTimer{})
+	case refreshTimer:
+		// Only the leader proposes, as the service's refresher does; the
+		// entry refreshes the view only if it is still the newest and
+		// open when applied.
+		if st := p.ctl.State(); p.ctl.Leader() == p.cfg.Control.Self {
+			if open, _ := st.Open(); open {
+				_ = p.ctl.ProposeRefresh(st.View().Epoch) // a proposal dropped waits for the next
+			}
+		}
+		env.After(p.cfg.RefreshEvery, refreshTimer{})
 	case instTimer:
 		if h := p.inst[instKey{t.Epoch, t.Key}]; h != nil {
 			h.get(p, env, t.P).Fire(p.instEnv(env, h, t.P), t.T)
@@ -447,7 +464,15 @@ func (p *Process) apply(env proc.Env, o *Out) {
 		u.Request(p.instEnv(env, h, a.User), proc.Request{Res: a.Res})
 	}
 	if o.Ready > 0 {
-		p.ctl.Ready(env.Now(), o.Ready, p.dp.Counts())
+		if len(o.Holding) > 0 {
+			sems := make([]control.SemaphoreEntry, len(o.Holding))
+			for i, h := range o.Holding {
+				sems[i] = control.SemaphoreEntry{Name: semName(h.Sem), Units: h.Units}
+			}
+			p.ctl.ReadyHolding(env.Now(), o.Ready, p.dp.Counts(), sems)
+		} else {
+			p.ctl.Ready(env.Now(), o.Ready, p.dp.Counts())
+		}
 	}
 	if o.Stopped {
 		p.ctl.Stopped(env.Now(), p.dp.Counts())

@@ -123,7 +123,11 @@ type Config struct {
 	// an Acquire's units against the control log's record
 	// (dataplane.Config.Units).
 	Mismatch int
-	Sink     proc.Sink
+	// RefreshEvery: how often (ticks) the control plane's leader
+	// proposes a refresh of the view (dataplane.ProcessConfig); 0:
+	// never.
+	RefreshEvery proc.Time
+	Sink         proc.Sink
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -227,13 +231,15 @@ var Variants = map[string]dataplane.Broken{
 	"regrant-within-limits": dataplane.RegrantWithinLimits,
 	// An Acquire is served with the units it gives, unchecked.
 	"units-unchecked": dataplane.UnitsUnchecked,
+	// A ready does not record again the units of the semaphores held.
+	"refresh-forgets-held": dataplane.RefreshForgetsHeld,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
 // of it needs some (Config.Semaphores).
 func SemVariant(variant string) bool {
 	switch Variants[variant] {
-	case dataplane.SemNoRegrant, dataplane.UnitsUnchecked:
+	case dataplane.SemNoRegrant, dataplane.UnitsUnchecked, dataplane.RefreshForgetsHeld:
 		return true
 	}
 	return false
@@ -241,7 +247,17 @@ func SemVariant(variant string) bool {
 
 // MismatchVariant reports whether variant breaks only what an Acquire
 // of other units does: a run of it needs some (Config.Mismatch).
-func MismatchVariant(variant string) bool { return Variants[variant] == dataplane.UnitsUnchecked }
+func MismatchVariant(variant string) bool {
+	switch Variants[variant] {
+	case dataplane.UnitsUnchecked, dataplane.RefreshForgetsHeld:
+		return true
+	}
+	return false
+}
+
+// RefreshVariant reports whether variant breaks only what a refresh
+// does: a run of it needs refreshes (Config.RefreshEvery).
+func RefreshVariant(variant string) bool { return Variants[variant] == dataplane.RefreshForgetsHeld }
 
 // QuotaVariant reports whether variant breaks only the quotas: a run of
 // it needs some (Config.Quotas).
@@ -378,6 +394,18 @@ func checkMismatch(mismatch, sems int, variant string) error {
 	return nil
 }
 
+// checkRefresh refuses a refresh period below 0 (0: none), or the
+// refresh's variant without refreshes.
+func checkRefresh(every proc.Time, variant string) error {
+	switch {
+	case every < 0:
+		return fmt.Errorf("svcsim: refreshes every %d ticks: want 0 (none) or more", every)
+	case every == 0 && RefreshVariant(variant):
+		return fmt.Errorf("svcsim: variant %s breaks a refresh: it needs --refresh-every", variant)
+	}
+	return nil
+}
+
 // checkSlots refuses slots the run cannot have: fewer than 0 (0:
 // Slots), or more than MaxSlots.
 func checkSlots(slots int) error {
@@ -457,6 +485,9 @@ func Run(cfg Config) (Result, error) {
 	if err := checkMismatch(cfg.Mismatch, cfg.Semaphores, cfg.Variant); err != nil {
 		return Result{}, err
 	}
+	if err := checkRefresh(cfg.RefreshEvery, cfg.Variant); err != nil {
+		return Result{}, err
+	}
 	if err := checkLimits(cfg.MaxSessions, cfg.MaxLocks, cfg.Variant); err != nil {
 		return Result{}, err
 	}
@@ -519,11 +550,12 @@ type workload struct {
 	hold                                      proc.Time
 	acquireOnly                               bool
 	mismatch                                  int
+	refreshEvery                              proc.Time
 }
 
 func (cfg Config) workload() workload {
 	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost, cfg.MaxSessions, cfg.MaxLocks,
-		cfg.Hold, cfg.AcquireOnly, cfg.Mismatch}
+		cfg.Hold, cfg.AcquireOnly, cfg.Mismatch, cfg.RefreshEvery}
 }
 
 // CS is how long a client holds a grant at most (Config.Hold's default).
@@ -626,11 +658,12 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 				SnapshotEvery: ctlsim.SnapshotEvery, SnapshotKeep: ctlsim.SnapshotKeep, Quotas: quotas},
 			Data: dataplane.Config{Slack: Lease, LockDelay: LockDelay, Broken: broken, Waste: waste, Slots: slots,
 				MaxSessions: w.maxSessions, MaxLocks: w.maxLocks, Units: w.mismatch > 0},
-			Lock:      lock,
-			Pool:      pool,
-			SmallPool: small,
-			Quota:     quota,
-			Resend:    50,
+			Lock:         lock,
+			Pool:         pool,
+			SmallPool:    small,
+			Quota:        quota,
+			Resend:       50,
+			RefreshEvery: w.refreshEvery,
 		}, &disk))
 	}
 	hold := w.hold

@@ -77,6 +77,9 @@ func TestVariants(t *testing.T) {
 		if MismatchVariant(v) {
 			cfg.Mismatch = 30
 		}
+		if RefreshVariant(v) {
+			cfg.Semaphores, cfg.Units, cfg.RefreshEvery = 2, 2, 1500
+		}
 		if QuotaVariant(v) {
 			cfg.Quotas, cfg.Budget, cfg.Waste = 1, 40, 12
 		}
@@ -248,9 +251,13 @@ func TestSmallSemaphoreSweep(t *testing.T) {
 // TestMismatchSweep: a third of the acquires give their semaphore
 // other units (one less or one more) than the rest, two semaphores of
 // 2 units (one of the others' units a small semaphore, one a large),
-// under random fault schedules of fresh seeds on 3 and 5 nodes: the
+// under random fault schedules of fresh seeds on 3 and 5 nodes, with
+// and without a refresh every 1.5 leases (which forgets the units of
+// the semaphores nobody holds, each node's ready recording the held
+// ones again): the
 // nodes record each semaphore's units in the control log at its first
-// use and refuse the others (UNITS_MISMATCH), and the checker finds
+// use (and after each refresh) and refuse the others (UNITS_MISMATCH),
+// and the checker finds
 // nothing (capacity by the first grant's units, one-units); some
 // acquires refused and some granted. The full sweeps are allot sim
 // --kind service --random-faults --seeds 300 --semaphores 2 --mismatch
@@ -258,19 +265,23 @@ func TestSmallSemaphoreSweep(t *testing.T) {
 func TestMismatchSweep(t *testing.T) {
 	first := rand.Uint64() >> 1
 	t.Logf("seeds %d.. (fresh each run)", first)
-	for _, n := range []int{3, 5} {
-		cfg := Config{Nodes: n, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 2, Units: 2, Mismatch: 30}
-		sum, err := Sweep(cfg, seeds(int(first), 12), 0, nil)
+	for _, c := range []struct {
+		nodes   int
+		refresh proc.Time
+	}{{3, 0}, {5, 0}, {3, 1500}, {5, 1500}} {
+		cfg := Config{Nodes: c.nodes, Clients: 4, Horizon: 20000, Delay: delay(t), Random: true, Semaphores: 2, Units: 2, Mismatch: 30,
+			RefreshEvery: c.refresh}
+		sum, err := Sweep(cfg, seeds(int(first), 8), 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f := sum.FirstFailed; f != nil {
-			t.Errorf("%d nodes: %d of %d runs with findings; seed %d, faults %+v: %v", n, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
+			t.Errorf("%+v: %d of %d runs with findings; seed %d, faults %+v: %v", c, sum.Failed, sum.Runs, f.Seed, f.Faults, f.First)
 		}
 		if sum.Mismatched == 0 || sum.Units == 0 {
-			t.Errorf("%d nodes: %d mismatched, %d units granted in %d runs", n, sum.Mismatched, sum.Units, sum.Runs)
+			t.Errorf("%+v: %d mismatched, %d units granted in %d runs", c, sum.Mismatched, sum.Units, sum.Runs)
 		}
-		t.Logf("%d nodes: %d mismatched, %d units granted, %d adopted in %d runs", n, sum.Mismatched, sum.Units, sum.Adopted, sum.Runs)
+		t.Logf("%+v: %d mismatched, %d units granted, %d adopted in %d runs", c, sum.Mismatched, sum.Units, sum.Adopted, sum.Runs)
 	}
 }
 
@@ -305,6 +316,8 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1, Units: 2, Mismatch: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1, Units: 2, Mismatch: 101},
 		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1, Units: 2, Variant: "units-unchecked"},
+		{Nodes: 3, Clients: 1, Horizon: 10, RefreshEvery: -1},
+		{Nodes: 3, Clients: 1, Horizon: 10, Semaphores: 1, Units: 2, Mismatch: 30, Variant: "refresh-forgets-held"},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: -1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1},
 		{Nodes: 3, Clients: 1, Horizon: 10, Quotas: 1, Budget: 4, Waste: 5},

@@ -30,6 +30,7 @@ type serviceOpts struct {
 	hold                             int64
 	acquireOnly                      bool
 	mismatch                         int
+	refreshEvery                     int64
 	seed                             uint64
 	seeds, workers                   int
 	horizon                          int64
@@ -58,6 +59,7 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	fs.Int64Var(&o.hold, "hold", svcsim.CS, "each grant is held 1 to this many ticks, drawn; past the default only with --acquire-only and --units at least --clients (a request waiting behind holders would outwait the checker's bound)")
 	fs.BoolVar(&o.acquireOnly, "acquire-only", false, "with --semaphores: every request acquires a unit, none locks")
 	mismatchFlag(fs, &o.mismatch)
+	fs.Int64Var(&o.refreshEvery, "refresh-every", 0, "the control plane's leader proposes a refresh of the view every this many ticks (the service's --refresh-every: a view of the same members that forgets the units of the semaphores nobody holds, each node's ready recording again those it holds); 0: never")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
@@ -169,6 +171,12 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch {
+	case o.refreshEvery < 0 || o.refreshEvery > 1<<30:
+		return badf("--refresh-every must be 0 (never) to %d, not %d", 1<<30, o.refreshEvery)
+	case o.refreshEvery == 0 && svcsim.RefreshVariant(o.variant):
+		return badf("--variant %s breaks a refresh: it needs --refresh-every", o.variant)
+	}
+	switch {
 	case o.acquireOnly && o.semaphores == 0:
 		return badf("--acquire-only acquires semaphores' units: it needs --semaphores")
 	case o.hold < 1 || o.hold > 1<<30:
@@ -203,7 +211,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
 		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units, Slots: o.slots,
 		Quotas: o.quotas, Budget: o.budget, Waste: o.waste, TakeMost: o.take, MaxSessions: o.maxSessions, MaxLocks: o.maxLocks,
-		Hold: proc.Time(o.hold), AcquireOnly: o.acquireOnly, Mismatch: o.mismatch}
+		Hold: proc.Time(o.hold), AcquireOnly: o.acquireOnly, Mismatch: o.mismatch, RefreshEvery: proc.Time(o.refreshEvery)}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)
 	}
@@ -225,6 +233,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		if o.mismatch > 0 {
 			scenario["mismatch"] = o.mismatch
+		}
+		if o.refreshEvery > 0 {
+			scenario["refresh_every"] = o.refreshEvery
 		}
 		tw.Header(trace.Header{Scenario: scenario, Seed: o.seed, Algorithm: serviceName(o.variant),
 			Kind: "service", Processes: o.nodes + o.clients})
@@ -433,7 +444,11 @@ func holdText(o serviceOpts) string {
 	if o.acquireOnly {
 		s += ", acquires only"
 	}
-	return s + mismatchText(o.mismatch)
+	s += mismatchText(o.mismatch)
+	if o.refreshEvery > 0 {
+		s += fmt.Sprintf(", refresh every %d", o.refreshEvery)
+	}
+	return s
 }
 
 // mismatchFlag is --mismatch of allot sim and explore --kind service.

@@ -52,6 +52,8 @@ func TestServiceBadInput(t *testing.T) {
 		{"sim", "--kind", "service", "--semaphores", "1", "--mismatch", "x"},
 		{"sim", "--kind", "service", "--variant", "units-unchecked"},
 		{"sim", "--kind", "service", "--semaphores", "1", "--variant", "units-unchecked"},
+		{"sim", "--kind", "service", "--refresh-every", "-1"},
+		{"sim", "--kind", "service", "--semaphores", "1", "--mismatch", "10", "--variant", "refresh-forgets-held"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
@@ -151,6 +153,10 @@ func TestServiceSimMismatch(t *testing.T) {
 	_, errs, code = allot(t, append(args, "--variant", "units-unchecked", "--horizon", "20000", "--seed", "1")...)
 	if code != 1 || !strings.Contains(errs, "one-units") {
 		t.Errorf("units-unchecked: exit %d, stderr %q", code, errs)
+	}
+	out, errs, code = allot(t, append(args, "--refresh-every", "1500")...)
+	if code != 0 || !strings.Contains(out, "mismatch 30%, refresh every 1500") || !strings.Contains(out, "checker findings: 0") {
+		t.Errorf("--refresh-every 1500: exit %d, stderr %q\n%s", code, errs, out)
 	}
 }
 
