@@ -95,13 +95,19 @@
 //     UNITS_MISMATCH, with the log's units), and the instance of a
 //     semaphore runs with the units of the Acquires it serves, those the
 //     log recorded. The node keeps what it read until its view moves
-//     past the log's view it read it in. Not modelled: the control
-//     plane's refresh (a view of the same members that forgets the
-//     units nobody holds, each member's ready recording again those its
-//     sessions hold, HoldingEntry: no refresh is ever proposed, so a
-//     semaphore's first units are its units for the run, and the
-//     nodes' readies record none), and the limit of semaphores in use
-//     (--max-semaphores), which asks for a refresh. The
+//     past the log's view it read it in, and a request that starts over
+//     in a new view is checked again there (grants.go's acquire checks
+//     in every view it asks in). The control plane's refresh is
+//     modelled when ProcessConfig.RefreshEvery is set (svcsim's
+//     --refresh-every): the node proposes one (control.Node.
+//     ProposeRefresh) on a timer while it leads, instead of the
+//     service's refresher, which proposes when a node has idle
+//     instances or its most semaphores in use; the refresh view forgets
+//     every semaphore's units, and each member's ready records again
+//     the units of those its sessions hold (Out.Holding: a
+//     HoldingEntry, control.Node.ReadyHolding), so a held semaphore's
+//     units are never forgotten while held. Not modelled: the limit of
+//     semaphores in use (--max-semaphores). The
 //     nodes' limits are (Config.MaxSessions, MaxLocks: the service's
 //     --max-sessions, --max-locks), as sessions.go's OpenSession and
 //     grants.go's acquire apply them: an open past MaxSessions, a lock
