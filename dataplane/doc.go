@@ -28,7 +28,7 @@
 //	│       control.Node.Limit); the counts over the node's life, on disk        │
 //	│       before the answer (Counts); one answer with what the Take got        │
 //	│     Out: Replies, Sends (Keep, KeepAck), Asks, Frees, Events, Ready,       │
-//	│          Stopped, Retire, Left, Counts                                     │
+//	│          Stopped, Retire, Left, Counts, Record (units to read), Holding    │
 //	│     v                                                                      │
 //	│  instances, one per (view, key): the lock's (ProcessConfig.Lock), each     │
 //	│  large semaphore's (R ≥ Slots; ProcessConfig.Pool: central-pool, its       │
