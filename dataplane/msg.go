@@ -85,6 +85,10 @@ type Call struct {
 	Sem     int32     // OpAcquire: the semaphore; OpTake: the quota
 	Units   int32     // OpAcquire: its units, R
 	N       int64     // OpTake: the permits asked (the service's TakeRequest.n), 1 to the quota's budget
+	// Try: OpLock, OpAcquire: the service's TryLock and TryAcquire (see
+	// Node's try): answered Taken, its request withdrawn, when it would
+	// wait behind another user, or after Config.TryWait.
+	Try bool
 }
 
 func (Call) Kind() string { return "call" }
@@ -103,6 +107,7 @@ const (
 	Invalid          // INVALID_ARGUMENT: a semaphore of no units, or of a negative id; no such quota, a take of N outside 1..its budget
 	Exhausted        // RESOURCE_EXHAUSTED, QUOTA_EXHAUSTED: the quota's controller rejected the permit
 	NodeLimit        // RESOURCE_EXHAUSTED, NODE_LIMIT: the node has its most sessions open, or lock requests (a large semaphore's) at once
+	Taken            // FAILED_PRECONDITION, TAKEN: a try ("busy"): it gave up, its request withdrawn; nothing was granted
 )
 
 // Reply is a node's answer to a Call.
@@ -203,6 +208,8 @@ type (
 	dataTimer struct{}
 	// resendTimer resends what the links have not had acknowledged.
 	resendTimer struct{}
+	// tryTimer is try Grant's TryWait over, for its N-th ask (Node.TryOut).
+	tryTimer struct{ Grant, N uint64 }
 	// instTimer is a timer of process P of the instance of Key in Epoch.
 	instTimer struct {
 		Epoch uint64
