@@ -215,7 +215,8 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 			*explore.TimedResult
 			MaxSessions int `json:"max_sessions,omitempty"`
 			MaxLocks    int `json:"max_locks,omitempty"`
-		}{res, maxSess, maxLocks}
+			Try         int `json:"try,omitempty"`
+		}{res, maxSess, maxLocks, try}
 		if err := writeJSON(stdout, doc); err != nil {
 			return err
 		}
