@@ -833,3 +833,50 @@ func TestTry(t *testing.T) {
 		t.Fatalf("try-leaks: replies %+v, frees %+v, events %+v", o.Replies, o.Frees, o.Events)
 	}
 }
+
+// TestTryWaitingForASlot: a try of a small semaphore waiting for a slot
+// gives up on its timer, leaves the queue, and the slot freed later goes
+// to the next request waiting, not to it; the timer of an earlier ask,
+// firing after the try was granted, does nothing.
+func TestTryWaitingForASlot(t *testing.T) {
+	a := served(0, 2, 0, 1)
+	sem := Key{Sem: 0, Units: 1}
+	s1, s2, s3 := open(a, 7), open(a, 8), open(a, 9)
+	var o Out
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: s1, Units: 1})
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 3, Session: s1, Units: 1})
+	a.Call(&o, 8, Call{Op: OpAcquire, Req: 2, Session: s2, Units: 1, Try: true})
+	a.Call(&o, 9, Call{Op: OpAcquire, Req: 2, Session: s3, Units: 1})
+	if !slices.Equal(asked(&o), []proc.ID{0, 1}) || len(o.Tries) != 1 {
+		t.Fatalf("asked users %v, tries %+v", asked(&o), o.Tries)
+	}
+	tt := o.Tries[0]
+	o = Out{}
+	a.TryOut(&o, tt.Grant, tt.N)
+	if len(o.Replies) != 1 || o.Replies[0].To != 8 || code(&o, 0) != Taken || len(a.users[instKey{5, sem}].queue) != 1 || len(a.sessions[s2].grants) != 0 {
+		t.Fatalf("the try given up: replies %+v, queue %v", o.Replies, a.users[instKey{5, sem}].queue)
+	}
+	// Slot 0 granted, released: asked for s3, the request behind the try.
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	gid := o.Replies[0].M.(Reply).Grant
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpRelease, Req: 4, Session: s1, Grant: gid})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if r := o.Replies[len(o.Replies)-1]; r.To != 9 || r.M.(Reply).Code != OK {
+		t.Fatalf("the slot after the try given up: %+v", o.Replies)
+	}
+	// A try granted at once: its timer, firing later, does nothing.
+	o = Out{}
+	a.Call(&o, 9, Call{Op: OpAcquire, Req: 3, Session: s3, Units: 1, Try: true, Sem: 1})
+	tt = o.Tries[0]
+	a.Entered(&o, o.Asks[0])
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	a.TryOut(&o, tt.Grant, tt.N)
+	if r := o.Replies[len(o.Replies)-1]; len(o.Replies) != 1 || r.M.(Reply).Code != OK {
+		t.Fatalf("a try granted at once: %+v", o.Replies)
+	}
+}
