@@ -65,7 +65,9 @@ func TestSweep(t *testing.T) {
 // 6 (issued in 67 of seeds 1..300, the first 6, budget in 19, the first
 // 33: a Take across a view change when the quota runs out; with a chunk below a Take's count it
 // is caught sooner, by unanswered: the Take waits for a report that
-// cannot count what it holds).
+// cannot count what it holds). try-leaks runs with half the requests
+// tries (Try 50): caught by unanswered in 38 of seeds 1..300, the first
+// seed 6 (a leaked grant is mostly given back when its session ends).
 func TestVariants(t *testing.T) {
 	const most, step = 240, 24
 	for _, v := range VariantNames() {
