@@ -118,10 +118,10 @@ type Config struct {
 	// unit (with Semaphores), none locks.
 	Hold        proc.Time
 	AcquireOnly bool
+	Sink        proc.Sink
 	// Try: the percent of lock and acquire requests that are tries
 	// (0 to 100; ClientConfig.Try).
-	Try  int
-	Sink proc.Sink
+	Try int
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -325,14 +325,14 @@ type Result struct {
 	Rejects int `json:"rejects,omitempty"`
 	// Refused: the opens, locks and acquires answered NODE_LIMIT (a
 	// node at its MaxSessions or MaxLocks).
-	Refused int `json:"refused,omitempty"`
+	Refused  int   `json:"refused,omitempty"`
+	Messages int64 `json:"messages"`
+	Events   int   `json:"events"`
 	// Tries: of the lock and acquire requests, the tries (Config.Try);
 	// TriesGranted: those answered OK; Taken: those answered TAKEN.
-	Tries        int   `json:"tries,omitempty"`
-	TriesGranted int   `json:"tries_granted,omitempty"`
-	Taken        int   `json:"taken,omitempty"`
-	Messages     int64 `json:"messages"`
-	Events       int   `json:"events"`
+	Tries        int `json:"tries,omitempty"`
+	TriesGranted int `json:"tries_granted,omitempty"`
+	Taken        int `json:"taken,omitempty"`
 	// Findings: the checker's count, by rule; First the first few.
 	Findings int            `json:"findings"`
 	ByRule   map[string]int `json:"by_rule,omitempty"`
