@@ -122,13 +122,33 @@
 //     model's have no such bound (its limits are small). The slots
 //     are the model's (Config.Slots: svcsim's are 2 by default, the
 //     service's 16, so few that a view's instance stays small), so a
-//     small semaphore there is one of 1 unit. The service's Acquire with a try
-//     (TryWait; the algorithm's Queued) is not modelled: a request waits
-//     for its slot and its grant until it is answered or its session
-//     ends. A small semaphore's request still waiting for a slot when
+//     small semaphore there is one of 1 unit. A small semaphore's request still waiting for a slot when
 //     its view changes starts over once the next view serves, as one
 //     asked there does; the service's waits in idle until its view
 //     retires, then asks again in the view that serves: the same.
+//   - A try (Call.Try: the service's TryLock, TryAcquire) is modelled as
+//     grants.go's acquire with try: its give-up timer, TryWait
+//     (Config.TryWait; the service's 20 ms default is 20 ticks,
+//     DefaultTryWait), starts once the request has its user or waits for
+//     a slot (after grab: a view's wait does not count), anew in each
+//     view it is asked in, and goes on while a slot it waited for is
+//     given to it (idle, then request). Asked on a user of an algorithm
+//     that tells when it waits behind another (proc.Queued: the lock's,
+//     modular-ordered; not the semaphores' central-pool nor R-RESOURCES),
+//     the timer is dropped and the try gives up only once that user says
+//     it is behind (the service's watch). Given up, it is answered Taken
+//     (FAILED_PRECONDITION, TAKEN; client/'s ErrLocked): dropped from its
+//     session (never recorded at the backup: a grant is recorded only once
+//     granted), out of the queue for a slot, and its ask abandoned: the
+//     algorithm's grant, if it comes, is given back at once (Entered of
+//     a grant lost), nobody told. A try granted before it gives up is
+//     answered OK once recorded, as any request (the service stops
+//     watching its timer once the answer is taken). The service's watch
+//     asks the algorithm every 2 ms; Process asks after every input of
+//     the node, so it sees a try behind no later than the service would.
+//     TryLeaks answers Taken but leaves the request at the instance: its
+//     grant lands held by the session, told nobody, until the session
+//     ends.
 //   - A Take of N permits (OpTake, Call.N) is modelled as take.go's: N
 //     outside 1..the quota's budget refused before anything
 //     (INVALID_ARGUMENT: Invalid, Config.Budgets); its permits asked one

@@ -85,6 +85,10 @@ type Call struct {
 	Sem     int32     // OpAcquire: the semaphore; OpTake: the quota
 	Units   int32     // OpAcquire: its units, R
 	N       int64     // OpTake: the permits asked (the service's TakeRequest.n), 1 to the quota's budget
+	// Try: OpLock, OpAcquire: the service's TryLock and TryAcquire (see
+	// Node's try): answered Taken, its request withdrawn, when it would
+	// wait behind another user, or after Config.TryWait.
+	Try bool
 }
 
 func (Call) Kind() string { return "call" }
@@ -104,6 +108,7 @@ const (
 	Exhausted        // RESOURCE_EXHAUSTED, QUOTA_EXHAUSTED: the quota's controller rejected the permit
 	NodeLimit        // RESOURCE_EXHAUSTED, NODE_LIMIT: the node has its most sessions open, or lock requests (a large semaphore's) at once
 	Mismatch         // FAILED_PRECONDITION, UNITS_MISMATCH: the control log has other units for the semaphore (Reply.Units)
+	Taken            // FAILED_PRECONDITION, TAKEN: a try ("busy"): it gave up, its request withdrawn; nothing was granted
 )
 
 // Reply is a node's answer to a Call.
@@ -209,6 +214,8 @@ type (
 	resendTimer struct{}
 	// refreshTimer: the leader proposes a refresh of the view.
 	refreshTimer struct{}
+	// tryTimer is try Grant's TryWait over, for its N-th ask (Node.TryOut).
+	tryTimer struct{ Grant, N uint64 }
 	// instTimer is a timer of process P of the instance of Key in Epoch.
 	instTimer struct {
 		Epoch uint64

@@ -76,7 +76,17 @@ const (
 	// forgets every semaphore's units, the first Acquire of a held
 	// semaphore records other units while its holders hold it.
 	RefreshForgetsHeld
+	// TryLeaks: a try that gives up is answered Taken, but its request
+	// is left at the instance (the service's drop and abandon not
+	// done): granted later, it is held by the session with nobody told,
+	// until the session ends.
+	TryLeaks
 )
+
+// DefaultTryWait is the service's TryWait (service.Config: 20 ms), how
+// long a try waits for its grant where the algorithm cannot say that it
+// waits behind another user; at a tick a millisecond, 20 ticks.
+const DefaultTryWait = 20 * time.Millisecond
 
 // Config is a node's data plane.
 type Config struct {
@@ -117,6 +127,10 @@ type Config struct {
 	// clients all give one semaphore the same units needs no read, and
 	// keeps the timing it had before the check was modelled.
 	Units bool
+	// TryWait: how long a try waits for its grant once it has its user
+	// (0: DefaultTryWait), unless the algorithm tells when it waits
+	// behind another (proc.Queued: Process watches it).
+	TryWait proc.Time
 }
 
 // Out is what the node asks of its driver, as data, after an input.
@@ -151,11 +165,20 @@ type Out struct {
 	// until the log has an entry for the semaphore, and gives the node
 	// the units the log has (Node.UnitsRead).
 	Record []SemUnits
+	// Tries: a try asked (or waiting for a slot): the driver fires
+	// TryOut after this long, the service's TryWait timer.
+	Tries []TryTimer
 }
 
 // SemUnits is a semaphore and its units.
 type SemUnits struct {
 	Sem, Units int32
+}
+
+// TryTimer is the give-up of try Grant's N-th ask, After ticks on.
+type TryTimer struct {
+	Grant, N uint64
+	After    proc.Time
 }
 
 // Limit is what the node's count of a quota may reach in the view it
@@ -182,11 +205,15 @@ type Ask struct {
 	Res      []proc.ResID
 	Unit     int32
 	Rejected bool
+	// Try: of an ask, the grant id of a try (0: none): the driver
+	// watches its user if the algorithm can tell that it waits behind
+	// another (Watch, Behind).
+	Try uint64
 }
 
 // Empty reports whether o asks for nothing.
 func (o *Out) Empty() bool {
-	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events)+len(o.Left) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped &&
+	return len(o.Replies)+len(o.Sends)+len(o.Asks)+len(o.Frees)+len(o.Events)+len(o.Left)+len(o.Tries) == 0 && o.Retire == 0 && o.Ready == 0 && !o.Stopped &&
 		o.Counts == nil && len(o.Record) == 0
 }
 
@@ -245,6 +272,8 @@ type Node struct {
 	// and the Acquires waiting for a read.
 	sems      map[int32]semRecord
 	unitsWait []*grant
+	// tries: the tries not answered, by grant id (TryOut, Behind).
+	tries map[uint64]*grant
 }
 
 // semRecord is a semaphore's units as the control log had them when its
@@ -326,6 +355,12 @@ type grant struct {
 	// claimed: queued at the node's most users, for one given back
 	// (back: its user was given back, by an unlock, and is not free yet).
 	claimed, back bool
+	// try: a try (Call.Try) not answered; tryN counts its asks, so a
+	// give-up timer of an older one (another view's), or one the
+	// algorithm's watch replaced (watched), does nothing.
+	try     bool
+	tryN    uint64
+	watched bool
 }
 
 // users is this node's users of one view's instance of a key: made one
@@ -399,7 +434,7 @@ func New(cfg Config) *Node {
 	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*users{},
 		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
 		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{},
-		sems: map[int32]semRecord{}}
+		sems: map[int32]semRecord{}, tries: map[uint64]*grant{}}
 }
 
 // Limits sets what the node's counts may reach in its view, one per
@@ -465,7 +500,10 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 			n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
 			return
 		}
-		g := &grant{id: n.id(), s: s, client: from, req: c.Req}
+		g := &grant{id: n.id(), s: s, client: from, req: c.Req, try: c.Try}
+		if g.try {
+			n.tries[g.id] = g
+		}
 		if c.Op == OpAcquire {
 			g.key = Key{Sem: c.Sem, Units: c.Units}
 		}
@@ -543,6 +581,7 @@ func (n *Node) mismatch(o *Out, g *grant, units int32) {
 func (n *Node) place(o *Out, g *grant) {
 	if n.serving && n.lease > 0 {
 		n.ask(o, g, n.view.Epoch)
+		n.tryTimer(o, g)
 	} else {
 		n.waiting = append(n.waiting, g)
 	}
@@ -722,13 +761,104 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	}
 	u.byUser[id] = g
 	g.at, g.user, g.placed, g.queued, g.entered = epoch, id, true, false, false
-	o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: g.key, User: id, Res: g.res})
+	a := Ask{Epoch: epoch, Key: g.key, User: id, Res: g.res}
+	if g.try {
+		a.Try = g.id
+	}
+	o.Asks = append(o.Asks, a)
+}
+
+// tryTimer starts try g's give-up once it is asked in a view (on its
+// user, or waiting for a slot; not refused): the service's TryWait timer,
+// made after grab in each round of acquire's loop, so not counting the
+// wait for a view to serve. A slot given later (free) keeps the timer,
+// as the service's idle and request do.
+func (n *Node) tryTimer(o *Out, g *grant) {
+	if !g.try || !g.placed && !g.queued {
+		return
+	}
+	g.tryN++
+	g.watched = false
+	wait := n.cfg.TryWait
+	if wait <= 0 {
+		wait = ticks(DefaultTryWait)
+	}
+	o.Tries = append(o.Tries, TryTimer{Grant: g.id, N: g.tryN, After: wait})
+}
+
+// waitingTry reports whether try g still waits in the ask it made in
+// view at on user (placed, not granted) or for a slot: one a give-up may
+// withdraw.
+func (n *Node) waitingTry(g *grant) bool {
+	if g.lost || g.answered || !g.try {
+		delete(n.tries, g.id)
+		return false
+	}
+	return g.placed && !g.entered || g.queued
+}
+
+// TryOut is try grant's TryWait over, for its n-th ask: it gives up
+// unless it was granted meanwhile, asked again since (a new view), or
+// its algorithm's watch took over from the timer.
+func (n *Node) TryOut(o *Out, grant, k uint64) {
+	g := n.tries[grant]
+	if g == nil || g.tryN != k || g.watched || !n.waitingTry(g) {
+		return
+	}
+	n.giveUp(o, g)
+}
+
+// Watch is the driver's word that a.Try's user is of an algorithm that
+// tells when it waits behind another (proc.Queued): as the service's
+// acquire, the try no longer gives up on a timer, only once that
+// algorithm says it is behind (Behind).
+func (n *Node) Watch(a Ask) {
+	if g := n.tries[a.Try]; g != nil && n.Watching(a) {
+		g.watched = true
+	}
+}
+
+// Watching reports whether the try of a.Try still waits on user a.User
+// of the instance of a.Key in view a.Epoch: the driver stops watching
+// it otherwise.
+func (n *Node) Watching(a Ask) bool {
+	g := n.tries[a.Try]
+	return g != nil && n.waitingTry(g) && g.placed && g.at == a.Epoch && g.key == a.Key && g.user == a.User
+}
+
+// Behind is the algorithm's word that the try of a.Try waits behind
+// another user (proc.Queued.Behind): it gives up at once (the service's
+// watch, every 2 ms; the driver looks after every input instead).
+func (n *Node) Behind(o *Out, a Ask) {
+	if n.Watching(a) {
+		n.giveUp(o, n.tries[a.Try])
+	}
+}
+
+// giveUp answers try g Taken, as the service's acquire does (errTaken):
+// it drops the grant from its session (s.drop: never recorded, since a
+// grant is recorded at the backup only once granted), ends its wait for
+// a slot, and abandons its ask: the algorithm's grant, if it comes, is
+// given back at once (Entered: lost). A grant that came before the
+// give-up was answered as any other.
+func (n *Node) giveUp(o *Out, g *grant) {
+	delete(n.tries, g.id)
+	g.try = false
+	n.reply(o, g.client, Reply{Req: g.req, Code: Taken, Session: g.s.st.ID})
+	if n.cfg.Broken == TryLeaks {
+		g.req = 0 // granted later, answered to nobody
+		return
+	}
+	delete(g.s.grants, g.id)
+	g.lost = true
+	n.unqueue(g)
 }
 
 // refuseGrant answers g's request refused at the node's limit: it is
 // no grant of its session.
 func (n *Node) refuseGrant(o *Out, g *grant) {
 	delete(g.s.grants, g.id)
+	delete(n.tries, g.id)
 	g.lost = true
 	n.reply(o, g.client, Reply{Req: g.req, Code: NodeLimit, Session: g.s.st.ID})
 }
@@ -836,6 +966,9 @@ func (n *Node) Entered(o *Out, a Ask) {
 		g.released = false
 		n.waiting = append(n.waiting, g)
 	default:
+		// A try granted before it gave up is answered as any request.
+		g.try = false
+		delete(n.tries, g.id)
 		g.answered, g.epoch, g.counter, g.tokenUnit = true, epoch, n.Stamp(), a.Unit
 		n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
 		// Never answered before the backup has it.
@@ -1057,6 +1190,9 @@ func (n *Node) done(o *Out, r *rec) {
 	switch r.then {
 	case thenAnswer:
 		g := r.g
+		if g.req == 0 {
+			return // TryLeaks: nobody waits for it
+		}
 		if g.s.st.Ended || g.released {
 			// Ended meanwhile: end gives it back.
 			n.reply(o, g.client, Reply{Req: g.req, Code: gone(g.s), Session: g.s.st.ID})
@@ -1188,6 +1324,7 @@ func (n *Node) end(o *Out, s *sess, delay proc.Time, record bool) {
 			held = append(held, g)
 		} else {
 			g.lost = true
+			delete(n.tries, g.id)
 			n.unqueue(g)
 			if g.placed && g.entered {
 				n.free(o, g)
@@ -1460,6 +1597,7 @@ func (n *Node) Serve(o *Out, epoch uint64, left []control.QuotaLeft) {
 	for _, g := range w {
 		if !g.lost && !g.s.st.Ended && n.unitsChecked(o, g) {
 			n.ask(o, g, epoch)
+			n.tryTimer(o, g)
 		}
 	}
 	n.issue(o)

@@ -841,3 +841,119 @@ func TestUnitsChecked(t *testing.T) {
 		t.Errorf("unchecked: record %+v, asks %+v", o.Record, o.Asks)
 	}
 }
+
+// TestTry: a try (Call.Try) is asked with its give-up timer, TryWait
+// (20 ticks by default); given up, it is answered Taken and leaves its
+// session, and the algorithm's grant, when it lands, is given back at
+// once with nothing recorded or told. A try granted before its give-up
+// is answered OK, the timer then doing nothing. A user the driver
+// watches (proc.Queued) gives up only when it says it is behind. With
+// TryLeaks the request given up stays and is held by nobody.
+func TestTry(t *testing.T) {
+	a := served(0, 0, 0, 1)
+	s := open(a, 7)
+	try := func(req uint64) (Ask, TryTimer) {
+		t.Helper()
+		var o Out
+		a.Call(&o, 7, Call{Op: OpLock, Req: req, Session: s, Names: []int32{0}, Try: true})
+		if len(o.Asks) != 1 || o.Asks[0].Try == 0 || len(o.Tries) != 1 || o.Tries[0].Grant != o.Asks[0].Try || o.Tries[0].After != 20 {
+			t.Fatalf("a try: asks %+v, tries %+v", o.Asks, o.Tries)
+		}
+		return o.Asks[0], o.Tries[0]
+	}
+	// Given up on its timer, then granted: given back, nobody told.
+	ask, tt := try(2)
+	var o Out
+	a.TryOut(&o, tt.Grant, tt.N)
+	if len(o.Replies) != 1 || code(&o, 0) != Taken || len(a.sessions[s].grants) != 0 || len(o.Sends) != 0 {
+		t.Fatalf("a try given up: replies %+v, grants %+v, sends %+v", o.Replies, a.sessions[s].grants, o.Sends)
+	}
+	o = Out{}
+	a.Entered(&o, ask)
+	if len(o.Frees) != 1 || o.Frees[0].User != ask.User || len(o.Replies)+len(o.Events)+len(o.Sends) != 0 {
+		t.Fatalf("a try given up, granted: %+v", o)
+	}
+	// Granted before its give-up: answered OK once recorded.
+	ask, tt = try(3)
+	o = Out{}
+	a.Entered(&o, ask)
+	a.TryOut(&o, tt.Grant, tt.N)
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if len(o.Replies) != 1 || code(&o, 0) != OK || len(o.Frees) != 0 {
+		t.Fatalf("a try granted before its give-up: replies %+v, frees %+v", o.Replies, o.Frees)
+	}
+	gid := o.Replies[0].M.(Reply).Grant
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpUnlock, Req: 4, Session: s, Grant: gid})
+	// Watched: the timer does nothing, the algorithm's word gives up.
+	ask, tt = try(5)
+	a.Watch(ask)
+	o = Out{}
+	a.TryOut(&o, tt.Grant, tt.N)
+	if len(o.Replies) != 0 || !a.Watching(ask) {
+		t.Fatalf("a watched try given up on the timer: %+v", o.Replies)
+	}
+	a.Behind(&o, ask)
+	if len(o.Replies) != 1 || code(&o, 0) != Taken || a.Watching(ask) {
+		t.Fatalf("a watched try behind another: %+v", o.Replies)
+	}
+	// TryLeaks: answered Taken, but held once granted, and told nobody
+	// (the one free below is the unlock's, recorded by then).
+	a.cfg.Broken = TryLeaks
+	ask, tt = try(6)
+	o = Out{}
+	a.TryOut(&o, tt.Grant, tt.N)
+	a.Entered(&o, ask)
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	freed := slices.ContainsFunc(o.Frees, func(f Ask) bool { return f.User == ask.User })
+	if len(o.Replies) != 1 || code(&o, 0) != Taken || freed || len(o.Events) != 1 || o.Events[0].Kind != proc.EvHeld {
+		t.Fatalf("try-leaks: replies %+v, frees %+v, events %+v", o.Replies, o.Frees, o.Events)
+	}
+}
+
+// TestTryWaitingForASlot: a try of a small semaphore waiting for a slot
+// gives up on its timer, leaves the queue, and the slot freed later goes
+// to the next request waiting, not to it; the timer of an earlier ask,
+// firing after the try was granted, does nothing.
+func TestTryWaitingForASlot(t *testing.T) {
+	a := served(0, 2, 0, 1)
+	sem := Key{Sem: 0, Units: 1}
+	s1, s2, s3 := open(a, 7), open(a, 8), open(a, 9)
+	var o Out
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 2, Session: s1, Units: 1})
+	a.Call(&o, 7, Call{Op: OpAcquire, Req: 3, Session: s1, Units: 1})
+	a.Call(&o, 8, Call{Op: OpAcquire, Req: 2, Session: s2, Units: 1, Try: true})
+	a.Call(&o, 9, Call{Op: OpAcquire, Req: 2, Session: s3, Units: 1})
+	if !slices.Equal(asked(&o), []proc.ID{0, 1}) || len(o.Tries) != 1 {
+		t.Fatalf("asked users %v, tries %+v", asked(&o), o.Tries)
+	}
+	tt := o.Tries[0]
+	o = Out{}
+	a.TryOut(&o, tt.Grant, tt.N)
+	if len(o.Replies) != 1 || o.Replies[0].To != 8 || code(&o, 0) != Taken || len(a.users[instKey{5, sem}].queue) != 1 || len(a.sessions[s2].grants) != 0 {
+		t.Fatalf("the try given up: replies %+v, queue %v", o.Replies, a.users[instKey{5, sem}].queue)
+	}
+	// Slot 0 granted, released: asked for s3, the request behind the try.
+	o = Out{}
+	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	gid := o.Replies[0].M.(Reply).Grant
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpRelease, Req: 4, Session: s1, Grant: gid})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	if r := o.Replies[len(o.Replies)-1]; r.To != 9 || r.M.(Reply).Code != OK {
+		t.Fatalf("the slot after the try given up: %+v", o.Replies)
+	}
+	// A try granted at once: its timer, firing later, does nothing.
+	o = Out{}
+	a.Call(&o, 9, Call{Op: OpAcquire, Req: 3, Session: s3, Units: 1, Try: true, Sem: 1})
+	tt = o.Tries[0]
+	a.Entered(&o, o.Asks[0])
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	a.TryOut(&o, tt.Grant, tt.N)
+	if r := o.Replies[len(o.Replies)-1]; len(o.Replies) != 1 || r.M.(Reply).Code != OK {
+		t.Fatalf("a try granted at once: %+v", o.Replies)
+	}
+}

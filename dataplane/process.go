@@ -71,6 +71,10 @@ type Process struct {
 	local []Inst // messages between this node's own processes, not delivered yet
 	// entered: users whose algorithm granted them, not told to dp yet
 	entered []Ask
+	// watch: the tries asked on a user of an algorithm that tells when
+	// it waits behind another (proc.Queued), looked at after every input
+	// (the service's watch asks every 2 ms).
+	watch []Ask
 	// left: what the view served, served, may issue of each quota.
 	left   []control.QuotaLeft
 	served uint64
@@ -281,6 +285,8 @@ func (p *Process) Fire(env proc.Env, t proc.Timer) {
 		if h := p.inst[instKey{t.Epoch, t.Key}]; h != nil {
 			h.get(p, env, t.P).Fire(p.instEnv(env, h, t.P), t.T)
 		}
+	case tryTimer:
+		p.dp.TryOut(o, t.Grant, t.N)
 	}
 	p.flush(env, o)
 }
@@ -325,6 +331,7 @@ func (p *Process) flush(env proc.Env, o *Out) {
 		}
 		p.entered = nil
 		p.readUnits(env, o)
+		p.behind(o)
 		u, err := p.ctl.Next(env.Now())
 		if err != nil {
 			panic(fmt.Sprintf("dataplane process %d: %v", p.cfg.Control.Self, err)) // a log the node cannot apply: a bug
@@ -462,6 +469,13 @@ func (p *Process) apply(env proc.Env, o *Out) {
 		}
 		u := h.get(p, env, a.User).(proc.Allocator)
 		u.Request(p.instEnv(env, h, a.User), proc.Request{Res: a.Res})
+		if _, ok := u.(proc.Queued); ok && a.Try != 0 {
+			p.dp.Watch(a)
+			p.watch = append(p.watch, a)
+		}
+	}
+	for _, t := range o.Tries {
+		env.After(t.After, tryTimer{Grant: t.Grant, N: t.N})
 	}
 	if o.Ready > 0 {
 		if len(o.Holding) > 0 {
@@ -477,6 +491,27 @@ func (p *Process) apply(env proc.Env, o *Out) {
 	if o.Stopped {
 		p.ctl.Stopped(env.Now(), p.dp.Counts())
 	}
+}
+
+// behind looks at the tries watched: one whose algorithm says it waits
+// behind another user gives up (Node.Behind); one no longer waiting
+// (granted, given up, its view gone) is watched no more.
+func (p *Process) behind(o *Out) {
+	p.watch = slices.DeleteFunc(p.watch, func(a Ask) bool {
+		h := p.inst[instKey{a.Epoch, a.Key}]
+		if h == nil || !p.dp.Watching(a) {
+			return true
+		}
+		q, ok := h.procs[a.User].(proc.Queued)
+		if !ok {
+			return true
+		}
+		if known, b := q.Behind(); known && b {
+			p.dp.Behind(o, a)
+			return true
+		}
+		return false
+	})
 }
 
 // host is the instance of key in epoch: the lock's made when the node

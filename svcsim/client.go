@@ -57,6 +57,12 @@ type ClientConfig struct {
 	// gives up that Take, as client/ returns CutShortError when it
 	// cannot move the session).
 	TakeMost int
+	// Try: the percent of lock and acquire requests that are tries (the
+	// service's TryLock, TryAcquire; drawn for each only when above 0,
+	// so a run without is the run it was before). A try answered TAKEN
+	// is given up (EvGiveUp: nothing was granted) and the client asks
+	// again after Retry.
+	Try int
 }
 
 // Client is a client of the service, as client/ behaves: it opens a
@@ -105,6 +111,9 @@ type Client struct {
 	gen       uint64                  // timers of older sessions are stale
 	refused   int                     // answers NODE_LIMIT (measured, not judged)
 	mismatch  int                     // answers UNITS_MISMATCH (measured)
+	try       bool                    // the open request is a try
+	// tries: the tries asked, granted, and answered TAKEN (measured).
+	tries, triesGranted, taken int
 }
 
 // NewClient is a client of nodes 0..cfg.Nodes-1.
@@ -267,15 +276,20 @@ func (c *Client) giveUp(env proc.Env) {
 
 func (c *Client) sendLock(env proc.Env) {
 	c.lockSent = env.Now()
+	c.try = false
 	if c.taking {
 		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpTake, Session: c.sess, Sem: c.lockSem, N: c.takeN})
 		return
 	}
+	c.try = c.cfg.Try > 0 && env.Rand().IntN(100) < c.cfg.Try
+	if c.try {
+		c.tries++
+	}
 	if len(c.lockNames) == 0 {
-		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpAcquire, Session: c.sess, Sem: c.lockSem, Units: c.lockUnits})
+		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpAcquire, Session: c.sess, Sem: c.lockSem, Units: c.lockUnits, Try: c.try})
 		return
 	}
-	c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpLock, Session: c.sess, Names: c.lockNames})
+	c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpLock, Session: c.sess, Names: c.lockNames, Try: c.try})
 }
 
 // giveBack gives grant g back: a lock's by OpUnlock, a semaphore's by
@@ -515,6 +529,9 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 	case r.Req == c.lockReq:
 		switch r.Code {
 		case dataplane.OK:
+			if c.try {
+				c.triesGranted++
+			}
 			c.lockReq, c.grant, c.grantSem = 0, r.Grant, len(c.lockNames) == 0
 			if c.grantSem {
 				env.Emit(proc.Event{Kind: proc.EvEnter, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter,
@@ -541,6 +558,12 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			// session is at this node): the application gives it up and
 			// asks again after a while. Nothing was granted.
 			c.refused++
+			c.notServed(env, r)
+		case dataplane.Taken:
+			// A try that would have waited (client/'s ErrLocked): its
+			// request is withdrawn at the node, nothing granted; the
+			// application gives it up and asks again after a while.
+			c.taken++
 			c.notServed(env, r)
 		default:
 			// Not served there (SESSION_MOVING, SESSION_NOT_HERE): nothing

@@ -49,6 +49,8 @@ type ExploreConfig struct {
 	// Mismatch: as Config's (0: every acquire gives its semaphore's
 	// units).
 	Mismatch int
+	// Try: as Config's.
+	Try int
 }
 
 // Explore runs the search, judged by check.Service: its safety rules,
@@ -126,6 +128,9 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	if err := checkSlots(cfg.Slots); err != nil {
 		return explore.TimedConfig{}, err
 	}
+	if err := checkTry(cfg.Try, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
 	if err := checkLimits(cfg.MaxSessions, cfg.MaxLocks, cfg.Variant); err != nil {
 		return explore.TimedConfig{}, err
 	}
@@ -133,7 +138,7 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 		return explore.TimedConfig{}, err
 	}
 	w := workload{sems: cfg.Semaphores, units: cfg.Units, quotas: cfg.Quotas, budget: cfg.Budget, waste: cfg.Waste, slots: cfg.Slots,
-		takeMost: cfg.TakeMost, maxSessions: cfg.MaxSessions, maxLocks: cfg.MaxLocks, mismatch: cfg.Mismatch}
+		takeMost: cfg.TakeMost, maxSessions: cfg.MaxSessions, maxLocks: cfg.MaxLocks, mismatch: cfg.Mismatch, try: cfg.Try}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})

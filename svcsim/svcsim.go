@@ -128,6 +128,9 @@ type Config struct {
 	// never.
 	RefreshEvery proc.Time
 	Sink         proc.Sink
+	// Try: the percent of lock and acquire requests that are tries
+	// (0 to 100; ClientConfig.Try).
+	Try int
 }
 
 // Faults is a fault schedule: the control plane's kinds, and slow nodes.
@@ -233,6 +236,8 @@ var Variants = map[string]dataplane.Broken{
 	"units-unchecked": dataplane.UnitsUnchecked,
 	// A ready does not record again the units of the semaphores held.
 	"refresh-forgets-held": dataplane.RefreshForgetsHeld,
+	// A try that gives up leaves its request at the instance.
+	"try-leaks": dataplane.TryLeaks,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
@@ -276,6 +281,22 @@ func TakeVariant(variant string) bool { return Variants[variant] == dataplane.Ta
 // LimitVariant reports whether variant breaks only what the node's
 // limits do: a run of it needs one (Config.MaxLocks, MaxSessions).
 func LimitVariant(variant string) bool { return Variants[variant] == dataplane.RegrantWithinLimits }
+
+// TryVariant reports whether variant breaks only the tries: a run of it
+// needs some (Config.Try).
+func TryVariant(variant string) bool { return Variants[variant] == dataplane.TryLeaks }
+
+// checkTry refuses a share of tries the run cannot have: outside 0 to
+// 100 percent, or the tries' variant with none.
+func checkTry(try int, variant string) error {
+	switch {
+	case try < 0 || try > 100:
+		return fmt.Errorf("svcsim: tries %d%%: want 0 to 100", try)
+	case try == 0 && TryVariant(variant):
+		return fmt.Errorf("svcsim: variant %s breaks the tries: it needs some (--try)", variant)
+	}
+	return nil
+}
 
 // VariantNames lists Variants, sorted.
 func VariantNames() []string {
@@ -342,6 +363,11 @@ type Result struct {
 	Mismatched int   `json:"mismatched,omitempty"`
 	Messages   int64 `json:"messages"`
 	Events     int   `json:"events"`
+	// Tries: of the lock and acquire requests, the tries (Config.Try);
+	// TriesGranted: those answered OK; Taken: those answered TAKEN.
+	Tries        int `json:"tries,omitempty"`
+	TriesGranted int `json:"tries_granted,omitempty"`
+	Taken        int `json:"taken,omitempty"`
 	// Findings: the checker's count, by rule; First the first few.
 	Findings int            `json:"findings"`
 	ByRule   map[string]int `json:"by_rule,omitempty"`
@@ -494,6 +520,9 @@ func Run(cfg Config) (Result, error) {
 	if err := checkHold(cfg.Hold, cfg.AcquireOnly, cfg.Semaphores, cfg.Units, cfg.Clients); err != nil {
 		return Result{}, err
 	}
+	if err := checkTry(cfg.Try, cfg.Variant); err != nil {
+		return Result{}, err
+	}
 	cfg.Faults = cfg.Schedule()
 	ps, err := build(cfg.Nodes, cfg.Clients, broken, cfg.workload())
 	if err != nil {
@@ -530,7 +559,9 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	chk.Close(cfg.Horizon)
+	tries, granted, taken := triesOf(ps)
 	return Result{
+		Tries: tries, TriesGranted: granted, Taken: taken,
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, MaxSessions: cfg.MaxSessions, MaxLocks: cfg.MaxLocks, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
 		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
@@ -551,11 +582,12 @@ type workload struct {
 	acquireOnly                               bool
 	mismatch                                  int
 	refreshEvery                              proc.Time
+	try                                       int
 }
 
 func (cfg Config) workload() workload {
 	return workload{cfg.Semaphores, cfg.Units, cfg.Quotas, cfg.Budget, cfg.Waste, cfg.Slots, cfg.TakeMost, cfg.MaxSessions, cfg.MaxLocks,
-		cfg.Hold, cfg.AcquireOnly, cfg.Mismatch, cfg.RefreshEvery}
+		cfg.Hold, cfg.AcquireOnly, cfg.Mismatch, cfg.RefreshEvery, cfg.Try}
 }
 
 // CS is how long a client holds a grant at most (Config.Hold's default).
@@ -611,6 +643,19 @@ func mismatched(ps []proc.Process) int {
 		}
 	}
 	return k
+}
+
+// triesOf is the clients' tries in a run of ps: asked, granted, and
+// answered TAKEN.
+func triesOf(ps []proc.Process) (tries, granted, taken int) {
+	for _, p := range ps {
+		if c, ok := p.(*Client); ok {
+			tries += c.tries
+			granted += c.triesGranted
+			taken += c.taken
+		}
+	}
+	return tries, granted, taken
 }
 
 // chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the
@@ -674,7 +719,7 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 		ps = append(ps, NewClient(ClientConfig{Nodes: nodes, Names: 3, TTL: TTL,
 			KeepAlive: TTL / 8, Timeout: Lease / 4, Retry: 20, Think: 200, CS: hold, Locks: 4,
 			Semaphores: w.sems, Units: int32(w.units), Quotas: w.quotas, TakeMost: w.takeMost, AcquireOnly: w.acquireOnly,
-			Mismatch: w.mismatch}))
+			Mismatch: w.mismatch, Try: w.try}))
 	}
 	return ps, nil
 }
@@ -727,6 +772,10 @@ type Summary struct {
 	Rejects     int            `json:"rejects,omitempty"`
 	Refused     int            `json:"refused,omitempty"`
 	Mismatched  int            `json:"mismatched,omitempty"`
+	// Tries, TriesGranted, Taken: the clients' tries (Result's).
+	Tries        int `json:"tries,omitempty"`
+	TriesGranted int `json:"tries_granted,omitempty"`
+	Taken        int `json:"taken,omitempty"`
 	// Findings: the runs with at least one, in all and by rule, and the
 	// first of them (its seed replays it).
 	Failed      int            `json:"failed_runs"`
@@ -782,6 +831,9 @@ func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary,
 		sum.Rejects += r.Rejects
 		sum.Refused += r.Refused
 		sum.Mismatched += r.Mismatched
+		sum.Tries += r.Tries
+		sum.TriesGranted += r.TriesGranted
+		sum.Taken += r.Taken
 		if r.Findings > 0 {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)

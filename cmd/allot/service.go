@@ -31,6 +31,7 @@ type serviceOpts struct {
 	acquireOnly                      bool
 	mismatch                         int
 	refreshEvery                     int64
+	try                              int
 	seed                             uint64
 	seeds, workers                   int
 	horizon                          int64
@@ -60,6 +61,7 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	fs.BoolVar(&o.acquireOnly, "acquire-only", false, "with --semaphores: every request acquires a unit, none locks")
 	mismatchFlag(fs, &o.mismatch)
 	fs.Int64Var(&o.refreshEvery, "refresh-every", 0, "the control plane's leader proposes a refresh of the view every this many ticks (the service's --refresh-every: a view of the same members that forgets the units of the semaphores nobody holds, each node's ready recording again those it holds); 0: never")
+	tryFlag(fs, &o.try)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
 	fs.IntVar(&o.workers, "workers", 0, "with --seeds: runs at once (0: one per CPU)")
@@ -176,6 +178,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	case o.refreshEvery == 0 && svcsim.RefreshVariant(o.variant):
 		return badf("--variant %s breaks a refresh: it needs --refresh-every", o.variant)
 	}
+	if err := checkTryFlag(o.try, o.variant); err != nil {
+		return err
+	}
 	switch {
 	case o.acquireOnly && o.semaphores == 0:
 		return badf("--acquire-only acquires semaphores' units: it needs --semaphores")
@@ -211,7 +216,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	cfg := svcsim.Config{Nodes: o.nodes, Clients: o.clients, Seed: o.seed, Horizon: proc.Time(o.horizon), Delay: delay,
 		Faults: faults, Random: o.random, Variant: o.variant, Semaphores: o.semaphores, Units: o.units, Slots: o.slots,
 		Quotas: o.quotas, Budget: o.budget, Waste: o.waste, TakeMost: o.take, MaxSessions: o.maxSessions, MaxLocks: o.maxLocks,
-		Hold: proc.Time(o.hold), AcquireOnly: o.acquireOnly, Mismatch: o.mismatch, RefreshEvery: proc.Time(o.refreshEvery)}
+		Hold: proc.Time(o.hold), AcquireOnly: o.acquireOnly, Mismatch: o.mismatch, RefreshEvery: proc.Time(o.refreshEvery), Try: o.try}
 	if o.seeds > 1 {
 		return serviceSweep(cfg, o, stdout, stderr)
 	}
@@ -236,6 +241,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		if o.refreshEvery > 0 {
 			scenario["refresh_every"] = o.refreshEvery
+		}
+		if o.try > 0 {
+			scenario["try"] = o.try
 		}
 		tw.Header(trace.Header{Scenario: scenario, Seed: o.seed, Algorithm: serviceName(o.variant),
 			Kind: "service", Processes: o.nodes + o.clients})
@@ -275,6 +283,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		if o.mismatch > 0 {
 			fmt.Fprintf(stdout, "acquires refused for other units (UNITS_MISMATCH): %d\n", r.Mismatched)
+		}
+		if o.try > 0 {
+			fmt.Fprintln(stdout, triesLine(r.Tries, r.TriesGranted, r.Taken))
 		}
 		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
 		for _, f := range r.First {
@@ -341,6 +352,9 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 		}
 		if len(rules) == 0 {
 			rules = []string{"none"}
+		}
+		if o.try > 0 {
+			fmt.Fprintf(stdout, "\n%s\n", triesLine(sum.Tries, sum.TriesGranted, sum.Taken))
 		}
 		fmt.Fprintf(stdout, "\nfindings by rule: %s\n", strings.Join(rules, ", "))
 	}
@@ -421,6 +435,36 @@ func takesOf(take int) string {
 	return fmt.Sprintf(", takes of 1 to %d permits", take)
 }
 
+// tryFlag is --try of allot sim and explore --kind service.
+func tryFlag(fs *flag.FlagSet, try *int) {
+	fs.IntVar(try, "try", 0, "the percent of the clients' lock and acquire requests that are tries (the service's TryLock, TryAcquire: answered TAKEN, the request withdrawn, rather than wait behind another holder); 0: none")
+}
+
+// checkTryFlag refuses --try outside 0..100, and the tries' variant
+// without it.
+func checkTryFlag(try int, variant string) error {
+	switch {
+	case try < 0 || try > 100:
+		return badf("--try must be 0 to 100 (percent), not %d", try)
+	case try == 0 && svcsim.TryVariant(variant):
+		return badf("--variant %s breaks the tries: it needs --try", variant)
+	}
+	return nil
+}
+
+// tryText is the share of tries for a heading: nothing when none.
+func tryText(try int) string {
+	if try == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", tries %d%%", try)
+}
+
+// triesLine counts the clients' tries.
+func triesLine(tries, granted, taken int) string {
+	return fmt.Sprintf("tries %d: granted %d, answered TAKEN (given up) %d", tries, granted, taken)
+}
+
 // limitsText is the nodes' limits for a heading: nothing when none is
 // set.
 func limitsText(maxSessions, maxLocks int) string {
@@ -437,7 +481,7 @@ func limitsText(maxSessions, maxLocks int) string {
 // holdText is the clients' holds for a heading when not the default's,
 // and acquires only.
 func holdText(o serviceOpts) string {
-	s := ""
+	s := tryText(o.try)
 	if o.hold != svcsim.CS {
 		s += fmt.Sprintf(", holds up to %d", o.hold)
 	}

@@ -54,6 +54,10 @@ func TestServiceBadInput(t *testing.T) {
 		{"sim", "--kind", "service", "--semaphores", "1", "--variant", "units-unchecked"},
 		{"sim", "--kind", "service", "--refresh-every", "-1"},
 		{"sim", "--kind", "service", "--semaphores", "1", "--mismatch", "10", "--variant", "refresh-forgets-held"},
+		{"sim", "--kind", "service", "--try", "-1"},
+		{"sim", "--kind", "service", "--try", "101"},
+		{"sim", "--kind", "service", "--try", "x"},
+		{"sim", "--kind", "service", "--variant", "try-leaks"},
 	} {
 		out, errs, code := allot(t, args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
@@ -196,6 +200,40 @@ func TestServiceSimLimits(t *testing.T) {
 	}
 }
 
+// TestServiceSimTry: the tries are said in the heading, counted, and in
+// the JSON only when set; try-leaks is caught (unanswered).
+func TestServiceSimTry(t *testing.T) {
+	args := []string{"sim", "--kind", "service", "--seed", "3", "--horizon", "6000"}
+	out, errs, code := allot(t, args...)
+	if code != 0 || strings.Contains(out, "tries") {
+		t.Errorf("no tries: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if js, _, _ := allot(t, append(args, "--format", "json")...); strings.Contains(js, "tries") || strings.Contains(js, "taken") {
+		t.Errorf("no tries, json:\n%s", js)
+	}
+	args = append(args, "--try", "50")
+	out, errs, code = allot(t, args...)
+	if code != 0 || !strings.Contains(out, "tries 50%") || !strings.Contains(out, "answered TAKEN (given up)") || !strings.Contains(out, "checker findings: 0") {
+		t.Errorf("--try 50: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	var r svcsim.Result
+	js, _, _ := allot(t, append(args, "--format", "json")...)
+	if err := json.Unmarshal([]byte(js), &r); err != nil || r.Tries == 0 || r.TriesGranted+r.Taken == 0 {
+		t.Errorf("--try 50, json: %v, %+v", err, r)
+	}
+	if out, _, _ = allot(t, append(args, "--seeds", "2")...); !strings.Contains(out, "tries 50%") || !strings.Contains(out, "answered TAKEN") {
+		t.Errorf("--try 50, sweep:\n%s", out)
+	}
+	_, errs, code = allot(t, "sim", "--kind", "service", "--variant", "try-leaks", "--try", "50", "--random-faults", "--seed", "6")
+	if code != 1 || !strings.Contains(errs, "seed 6") || !strings.Contains(errs, "unanswered") {
+		t.Errorf("try-leaks: exit %d, stderr %q", code, errs)
+	}
+	ex := []string{"explore", "--kind", "service", "--max-depth", "2", "--format", "json"}
+	if js, errs, code := allot(t, append(ex, "--try", "50")...); code != 0 || !strings.Contains(js, `"try": 50`) {
+		t.Errorf("explore, --try 50: exit %d, stderr %q\n%s", code, errs, js)
+	}
+}
+
 // TestServiceExploreViewChange: a crash at a tick, the search from just
 // before the adoption, the states after it counted.
 func TestServiceExploreViewChange(t *testing.T) {
@@ -240,6 +278,9 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--mismatch", "5"},
 		{"explore", "--kind", "service", "--semaphores", "1", "--mismatch", "200"},
 		{"explore", "--kind", "service", "--semaphores", "1", "--variant", "units-unchecked"},
+		{"explore", "--kind", "service", "--try", "-5"},
+		{"explore", "--kind", "service", "--try", "200"},
+		{"explore", "--kind", "service", "--variant", "try-leaks"},
 	} {
 		_, errs, code := allot(t, args...)
 		if code != 2 || !strings.HasPrefix(errs, "allot: ") {
