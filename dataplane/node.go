@@ -64,6 +64,13 @@ const (
 	// ready until enough of them are given back, and no view serves
 	// meanwhile.
 	RegrantWithinLimits
+	// NamesStale: a lock's grant held, asked again in a new view, keeps
+	// the resource ids its names had in the view it was held in instead
+	// of asking their homes again (names.go): in the new view a name's
+	// home gives it an id afresh, and another client's request of the
+	// name, on that id, is granted while the holder holds it on the old
+	// one.
+	NamesStale
 )
 
 // Config is a node's data plane.
@@ -178,6 +185,8 @@ type Node struct {
 	users    map[instKey]*users
 	waiting  []*grant // requests waiting for a view to serve
 
+	tables map[uint64]*nameTable // the lock names' ids, by view (names.go)
+
 	backup    proc.ID // -1: none
 	backupGen uint64
 	// outGen: this node's generation when it began recording at the
@@ -252,7 +261,7 @@ type grant struct {
 	id             uint64
 	s              *sess
 	key            Key          // the lock, or a semaphore
-	res            []proc.ResID // the lock's
+	res            []proc.ResID // the lock's names, sorted
 	epoch, counter uint64       // the token, once answered
 	// tokenUnit: a semaphore's unit in view epoch, the one its token
 	// names; unit: where it is held now (a new view numbers the units
@@ -274,6 +283,12 @@ type grant struct {
 	// claimed: queued at the node's most users, for one given back
 	// (back: its user was given back, by an unlock, and is not free yet).
 	claimed, back bool
+
+	// ids: the names' resource ids in view at, from their homes (what
+	// the lock's instance is asked for); resolving: waiting there for a
+	// home's answer (names.go).
+	ids       []proc.ResID
+	resolving bool
 }
 
 // users is this node's users of one view's instance of a key: made one
@@ -344,7 +359,7 @@ func New(cfg Config) *Node {
 	counts := make([]uint64, k)
 	copy(counts, cfg.Counts)
 	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*users{},
-		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
+		tables: map[uint64]*nameTable{}, backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
 		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{}}
 }
 
@@ -556,6 +571,11 @@ func (n *Node) block() []proc.ID {
 // NODE_LIMIT), or waits for a user given back that is not free yet
 // (the service's grab and idle, claimed).
 func (n *Node) ask(o *Out, g *grant, epoch uint64) {
+	// A lock's names are resolved first, as the service's acquire and
+	// regrant do before they take a user.
+	if g.key.Lock() && !(g.regrant && n.cfg.Broken == NamesStale && g.ids != nil) && !n.resolve(o, g, epoch) {
+		return
+	}
 	u := n.users[instKey{epoch, g.key}]
 	if u == nil {
 		u = &users{byUser: map[proc.ID]*grant{}}
@@ -604,7 +624,7 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	}
 	u.byUser[id] = g
 	g.at, g.user, g.placed, g.queued, g.entered = epoch, id, true, false, false
-	o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: g.key, User: id, Res: g.res})
+	o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: g.key, User: id, Res: g.ids})
 }
 
 // refuseGrant answers g's request refused at the node's limit: it is
@@ -1171,6 +1191,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			delete(n.users, k)
 		}
 	}
+	n.forget(v.Epoch)
 	n.unplace(o, v.Epoch)
 	clear(n.quotas)
 	t := n.keeper.TakeOver(st(n.now), int(n.cfg.Self), sv, sp)
@@ -1211,10 +1232,11 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			switch {
 			case g.answered && !g.released:
 				held = append(held, g)
-			case !g.answered && (g.placed || g.queued):
-				// Asked in an older view (or waiting for a slot there),
-				// not answered: it starts over once v serves.
-				g.placed, g.queued, g.claimed = false, false, false
+			case !g.answered && (g.placed || g.queued || g.resolving):
+				// Asked in an older view (or waiting for a slot there, or
+				// for its names' ids), not answered: it starts over once
+				// v serves.
+				g.placed, g.queued, g.claimed, g.resolving = false, false, false, false
 				n.waiting = append(n.waiting, g)
 			}
 		}

@@ -220,6 +220,8 @@ var Variants = map[string]dataplane.Broken{
 	"take-count-late":  dataplane.TakeCountLate,
 	// A regrant waits for a user under the node's limit.
 	"regrant-within-limits": dataplane.RegrantWithinLimits,
+	// A regrant keeps its names' ids of the view before.
+	"names-stale": dataplane.NamesStale,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run
