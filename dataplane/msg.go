@@ -26,8 +26,8 @@ const (
 
 // Key is what a grant is on, and so the instance that serves it in a
 // view: the lock (the zero Key), semaphore Sem of Units units (R: the
-// service's AcquireRequest.Units, fixed for the run, as the lock's names
-// are resource ids fixed for the run), or, with Quota, quota Sem (its
+// service's AcquireRequest.Units, fixed for the run; the lock's names
+// get their ids per view, names.go), or, with Quota, quota Sem (its
 // index in the control plane's Config.Quotas), whose permits are not
 // grants: they are never recorded, held or given back.
 type Key struct {
