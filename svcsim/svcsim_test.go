@@ -56,16 +56,16 @@ func TestSweep(t *testing.T) {
 // seeds 1..240, swept 24 at a time until it is (the rarer one is caught
 // in about 3 runs in 100: a fixed handful of seeds would say more of
 // the seeds than of the checker). The semaphores' variant runs with one
-// semaphore of one unit, a small one (caught in 8 runs of seeds
-// 1..300, the first seed 8); the quotas'
+// semaphore of one unit, a small one (caught in 10 runs of seeds
+// 1..300, the first seed 95); the quotas'
 // with one quota of 40 permits, waste 12 (quota-no-persist caught by
 // budget in about 54 runs in 100, quota-no-chunk in 1 of seeds 1..300,
-// 213: a member cut off for long enough is rare in the schedules);
+// 121: a member cut off for long enough is rare in the schedules);
 // take-count-late with takes of up to 5 permits and waste 40, a chunk of
-// 6 (issued in 67 of seeds 1..300, the first 6, budget in 19, the first
-// 33: a Take across a view change when the quota runs out; with a chunk below a Take's count it
-// is caught sooner, by unanswered: the Take waits for a report that
-// cannot count what it holds; since the lock's names are resolved by
+// 6 (issued in 67 of seeds 1..300, budget in 17: a Take across a view
+// change when the quota runs out; with a chunk below a Take's count it
+// is caught sooner, by unanswered, in 18: the Take waits for a report
+// that cannot count what it holds; since the lock's names are resolved by
 // their homes, the first run caught, seed 5, is by unanswered: the seeds
 // around it by issued). names-stale runs with eight clients (one-holder
 // in 6 of seeds 1..300, the first 1; with four, 2, the first 239).
