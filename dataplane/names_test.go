@@ -99,3 +99,52 @@ func TestLockNamesResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestLockNamesViewLeft: a question of a view its home has left goes
+// unanswered, and the request starts over once the next view serves,
+// asking the home of that view; a late answer of the old view asks
+// nothing. A request whose session ends while it waits for an id is
+// answered then, and the id's answer asks nothing for it.
+func TestLockNamesViewLeft(t *testing.T) {
+	m := []proc.ID{0, 1}
+	x := homedAt(t, 1, m)
+	a, b := served(0, 0, m...), served(1, 0, m...)
+	sid := open(a, 7)
+	var o Out
+	a.Call(&o, 7, Call{Op: OpLock, Req: 2, Session: sid, Names: []int32{x}})
+	q := sent[Resolve](&o)
+	if len(q) != 1 || q[0].Epoch != 5 {
+		t.Fatalf("no question: %+v", o.Sends)
+	}
+	v6 := control.View{Epoch: 6, Members: m, Gens: []uint64{1, 1}}
+	v5 := control.View{Epoch: 5, Members: m, Gens: []uint64{1, 1}}
+	o = Out{}
+	b.Adopt(&o, v6, v5)
+	o = Out{}
+	b.Resolve(&o, 0, q[0])
+	if len(o.Sends) != 0 {
+		t.Fatalf("a question of a view left answered: %+v", o.Sends)
+	}
+	o = Out{}
+	a.Adopt(&o, v6, v5)
+	a.Serve(&o, 6, nil)
+	if q := sent[Resolve](&o); len(q) != 1 || q[0].Epoch != 6 || q[0].Name != x || len(o.Asks) != 0 {
+		t.Fatalf("the request in the next view: %+v", o)
+	}
+	o = Out{}
+	a.Resolved(&o, Resolved{Epoch: 5, Name: x, Res: 1})
+	if !o.Empty() {
+		t.Fatalf("a late answer of a view left: %+v", o)
+	}
+	// The session ends while the request waits for its id.
+	o = Out{}
+	a.Call(&o, 7, Call{Op: OpClose, Req: 3, Session: sid})
+	if len(o.Replies) != 2 || o.Replies[0].M.(Reply).Req != 2 || o.Replies[0].M.(Reply).Code == OK {
+		t.Fatalf("the lock's answer at its session's end: %+v", o.Replies)
+	}
+	o = Out{}
+	a.Resolved(&o, Resolved{Epoch: 6, Name: x, Res: 1})
+	if len(o.Asks) != 0 {
+		t.Fatalf("asked for an ended session: %+v", o.Asks)
+	}
+}
