@@ -15,6 +15,8 @@
 //	│  Node (pure: time and the lease are inputs, outputs are data in an Out)    │
 //	│     sessions (session.Session: the lease rule), Expiry, Handed, Delays     │
 //	│     grants by id, each on a Key (the lock, or semaphore j of R units):     │
+//	│       a lock's names resolved to ids in the view by their homes            │
+//	│       (names.go: Resolve ─> Resolved, a table per view), then              │
 //	│       asked on a user of the view's instance of its key (a small           │
 //	│       semaphore's on a free slot of the node's block, or waiting, in       │
 //	│       order, for one), answered once the backup has them, asked again in   │
@@ -27,8 +29,9 @@
 //	│       instance of its quota, within the node's chunk (Limits:              │
 //	│       control.Node.Limit); the counts over the node's life, on disk        │
 //	│       before the answer (Counts); one answer with what the Take got        │
-//	│     Out: Replies, Sends (Keep, KeepAck), Asks, Frees, Events, Ready,       │
-//	│          Stopped, Retire, Left, Counts, Record (units to read), Holding    │
+//	│     Out: Replies, Sends (Keep, KeepAck, Resolve, Resolved), Asks, Frees,   │
+//	│          Events, Ready, Stopped, Retire, Left, Counts, Record (units to    │
+//	│          read), Holding, Tries                                             │
 //	│     v                                                                      │
 //	│  instances, one per (view, key): the lock's (ProcessConfig.Lock), each     │
 //	│  large semaphore's (R ≥ Slots; ProcessConfig.Pool: central-pool, its       │
@@ -44,7 +47,15 @@
 //	│  order (the service's links)                                               │
 //	└────────────────────────────────────────────────────────────────────────────┘
 //
-// It follows service/: sessions.go (open, keep-alive: recorded unless
+// It follows service/: names.go (a lock name's home in the view by
+// rendezvous hashing, package lockname's, which both share; the home
+// giving the name an id of its own range, rank + N·k, on its first
+// question in the view, the same to every later one; a node asking the
+// home over the links once per view, the names of a request one at a
+// time, before it takes a user; a regrant resolving its names again in
+// the new view; a question of a view the home has left unanswered, the
+// request starting over in the next view; the tables given back at the
+// next view's adoption), sessions.go (open, keep-alive: recorded unless
 // covered, a backup not answering in a quarter lease cuts the answer's
 // lease to what it keeps; close), grants.go and api.go (a grant
 // registered with its session, answered only once its record is at the
@@ -78,9 +89,11 @@
 //
 // Where it differs, and why:
 //
-//   - A lock's names are resource ids
-//     fixed for the run: the service asks each name's home for its id in
-//     a view (names.go), which adds nothing to the sessions' protocol. A
+//   - A lock's names are small integers, spelt as the records spell them
+//     ("a", "b", ...) for their homes; the service's home refuses a
+//     question past its range of ids in a view (lockRange, NODE_LIMIT
+//     "names", and asks for a refresh), which the model's few names
+//     never reach: not modelled. A
 //     semaphore is an id. Its units are checked as semaphores.go's
 //     checkUnits does when Config.Units is set (svcsim sets it only when
 //     some clients give other units, --mismatch: the read costs a Raft

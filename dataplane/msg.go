@@ -26,8 +26,8 @@ const (
 
 // Key is what a grant is on, and so the instance that serves it in a
 // view: the lock (the zero Key), semaphore Sem of Units units (R: the
-// service's AcquireRequest.Units, fixed for the run, as the lock's names
-// are resource ids fixed for the run), or, with Quota, quota Sem (its
+// service's AcquireRequest.Units, fixed for the run; the lock's names
+// get their ids per view, names.go), or, with Quota, quota Sem (its
 // index in the control plane's Config.Quotas), whose permits are not
 // grants: they are never recorded, held or given back.
 type Key struct {
@@ -81,7 +81,7 @@ type Call struct {
 	Session uint64
 	Grant   uint64    // OpUnlock, OpRelease
 	TTL     proc.Time // OpOpen
-	Names   []int32   // OpLock: the lock's names, as resource ids
+	Names   []int32   // OpLock: the lock's names (the node resolves them to resource ids per view)
 	Sem     int32     // OpAcquire: the semaphore; OpTake: the quota
 	Units   int32     // OpAcquire: its units, R
 	N       int64     // OpTake: the permits asked (the service's TakeRequest.n), 1 to the quota's budget
@@ -169,6 +169,28 @@ type KeepAck struct {
 }
 
 func (KeepAck) Kind() string { return "keep-ack" }
+
+// Resolve asks lock name Name's home for its id in view Epoch of
+// Members (the service's names.Resolve, on the link space "names"): the
+// view travels with the question, as a home may hear it before it has
+// adopted the view itself, and its range in the view depends on the
+// members.
+type Resolve struct {
+	Epoch   uint64
+	Members []proc.ID
+	Name    int32
+}
+
+func (Resolve) Kind() string { return "resolve" }
+
+// Resolved is the home's answer: Name's resource id in view Epoch.
+type Resolved struct {
+	Epoch uint64
+	Name  int32
+	Res   proc.ResID
+}
+
+func (Resolved) Kind() string { return "resolved" }
 
 // Inst carries a message of the instance of Key in view Epoch (the
 // lock's, or a semaphore's) between its processes From and To, hosted on

@@ -81,6 +81,13 @@ const (
 	// done): granted later, it is held by the session with nobody told,
 	// until the session ends.
 	TryLeaks
+	// NamesStale: a lock's grant held, asked again in a new view, keeps
+	// the resource ids its names had in the view it was held in instead
+	// of asking their homes again (names.go): in the new view a name's
+	// home gives it an id afresh, and another client's request of the
+	// name, on that id, is granted while the holder holds it on the old
+	// one.
+	NamesStale
 )
 
 // DefaultTryWait is the service's TryWait (service.Config: 20 ms), how
@@ -242,6 +249,8 @@ type Node struct {
 	users    map[instKey]*users
 	waiting  []*grant // requests waiting for a view to serve
 
+	tables map[uint64]*nameTable // the lock names' ids, by view (names.go)
+
 	backup    proc.ID // -1: none
 	backupGen uint64
 	// outGen: this node's generation when it began recording at the
@@ -333,7 +342,7 @@ type grant struct {
 	id             uint64
 	s              *sess
 	key            Key          // the lock, or a semaphore
-	res            []proc.ResID // the lock's
+	res            []proc.ResID // the lock's names, sorted
 	epoch, counter uint64       // the token, once answered
 	// tokenUnit: a semaphore's unit in view epoch, the one its token
 	// names; unit: where it is held now (a new view numbers the units
@@ -361,6 +370,12 @@ type grant struct {
 	try     bool
 	tryN    uint64
 	watched bool
+
+	// ids: the names' resource ids in view at, from their homes (what
+	// the lock's instance is asked for); resolving: waiting there for a
+	// home's answer (names.go).
+	ids       []proc.ResID
+	resolving bool
 }
 
 // users is this node's users of one view's instance of a key: made one
@@ -432,7 +447,7 @@ func New(cfg Config) *Node {
 	counts := make([]uint64, k)
 	copy(counts, cfg.Counts)
 	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*users{},
-		backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
+		tables: map[uint64]*nameTable{}, backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
 		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{},
 		sems: map[int32]semRecord{}, tries: map[uint64]*grant{}}
 }
@@ -713,6 +728,11 @@ func (n *Node) block() []proc.ID {
 // NODE_LIMIT), or waits for a user given back that is not free yet
 // (the service's grab and idle, claimed).
 func (n *Node) ask(o *Out, g *grant, epoch uint64) {
+	// A lock's names are resolved first, as the service's acquire and
+	// regrant do before they take a user.
+	if g.key.Lock() && !(g.regrant && n.cfg.Broken == NamesStale && g.ids != nil) && !n.resolve(o, g, epoch) {
+		return
+	}
 	u := n.users[instKey{epoch, g.key}]
 	if u == nil {
 		u = &users{byUser: map[proc.ID]*grant{}}
@@ -761,7 +781,7 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	}
 	u.byUser[id] = g
 	g.at, g.user, g.placed, g.queued, g.entered = epoch, id, true, false, false
-	a := Ask{Epoch: epoch, Key: g.key, User: id, Res: g.res}
+	a := Ask{Epoch: epoch, Key: g.key, User: id, Res: g.ids}
 	if g.try {
 		a.Try = g.id
 	}
@@ -1426,6 +1446,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			delete(n.users, k)
 		}
 	}
+	n.forget(v.Epoch)
 	n.unplace(o, v.Epoch)
 	clear(n.quotas)
 	t := n.keeper.TakeOver(st(n.now), int(n.cfg.Self), sv, sp)
@@ -1466,10 +1487,11 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 			switch {
 			case g.answered && !g.released:
 				held = append(held, g)
-			case !g.answered && (g.placed || g.queued):
-				// Asked in an older view (or waiting for a slot there),
-				// not answered: it starts over once v serves.
-				g.placed, g.queued, g.claimed = false, false, false
+			case !g.answered && (g.placed || g.queued || g.resolving):
+				// Asked in an older view (or waiting for a slot there, or
+				// for its names' ids), not answered: it starts over once
+				// v serves.
+				g.placed, g.queued, g.claimed, g.resolving = false, false, false, false
 				n.waiting = append(n.waiting, g)
 			}
 		}

@@ -695,7 +695,9 @@ func TestNodeLimits(t *testing.T) {
 	}
 	o = Out{}
 	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
-	if len(o.Frees) != 1 || !slices.Equal(asked(&o), []proc.ID{0}) || o.Asks[0].Res[0] != 1 {
+	// Name 1 is homed at a (names.go): its id there is the second of a's
+	// range, 0 + 2·1.
+	if len(o.Frees) != 1 || !slices.Equal(asked(&o), []proc.ID{0}) || o.Asks[0].Res[0] != 2 {
 		t.Fatalf("the user given back: frees %+v, asks %+v", o.Frees, o.Asks)
 	}
 	// Nothing on its way back now: one more is refused.
@@ -717,7 +719,8 @@ func TestRegrantPastLimits(t *testing.T) {
 		b := servedLimits(1, 1, 1, broken, 0, 1)
 		sid := open(b, 7)
 		var o Out
-		b.Call(&o, 7, Call{Op: OpLock, Req: 2, Session: sid, Names: []int32{0}})
+		// Name 3 is homed at b in view 5 (names.go): no question to ask.
+		b.Call(&o, 7, Call{Op: OpLock, Req: 2, Session: sid, Names: []int32{3}})
 		b.Entered(&o, Ask{Epoch: 5, Key: Key{}, User: 1})
 		b.KeepAck(&o, b.backup, KeepAck{Gen: 1, N: 1 << 30})
 		k := keep(1, 1)

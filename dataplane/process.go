@@ -244,6 +244,10 @@ func (p *Process) receive(env proc.Env, o *Out, from proc.ID, m Link) {
 			p.dp.Keep(o, from, inner)
 		case KeepAck:
 			p.dp.KeepAck(o, from, inner)
+		case Resolve:
+			p.dp.Resolve(o, from, inner)
+		case Resolved:
+			p.dp.Resolved(o, inner)
 		}
 	}
 	if r.next > 1 {

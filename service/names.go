@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
+	"github.com/allot-dev/allot/lockname"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/names"
 	"github.com/allot-dev/allot/service/internal/space"
@@ -107,7 +108,7 @@ func (n *Node) assign(tb *nameTable, name string) (proc.ResID, bool) {
 	if r, ok := tb.own[name]; ok {
 		return r, true
 	}
-	id := tb.v.Members.Rank(n.self) + tb.v.Members.Len()*tb.next
+	id := lockname.ID(tb.v.Members.Rank(n.self), tb.v.Members.Len(), tb.next)
 	if id >= lockRange {
 		return 0, false
 	}

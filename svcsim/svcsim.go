@@ -238,6 +238,8 @@ var Variants = map[string]dataplane.Broken{
 	"refresh-forgets-held": dataplane.RefreshForgetsHeld,
 	// A try that gives up leaves its request at the instance.
 	"try-leaks": dataplane.TryLeaks,
+	// A regrant keeps its names' ids of the view before.
+	"names-stale": dataplane.NamesStale,
 }
 
 // SemVariant reports whether variant breaks only the semaphores: a run

@@ -11,36 +11,17 @@
 package names
 
 import (
-	"hash/fnv"
-
+	"github.com/allot-dev/allot/lockname"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
 // Home is the member of members (node indices) whose score for name is
-// the largest: the name's home in a view of those members. members must
-// not be empty.
+// the largest: the name's home in a view of those members (package
+// lockname's, which the data plane's model shares). members must not be
+// empty.
 func Home(name string, members space.Set) int {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	key := h.Sum64()
-	best, bestScore := -1, uint64(0)
-	for _, m := range members.List() {
-		if s := mix(key ^ uint64(m+1)*0x9e3779b97f4a7c15); best < 0 || s > bestScore {
-			best, bestScore = m, s
-		}
-	}
-	return best
-}
-
-// mix is splitmix64's finaliser: each bit of x moves about half of the
-// result's, so the members' scores for one name are unrelated.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	return lockname.Home(name, members.List())
 }
 
 // Resolve asks a name's home for its id in the view (Epoch, Members).
