@@ -561,13 +561,13 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	chk.Close(cfg.Horizon)
-	tries, granted, taken := triesOf(ps)
+	k := countClients(ps)
 	return Result{
-		Tries: tries, TriesGranted: granted, Taken: taken,
 		Seed: cfg.Seed, Nodes: cfg.Nodes, Clients: cfg.Clients, MaxSessions: cfg.MaxSessions, MaxLocks: cfg.MaxLocks, Faults: cfg.Faults, End: cfg.Horizon, Healed: healed,
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
 		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
-		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject], Refused: refused(ps), Mismatched: mismatched(ps),
+		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject], Refused: k.refused, Mismatched: k.mismatched,
+		Tries: k.tries, TriesGranted: k.triesGranted, Taken: k.taken,
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
@@ -625,39 +625,24 @@ func checkLimits(maxSessions, maxLocks int, variant string) error {
 	return nil
 }
 
-// refused is the clients' answers NODE_LIMIT in a run of ps.
-func refused(ps []proc.Process) int {
-	k := 0
+// clientCounts is what the clients of a run counted of their answers:
+// NODE_LIMIT (refused), UNITS_MISMATCH (mismatched), and their tries:
+// asked, granted, answered TAKEN.
+type clientCounts struct{ refused, mismatched, tries, triesGranted, taken int }
+
+// countClients sums the counts of the clients of a run of ps.
+func countClients(ps []proc.Process) clientCounts {
+	var k clientCounts
 	for _, p := range ps {
 		if c, ok := p.(*Client); ok {
-			k += c.refused
+			k.refused += c.refused
+			k.mismatched += c.mismatch
+			k.tries += c.tries
+			k.triesGranted += c.triesGranted
+			k.taken += c.taken
 		}
 	}
 	return k
-}
-
-// mismatched is the clients' answers UNITS_MISMATCH in a run of ps.
-func mismatched(ps []proc.Process) int {
-	k := 0
-	for _, p := range ps {
-		if c, ok := p.(*Client); ok {
-			k += c.mismatch
-		}
-	}
-	return k
-}
-
-// triesOf is the clients' tries in a run of ps: asked, granted, and
-// answered TAKEN.
-func triesOf(ps []proc.Process) (tries, granted, taken int) {
-	for _, p := range ps {
-		if c, ok := p.(*Client); ok {
-			tries += c.tries
-			granted += c.triesGranted
-			taken += c.taken
-		}
-	}
-	return tries, granted, taken
 }
 
 // chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the

@@ -265,7 +265,7 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		fmt.Fprintf(stdout, "%s of %d nodes, %d clients%s; delay %s, horizon %d; seed %d\n", serviceName(o.variant), r.Nodes, r.Clients,
-			limitsText(o.maxSessions, o.maxLocks)+holdText(o), o.delay, r.End, r.Seed)
+			limitsText(o.maxSessions, o.maxLocks)+workloadText(o), o.delay, r.End, r.Seed)
 		fmt.Fprintf(stdout, "faults: %s\n", describeService(r.Faults))
 		locks := r.Requests - r.Takes // a Take is a request too
 		if o.semaphores > 0 {
@@ -321,7 +321,7 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 			faults = "random faults"
 		}
 		fmt.Fprintf(stdout, "%s of %d nodes, %d clients%s, %s, delay %s, horizon %d, seeds %d..%d%s\n\n", serviceName(o.variant), o.nodes, o.clients,
-			limitsText(o.maxSessions, o.maxLocks)+holdText(o), faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1, takesOf(o.take))
+			limitsText(o.maxSessions, o.maxLocks)+workloadText(o), faults, cfg.Delay, o.horizon, o.seed, o.seed+uint64(o.seeds)-1, takesOf(o.take))
 		kinds := []string{"crash", "restart", "cut", "pause", "slow"}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 		units, unitsHead := "", ""
@@ -478,9 +478,9 @@ func limitsText(maxSessions, maxLocks int) string {
 	return s
 }
 
-// holdText is the clients' holds for a heading when not the default's,
-// and acquires only.
-func holdText(o serviceOpts) string {
+// workloadText is what the clients ask beyond the defaults, for a
+// heading: tries, holds, acquires only, other units, refreshes.
+func workloadText(o serviceOpts) string {
 	s := tryText(o.try)
 	if o.hold != svcsim.CS {
 		s += fmt.Sprintf(", holds up to %d", o.hold)
