@@ -47,8 +47,9 @@ type ExploreConfig struct {
 	Slots                 int
 	MaxSessions, MaxLocks int
 	// Mismatch: as Config's (0: every acquire gives its semaphore's
-	// units).
-	Mismatch int
+	// units); so is RefreshEvery (0: no refresh).
+	Mismatch     int
+	RefreshEvery proc.Time
 	// Try: as Config's.
 	Try int
 }
@@ -137,8 +138,11 @@ func (cfg ExploreConfig) timed() (explore.TimedConfig, error) {
 	if err := checkMismatch(cfg.Mismatch, cfg.Semaphores, cfg.Variant); err != nil {
 		return explore.TimedConfig{}, err
 	}
+	if err := checkRefresh(cfg.RefreshEvery, cfg.Variant); err != nil {
+		return explore.TimedConfig{}, err
+	}
 	w := workload{sems: cfg.Semaphores, units: cfg.Units, quotas: cfg.Quotas, budget: cfg.Budget, waste: cfg.Waste, slots: cfg.Slots,
-		takeMost: cfg.TakeMost, maxSessions: cfg.MaxSessions, maxLocks: cfg.MaxLocks, mismatch: cfg.Mismatch, try: cfg.Try}
+		takeMost: cfg.TakeMost, maxSessions: cfg.MaxSessions, maxLocks: cfg.MaxLocks, mismatch: cfg.Mismatch, refreshEvery: cfg.RefreshEvery, try: cfg.Try}
 	var script []explore.Scripted
 	for _, c := range cfg.CrashAt {
 		script = append(script, explore.Scripted{P: c.P, At: c.At})

@@ -60,7 +60,7 @@ func serviceFlags(o *serviceOpts) *flag.FlagSet {
 	fs.Int64Var(&o.hold, "hold", svcsim.CS, "each grant is held 1 to this many ticks, drawn; past the default only with --acquire-only and --units at least --clients (a request waiting behind holders would outwait the checker's bound)")
 	fs.BoolVar(&o.acquireOnly, "acquire-only", false, "with --semaphores: every request acquires a unit, none locks")
 	mismatchFlag(fs, &o.mismatch)
-	fs.Int64Var(&o.refreshEvery, "refresh-every", 0, "the control plane's leader proposes a refresh of the view every this many ticks (the service's --refresh-every: a view of the same members that forgets the units of the semaphores nobody holds, each node's ready recording again those it holds); 0: never")
+	refreshFlag(fs, &o.refreshEvery)
 	tryFlag(fs, &o.try)
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed (delays, elections, clients, a random fault schedule)")
 	fs.IntVar(&o.seeds, "seeds", 1, "run seeds --seed, --seed+1, ... this many, and print their summary")
@@ -172,11 +172,8 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkMismatchFlag(o.mismatch, o.semaphores, o.variant); err != nil {
 		return err
 	}
-	switch {
-	case o.refreshEvery < 0 || o.refreshEvery > 1<<30:
-		return badf("--refresh-every must be 0 (never) to %d, not %d", 1<<30, o.refreshEvery)
-	case o.refreshEvery == 0 && svcsim.RefreshVariant(o.variant):
-		return badf("--variant %s breaks a refresh: it needs --refresh-every", o.variant)
+	if err := checkRefreshFlag(o.refreshEvery, o.variant); err != nil {
+		return err
 	}
 	if err := checkTryFlag(o.try, o.variant); err != nil {
 		return err
@@ -488,11 +485,33 @@ func workloadText(o serviceOpts) string {
 	if o.acquireOnly {
 		s += ", acquires only"
 	}
-	s += mismatchText(o.mismatch)
-	if o.refreshEvery > 0 {
-		s += fmt.Sprintf(", refresh every %d", o.refreshEvery)
+	return s + mismatchText(o.mismatch) + refreshText(o.refreshEvery)
+}
+
+// refreshFlag is --refresh-every of allot sim and explore --kind
+// service.
+func refreshFlag(fs *flag.FlagSet, every *int64) {
+	fs.Int64Var(every, "refresh-every", 0, "the control plane's leader proposes a refresh of the view every this many ticks (the service's --refresh-every: a view of the same members that forgets the units of the semaphores nobody holds, each node's ready recording again those it holds); 0: never")
+}
+
+// checkRefreshFlag refuses a --refresh-every outside 0..2^30, and the
+// refresh's variant without it.
+func checkRefreshFlag(every int64, variant string) error {
+	switch {
+	case every < 0 || every > 1<<30:
+		return badf("--refresh-every must be 0 (never) to %d, not %d", 1<<30, every)
+	case every == 0 && svcsim.RefreshVariant(variant):
+		return badf("--variant %s breaks a refresh: it needs --refresh-every", variant)
 	}
-	return s
+	return nil
+}
+
+// refreshText is --refresh-every for a heading: nothing when not set.
+func refreshText(every int64) string {
+	if every == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", refresh every %d", every)
 }
 
 // mismatchFlag is --mismatch of allot sim and explore --kind service.

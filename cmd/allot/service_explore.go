@@ -65,6 +65,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		waste, take         int
 		maxSess, maxLocks   int
 		mismatch            int
+		refreshEvery        int64
 		try                 int
 		seed                uint64
 		delay               string
@@ -90,6 +91,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	takeFlag(fs, &take)
 	limitFlags(fs, &maxSess, &maxLocks)
 	mismatchFlag(fs, &mismatch)
+	refreshFlag(fs, &refreshEvery)
 	tryFlag(fs, &try)
 	fs.Uint64Var(&seed, "seed", 1, "seed of the processes' random draws")
 	fs.StringVar(&delay, "delay", "uniform:1:3", "every message takes between A and B ticks: uniform:A:B or const:X")
@@ -145,6 +147,9 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkMismatchFlag(mismatch, semaphores, variant); err != nil {
 		return err
 	}
+	if err := checkRefreshFlag(refreshEvery, variant); err != nil {
+		return err
+	}
 	if err := checkTryFlag(try, variant); err != nil {
 		return err
 	}
@@ -190,7 +195,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 	cfg := svcsim.ExploreConfig{Nodes: nodes, Clients: clients, Seed: seed, MinDelay: d.Min(), MaxDelay: hi,
 		Crash: cr, Restart: re, CrashAt: crAt, RestartAt: reAt, MaxDepth: maxDepth, MaxStates: maxStates, Timeout: timeout, Variant: variant,
 		Semaphores: semaphores, Units: units, Quotas: quotas, Budget: budget, Waste: waste, TakeMost: take, Slots: slots, MaxSessions: maxSess, MaxLocks: maxLocks,
-		Mismatch: mismatch, Try: try}
+		Mismatch: mismatch, RefreshEvery: proc.Time(refreshEvery), Try: try}
 	switch from {
 	case "":
 	case "adopt", "serve":
@@ -219,11 +224,12 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 		// them the document is as before.
 		doc := struct {
 			*explore.TimedResult
-			MaxSessions int `json:"max_sessions,omitempty"`
-			MaxLocks    int `json:"max_locks,omitempty"`
-			Mismatch    int `json:"mismatch,omitempty"`
-			Try         int `json:"try,omitempty"`
-		}{res, maxSess, maxLocks, mismatch, try}
+			MaxSessions int   `json:"max_sessions,omitempty"`
+			MaxLocks    int   `json:"max_locks,omitempty"`
+			Mismatch    int   `json:"mismatch,omitempty"`
+			Refresh     int64 `json:"refresh_every,omitempty"`
+			Try         int   `json:"try,omitempty"`
+		}{res, maxSess, maxLocks, mismatch, refreshEvery, try}
 		if err := writeJSON(stdout, doc); err != nil {
 			return err
 		}
@@ -236,7 +242,7 @@ func serviceExploreCmd(args []string, stdout, stderr io.Writer) error {
 			verdict = "stopped at a violation"
 		}
 		fmt.Fprintf(stdout, "%s of %d nodes, %d clients%s; delays %d..%d; crash [%s], restart [%s]; seed %d%s\n", serviceName(variant), nodes, clients,
-			limitsText(maxSess, maxLocks)+mismatchText(mismatch)+tryText(try), d.Min(), hi, crash, restart, seed, takesOf(take))
+			limitsText(maxSess, maxLocks)+mismatchText(mismatch)+refreshText(refreshEvery)+tryText(try), d.Min(), hi, crash, restart, seed, takesOf(take))
 		start := max(res.WarmupEnd, cfg.From)
 		if cfg.From == 0 && len(crAt) == 0 {
 			fmt.Fprintf(stdout, "from tick %d, when every node serves and every client holds a session (%d steps of earliest inputs)\n\n", start, res.Warmup)

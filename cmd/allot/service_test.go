@@ -165,6 +165,17 @@ func TestServiceSimMismatch(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "mismatch 30%, refresh every 1500") || !strings.Contains(out, "checker findings: 0") {
 		t.Errorf("--refresh-every 1500: exit %d, stderr %q\n%s", code, errs, out)
 	}
+	// The explorer takes the refreshes too, said in its heading and JSON.
+	ex := []string{"explore", "--kind", "service", "--semaphores", "1", "--mismatch", "30", "--refresh-every", "500",
+		"--crash", "0@2000", "--from", "adopt", "--max-states", "50"}
+	out, errs, code = allot(t, ex...)
+	if code != 0 || !strings.Contains(out, "mismatch 30%, refresh every 500") {
+		t.Errorf("explore --refresh-every 500: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	js, _, _ = allot(t, append(ex, "--format", "json")...)
+	if !strings.Contains(js, `"refresh_every": 500`) {
+		t.Errorf("explore --refresh-every 500, json:\n%s", js)
+	}
 }
 
 // TestServiceSimLimits: the limits are said in the heading and the JSON
@@ -282,6 +293,8 @@ func TestServiceExplore(t *testing.T) {
 		{"explore", "--kind", "service", "--semaphores", "1", "--mismatch", "200"},
 		{"explore", "--kind", "service", "--semaphores", "1", "--variant", "units-unchecked"},
 		{"explore", "--kind", "service", "--try", "-5"},
+		{"explore", "--kind", "service", "--refresh-every", "-1"},
+		{"explore", "--kind", "service", "--semaphores", "1", "--mismatch", "10", "--variant", "refresh-forgets-held"},
 		{"explore", "--kind", "service", "--try", "200"},
 		{"explore", "--kind", "service", "--variant", "try-leaks"},
 	} {
