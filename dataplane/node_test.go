@@ -373,6 +373,20 @@ func open(a *Node, c proc.ID) uint64 {
 	return o.Replies[0].M.(Reply).Session
 }
 
+// grantThenRelease has the instance grant ask's user (answered once the
+// backup has it), and client from release it on session s with call
+// req, the backup acknowledging: what the release asked for.
+func grantThenRelease(a *Node, ask Ask, from proc.ID, s uint64, req uint64) Out {
+	o := Out{}
+	a.Entered(&o, ask)
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	gid := o.Replies[0].M.(Reply).Grant
+	o = Out{}
+	a.Call(&o, from, Call{Op: OpRelease, Req: req, Session: s, Grant: gid})
+	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	return o
+}
+
 func asked(o *Out) []proc.ID {
 	var out []proc.ID
 	for _, a := range o.Asks {
@@ -446,13 +460,7 @@ func TestSmallSemaphoreQueue(t *testing.T) {
 		t.Fatalf("s2 closed: replies %+v, queue %v", o.Replies, a.users[instKey{5, sem}].queue)
 	}
 	// Slot 0 granted, answered, released: given back, then asked for s3.
-	o = Out{}
-	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
-	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
-	gid := o.Replies[0].M.(Reply).Grant
-	o = Out{}
-	a.Call(&o, 7, Call{Op: OpRelease, Req: 4, Session: s1, Grant: gid})
-	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	o = grantThenRelease(a, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0}, 7, s1, 4)
 	if len(o.Frees) != 1 || o.Frees[0].User != 0 || !slices.Equal(asked(&o), []proc.ID{0}) {
 		t.Fatalf("the slot given back: frees %+v, asks %+v", o.Frees, o.Asks)
 	}
@@ -937,13 +945,7 @@ func TestTryWaitingForASlot(t *testing.T) {
 		t.Fatalf("the try given up: replies %+v, queue %v", o.Replies, a.users[instKey{5, sem}].queue)
 	}
 	// Slot 0 granted, released: asked for s3, the request behind the try.
-	o = Out{}
-	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
-	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
-	gid := o.Replies[0].M.(Reply).Grant
-	o = Out{}
-	a.Call(&o, 7, Call{Op: OpRelease, Req: 4, Session: s1, Grant: gid})
-	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
+	o = grantThenRelease(a, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0}, 7, s1, 4)
 	a.Entered(&o, Ask{Epoch: 5, Key: sem, User: 0, Unit: 0})
 	a.KeepAck(&o, a.backup, KeepAck{Gen: 1, N: 1 << 30})
 	if r := o.Replies[len(o.Replies)-1]; r.To != 9 || r.M.(Reply).Code != OK {
