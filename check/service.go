@@ -65,6 +65,13 @@ import (
 //	                client or not: a permit issued and lost with its
 //	                session or its node's lease is spent all the same
 //	                (the paper's bound is on permits issued)
+//	refused-held    no node holds a grant (EvHeld, S.Call) of a request
+//	                its client was answered with nothing granted
+//	                (EvGiveUp with that S.Call: a try answered TAKEN, a
+//	                refusal at the node's limit or of other units, a
+//	                backup's SESSION_MOVING), before or after the answer:
+//	                the session would hold what its client does not know
+//	                of, until it ends
 //
 // Liveness:
 //
@@ -107,6 +114,21 @@ type Service struct {
 	clients  map[proc.ID]*svcClient
 	permits  map[int32]int // told to clients, by quota
 	issued   map[int32]int // issued at the nodes, by quota
+	calls    map[sessionCall]*svcCall
+}
+
+// sessionCall is one request of a client: its session and its call.
+type sessionCall struct{ session, call uint64 }
+
+// svcCall is what was said of one request: a node held its grant (node,
+// grant, when), its client was answered with nothing granted (refused,
+// when).
+type svcCall struct {
+	held, refused bool
+	node          proc.ID
+	grant         uint64
+	heldAt        proc.Time
+	refusedAt     proc.Time
 }
 
 type svcSession struct {
@@ -161,6 +183,7 @@ func (c *Service) init() {
 		c.sessions, c.holders, c.tokens = map[uint64]*svcSession{}, map[proc.ResID]*svcHold{}, map[proc.ResID][2]uint64{}
 		c.semHolds, c.units = map[int32][]*svcHold{}, map[semUnit][2]uint64{}
 		c.ended, c.clients, c.permits, c.issued = map[uint64]proc.Time{}, map[proc.ID]*svcClient{}, map[int32]int{}, map[int32]int{}
+		c.calls = map[sessionCall]*svcCall{}
 	}
 }
 
@@ -171,6 +194,15 @@ func (c *Service) session(id uint64) *svcSession {
 		c.sessions[id] = s
 	}
 	return s
+}
+
+func (c *Service) call(session, call uint64) *svcCall {
+	k := c.calls[sessionCall{session, call}]
+	if k == nil {
+		k = &svcCall{}
+		c.calls[sessionCall{session, call}] = k
+	}
+	return k
 }
 
 func (c *Service) client(p proc.ID) *svcClient {
@@ -243,6 +275,13 @@ func (c *Service) Event(e proc.Event) {
 			if end, ok := c.ended[id]; ok {
 				c.finding("grant-after-end", t, "node %d holds grant %d of session %d, which ended at t=%d", e.P, e.S.Grant, id, end)
 			}
+			if e.S.Call != 0 {
+				k := c.call(id, e.S.Call)
+				if !k.held && k.refused {
+					c.finding("refused-held", t, "node %d holds grant %d of session %d for call %d, whose client was answered with nothing granted at t=%d", e.P, e.S.Grant, id, e.S.Call, k.refusedAt)
+				}
+				k.held, k.node, k.grant, k.heldAt = true, e.P, e.S.Grant, t
+			}
 		}
 		return
 	}
@@ -275,6 +314,13 @@ func (c *Service) Event(e proc.Event) {
 		k.open, k.since = true, t
 	case proc.EvGiveUp, proc.EvReject:
 		c.closeRequest(e.P, k, t)
+		if e.Kind == proc.EvGiveUp && e.S.Call != 0 {
+			k := c.call(id, e.S.Call)
+			if !k.refused && k.held {
+				c.finding("refused-held", t, "client %d answered with nothing granted on call %d of session %d, whose grant %d node %d holds since t=%d", e.P, e.S.Call, id, k.grant, k.node, k.heldAt)
+			}
+			k.refused, k.refusedAt = true, t
+		}
 	case proc.EvPermit:
 		c.closeRequest(e.P, k, t)
 		q, k := e.S.Quota, e.S.Count()

@@ -201,6 +201,26 @@ func TestService(t *testing.T) {
 		{"a take answered by a reject", 1000, []ev{
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), sv(500, proc.EvEnded, 0, proc.Session{ID: 1}),
 			sv(1100, proc.EvRequest, 3, proc.Session{ID: 1, Grant: 1, Quota: 1}), sv(1150, proc.EvReject, 3, proc.Session{ID: 1, Quota: 1}), at(2000, proc.EvCrash, 2)}, ""},
+		{"a try answered taken, its grant held after", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), request(20, 3, 1, 5),
+			sv(30, proc.EvGiveUp, 3, proc.Session{ID: 1, Grant: 1, Call: 7}),
+			sv(40, proc.EvHeld, 0, proc.Session{ID: 1, Grant: 11, Call: 7}),
+			sv(300, proc.EvEnded, 0, proc.Session{ID: 1})}, "refused-held"},
+		{"a grant held, its request then answered with nothing granted", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), request(20, 3, 1, 5),
+			sv(30, proc.EvHeld, 0, proc.Session{ID: 1, Grant: 11, Call: 7}),
+			sv(40, proc.EvGiveUp, 3, proc.Session{ID: 1, Grant: 1, Call: 7}),
+			sv(300, proc.EvEnded, 0, proc.Session{ID: 1})}, "refused-held"},
+		{"a try answered taken, another call's grant held, one given up unanswered held", 0, []ev{
+			opened(10, 0, 1), alive(12, 3, 1, 8, 100), request(20, 3, 1, 5),
+			sv(30, proc.EvGiveUp, 3, proc.Session{ID: 1, Grant: 1, Call: 7}),
+			request(35, 3, 1, 5), sv(40, proc.EvHeld, 0, proc.Session{ID: 1, Grant: 11, Call: 8}),
+			enter(45, 3, 1, 11, 6, 1, 5), sv(50, proc.EvExit, 3, proc.Session{ID: 1, Grant: 11}),
+			request(55, 3, 1, 6), sv(60, proc.EvGiveUp, 3, proc.Session{ID: 1, Grant: 3}),
+			sv(61, proc.EvHeld, 0, proc.Session{ID: 1, Grant: 12, Call: 9}),
+			// Asked again for an adopted session: it answers no call.
+			sv(62, proc.EvHeld, 1, proc.Session{ID: 1, Grant: 12}),
+			sv(300, proc.EvEnded, 0, proc.Session{ID: 1})}, ""},
 		{"a session held to the end of the run", 0, []ev{
 			opened(10, 0, 1), alive(12, 3, 1, 8, 100), at(2000, proc.EvCrash, 2)}, "outlived"},
 	} {

@@ -370,6 +370,7 @@ type grant struct {
 	try     bool
 	tryN    uint64
 	watched bool
+	leaked  bool // TryLeaks: answered Taken, left at its instance
 
 	// ids: the names' resource ids in view at, from their homes (what
 	// the lock's instance is asked for); resolving: waiting there for a
@@ -866,7 +867,7 @@ func (n *Node) giveUp(o *Out, g *grant) {
 	g.try = false
 	n.reply(o, g.client, Reply{Req: g.req, Code: Taken, Session: g.s.st.ID})
 	if n.cfg.Broken == TryLeaks {
-		g.req = 0 // granted later, answered to nobody
+		g.leaked = true // granted later, answered to nobody
 		return
 	}
 	delete(g.s.grants, g.id)
@@ -972,7 +973,7 @@ func (n *Node) Entered(o *Out, a Ask) {
 		if g.released {
 			n.free(o, g)
 		} else if !g.s.st.Ended {
-			n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
+			n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id, Call: g.req})
 		}
 		return
 	}
@@ -990,7 +991,7 @@ func (n *Node) Entered(o *Out, a Ask) {
 		g.try = false
 		delete(n.tries, g.id)
 		g.answered, g.epoch, g.counter, g.tokenUnit = true, epoch, n.Stamp(), a.Unit
-		n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id})
+		n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id, Call: g.req})
 		// Never answered before the backup has it.
 		n.push(o, &rec{s: g.s, then: thenAnswer, g: g})
 	}
@@ -1210,7 +1211,7 @@ func (n *Node) done(o *Out, r *rec) {
 	switch r.then {
 	case thenAnswer:
 		g := r.g
-		if g.req == 0 {
+		if g.leaked {
 			return // TryLeaks: nobody waits for it
 		}
 		if g.s.st.Ended || g.released {

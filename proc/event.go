@@ -114,6 +114,14 @@ type Session struct {
 	// Grant: the grant (EvHeld, EvEnter, EvExit), or the client's number
 	// of its lock request (EvRequest, EvGiveUp).
 	Grant uint64 `json:"grant,omitempty"`
+	// Call: the client's call (its request's number) that a node's grant
+	// answers (EvHeld: the Lock or Acquire it was asked by; 0 for a grant
+	// asked again for an adopted or moved session, which answers
+	// nobody), or that its client was answered with nothing granted
+	// (EvGiveUp: TAKEN, NODE_LIMIT, UNITS_MISMATCH, SESSION_MOVING; 0
+	// for a request given up otherwise, which may be granted). A session
+	// is one client's, so a session and a call name one request.
+	Call uint64 `json:"call,omitempty"`
 	// Counter: the fencing counter of a grant's token (EvEnter), issued
 	// in view Event.Epoch.
 	Counter uint64 `json:"counter,omitempty"`

@@ -379,7 +379,16 @@ func (c *Client) notServed(env proc.Env, r dataplane.Reply) {
 	if r.Code == dataplane.Moving {
 		c.node = r.Primary
 	}
-	env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
+	var call uint64
+	switch r.Code {
+	case dataplane.Taken, dataplane.NodeLimit, dataplane.Mismatch, dataplane.Moving:
+		// Answers that say nothing was granted: a refusal, or a backup
+		// that does not serve the session. SESSION_NOT_HERE does not: a
+		// node whose session ended unrecorded after its grant was held
+		// answers it, and the adopter may hold the grant.
+		call = r.Req
+	}
+	env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Call: call}})
 	c.lockReq = 0
 	env.After(c.cfg.Retry, thinkTimer{c.gen})
 }

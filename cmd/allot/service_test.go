@@ -215,7 +215,7 @@ func TestServiceSimLimits(t *testing.T) {
 }
 
 // TestServiceSimTry: the tries are said in the heading, counted, and in
-// the JSON only when set; try-leaks is caught (unanswered).
+// the JSON only when set; try-leaks is caught (refused-held).
 func TestServiceSimTry(t *testing.T) {
 	args := []string{"sim", "--kind", "service", "--seed", "3", "--horizon", "6000"}
 	out, errs, code := allot(t, args...)
@@ -239,7 +239,7 @@ func TestServiceSimTry(t *testing.T) {
 		t.Errorf("--try 50, sweep:\n%s", out)
 	}
 	_, errs, code = allot(t, "sim", "--kind", "service", "--variant", "try-leaks", "--try", "50", "--random-faults", "--seed", "6")
-	if code != 1 || !strings.Contains(errs, "seed 6") || !strings.Contains(errs, "unanswered") {
+	if code != 1 || !strings.Contains(errs, "seed 6") || !strings.Contains(errs, "refused-held") {
 		t.Errorf("try-leaks: exit %d, stderr %q", code, errs)
 	}
 	ex := []string{"explore", "--kind", "service", "--max-depth", "2", "--format", "json"}
