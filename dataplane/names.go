@@ -22,23 +22,25 @@ import (
 // (lockRange); the model's few names never reach it, and its refusal is
 // not modelled.
 
-// nameTable is one view's names at this node: the ids it gave the names
-// homed here (own, next), the answers of the other homes (known), the
-// questions out (asked), and the grants waiting for an answer.
+// nameTable is one view's names at this node (lockname.Table, the
+// service's: the ids it gave the names homed here, and the answers of the
+// other homes), the questions out (asked), and the grants waiting for an
+// answer.
 type nameTable struct {
 	members []proc.ID // the view's, sorted
-	own     map[int32]proc.ResID
-	next    int
-	known   map[int32]proc.ResID
+	ids     *lockname.Table[int32]
 	asked   map[int32]bool
 	waiting []*grant
 }
 
-// table is the table of view epoch of members, made on first use.
+// table is the table of view epoch of members, made on first use; its
+// ids have no limit (the service's lockRange, which the model's few
+// names never reach).
 func (n *Node) table(epoch uint64, members []proc.ID) *nameTable {
 	tb := n.tables[epoch]
 	if tb == nil {
-		tb = &nameTable{members: slices.Clone(members), own: map[int32]proc.ResID{}, known: map[int32]proc.ResID{}, asked: map[int32]bool{}}
+		rank, _ := slices.BinarySearch(members, n.cfg.Self)
+		tb = &nameTable{members: slices.Clone(members), ids: lockname.NewTable[int32](rank, len(members), 0), asked: map[int32]bool{}}
 		n.tables[epoch] = tb
 	}
 	return tb
@@ -66,15 +68,9 @@ func home(name int32, members []proc.ID) proc.ID {
 
 // assign is the id of a name homed at this node in tb's view, given on
 // its first question.
-func (n *Node) assign(tb *nameTable, name int32) proc.ResID {
-	if r, ok := tb.own[name]; ok {
-		return r
-	}
-	rank, _ := slices.BinarySearch(tb.members, n.cfg.Self)
-	r := proc.ResID(lockname.ID(rank, len(tb.members), tb.next))
-	tb.next++
-	tb.own[name] = r
-	return r
+func assign(tb *nameTable, name int32) proc.ResID {
+	id, _ := tb.ids.Assign(name) // no limit: always given
+	return proc.ResID(id)
 }
 
 // resolve sets g.ids to its names' ids in view epoch, asking the home of
@@ -91,11 +87,11 @@ func (n *Node) resolve(o *Out, g *grant, epoch uint64) bool {
 		name := int32(r)
 		h := home(name, tb.members)
 		if h == n.cfg.Self {
-			ids = append(ids, n.assign(tb, name))
+			ids = append(ids, assign(tb, name))
 			continue
 		}
-		if id, ok := tb.known[name]; ok {
-			ids = append(ids, id)
+		if id, ok := tb.ids.Known(name); ok {
+			ids = append(ids, proc.ResID(id))
 			continue
 		}
 		if !tb.asked[name] {
@@ -118,7 +114,7 @@ func (n *Node) Resolve(o *Out, from proc.ID, r Resolve) {
 	if r.Epoch < n.view.Epoch || home(r.Name, r.Members) != n.cfg.Self {
 		return
 	}
-	id := n.assign(n.table(r.Epoch, r.Members), r.Name)
+	id := assign(n.table(r.Epoch, r.Members), r.Name)
 	o.Sends = append(o.Sends, Addressed{from, Resolved{Epoch: r.Epoch, Name: r.Name, Res: id}})
 }
 
@@ -129,7 +125,7 @@ func (n *Node) Resolved(o *Out, r Resolved) {
 	if tb == nil {
 		return // a view left (its requests start over), or not asked in this run
 	}
-	tb.known[r.Name] = r.Res
+	tb.ids.Learn(r.Name, int(r.Res))
 	delete(tb.asked, r.Name)
 	w := tb.waiting
 	tb.waiting = nil

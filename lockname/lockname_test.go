@@ -61,3 +61,64 @@ func ExampleHome() {
 	// true
 	// 1 4 7
 }
+
+// TestTable: a home gives each name one id, the same to every question,
+// ids of its own range in order, none at or past the limit; answers are
+// kept until forgotten.
+func TestTable(t *testing.T) {
+	for _, c := range []struct {
+		rank, n, limit int
+		names          []string
+		want           []int // the ids given, -1: refused
+	}{
+		{0, 1, 0, []string{"a", "b", "a", "c"}, []int{0, 1, 0, 2}},
+		{1, 3, 0, []string{"a", "b", "b", "c"}, []int{1, 4, 4, 7}},
+		{2, 3, 8, []string{"a", "b", "c", "a"}, []int{2, 5, -1, 2}},
+		{0, 3, 1, []string{"a", "b"}, []int{0, -1}},
+	} {
+		tb := NewTable[string](c.rank, c.n, c.limit)
+		var got []int
+		for _, name := range c.names {
+			id, ok := tb.Assign(name)
+			if !ok {
+				id = -1
+			}
+			got = append(got, id)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("rank %d of %d, limit %d, %q: ids %v, want %v", c.rank, c.n, c.limit, c.names, got, c.want)
+		}
+	}
+	tb := NewTable[int32](0, 3, 0)
+	if _, ok := tb.Known(7); ok {
+		t.Error("an answer never learnt")
+	}
+	tb.Learn(7, 4)
+	tb.Assign(8)
+	if id, ok := tb.Given(8); !ok || id != 0 {
+		t.Errorf("Given(8) = %d, %v", id, ok)
+	}
+	if _, ok := tb.Given(7); ok {
+		t.Error("an id given to a name homed elsewhere")
+	}
+	if id, ok := tb.Known(7); !ok || id != 4 || tb.Len() != 2 {
+		t.Errorf("Known(7) = %d, %v; Len %d", id, ok, tb.Len())
+	}
+	tb.Forget(7)
+	if _, ok := tb.Known(7); ok || tb.Len() != 1 {
+		t.Errorf("forgotten, still known; Len %d", tb.Len())
+	}
+}
+
+func ExampleTable() {
+	// The member of rank 1 of a view of 3, its ids below 8: 1, 4, 7.
+	tb := NewTable[string](1, 3, 8)
+	a, _ := tb.Assign("accounts/alice")
+	b, _ := tb.Assign("accounts/bob")
+	again, _ := tb.Assign("accounts/alice")
+	tb.Assign("accounts/carol")
+	_, ok := tb.Assign("accounts/dave") // 10: past the range
+	fmt.Println(a, b, again, ok)
+	// Output:
+	// 1 4 1 false
+}

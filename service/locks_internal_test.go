@@ -123,7 +123,7 @@ func TestLockPlacement(t *testing.T) {
 		homed[home]++
 		h := nodes[home]
 		h.names.mu.Lock()
-		k, ok := h.names.byEpoch[v.Epoch].own[name]
+		k, ok := h.names.byEpoch[v.Epoch].ids.Given(name)
 		h.names.mu.Unlock()
 		if !ok {
 			t.Fatalf("%s: no id at its home, node %d", name, home)
@@ -134,7 +134,7 @@ func TestLockPlacement(t *testing.T) {
 		if home != 0 {
 			n0 := nodes[0]
 			n0.names.mu.Lock()
-			known := n0.names.byEpoch[v.Epoch].known[name]
+			known, _ := n0.names.byEpoch[v.Epoch].ids.Known(name)
 			n0.names.mu.Unlock()
 			if known != k {
 				t.Fatalf("%s: node 0 keeps id %d, its home gave %d", name, known, k)

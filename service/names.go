@@ -50,24 +50,25 @@ type nameTables struct {
 	byEpoch map[uint64]*nameTable
 }
 
-// nameTable is one view's names at this node: the ids it gave the names
-// homed here, and the answers of the other homes.
+// nameTable is one view's names at this node (lockname.Table: the ids it
+// gave the names homed here, of its range below lockRange, and the
+// answers of the other homes, -1 for a home whose range is used up), and
+// its questions out.
 type nameTable struct {
 	v       space.View
-	own     map[string]proc.ResID
-	next    int // the next k of this node's range: rank + N·k
-	known   map[string]proc.ResID
+	ids     *lockname.Table[string]
 	waiting map[string]chan struct{} // closed when a question is answered
 }
 
-// table is the table of view v (under t.mu), made on first use.
-func (t *nameTables) table(v space.View) *nameTable {
+// table is the table of view v of node self (under t.mu), made on first
+// use.
+func (t *nameTables) table(v space.View, self int) *nameTable {
 	if t.byEpoch == nil {
 		t.byEpoch = map[uint64]*nameTable{}
 	}
 	tb := t.byEpoch[v.Epoch]
 	if tb == nil {
-		tb = &nameTable{v: v, own: map[string]proc.ResID{}, known: map[string]proc.ResID{}, waiting: map[string]chan struct{}{}}
+		tb = &nameTable{v: v, ids: lockname.NewTable[string](v.Members.Rank(self), v.Members.Len(), lockRange), waiting: map[string]chan struct{}{}}
 		t.byEpoch[v.Epoch] = tb
 	}
 	return tb
@@ -99,22 +100,7 @@ func (n *Node) nameCount() int {
 	if tb == nil {
 		return 0
 	}
-	return len(tb.own) + len(tb.known)
-}
-
-// assign is the id of a name homed at this node in view v (under t.mu),
-// given on its first question; false once this node's range is used up.
-func (n *Node) assign(tb *nameTable, name string) (proc.ResID, bool) {
-	if r, ok := tb.own[name]; ok {
-		return r, true
-	}
-	id := lockname.ID(tb.v.Members.Rank(n.self), tb.v.Members.Len(), tb.next)
-	if id >= lockRange {
-		return 0, false
-	}
-	tb.next++
-	tb.own[name] = proc.ResID(id)
-	return proc.ResID(id), true
+	return tb.ids.Len()
 }
 
 // resolve returns the resource ids of names in view st, sorted and
@@ -129,26 +115,26 @@ func (n *Node) resolve(ctx context.Context, st *epochState, done <-chan struct{}
 		for {
 			home := names.Home(name, st.v.Members)
 			t.mu.Lock()
-			tb := t.table(st.v)
+			tb := t.table(st.v, n.self)
 			if home == n.self {
-				r, ok := n.assign(tb, name)
+				r, ok := tb.ids.Assign(name)
 				t.mu.Unlock()
 				if !ok {
 					n.wantRefresh() // a refresh gives the view's names back
 					return nil, n.limitReached("names", "this view has its most lock names at this node, %d: they are given back at the next view change, which this node asks for", lockRange/st.v.Members.Len())
 				}
-				out = append(out, r)
+				out = append(out, proc.ResID(r))
 				break
 			}
-			if r, ok := tb.known[name]; ok {
+			if r, ok := tb.ids.Known(name); ok {
 				if r < 0 { // the home's range is used up
-					delete(tb.known, name)
+					tb.ids.Forget(name)
 					t.mu.Unlock()
 					n.wantRefresh()
 					return nil, n.limitReached("names", "this view has its most lock names at one node, %d: they are given back at the next view change, which this node asks for", lockRange/st.v.Members.Len())
 				}
 				t.mu.Unlock()
-				out = append(out, r)
+				out = append(out, proc.ResID(r))
 				break
 			}
 			ch, asked := tb.waiting[name]
@@ -191,13 +177,13 @@ func (n *Node) deliverNames(from proc.ID, m proc.Message) {
 			return // a view this node has left (the asker's is retired too), or not ours to answer
 		}
 		t.mu.Lock()
-		r, ok := n.assign(t.table(v), m.Name)
+		r, ok := t.table(v, n.self).ids.Assign(m.Name)
 		sp := t.space
 		t.mu.Unlock()
 		if !ok {
 			r = -1 // the range is used up: the asker is refused
 		}
-		if err := sp.Send(proc.ID(n.self), from, names.Resolved{Epoch: m.Epoch, Name: m.Name, Res: r}); err != nil {
+		if err := sp.Send(proc.ID(n.self), from, names.Resolved{Epoch: m.Epoch, Name: m.Name, Res: proc.ResID(r)}); err != nil {
 			n.log.Warn("names: answering", "node", from, "err", err)
 		}
 	case names.Resolved:
@@ -210,7 +196,7 @@ func (n *Node) deliverNames(from proc.ID, m proc.Message) {
 		if tb == nil {
 			return // not asked in this run
 		}
-		tb.known[m.Name] = m.Res
+		tb.ids.Learn(m.Name, int(m.Res))
 		if ch := tb.waiting[m.Name]; ch != nil {
 			close(ch)
 			delete(tb.waiting, m.Name)

@@ -46,7 +46,7 @@ func TestModularOrderedNames(t *testing.T) {
 		home := names.Home(name, v.Members)
 		h := nodes[home]
 		h.names.mu.Lock()
-		k := h.names.byEpoch[v.Epoch].own[name]
+		k, _ := h.names.byEpoch[v.Epoch].ids.Given(name)
 		h.names.mu.Unlock()
 		sub := 2*lockRange + proc.ID(k) // the subroutine's lock of the name
 		if owner := lockOwner(v, sub); owner != home {
