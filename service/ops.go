@@ -113,17 +113,24 @@ func (n *Node) serverOptions() []grpc.ServerOption {
 	}, tgrpc.ServerOptions()...)
 }
 
-// state is the node's place in the cluster, read when scraped.
-type state struct{ p placeReader }
+// state is the node's place in the cluster, p, and its links, l, read
+// when scraped.
+type state struct {
+	p placeReader
+	l linkReader
+}
 
 // placeReader is what state reads of its node: its view, whether it
-// serves, the grants its sessions hold, the lock names in its tables and
-// its links.
+// serves, the grants its sessions hold and the lock names in its tables.
 type placeReader interface {
 	viewNow() space.View // the zero View: none yet
 	servesNow() bool
 	held() int
 	nameCount() int
+}
+
+// linkReader is what state reads of the node's links (membership).
+type linkReader interface {
 	// links is the node's link counts and the links to the members it
 	// links to, by id; false before the node has its transport.
 	links() (tgrpc.LinkStats, []peerLink, bool)
@@ -141,21 +148,6 @@ func (n *Node) viewNow() space.View {
 		return st.v
 	}
 	return space.View{}
-}
-
-// links is the node's link counts and its links to the members it links
-// to, by id; false before Register gave it its transport.
-func (n *Node) links() (tgrpc.LinkStats, []peerLink, bool) {
-	if n.tr == nil {
-		return tgrpc.LinkStats{}, nil, false
-	}
-	var ps []peerLink
-	for _, k := range n.linked() {
-		if p, ok := n.tr.Peer(nodeName(k)); ok {
-			ps = append(ps, peerLink{k, p})
-		}
-	}
-	return n.tr.Stats(), ps, true
 }
 
 var (
@@ -187,7 +179,7 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(servingDesc, prometheus.GaugeValue, serving)
 	ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(s.p.held()))
 	ch <- prometheus.MustNewConstMetric(namesDesc, prometheus.GaugeValue, float64(s.p.nameCount()))
-	ls, peers, ok := s.p.links()
+	ls, peers, ok := s.l.links()
 	if !ok {
 		return
 	}

@@ -111,7 +111,7 @@ func TestStateGauges(t *testing.T) {
 	before := []string{
 		`allot_held_grants{} 4`, `allot_lock_names{} 9`, `allot_serving{} 1`, `allot_view_epoch{} 7`, `allot_view_members{} 2`,
 	}
-	if got := gather(t, state{p: p}); !slices.Equal(got, before) {
+	if got := gather(t, state{p: p, l: p}); !slices.Equal(got, before) {
 		t.Errorf("without a transport: %q, want %q", got, before)
 	}
 	p.linked, p.stats = true, tgrpc.LinkStats{Frames: 11, Batches: 5}
@@ -121,7 +121,7 @@ func TestStateGauges(t *testing.T) {
 		`allot_peer_link_plain{peer=1} 0`, `allot_peer_link_plain{peer=2} 1`,
 		`allot_peer_link_up{peer=1} 0`, `allot_peer_link_up{peer=2} 1`)
 	slices.Sort(want)
-	if got := gather(t, state{p: p}); !slices.Equal(got, want) {
+	if got := gather(t, state{p: p, l: p}); !slices.Equal(got, want) {
 		t.Errorf("with links: %q, want %q", got, want)
 	}
 }
@@ -203,9 +203,10 @@ func nodeHolders(fset *token.FileSet, files []*ast.File) []string {
 
 // TestNoNodeBackPointers: no part of the node holds the *Node, nor is
 // handed it: each takes the role it needs of it, an interface defined
-// next to it (changeTaker, memberCtl, leaseReader, placeReader,
-// sentCounter, objectCounter), so that what a part may reach of the node
-// is written down where the part is.
+// next to it (changeTaker, memberFollower, memberLog, memberCtl,
+// leaseReader, placeReader, linkReader, sentCounter, objectCounter), so
+// that what a part may reach of the node is written down where the part
+// is.
 func TestNoNodeBackPointers(t *testing.T) {
 	fset := token.NewFileSet()
 	bad, err := parser.ParseFile(fset, "bad.go", `package service
