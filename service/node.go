@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/algo/all"
@@ -176,7 +176,7 @@ type Node struct {
 	// and the stop of the node's goroutines.
 	events  *eventlog.Log
 	metrics *metrics
-	health  *health.Server
+	health  nodeHealth
 	stop    context.CancelFunc
 
 	// semUnits: semaphore name -> its units as the control log recorded
@@ -320,7 +320,8 @@ func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
 	pb.RegisterAdminServer(s, n.admin())
 	backuppb.RegisterBackupServer(s, backupServer{k: n.keeper})
-	n.registerOps(s)
+	n.health.register(s)
+	reflection.Register(s) // grpcurl lists and calls the API without the .proto
 	tr, err := n.members.link(tgrpc.Config{
 		Server:      s,
 		DialOptions: n.cfg.DialOptions,
@@ -349,7 +350,7 @@ func (n *Node) Register(s *grpc.Server) error {
 	go n.ctl.run(ctx)
 	go n.ctl.changes(ctx)
 	go n.flushEvents(ctx)
-	go n.watchHealth(ctx)
+	go n.health.follow(ctx, n)
 	go n.expire(ctx)
 	go n.refresher(ctx)
 	return nil

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/reflection"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/service/internal/space"
@@ -33,42 +32,49 @@ const MaxTTL = 24 * time.Hour
 // lease runs out without an event, so the status is polled.
 const healthEvery = 20 * time.Millisecond
 
-// registerOps registers the health and reflection services on s.
-func (n *Node) registerOps(s *grpc.Server) {
-	n.health = health.NewServer()
+// nodeHealth is the node's grpc.health.v1 service, s (nil until
+// register): NOT_SERVING until the node serves, then following it.
+type nodeHealth struct{ s *health.Server }
+
+// servingReader is what the health service reads of its node: whether
+// it serves clients now.
+type servingReader interface{ servesNow() bool }
+
+// register registers the health service on s.
+func (h *nodeHealth) register(s *grpc.Server) {
+	h.s = health.NewServer()
 	// NOT_SERVING until the node serves a view (the health server
 	// starts every service at SERVING).
-	n.setHealth(false)
-	healthpb.RegisterHealthServer(s, n.health)
-	reflection.Register(s)
+	h.set(false)
+	healthpb.RegisterHealthServer(s, h.s)
 }
 
-// setHealth sets the status of the whole server ("") and of the Allot
-// service alike: a node serves all of the API or none of it.
-func (n *Node) setHealth(serving bool) {
+// set sets the status of the whole server ("") and of the Allot service
+// alike: a node serves all of the API or none of it.
+func (h *nodeHealth) set(serving bool) {
 	st := healthpb.HealthCheckResponse_NOT_SERVING
 	if serving {
 		st = healthpb.HealthCheckResponse_SERVING
 	}
-	n.health.SetServingStatus("", st)
-	n.health.SetServingStatus(pb.Allot_ServiceDesc.ServiceName, st)
+	h.s.SetServingStatus("", st)
+	h.s.SetServingStatus(pb.Allot_ServiceDesc.ServiceName, st)
 }
 
-// watchHealth keeps the health status equal to servesNow until ctx ends,
-// then leaves it NOT_SERVING.
-func (n *Node) watchHealth(ctx context.Context) {
+// follow keeps the status equal to n's servesNow until ctx ends, then
+// leaves it NOT_SERVING.
+func (h *nodeHealth) follow(ctx context.Context, n servingReader) {
 	t := time.NewTicker(healthEvery)
 	defer t.Stop()
 	last := false
 	for {
 		select {
 		case <-ctx.Done():
-			n.health.Shutdown()
+			h.s.Shutdown()
 			return
 		case <-t.C:
 		}
 		if now := n.servesNow(); now != last {
-			n.setHealth(now)
+			h.set(now)
 			last = now
 		}
 	}

@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -126,6 +129,47 @@ func TestStateGauges(t *testing.T) {
 	}
 }
 
+// serves is a servingReader that says what it is told.
+type serves struct{ now atomic.Bool }
+
+func (s *serves) servesNow() bool { return s.now.Load() }
+
+// TestHealthFollows: the health service is NOT_SERVING once registered,
+// follows what its servingReader says, and is NOT_SERVING once its
+// context ends.
+func TestHealthFollows(t *testing.T) {
+	var h nodeHealth
+	h.register(grpc.NewServer())
+	wait := func(want healthpb.HealthCheckResponse_ServingStatus) {
+		t.Helper()
+		for range 100 {
+			r, err := h.s.Check(context.Background(), &healthpb.HealthCheckRequest{Service: pb.Allot_ServiceDesc.ServiceName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status == want {
+				return
+			}
+			time.Sleep(healthEvery)
+		}
+		t.Fatalf("health never %v", want)
+	}
+	wait(healthpb.HealthCheckResponse_NOT_SERVING)
+	var s serves
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.follow(ctx, &s); close(done) }()
+	s.now.Store(true)
+	wait(healthpb.HealthCheckResponse_SERVING)
+	s.now.Store(false)
+	wait(healthpb.HealthCheckResponse_NOT_SERVING)
+	s.now.Store(true)
+	wait(healthpb.HealthCheckResponse_SERVING)
+	cancel()
+	<-done
+	wait(healthpb.HealthCheckResponse_NOT_SERVING)
+}
+
 // members is a memberCtl whose control node refuses every change with
 // err, and whose membership is ms.
 type members struct {
@@ -204,7 +248,8 @@ func nodeHolders(fset *token.FileSet, files []*ast.File) []string {
 // TestNoNodeBackPointers: no part of the node holds the *Node, nor is
 // handed it: each takes the role it needs of it, an interface defined
 // next to it (changeTaker, memberFollower, memberLog, memberCtl,
-// leaseReader, placeReader, linkReader, sentCounter, objectCounter), so
+// leaseReader, placeReader, linkReader, servingReader, sentCounter,
+// objectCounter), so
 // that what a part may reach of the node is written down where the part
 // is.
 func TestNoNodeBackPointers(t *testing.T) {
