@@ -52,7 +52,8 @@ type MemberInfo struct {
 // members the control log has, as this node applied it (read of its
 // control host, a memberLog), and the links to them, which follow the
 // log as members are added and removed (setPeers). Until New hands it
-// the control host, the cluster file's nodes are all it knows.
+// the control host, it knows the cluster file's nodes only (want,
+// byID).
 type membership struct {
 	// What the node is, fixed once New returns.
 	self    int
@@ -61,7 +62,7 @@ type membership struct {
 	via     []string       // Config.PeerAddrs: where to dial the members, by id (nil: their addresses)
 	suspect time.Duration  // how long a link to a member that left stays
 	log     *slog.Logger
-	ctl     memberLog // nil: the cluster file's nodes
+	ctl     memberLog // set by New once the control host is made
 
 	mu       sync.Mutex       // tr, peers, dropping
 	tr       *tgrpc.Transport // the link transport (nil until link)
