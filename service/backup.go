@@ -243,7 +243,7 @@ func (n *Node) moving(primary int, until sm.Time) error {
 	if lease <= 0 {
 		return status.Error(codes.Unavailable, "this node is not serving")
 	}
-	meta := []string{"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.memberAddr(primary)}
+	meta := []string{"lease_ms", strconv.FormatInt(lease.Milliseconds(), 10), "node_addr", n.members.addr(primary)}
 	if until != 0 {
 		meta = append(meta, "kept_ms", strconv.FormatInt(sm.Kept(sessionNow(), until).Milliseconds(), 10))
 	}

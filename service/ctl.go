@@ -33,15 +33,16 @@ const ctlSpace = "ctl"
 // sending its messages, and hands its changes to the node in order. Time
 // is the milliseconds since the host started, on the monotonic clock.
 type ctlHost struct {
-	to      changeTaker
-	self    int
-	suspect time.Duration // Config.Suspect
-	log     *slog.Logger
-	start   time.Time
-	store   *store.Store
-	quotas  []string // the quotas' names, in the control plane's order
-	space   *tgrpc.Space
-	startNo uint64 // this start's number in the store (1: the first)
+	to         changeTaker
+	membership memberFollower
+	self       int
+	suspect    time.Duration // Config.Suspect
+	log        *slog.Logger
+	start      time.Time
+	store      *store.Store
+	quotas     []string // the quotas' names, in the control plane's order
+	space      *tgrpc.Space
+	startNo    uint64 // this start's number in the store (1: the first)
 
 	mu sync.Mutex // the control node
 	// The inputs waiting for mu (input), taken together by the next to
@@ -50,7 +51,7 @@ type ctlHost struct {
 	calls   []ctlCall
 	node    *control.Node
 	broken  bool // a write failed: the node is silent from then on
-	removed bool // the node applied its own removal (Node.removed is closed)
+	removed bool // the node applied its own removal (membership.removedSelf was called)
 	// The lease, as of the last input, for answers that must not wait
 	// for the control node (it may be writing to disk).
 	leaseEnd     atomic.Int64
@@ -76,15 +77,19 @@ type ctlHost struct {
 }
 
 // changeTaker is what the control host hands its node: the control
-// node's changes, in order (adopt, serve, fence: Node.change); the
-// membership the log has, each time it changes, before the messages to
-// a new member go (setPeers: they need its link); and the two ends of a
-// node's part in the cluster, its log proved lost (lose) and its own
-// removal applied (removedSelf: called once).
+// node's changes, in order (adopt, serve, fence: Node.change), and the
+// end of the node's part in the cluster when its log proved lost (lose).
 type changeTaker interface {
 	change(c control.Change)
-	setPeers(ms []control.Member)
 	lose(err error)
+}
+
+// memberFollower is what the control host hands the node's membership:
+// the members the log has, each time they change, before the messages
+// to a new member go (setPeers: they need its link); and this node's
+// own removal applied (removedSelf: called once).
+type memberFollower interface {
+	setPeers(ms []control.Member)
 	removedSelf()
 }
 
@@ -174,8 +179,9 @@ func lease(d time.Duration) (l, margin proc.Time) {
 }
 
 // newCtl opens the store in dir of node cfg.Self of cluster c (complete)
-// and starts its control node, as a new run; it hands its changes to to.
-func newCtl(to changeTaker, cfg Config, c Cluster, log *slog.Logger, dir string) (*ctlHost, error) {
+// and starts its control node, as a new run; it hands its changes to to,
+// and the membership's to membership.
+func newCtl(to changeTaker, membership memberFollower, cfg Config, c Cluster, log *slog.Logger, dir string) (*ctlHost, error) {
 	spec, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
@@ -184,7 +190,7 @@ func newCtl(to changeTaker, cfg Config, c Cluster, log *slog.Logger, dir string)
 	if err != nil {
 		return nil, err
 	}
-	h := &ctlHost{to: to, self: cfg.Self, suspect: cfg.Suspect, log: log, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(c.Quotas)), wake: make(chan struct{}, 1), counted: make(chan struct{}, 1)}
+	h := &ctlHost{to: to, membership: membership, self: cfg.Self, suspect: cfg.Suspect, log: log, start: time.Now(), store: st, quotas: slices.Sorted(maps.Keys(c.Quotas)), wake: make(chan struct{}, 1), counted: make(chan struct{}, 1)}
 	fail := func(err error) (*ctlHost, error) {
 		st.Close()
 		return nil, err
@@ -348,12 +354,12 @@ func (h *ctlHost) inputLocked(now proc.Time) {
 	}
 	if u.Members != nil {
 		// Before the messages: the first to a new member needs its link.
-		h.to.setPeers(u.Members)
+		h.membership.setPeers(u.Members)
 	}
 	if h.node.Removed() && !h.removed {
 		h.removed = true
 		h.log.Warn("this node was removed from the cluster: it serves nothing more")
-		h.to.removedSelf()
+		h.membership.removedSelf()
 	}
 	for _, m := range u.Messages {
 		b, err := m.Marshal()
@@ -445,6 +451,30 @@ func (h *ctlHost) issued() {
 	case h.counted <- struct{}{}:
 	default: // a word is on its way already: it reads the counts then
 	}
+}
+
+// members is the membership as this node applied the log.
+func (h *ctlHost) members() []control.Member {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.node.Members()
+}
+
+// memberInfo is the membership as this node applied the log, with what
+// it knows of each member as of the same entry (an address "" where a
+// store older than addresses in the log has none), and the newest
+// view's epoch.
+func (h *ctlHost) memberInfo() ([]MemberInfo, uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st, lead := h.node.State(), h.node.Leader()
+	v := st.View()
+	var out []MemberInfo
+	for _, m := range h.node.Members() {
+		rejoins, _ := st.Gen(m.ID, [2]uint64{})
+		out = append(out, MemberInfo{ID: int(m.ID), Addr: m.Addr, Voter: true, InView: slices.Contains(v.Members, m.ID), Leader: m.ID == lead, Rejoins: rejoins})
+	}
+	return out, v.Epoch
 }
 
 // leaseLeft is how much longer this node may serve.

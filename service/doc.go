@@ -27,6 +27,10 @@
 //	                  before it sends, hands its         (JSONL), read back by
 //	                  changes over in order; the lease   service/verify in tests
 //	                  for answers)     <══ Raft ══> other nodes
+//	                    ├─ members ──> membership (members.go: the
+//	                    │              members the log has, and the
+//	                    │              link transport: the links above
+//	                    │              follow them)
 //	                    │
 //	                  store (service/store: bbolt, fsynced: the log, the
 //	                  hard state, the runs, the quota counts)
@@ -48,8 +52,9 @@
 // so a node away holds back only its last report plus a chunk.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
-// The membership is the control log's (members.go): a node's links
-// follow it as members are added and removed, and the Admin gRPC service
+// The membership is the control log's (members.go: the node's
+// membership, which owns the link transport): a node's links follow it
+// as members are added and removed, and the Admin gRPC service
 // (admin.go, allot member) lists it and changes it through the leader. A
 // node started with a node list the log has moved past refuses to run
 // (ErrStaleMembership); a removed one stops (ErrRemoved).
@@ -71,16 +76,20 @@
 //
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the
-// session table, the control host. The node acts on its sessions only
-// within its lease (expiry.go): past it, its backup may have them.
+// session table, the control host, the membership and its links. The
+// node acts on its sessions only within its lease (expiry.go): past it,
+// its backup may have them.
 // The node's parts do not hold the *Node: each is handed the role it
 // needs of it, an interface defined next to the part, as the
 // algorithms are handed a proc.Env — the control host a changeTaker
-// (ctl.go: the control node's changes, the membership, a lost log, its
-// own removal), an instance its instanceDeps and the lease as a
-// leaseReader (instance.go), the Admin API a memberCtl (admin.go), the
-// metrics' collectors a placeReader, sentCounters and an objectCounter
-// (ops.go, metrics.go, refresh.go); TestNoNodeBackPointers keeps it so.
+// (ctl.go: the control node's changes, a lost log) and the membership
+// as a memberFollower (the members the log has, its own removal), the
+// membership the control host as a memberLog (members.go), an
+// instance its instanceDeps and the lease as a leaseReader
+// (instance.go), the Admin API a memberCtl (admin.go), the health
+// service a servingReader, the metrics' collectors a placeReader, a
+// linkReader, sentCounters and an objectCounter (ops.go, metrics.go,
+// refresh.go); TestNoNodeBackPointers keeps it so.
 // clock.go is the Lamport clock of the fencing counters. Beside the API,
 // on the same server (ops.go): grpc.health.v1, SERVING only while the
 // node serves its view under its lease and is not draining; server
@@ -95,7 +104,7 @@
 // /status; cluster.go is the cluster file, secure.go who may call what
 // on a cluster with mTLS, links.go the carrier of the links between
 // nodes (Serve splits the node's one port between gRPC and the links'
-// own connections).
+// own connections), space.go the names the links hand over, parsed once.
 //
 // Beside the handlers: validate.go checks a request's input against the
 // documented limits (MaxNameBytes, MaxLockNames, units, n) and the node's

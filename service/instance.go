@@ -242,7 +242,7 @@ func (n *Node) newHost(name string) (*host.Host, error) {
 	seed := fnv.New64a()
 	seed.Write([]byte(name))
 	return host.New(host.Config{
-		Transport: n.tr.Space(name),
+		Transport: n.members.transport().Space(name),
 		Direct:    true, // the node's own processes: straight to the mailbox
 		Inline:    true, // another node's: handled by the link's reader
 		Tick:      tick,
@@ -438,7 +438,7 @@ func (n *Node) retire(ins []*instance) []string {
 		n.metrics.keep(in.h.Stats().ByKind)
 		names[i] = in.name
 	}
-	n.tr.CloseSpaces(names...)
+	n.members.transport().CloseSpaces(names...)
 	for _, name := range names {
 		n.events.Put(eventlog.Record{Instance: name, Ev: eventlog.Retired})
 	}

@@ -3,6 +3,7 @@ package service
 import (
 	"crypto/tls"
 	"errors"
+	"log/slog"
 	"net"
 
 	"google.golang.org/grpc"
@@ -20,19 +21,19 @@ import (
 // streams, as is a node of an older version. The same split takes the
 // API's native protocol off the port (native.go).
 
-// plainLinks is the plain carrier of this node: plain TCP in a cluster
-// without TLS, mTLS with Config.Identity in a secure one, where only a
-// node certificate may link (as only a node may call the node services:
-// secure.go); nil when the node has gRPC options but no identity.
-func (n *Node) plainLinks() *tgrpc.Plain {
-	id := n.cfg.Identity
+// plainLinks is the plain carrier of a node of cfg: plain TCP in a
+// cluster without TLS, mTLS with Config.Identity in a secure one, where
+// only a node certificate may link (as only a node may call the node
+// services: secure.go); nil when the node has gRPC options but no
+// identity.
+func plainLinks(cfg Config, log *slog.Logger) *tgrpc.Plain {
+	id := cfg.Identity
 	if id == nil {
-		if n.cfg.DialOptions != nil || n.cfg.ServerOptions != nil {
+		if cfg.DialOptions != nil || cfg.ServerOptions != nil {
 			return nil
 		}
 		return &tgrpc.Plain{}
 	}
-	log := n.log
 	return &tgrpc.Plain{
 		Client: id.ClientConfig(),
 		Server: id.ServerConfig(),
@@ -56,13 +57,11 @@ var errNotNode = errors.New("only a node certificate may link to a node")
 // alone works too: the other nodes then link to this one over gRPC
 // streams.
 func (n *Node) Serve(s *grpc.Server, ln net.Listener) error {
-	n.pmu.Lock()
-	tr := n.tr
-	n.pmu.Unlock()
+	tr := n.members.transport()
 	if tr == nil {
 		return errors.New("service: Serve before Register")
 	}
-	plain := n.plainLinks() != nil
+	plain := plainLinks(n.cfg, n.log) != nil
 	apiTLS, a, native := n.nativeAPI()
 	if !plain && !native {
 		return s.Serve(ln)

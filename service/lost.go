@@ -98,7 +98,7 @@ func (n *Node) checkDataLost(dir string) error {
 	for k, a := range n.c.Nodes {
 		boot = append(boot, control.Member{ID: proc.ID(k), Addr: a})
 	}
-	peers := n.wantPeers(boot)
+	peers := n.members.want(boot)
 	if len(peers) == 0 {
 		return nil
 	}

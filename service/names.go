@@ -218,7 +218,7 @@ func (n *Node) Locate(ctx context.Context, r *pb.LocateRequest) (*pb.LocateRespo
 		return nil, status.Error(codes.Unavailable, "this node is in no view yet")
 	}
 	home := names.Home(r.Name, st.v.Members)
-	addr := n.memberAddr(home)
+	addr := n.members.addr(home)
 	if addr == "" {
 		return nil, status.Errorf(codes.Unavailable, "the home of the name, node %d, is not a member any more: the view is changing", home)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/health"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/algo/all"
@@ -147,16 +147,13 @@ type Node struct {
 	algs  map[algo.Kind]algo.Algorithm
 	every space.View // every node of the cluster file: placement of a name without a view
 
-	// The link transport (set by Register), and the space names it
-	// hands over, each parsed once (space.go); the members it links to,
-	// following the control log's membership (members.go).
-	tr       *tgrpc.Transport
-	parsed   sync.Map       // space name -> parsed
-	pmu      sync.Mutex     // peers, dropping, and tr while Register sets it
-	peers    map[int]string // the members linked to, by id: setPeers
-	dropping map[int]bool   // peers no more members, whose link goes soon
-	removed  chan struct{}  // closed once this node applied its own removal
-	lost     lostSignal     // closed once its log proved lost (lost.go)
+	// The membership as the control log has it, and the links to the
+	// members, which follow it (members.go: the link transport, set by
+	// Register); the space names the transport hands over, each parsed
+	// once (space.go); and whether the node's log proved lost (lost.go).
+	members membership
+	spaces  spaceNames
+	lost    lostSignal
 
 	// The data plane: the view the node is in and the instances it hosts
 	// (view.go, space.go, instance.go), and the Lamport clock of the
@@ -179,7 +176,7 @@ type Node struct {
 	// and the stop of the node's goroutines.
 	events  *eventlog.Log
 	metrics *metrics
-	health  *health.Server
+	health  nodeHealth
 	stop    context.CancelFunc
 
 	// semUnits: semaphore name -> its units as the control log recorded
@@ -237,16 +234,15 @@ func New(cfg Config) (*Node, error) {
 		cfg.MaxLocks = DefaultMaxLocks
 	}
 	cfg.MaxLocks = min(cfg.MaxLocks, MaxMaxLocks)
+	log := cfg.Log.With("node", cfg.Self)
 	n := &Node{
-		c: c, self: cfg.Self, cfg: cfg, log: cfg.Log.With("node", cfg.Self),
+		c: c, self: cfg.Self, cfg: cfg, log: log,
 		algs:     map[algo.Kind]algo.Algorithm{},
 		views:    views{instances: map[space.Space]*instance{}},
 		sessions: sessionTable{byID: map[uint64]*session{}},
 		expiry:   newExpiry(),
 		metrics:  newMetrics(),
-		peers:    map[int]string{},
-		dropping: map[int]bool{},
-		removed:  make(chan struct{}),
+		members:  newMembership(cfg, log),
 		lost:     lostSignal{done: make(chan struct{})},
 		keeper:   newKeeper(),
 		rep:      &replicator{conns: map[int]*grpc.ClientConn{}},
@@ -254,7 +250,7 @@ func New(cfg Config) (*Node, error) {
 		refreshWake: make(chan struct{}, 1),
 	}
 	n.events = eventlog.New(cfg.Events, cfg.Self)
-	n.metrics.reg.MustRegister(messages{from: []sentCounter{&n.views, n.metrics}}, state{p: n}, objectsGauge{c: n})
+	n.metrics.reg.MustRegister(messages{from: []sentCounter{&n.views, n.metrics}}, state{p: n, l: &n.members}, objectsGauge{c: n})
 	var algs []algo.Algorithm
 	for kind, name := range map[algo.Kind]string{algo.Exclusive: c.Lock, algo.Pool: c.Semaphore, algo.Quota: c.Quota} {
 		if name == "" {
@@ -293,9 +289,12 @@ func New(cfg Config) (*Node, error) {
 			return nil, err
 		}
 	}
-	if n.ctl, err = newCtl(n, n.cfg, c, n.log, dir); err == nil && !cfg.FromLog {
-		if err = n.checkMembership(n.ctl.node.Members()); err != nil {
-			n.ctl.close()
+	if n.ctl, err = newCtl(n, &n.members, n.cfg, c, n.log, dir); err == nil {
+		n.members.ctl = n.ctl
+		if !cfg.FromLog {
+			if err = n.members.check(); err != nil {
+				n.ctl.close()
+			}
 		}
 	}
 	if err != nil {
@@ -321,39 +320,19 @@ func (n *Node) Register(s *grpc.Server) error {
 	pb.RegisterAllotServer(s, n)
 	pb.RegisterAdminServer(s, n.admin())
 	backuppb.RegisterBackupServer(s, backupServer{k: n.keeper})
-	n.registerOps(s)
-	n.ctl.mu.Lock()
-	ms := n.ctl.node.Members()
-	n.ctl.mu.Unlock()
-	peers := map[string]string{}
-	n.pmu.Lock()
-	for k, addr := range n.wantPeers(ms) {
-		peers[nodeName(k)] = addr
-		n.peers[k] = addr
-	}
-	n.pmu.Unlock()
-	tr, err := tgrpc.New(tgrpc.Config{
-		Node:        nodeName(n.self),
+	n.health.register(s)
+	reflection.Register(s) // grpcurl lists and calls the API without the .proto
+	tr, err := n.members.link(tgrpc.Config{
 		Server:      s,
 		DialOptions: n.cfg.DialOptions,
-		Peers:       peers,
 		Place:       n.place,
 		Open:        n.open,
 		Codec:       stampCodec{n.codec, &n.clock},
-		Plain:       n.plainLinks(),
+		Plain:       plainLinks(n.cfg, n.log),
 	})
 	if err != nil {
 		return err
 	}
-	n.pmu.Lock()
-	n.tr = tr
-	n.pmu.Unlock()
-	// The membership may have changed since it was read: the links
-	// follow the log from here on (input calls setPeers on a change).
-	n.ctl.mu.Lock()
-	ms = n.ctl.node.Members()
-	n.ctl.mu.Unlock()
-	n.setPeers(ms)
 	n.ctl.space = tr.Space(ctlSpace)
 	if err := n.ctl.space.Register(proc.ID(n.self), n.ctl.deliver); err != nil {
 		tr.Close()
@@ -371,7 +350,7 @@ func (n *Node) Register(s *grpc.Server) error {
 	go n.ctl.run(ctx)
 	go n.ctl.changes(ctx)
 	go n.flushEvents(ctx)
-	go n.watchHealth(ctx)
+	go n.health.follow(ctx, n)
 	go n.expire(ctx)
 	go n.refresher(ctx)
 	return nil
@@ -406,7 +385,7 @@ func (n *Node) WaitReady(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("no view with a majority of the cluster took this node in: %w", ctx.Err())
-		case <-n.removed:
+		case <-n.members.removed:
 			return fmt.Errorf("node %d: %w", n.self, ErrRemoved)
 		case <-n.lost.done:
 			return n.lost.err
@@ -440,7 +419,7 @@ func (n *Node) Shutdown(ctx context.Context) {
 	// is up already is a stop, not a leave; a removed node has nobody to
 	// tell.)
 	select {
-	case <-n.removed:
+	case <-n.members.removed:
 	default:
 		if ctx.Err() == nil && n.stop != nil { // nil: never registered, nobody knows it
 			n.ctl.leave(ctx)
@@ -456,8 +435,8 @@ out:
 		n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Closed})
 	}
 	n.views.mu.Unlock()
-	if n.tr != nil {
-		n.tr.Close()
+	if tr := n.members.transport(); tr != nil {
+		tr.Close()
 	}
 	n.closeBackups()
 	n.ctl.close()

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/reflection"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/service/internal/space"
@@ -33,42 +32,49 @@ const MaxTTL = 24 * time.Hour
 // lease runs out without an event, so the status is polled.
 const healthEvery = 20 * time.Millisecond
 
-// registerOps registers the health and reflection services on s.
-func (n *Node) registerOps(s *grpc.Server) {
-	n.health = health.NewServer()
+// nodeHealth is the node's grpc.health.v1 service, s (nil until
+// register): NOT_SERVING until the node serves, then following it.
+type nodeHealth struct{ s *health.Server }
+
+// servingReader is what the health service reads of its node: whether
+// it serves clients now.
+type servingReader interface{ servesNow() bool }
+
+// register registers the health service on s.
+func (h *nodeHealth) register(s *grpc.Server) {
+	h.s = health.NewServer()
 	// NOT_SERVING until the node serves a view (the health server
 	// starts every service at SERVING).
-	n.setHealth(false)
-	healthpb.RegisterHealthServer(s, n.health)
-	reflection.Register(s)
+	h.set(false)
+	healthpb.RegisterHealthServer(s, h.s)
 }
 
-// setHealth sets the status of the whole server ("") and of the Allot
-// service alike: a node serves all of the API or none of it.
-func (n *Node) setHealth(serving bool) {
+// set sets the status of the whole server ("") and of the Allot service
+// alike: a node serves all of the API or none of it.
+func (h *nodeHealth) set(serving bool) {
 	st := healthpb.HealthCheckResponse_NOT_SERVING
 	if serving {
 		st = healthpb.HealthCheckResponse_SERVING
 	}
-	n.health.SetServingStatus("", st)
-	n.health.SetServingStatus(pb.Allot_ServiceDesc.ServiceName, st)
+	h.s.SetServingStatus("", st)
+	h.s.SetServingStatus(pb.Allot_ServiceDesc.ServiceName, st)
 }
 
-// watchHealth keeps the health status equal to servesNow until ctx ends,
-// then leaves it NOT_SERVING.
-func (n *Node) watchHealth(ctx context.Context) {
+// follow keeps the status equal to n's servesNow until ctx ends, then
+// leaves it NOT_SERVING.
+func (h *nodeHealth) follow(ctx context.Context, n servingReader) {
 	t := time.NewTicker(healthEvery)
 	defer t.Stop()
 	last := false
 	for {
 		select {
 		case <-ctx.Done():
-			n.health.Shutdown()
+			h.s.Shutdown()
 			return
 		case <-t.C:
 		}
 		if now := n.servesNow(); now != last {
-			n.setHealth(now)
+			h.set(now)
 			last = now
 		}
 	}
@@ -113,17 +119,24 @@ func (n *Node) serverOptions() []grpc.ServerOption {
 	}, tgrpc.ServerOptions()...)
 }
 
-// state is the node's place in the cluster, read when scraped.
-type state struct{ p placeReader }
+// state is the node's place in the cluster, p, and its links, l, read
+// when scraped.
+type state struct {
+	p placeReader
+	l linkReader
+}
 
 // placeReader is what state reads of its node: its view, whether it
-// serves, the grants its sessions hold, the lock names in its tables and
-// its links.
+// serves, the grants its sessions hold and the lock names in its tables.
 type placeReader interface {
 	viewNow() space.View // the zero View: none yet
 	servesNow() bool
 	held() int
 	nameCount() int
+}
+
+// linkReader is what state reads of the node's links (membership).
+type linkReader interface {
 	// links is the node's link counts and the links to the members it
 	// links to, by id; false before the node has its transport.
 	links() (tgrpc.LinkStats, []peerLink, bool)
@@ -141,21 +154,6 @@ func (n *Node) viewNow() space.View {
 		return st.v
 	}
 	return space.View{}
-}
-
-// links is the node's link counts and its links to the members it links
-// to, by id; false before Register gave it its transport.
-func (n *Node) links() (tgrpc.LinkStats, []peerLink, bool) {
-	if n.tr == nil {
-		return tgrpc.LinkStats{}, nil, false
-	}
-	var ps []peerLink
-	for _, k := range n.linked() {
-		if p, ok := n.tr.Peer(nodeName(k)); ok {
-			ps = append(ps, peerLink{k, p})
-		}
-	}
-	return n.tr.Stats(), ps, true
 }
 
 var (
@@ -187,7 +185,7 @@ func (s state) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(servingDesc, prometheus.GaugeValue, serving)
 	ch <- prometheus.MustNewConstMetric(heldDesc, prometheus.GaugeValue, float64(s.p.held()))
 	ch <- prometheus.MustNewConstMetric(namesDesc, prometheus.GaugeValue, float64(s.p.nameCount()))
-	ls, peers, ok := s.p.links()
+	ls, peers, ok := s.l.links()
 	if !ok {
 		return
 	}

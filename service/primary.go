@@ -97,9 +97,7 @@ func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
 	if c := r.conns[k]; c != nil {
 		return c, nil
 	}
-	n.pmu.Lock()
-	addr, ok := n.peers[k]
-	n.pmu.Unlock()
+	addr, ok := n.members.peerAddr(k)
 	if !ok {
 		return nil, status.Errorf(codes.Unavailable, "no address of node %d", k)
 	}

@@ -103,7 +103,7 @@ func backupTest(t *testing.T, b *testBackup, suspect time.Duration) *Node {
 	t.Cleanup(srv.Stop)
 	n := &Node{self: 0, log: slog.New(slog.DiscardHandler), cfg: Config{Suspect: suspect},
 		sessions: sessionTable{byID: map[uint64]*session{}},
-		peers:    map[int]string{1: ln.Addr().String()}, rep: &replicator{conns: map[int]*grpc.ClientConn{}}}
+		members:  membership{peers: map[int]string{1: ln.Addr().String()}}, rep: &replicator{conns: map[int]*grpc.ClientConn{}}}
 	t.Cleanup(n.closeBackups)
 	return n
 }

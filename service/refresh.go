@@ -189,12 +189,7 @@ func (n *Node) wantRefresh() {
 // older view: it is dropped all the same). Called at each adopt, so that
 // these tables follow the instances, not every name ever used.
 func (n *Node) forget(epoch uint64, retired []string) {
-	n.parsed.Range(func(k, v any) bool {
-		if p := v.(parsed); p.err == nil && p.sp.View.Epoch < epoch {
-			n.parsed.Delete(k)
-		}
-		return true
-	})
+	n.spaces.forget(epoch)
 	n.semUnits.Range(func(k, v any) bool {
 		if v.(semRecord).epoch < epoch {
 			n.semUnits.Delete(k)
@@ -206,10 +201,7 @@ func (n *Node) forget(epoch uint64, retired []string) {
 	old := vs.retired
 	vs.retired = retired
 	vs.mu.Unlock()
-	n.pmu.Lock()
-	tr := n.tr
-	n.pmu.Unlock()
-	if tr != nil {
+	if tr := n.members.transport(); tr != nil {
 		tr.Forget(old...)
 	}
 }

@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
@@ -111,7 +114,7 @@ func TestStateGauges(t *testing.T) {
 	before := []string{
 		`allot_held_grants{} 4`, `allot_lock_names{} 9`, `allot_serving{} 1`, `allot_view_epoch{} 7`, `allot_view_members{} 2`,
 	}
-	if got := gather(t, state{p: p}); !slices.Equal(got, before) {
+	if got := gather(t, state{p: p, l: p}); !slices.Equal(got, before) {
 		t.Errorf("without a transport: %q, want %q", got, before)
 	}
 	p.linked, p.stats = true, tgrpc.LinkStats{Frames: 11, Batches: 5}
@@ -121,9 +124,50 @@ func TestStateGauges(t *testing.T) {
 		`allot_peer_link_plain{peer=1} 0`, `allot_peer_link_plain{peer=2} 1`,
 		`allot_peer_link_up{peer=1} 0`, `allot_peer_link_up{peer=2} 1`)
 	slices.Sort(want)
-	if got := gather(t, state{p: p}); !slices.Equal(got, want) {
+	if got := gather(t, state{p: p, l: p}); !slices.Equal(got, want) {
 		t.Errorf("with links: %q, want %q", got, want)
 	}
+}
+
+// serves is a servingReader that says what it is told.
+type serves struct{ now atomic.Bool }
+
+func (s *serves) servesNow() bool { return s.now.Load() }
+
+// TestHealthFollows: the health service is NOT_SERVING once registered,
+// follows what its servingReader says, and is NOT_SERVING once its
+// context ends.
+func TestHealthFollows(t *testing.T) {
+	var h nodeHealth
+	h.register(grpc.NewServer())
+	wait := func(want healthpb.HealthCheckResponse_ServingStatus) {
+		t.Helper()
+		for range 100 {
+			r, err := h.s.Check(context.Background(), &healthpb.HealthCheckRequest{Service: pb.Allot_ServiceDesc.ServiceName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status == want {
+				return
+			}
+			time.Sleep(healthEvery)
+		}
+		t.Fatalf("health never %v", want)
+	}
+	wait(healthpb.HealthCheckResponse_NOT_SERVING)
+	var s serves
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { h.follow(ctx, &s); close(done) }()
+	s.now.Store(true)
+	wait(healthpb.HealthCheckResponse_SERVING)
+	s.now.Store(false)
+	wait(healthpb.HealthCheckResponse_NOT_SERVING)
+	s.now.Store(true)
+	wait(healthpb.HealthCheckResponse_SERVING)
+	cancel()
+	<-done
+	wait(healthpb.HealthCheckResponse_NOT_SERVING)
 }
 
 // members is a memberCtl whose control node refuses every change with
@@ -203,9 +247,11 @@ func nodeHolders(fset *token.FileSet, files []*ast.File) []string {
 
 // TestNoNodeBackPointers: no part of the node holds the *Node, nor is
 // handed it: each takes the role it needs of it, an interface defined
-// next to it (changeTaker, memberCtl, leaseReader, placeReader,
-// sentCounter, objectCounter), so that what a part may reach of the node
-// is written down where the part is.
+// next to it (changeTaker, memberFollower, memberLog, memberCtl,
+// leaseReader, placeReader, linkReader, servingReader, sentCounter,
+// objectCounter), so
+// that what a part may reach of the node is written down where the part
+// is.
 func TestNoNodeBackPointers(t *testing.T) {
 	fset := token.NewFileSet()
 	bad, err := parser.ParseFile(fset, "bad.go", `package service

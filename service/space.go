@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
@@ -15,6 +16,10 @@ import (
 // that typed value (package service/internal/space says why names are
 // what they are).
 
+// spaceNames are the space names the link transport handed over, each
+// parsed once: space name -> parsed. The zero value has none.
+type spaceNames struct{ m sync.Map }
+
 // parsed is what a space name says: its instance, or why it names none.
 type parsed struct {
 	sp  space.Space
@@ -23,8 +28,8 @@ type parsed struct {
 
 // parse returns the instance a space name of the link transport names,
 // parsed on its first use: an instance of a view of this cluster's nodes.
-func (n *Node) parse(name string) (space.Space, error) {
-	if x, ok := n.parsed.Load(name); ok {
+func (s *spaceNames) parse(name string) (space.Space, error) {
+	if x, ok := s.m.Load(name); ok {
 		p := x.(parsed)
 		return p.sp, p.err
 	}
@@ -32,8 +37,19 @@ func (n *Node) parse(name string) (space.Space, error) {
 	// MaxNodes, which space.Parse holds it to): not only the file's.
 	var p parsed
 	p.sp, p.err = space.Parse(name)
-	n.parsed.Store(name, p)
+	s.m.Store(name, p)
 	return p.sp, p.err
+}
+
+// forget drops the names of the views before epoch (a malformed name
+// stays: it is refused again without a parse).
+func (s *spaceNames) forget(epoch uint64) {
+	s.m.Range(func(k, v any) bool {
+		if p := v.(parsed); p.err == nil && p.sp.View.Epoch < epoch {
+			s.m.Delete(k)
+		}
+		return true
+	})
 }
 
 // place is the transport's placement: which node hosts process id of a
@@ -51,7 +67,7 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 	}
 	v := n.every
 	if strings.Contains(name, "@") {
-		sp, err := n.parse(name)
+		sp, err := n.spaces.parse(name)
 		if err != nil {
 			return "", false
 		}
@@ -72,7 +88,7 @@ func (n *Node) place(name string, id proc.ID) (string, bool) {
 // open builds the instance of a space a message came for, and in the
 // lock's the process it is for, if not made yet.
 func (n *Node) open(name string, id proc.ID) {
-	sp, err := n.parse(name)
+	sp, err := n.spaces.parse(name)
 	var in *instance
 	if err == nil {
 		in, err = n.instance(sp)

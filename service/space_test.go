@@ -27,7 +27,7 @@ func TestPeerSpaceNames(t *testing.T) {
 	t.Cleanup(func() { n.ctl.close(); os.RemoveAll(n.tmpDir) })
 
 	want := space.Space{Key: space.Sem("s", 1), View: space.View{Epoch: 4, Members: space.SetOf(0, 2)}}
-	sp, err := n.parse("sem/s/1@4:0.2")
+	sp, err := n.spaces.parse("sem/s/1@4:0.2")
 	if err != nil || sp != want {
 		t.Errorf("parse = %+v, %v; want %+v", sp, err, want)
 	}
@@ -49,7 +49,7 @@ func TestPeerSpaceNames(t *testing.T) {
 		t.Errorf("process 5 of no view placed on %q, %v; want node 2", got, ok)
 	}
 	// A name without a view is placed, but never built.
-	if _, err := n.parse("quota/q/1/0"); !errors.Is(err, space.ErrName) {
+	if _, err := n.spaces.parse("quota/q/1/0"); !errors.Is(err, space.ErrName) {
 		t.Errorf("parse of a name without a view = %v, want %v", err, space.ErrName)
 	}
 
@@ -63,7 +63,7 @@ func TestPeerSpaceNames(t *testing.T) {
 		{"lock@4:0.1.1", space.ErrName},
 		{"lock@", space.ErrName},
 	} {
-		if _, err := n.parse(c.name); !errors.Is(err, c.want) {
+		if _, err := n.spaces.parse(c.name); !errors.Is(err, c.want) {
 			t.Errorf("parse(%q) = %v, want %v", c.name, err, c.want)
 		}
 		if got, ok := n.place(c.name, 0); ok {

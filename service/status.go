@@ -69,7 +69,7 @@ type InstanceStatus struct {
 
 // Status returns what the node knows now.
 func (n *Node) Status() Status {
-	st := Status{Node: n.self, Nodes: n.nodesByID(), Lock: n.c.Lock, Semaphore: n.c.Semaphore, Quota: n.c.Quota,
+	st := Status{Node: n.self, Nodes: n.members.byID(), Lock: n.c.Lock, Semaphore: n.c.Semaphore, Quota: n.c.Quota,
 		Draining: n.draining.Load(), Sessions: []SessionStatus{}, Quotas: []QuotaStatus{}, Instances: []InstanceStatus{}}
 	var counts []uint64
 	if n.ctl != nil {

@@ -49,13 +49,13 @@ func TestTakeGivenUpIsCounted(t *testing.T) {
 		others = append(others, proc.ID(st.v.Members.Rank(k)*slots))
 	}
 	for _, o := range others {
-		n.tr.Cut(self, o)
+		n.members.transport().Cut(self, o)
 	}
 	// The links come back after the Take's deadline, while its request
 	// still waits (the Take waits for the answer: the test must not).
 	restore := time.AfterFunc(500*time.Millisecond, func() {
 		for _, o := range others {
-			n.tr.Restore(self, o)
+			n.members.transport().Restore(self, o)
 		}
 	})
 	defer restore.Stop()
