@@ -14,7 +14,8 @@
 //	│     v                                                                      │
 //	│  Node (pure: time and the lease are inputs, outputs are data in an Out)    │
 //	│     sessions (session.Session: the lease rule), Expiry, Handed, Delays     │
-//	│     grants by id, each on a Key (the lock, or semaphore j of R units):     │
+//	│     grants by id (session.Grants; each one's life a GrantLife, as the      │
+//	│       service's), each on a Key (the lock, or semaphore j of R units):     │
 //	│       a lock's names resolved to ids in the view by their homes            │
 //	│       (names.go: Resolve ─> Resolved, a table per view), then              │
 //	│       asked on a user of the view's instance of its key (a small           │
@@ -224,7 +225,10 @@
 //     fenced run — stale records, an ended session adopted with grants
 //     long given back. The service does the same (ctl.go, fence).
 //
-// What the service still does itself: all of it. service/ does not drive
-// this package yet; it keeps its own goroutines, locks and gRPC streams
-// around package session, and the two are kept in step by hand.
+// What the service still does itself: all but what package session
+// holds. service/ does not drive this package yet; it keeps its own
+// goroutines, locks and gRPC streams around package session (the
+// sessions' leases, records and adoption, and since a session's grants
+// and each grant's life: session.Grants, session.GrantLife), and the
+// rest is kept in step by hand.
 package dataplane

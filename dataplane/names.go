@@ -5,6 +5,7 @@ import (
 
 	"github.com/allot-dev/allot/lockname"
 	"github.com/allot-dev/allot/proc"
+	"github.com/allot-dev/allot/session"
 )
 
 // A lock's names are resolved to resource ids per view, as the service's
@@ -134,7 +135,7 @@ func (n *Node) Resolved(o *Out, r Resolved) {
 			continue
 		}
 		g.resolving = false
-		if g.lost && !g.answered {
+		if g.State == session.Lost {
 			continue // its session ended meanwhile: answered then
 		}
 		n.ask(o, g, r.Epoch)

@@ -335,11 +335,13 @@ type early struct {
 
 type sess struct {
 	st     session.Session
-	grants map[uint64]*grant
+	grants session.Grants[*grant]
 }
 
+// grant is a Lock or Acquire of a session: its id and its life as the
+// service's (session.GrantLife), and where this node asks it.
 type grant struct {
-	id             uint64
+	session.GrantLife
 	s              *sess
 	key            Key          // the lock, or a semaphore
 	res            []proc.ResID // the lock's names, sorted
@@ -352,15 +354,12 @@ type grant struct {
 	req             uint64 // the Lock or Acquire to answer (0: none)
 	// Where it is asked: the instance of key in view at, and its user,
 	// entered once the algorithm granted it there.
-	at       uint64
-	user     proc.ID
-	placed   bool
-	queued   bool // waiting for a slot of the instance of key in view at
-	entered  bool
-	answered bool
-	released bool
-	lost     bool // the session ended before the answer
-	regrant  bool // asked again in a new view, with its token
+	at      uint64
+	user    proc.ID
+	placed  bool
+	queued  bool // waiting for a slot of the instance of key in view at
+	entered bool
+	regrant bool // asked again in a new view, with its token
 	// claimed: queued at the node's most users, for one given back
 	// (back: its user was given back, by an unlock, and is not free yet).
 	claimed, back bool
@@ -516,9 +515,9 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 			n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
 			return
 		}
-		g := &grant{id: n.id(), s: s, client: from, req: c.Req, try: c.Try}
+		g := &grant{GrantLife: session.GrantLife{ID: n.id()}, s: s, client: from, req: c.Req, try: c.Try}
 		if g.try {
-			n.tries[g.id] = g
+			n.tries[g.ID] = g
 		}
 		if c.Op == OpAcquire {
 			g.key = Key{Sem: c.Sem, Units: c.Units}
@@ -528,7 +527,7 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		}
 		slices.Sort(g.res)
 		g.res = slices.Compact(g.res)
-		s.grants[g.id] = g
+		s.grants.Add(g)
 		if n.unitsChecked(o, g) {
 			n.place(o, g)
 		}
@@ -536,12 +535,12 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		n.takes = append(n.takes, &take{s: s, client: from, req: c.Req, q: c.Sem, want: uint64(c.N)})
 		n.issue(o)
 	case OpUnlock, OpRelease:
-		g := s.grants[c.Grant]
-		if g == nil || !g.answered {
+		g := s.grants.Get(c.Grant)
+		if g == nil || !g.Held() {
 			n.reply(o, from, Reply{Req: c.Req, Code: NotHeld, Session: c.Session, Grant: c.Grant})
 			return
 		}
-		delete(s.grants, g.id)
+		s.grants.Drop(g.ID)
 		n.reply(o, from, Reply{Req: c.Req, Code: OK, Session: c.Session, Grant: c.Grant})
 		// Its user is on its way back (the service's givenBack): a
 		// request at the node's most waits for it rather than being
@@ -588,8 +587,8 @@ func (n *Node) unitsChecked(o *Out, g *grant) bool {
 
 // mismatch refuses g's request: its semaphore has units (the log's).
 func (n *Node) mismatch(o *Out, g *grant, units int32) {
-	delete(g.s.grants, g.id)
-	g.lost = true
+	g.s.grants.Drop(g.ID)
+	g.Lose()
 	n.reply(o, g.client, Reply{Req: g.req, Code: Mismatch, Session: g.s.st.ID, Units: units})
 }
 
@@ -615,7 +614,7 @@ func (n *Node) UnitsRead(o *Out, sem, units int32, epoch uint64) {
 		switch {
 		case g.key.Sem != sem:
 			n.unitsWait = append(n.unitsWait, g)
-		case g.lost || g.s.st.Ended:
+		case g.State == session.Lost || g.s.st.Ended:
 			// Its session ended meanwhile, and answered it (end).
 		case g.key.Units != units:
 			n.mismatch(o, g, units)
@@ -659,7 +658,7 @@ func (n *Node) open(o *Out, from proc.ID, c Call) {
 		return
 	}
 	id := n.id()
-	s := &sess{st: session.Opened(id, st(n.now), dur(c.TTL)), grants: map[uint64]*grant{}}
+	s := &sess{st: session.Opened(id, st(n.now), dur(c.TTL))}
 	n.sessions[id] = s
 	n.expiry.Add(s, s.st.Deadline)
 	n.emit(o, proc.EvOpened, &proc.Session{ID: id, TTL: c.TTL})
@@ -784,7 +783,7 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	g.at, g.user, g.placed, g.queued, g.entered = epoch, id, true, false, false
 	a := Ask{Epoch: epoch, Key: g.key, User: id, Res: g.ids}
 	if g.try {
-		a.Try = g.id
+		a.Try = g.ID
 	}
 	o.Asks = append(o.Asks, a)
 }
@@ -804,15 +803,15 @@ func (n *Node) tryTimer(o *Out, g *grant) {
 	if wait <= 0 {
 		wait = ticks(DefaultTryWait)
 	}
-	o.Tries = append(o.Tries, TryTimer{Grant: g.id, N: g.tryN, After: wait})
+	o.Tries = append(o.Tries, TryTimer{Grant: g.ID, N: g.tryN, After: wait})
 }
 
 // waitingTry reports whether try g still waits in the ask it made in
 // view at on user (placed, not granted) or for a slot: one a give-up may
 // withdraw.
 func (n *Node) waitingTry(g *grant) bool {
-	if g.lost || g.answered || !g.try {
-		delete(n.tries, g.id)
+	if g.State != session.Waiting || !g.try {
+		delete(n.tries, g.ID)
 		return false
 	}
 	return g.placed && !g.entered || g.queued
@@ -863,24 +862,24 @@ func (n *Node) Behind(o *Out, a Ask) {
 // given back at once (Entered: lost). A grant that came before the
 // give-up was answered as any other.
 func (n *Node) giveUp(o *Out, g *grant) {
-	delete(n.tries, g.id)
+	delete(n.tries, g.ID)
 	g.try = false
 	n.reply(o, g.client, Reply{Req: g.req, Code: Taken, Session: g.s.st.ID})
 	if n.cfg.Broken == TryLeaks {
 		g.leaked = true // granted later, answered to nobody
 		return
 	}
-	delete(g.s.grants, g.id)
-	g.lost = true
+	g.s.grants.Drop(g.ID)
+	g.Lose()
 	n.unqueue(g)
 }
 
 // refuseGrant answers g's request refused at the node's limit: it is
 // no grant of its session.
 func (n *Node) refuseGrant(o *Out, g *grant) {
-	delete(g.s.grants, g.id)
-	delete(n.tries, g.id)
-	g.lost = true
+	g.s.grants.Drop(g.ID)
+	delete(n.tries, g.ID)
+	g.Lose()
 	n.reply(o, g.client, Reply{Req: g.req, Code: NodeLimit, Session: g.s.st.ID})
 }
 
@@ -904,7 +903,7 @@ func (n *Node) unqueue(g *grant) {
 // entered there yet (abandon: the algorithm's answer is given back when
 // it comes).
 func (n *Node) release(o *Out, g *grant) {
-	g.released = true
+	g.Release()
 	if !g.placed || !g.entered {
 		return
 	}
@@ -970,28 +969,28 @@ func (n *Node) Entered(o *Out, a Ask) {
 			n.ready.regrants--
 			n.readyCheck(o)
 		}
-		if g.released {
+		if g.State == session.Released {
 			n.free(o, g)
 		} else if !g.s.st.Ended {
-			n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id, Call: g.req})
+			n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.ID, Call: g.req})
 		}
 		return
 	}
 	switch {
-	case g.released || g.lost && !g.answered:
+	case g.State == session.Released || g.State == session.Lost:
 		n.free(o, g)
 	case epoch != n.view.Epoch || !n.serving || n.lease <= 0:
 		// The view changed, or the lease ran out, before the answer: the
 		// request starts over in the next view that serves (acquire).
 		n.free(o, g)
-		g.released = false
 		n.waiting = append(n.waiting, g)
 	default:
 		// A try granted before it gave up is answered as any request.
 		g.try = false
-		delete(n.tries, g.id)
-		g.answered, g.epoch, g.counter, g.tokenUnit = true, epoch, n.Stamp(), a.Unit
-		n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.id, Call: g.req})
+		delete(n.tries, g.ID)
+		g.Answer()
+		g.epoch, g.counter, g.tokenUnit = epoch, n.Stamp(), a.Unit
+		n.emit(o, proc.EvHeld, &proc.Session{ID: g.s.st.ID, Grant: g.ID, Call: g.req})
 		// Never answered before the backup has it.
 		n.push(o, &rec{s: g.s, then: thenAnswer, g: g})
 	}
@@ -1170,20 +1169,17 @@ func (n *Node) push(o *Out, r *rec) (uint64, bool) {
 		return 0, false
 	}
 	var grants []session.Grant
-	for _, g := range r.s.grants { // any order: sorted below by grant id
-		if g.answered && !g.released {
-			// As the service's primary.go: a lock's names; a semaphore's
-			// key and the unit its token names.
-			rg := session.Grant{ID: g.id, Key: g.key.String(), Epoch: g.epoch, Counter: g.counter}
-			if g.key.Lock() {
-				rg.Names = names(g.res)
-			} else {
-				rg.Unit = g.tokenUnit
-			}
-			grants = append(grants, rg)
+	for _, g := range r.s.grants.Held() {
+		// As the service's primary.go: a lock's names; a semaphore's key
+		// and the unit its token names.
+		rg := session.Grant{ID: g.ID, Key: g.key.String(), Epoch: g.epoch, Counter: g.counter}
+		if g.key.Lock() {
+			rg.Names = names(g.res)
+		} else {
+			rg.Unit = g.tokenUnit
 		}
+		grants = append(grants, rg)
 	}
-	slices.SortFunc(grants, func(a, b session.Grant) int { return cmp.Compare(a.ID, b.ID) })
 	r2, end := r.s.st.Record(st(n.now), dur(n.cfg.Slack), grants)
 	r.end = end
 	if !r.pushed {
@@ -1214,12 +1210,12 @@ func (n *Node) done(o *Out, r *rec) {
 		if g.leaked {
 			return // TryLeaks: nobody waits for it
 		}
-		if g.s.st.Ended || g.released {
+		if g.s.st.Ended || g.State == session.Released {
 			// Ended meanwhile: end gives it back.
 			n.reply(o, g.client, Reply{Req: g.req, Code: gone(g.s), Session: g.s.st.ID})
 			return
 		}
-		n.reply(o, g.client, Reply{Req: g.req, Code: OK, Session: g.s.st.ID, Grant: g.id, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
+		n.reply(o, g.client, Reply{Req: g.req, Code: OK, Session: g.s.st.ID, Grant: g.ID, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit})
 	case thenRelease:
 		n.release(o, r.g)
 	case thenEnd:
@@ -1338,21 +1334,15 @@ func (n *Node) end(o *Out, s *sess, delay proc.Time, record bool) {
 	} else {
 		n.handed.Remove(s.st.ID)
 	}
-	var held []*grant
-	for _, id := range slices.Sorted(maps.Keys(s.grants)) {
-		g := s.grants[id]
-		if g.answered {
-			held = append(held, g)
-		} else {
-			g.lost = true
-			delete(n.tries, g.id)
-			n.unqueue(g)
-			if g.placed && g.entered {
-				n.free(o, g)
-			}
-			if g.req != 0 {
-				n.reply(o, g.client, Reply{Req: g.req, Code: gone(s), Session: s.st.ID})
-			}
+	held, lost := s.grants.End()
+	for _, g := range lost {
+		delete(n.tries, g.ID)
+		n.unqueue(g)
+		if g.placed && g.entered {
+			n.free(o, g)
+		}
+		if g.req != 0 {
+			n.reply(o, g.client, Reply{Req: g.req, Code: gone(s), Session: s.st.ID})
 		}
 	}
 	n.waiting = slices.DeleteFunc(n.waiting, func(g *grant) bool { return g.s == s })
@@ -1460,17 +1450,17 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 		if n.cfg.Broken == AdoptFresh {
 			a.Lease = session.Adopt(st(n.now), a.Record.TTL, 0)
 		}
-		s := &sess{st: session.Adopted(a), grants: map[uint64]*grant{}}
+		s := &sess{st: session.Adopted(a)}
 		for _, rg := range a.Record.Grants {
 			key, err := parseKey(rg.Key)
 			if err != nil {
 				panic(err) // records are this package's own
 			}
-			g := &grant{id: rg.ID, s: s, key: key, epoch: rg.Epoch, counter: rg.Counter, tokenUnit: rg.Unit, answered: true, client: proc.None}
+			g := &grant{GrantLife: session.GrantLife{ID: rg.ID, State: session.Answered}, s: s, key: key, epoch: rg.Epoch, counter: rg.Counter, tokenUnit: rg.Unit, client: proc.None}
 			for _, name := range rg.Names {
 				g.res = append(g.res, proc.ResID(name[0]-'a'))
 			}
-			s.grants[g.id] = g
+			s.grants.Add(g)
 		}
 		n.sessions[s.st.ID] = s
 		n.handed.Remove(s.st.ID)
@@ -1483,12 +1473,11 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 	var held []*grant
 	for _, id := range slices.Sorted(maps.Keys(n.sessions)) {
 		s := n.sessions[id]
-		for _, gid := range slices.Sorted(maps.Keys(s.grants)) {
-			g := s.grants[gid]
+		for _, g := range s.grants.List() {
 			switch {
-			case g.answered && !g.released:
+			case g.Held():
 				held = append(held, g)
-			case !g.answered && (g.placed || g.queued || g.resolving):
+			case g.placed || g.queued || g.resolving:
 				// Asked in an older view (or waiting for a slot there, or
 				// for its names' ids), not answered: it starts over once
 				// v serves.
@@ -1498,7 +1487,7 @@ func (n *Node) Adopt(o *Out, v, prev control.View) {
 		}
 	}
 	for _, g := range n.delays.Held() {
-		if !g.released {
+		if g.Held() {
 			held = append(held, g)
 		}
 	}
@@ -1618,7 +1607,7 @@ func (n *Node) Serve(o *Out, epoch uint64, left []control.QuotaLeft) {
 	w := n.waiting
 	n.waiting = nil
 	for _, g := range w {
-		if !g.lost && !g.s.st.Ended && n.unitsChecked(o, g) {
+		if g.State != session.Lost && !g.s.st.Ended && n.unitsChecked(o, g) {
 			n.ask(o, g, epoch)
 			n.tryTimer(o, g)
 		}

@@ -505,11 +505,11 @@ func TestSmallSemaphoreQueue(t *testing.T) {
 		t.Fatalf("adopted: asks %+v, events %+v", o.Asks, o.Events)
 	}
 	s := b.sessions[s3]
-	if s == nil || len(s.grants) != 1 {
+	if s == nil || s.grants.Len() != 1 {
 		t.Fatalf("s3 not adopted with its grant: %+v", s)
 	}
-	for _, g := range s.grants {
-		if g.tokenUnit != 0 || g.epoch != 5 || !g.answered {
+	for _, g := range s.grants.List() {
+		if g.tokenUnit != 0 || g.epoch != 5 || !g.Held() {
 			t.Errorf("adopted grant: %+v", g)
 		}
 	}
@@ -686,8 +686,8 @@ func TestNodeLimits(t *testing.T) {
 	if !slices.Equal(asked(&o), []proc.ID{0}) || len(o.Replies) != 1 || o.Replies[0].To != 8 || code(&o, 0) != NodeLimit {
 		t.Fatalf("a second lock at --max-locks 1: asks %+v, replies %+v", o.Asks, o.Replies)
 	}
-	if len(a.sessions[s2].grants) != 0 {
-		t.Fatalf("the refused request is a grant of its session: %+v", a.sessions[s2].grants)
+	if a.sessions[s2].grants.Len() != 0 {
+		t.Fatalf("the refused request is a grant of its session: %+v", a.sessions[s2].grants.List())
 	}
 	o = Out{}
 	a.Entered(&o, Ask{Epoch: 5, Key: Key{}, User: 0})
@@ -876,8 +876,8 @@ func TestTry(t *testing.T) {
 	ask, tt := try(2)
 	var o Out
 	a.TryOut(&o, tt.Grant, tt.N)
-	if len(o.Replies) != 1 || code(&o, 0) != Taken || len(a.sessions[s].grants) != 0 || len(o.Sends) != 0 {
-		t.Fatalf("a try given up: replies %+v, grants %+v, sends %+v", o.Replies, a.sessions[s].grants, o.Sends)
+	if len(o.Replies) != 1 || code(&o, 0) != Taken || a.sessions[s].grants.Len() != 0 || len(o.Sends) != 0 {
+		t.Fatalf("a try given up: replies %+v, grants %+v, sends %+v", o.Replies, a.sessions[s].grants.List(), o.Sends)
 	}
 	o = Out{}
 	a.Entered(&o, ask)
@@ -941,7 +941,7 @@ func TestTryWaitingForASlot(t *testing.T) {
 	tt := o.Tries[0]
 	o = Out{}
 	a.TryOut(&o, tt.Grant, tt.N)
-	if len(o.Replies) != 1 || o.Replies[0].To != 8 || code(&o, 0) != Taken || len(a.users[instKey{5, sem}].queue) != 1 || len(a.sessions[s2].grants) != 0 {
+	if len(o.Replies) != 1 || o.Replies[0].To != 8 || code(&o, 0) != Taken || len(a.users[instKey{5, sem}].queue) != 1 || a.sessions[s2].grants.Len() != 0 {
 		t.Fatalf("the try given up: replies %+v, queue %v", o.Replies, a.users[instKey{5, sem}].queue)
 	}
 	// Slot 0 granted, released: asked for s3, the request behind the try.

@@ -40,7 +40,7 @@ func (n *Node) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockResponse, e
 			out = append(out, &pb.Token{Resource: name, Epoch: g.epoch, Counter: g.counter})
 		}
 	}
-	return &pb.LockResponse{Grant: g.id, Tokens: out}, nil
+	return &pb.LockResponse{Grant: g.ID, Tokens: out}, nil
 }
 
 // Unlock implements the Allot service.
@@ -102,7 +102,7 @@ func (n *Node) Acquire(ctx context.Context, r *pb.AcquireRequest) (*pb.AcquireRe
 	// answer waited for the backup, and moved the grant to a unit of
 	// the new view.
 	tok := &pb.Token{Resource: unitKey(key, g.tokenUnit, g.epoch), Epoch: g.epoch, Counter: g.counter}
-	return &pb.AcquireResponse{Grant: g.id, Unit: g.tokenUnit, Token: tok}, nil
+	return &pb.AcquireResponse{Grant: g.ID, Unit: g.tokenUnit, Token: tok}, nil
 }
 
 // Release implements the Allot service.

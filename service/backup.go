@@ -208,7 +208,7 @@ func (n *Node) adoptSession(a sm.Adoption) (*session, error) {
 	if n.sessions.get(r.ID) != nil {
 		return nil, nil
 	}
-	s := &session{id: r.ID, ttl: r.TTL, done: make(chan struct{}), grants: map[uint64]*grant{}, st: sm.Adopted(a)}
+	s := &session{id: r.ID, ttl: r.TTL, done: make(chan struct{}), st: sm.Adopted(a)}
 	for _, rg := range r.Grants {
 		key, err := space.ParseKey(rg.Key)
 		if err != nil {
@@ -217,7 +217,7 @@ func (n *Node) adoptSession(a sm.Adoption) (*session, error) {
 		// Not in an instance of this node yet (in is nil): regrant puts
 		// it in one (a lock's names get their ids of the view there); a
 		// give-back before that is done there.
-		s.grants[rg.ID] = &grant{id: rg.ID, call: rg.Call, key: key, names: rg.Names, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, tokenUnit: rg.Unit, answered: true, since: time.Now()}
+		s.grants.Add(&grant{GrantLife: sm.GrantLife{ID: rg.ID, Call: rg.Call, State: sm.Answered}, since: time.Now(), s: s, key: key, names: rg.Names, epoch: rg.Epoch, counter: rg.Counter, unit: rg.Unit, tokenUnit: rg.Unit})
 	}
 	// Past the node's session limit if need be: the session is one the
 	// cluster has promised to keep.

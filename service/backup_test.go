@@ -58,7 +58,7 @@ func TestTakeOver(t *testing.T) {
 	if len(got) != 1 || got[0].id != 71 {
 		t.Fatalf("adopted %v, want session 71 alone", got)
 	}
-	g := got[0].grants[171]
+	g := got[0].grants.Get(171)
 	if g == nil || !g.held() || g.epoch != 5 || g.counter != 9 || g.key.String() != "lock" || !slices.Equal(g.names, []string{"a/b"}) {
 		t.Fatalf("the adopted grant: %+v, want held, token 5.9, lock of name a/b", g)
 	}
@@ -135,7 +135,7 @@ func TestTakeOverByTheLastBackup(t *testing.T) {
 		t.Fatalf("node 2, node 1's backup in view 5 only: adopted %d, still keeping: %v", len(got), keeping(stale.keeper, 71))
 	}
 	got := last.takeOver(v7, v6)
-	if len(got) != 1 || got[0].grants[171] == nil || got[0].grants[172] != nil {
+	if len(got) != 1 || got[0].grants.Get(171) == nil || got[0].grants.Get(172) != nil {
 		t.Fatalf("node 0, node 1's backup in view 6: adopted %v, want session 71 holding grant 171 alone", got)
 	}
 	// A node that moved on from a snapshot knows no view before: it

@@ -537,11 +537,7 @@ func (n *Node) adopt(v space.View, cv, prev control.View) {
 	var held []*grant
 	for _, s := range n.sessions.list() {
 		s.mu.Lock()
-		for _, g := range s.grants {
-			if g.held() {
-				held = append(held, g)
-			}
-		}
+		held = append(held, s.grants.Held()...)
 		s.mu.Unlock()
 	}
 	// And those of ended sessions that the lock-delay holds still.

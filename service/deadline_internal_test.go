@@ -67,7 +67,7 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	q := &backupQueue{node: 1, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
 	n := &Node{self: 0, cfg: Config{Suspect: 400 * time.Millisecond}, log: slog.New(slog.DiscardHandler), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics(), ctl: ctl, rep: &replicator{to: q}}
 	ctl.to, ctl.log = n, n.log
-	s := &session{id: 5, ttl: 10 * time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}, st: sm.Opened(5, sessionNow(), 10*time.Second)}
+	s := &session{id: 5, ttl: 10 * time.Second, done: make(chan struct{}), st: sm.Opened(5, sessionNow(), 10*time.Second)}
 	s.st.Recorded = sessionNow().Add(time.Second)
 	n.sessions.add(s, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -10,6 +10,7 @@ import (
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
+	sm "github.com/allot-dev/allot/session"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -101,12 +102,12 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 				return nil, err
 			}
 		}
-		g := &grant{id: n.id(), call: call, key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
+		g := &grant{GrantLife: sm.GrantLife{ID: n.id(), Call: call}, s: s, key: key, req: req, names: lockNames, in: in, sl: sl, epoch: st.v.Epoch}
 		if !s.add(g) {
 			in.putBack(sl)
 			return nil, errExpired
 		}
-		in.request(sl, req, g.id, g.keys())
+		in.request(sl, req, g.ID, g.keys())
 		var behind <-chan struct{}
 		stop := make(chan struct{})
 		if q, ok := sl.p.(proc.Queued); ok && try {
@@ -153,7 +154,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		// move here.
 		n.views.mu.Lock()
 		moved := n.views.cur != st || !serving || n.draining.Load()
-		ok := moved || g.answer()
+		ok := moved || s.answer(g)
 		n.views.mu.Unlock()
 		if moved {
 			// The view changed before the answer was taken (a grant of
@@ -272,7 +273,7 @@ func (n *Node) regrant(g *grant, st *epochState) {
 			return
 		}
 	}
-	in.request(sl, req, g.id, g.keys())
+	in.request(sl, req, g.ID, g.keys())
 	var a answer
 	select {
 	case a = <-sl.answer:
@@ -280,10 +281,12 @@ func (n *Node) regrant(g *grant, st *epochState) {
 		in.abandon(sl)
 		return
 	}
+	g.s.mu.Lock()
+	released := g.State == sm.Released
 	g.mu.Lock()
-	released := g.released
 	g.in, g.sl, g.unit = in, sl, a.ev.Unit
 	g.mu.Unlock()
+	g.s.mu.Unlock()
 	if released {
 		in.release(sl, a.ev.Unit)
 	}
@@ -291,8 +294,16 @@ func (n *Node) regrant(g *grant, st *epochState) {
 
 // grant is one Lock or Acquire answered to a session.
 type grant struct {
-	id      uint64
-	call    uint64       // the client's number of the request (0: none)
+	// s is the session whose lock guards GrantLife and since, after the
+	// session ended too (the lock-delay holds its grants): the grant's
+	// id, the client's number of its request (0: none), and whether it
+	// waits, is held, given back or lost, as the session's grants read
+	// and move it (session.Grants); since: when this node answered the
+	// grant, or adopted the session that holds it (Holders).
+	s *session
+	sm.GrantLife
+	since time.Time
+
 	key     space.Key    // the lock or a semaphore
 	req     proc.Request // what was asked (a lock: in the view it was asked in)
 	names   []string     // a lock's names, as asked
@@ -303,16 +314,13 @@ type grant struct {
 	// the units afresh, and regrant moves it).
 	tokenUnit int32
 
-	mu       sync.Mutex
-	in       *instance // where it is held now (moved by regrant)
-	sl       *slot
-	unit     int32
-	lost     bool // the session ended
-	answered bool // the grant may be handed out
-	released bool
-	// since is when this node answered the grant, or adopted the session
-	// that holds it (Holders).
-	since time.Time
+	// mu guards where the grant is held now (moved by regrant), which a
+	// give-back reads under it (givenBack), and with s.mu (release),
+	// so that a regrant and a release agree on who gives it back.
+	mu   sync.Mutex
+	in   *instance
+	sl   *slot
+	unit int32
 }
 
 // keys are the fenced keys of a lock's grant: "lock/" + each distinct
@@ -329,24 +337,15 @@ func (g *grant) keys() []string {
 	return slices.Compact(ks)
 }
 
-// answer marks g answered, unless its session has ended: then the caller
-// gives it back (the session could not: it found g still waiting).
-func (g *grant) answer() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.answered = !g.lost
-	g.since = time.Now()
-	return g.answered
-}
-
-// held reports whether g is held: answered, not given back.
+// held reports whether g is held: answered, not given back. For a grant
+// out of its session's table (a lock-delay holds it), whose lock the
+// caller does not hold.
 func (g *grant) held() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.answered && !g.released
+	g.s.mu.Lock()
+	defer g.s.mu.Unlock()
+	return g.Held()
 }
 
-// release gives the grant back, once.
 // givenBack notes that g's user was given back (locks.go, grab).
 func (g *grant) givenBack() {
 	g.mu.Lock()
@@ -357,15 +356,17 @@ func (g *grant) givenBack() {
 	}
 }
 
+// release gives the grant back, once.
 func (g *grant) release() {
+	g.s.mu.Lock()
+	first := g.Release()
 	g.mu.Lock()
-	done := g.released
-	g.released = true
 	in, sl, unit := g.in, g.sl, g.unit
 	g.mu.Unlock()
+	g.s.mu.Unlock()
 	// in is nil for a grant adopted from a lost node and not asked again
 	// yet: regrant gives it back once it is.
-	if !done && in != nil {
+	if first && in != nil {
 		in.release(sl, unit)
 	}
 }

@@ -32,7 +32,7 @@ func (n *Node) Holders(_ context.Context, r *pb.HoldersRequest) (*pb.HoldersResp
 	out := &pb.HoldersResponse{}
 	for _, s := range sessions {
 		s.mu.Lock()
-		for _, g := range s.grants {
+		for _, g := range s.grants.List() {
 			if h := g.holder(s.id, r.Name, r.Semaphore); h != nil {
 				out.Holders = append(out.Holders, h)
 			}
@@ -56,13 +56,10 @@ func (g *grant) holder(sid uint64, name string, semaphore bool) *pb.Holder {
 	case !semaphore && (g.key.Kind != algo.Exclusive || !slices.Contains(g.names, name)):
 		return nil
 	}
-	g.mu.Lock()
-	held, since := g.answered && !g.released, g.since
-	g.mu.Unlock()
-	if !held {
+	if !g.Held() {
 		return nil
 	}
-	h := &pb.Holder{Session: sid, Grant: g.id, SinceUnixMs: since.UnixMilli(), Token: &pb.Token{Resource: name, Epoch: g.epoch, Counter: g.counter}}
+	h := &pb.Holder{Session: sid, Grant: g.ID, SinceUnixMs: g.since.UnixMilli(), Token: &pb.Token{Resource: name, Epoch: g.epoch, Counter: g.counter}}
 	if semaphore {
 		h.Unit = g.tokenUnit
 		h.Token.Resource = unitKey(g.key, g.tokenUnit, g.epoch)

@@ -406,8 +406,8 @@ func (n *Node) Shutdown(ctx context.Context) {
 		case <-ctx.Done():
 			for _, s := range n.sessions.list() {
 				s.mu.Lock()
-				for _, g := range s.grants {
-					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.id, "key", g.key.String())
+				for _, g := range s.grants.List() {
+					n.log.Warn("shutdown with a granted lease", "session", s.id, "grant", g.ID, "key", g.key.String())
 				}
 				s.mu.Unlock()
 			}
@@ -450,7 +450,7 @@ func (n *Node) held() int {
 	k := 0
 	for _, s := range n.sessions.list() {
 		s.mu.Lock()
-		k += len(s.grants)
+		k += s.grants.Len()
 		s.mu.Unlock()
 	}
 	return k

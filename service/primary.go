@@ -200,15 +200,9 @@ func snapshot(s *session, slack time.Duration) (out *backuppb.Session, end sm.Ti
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var grants []sm.Grant
-	for _, g := range s.grants {
-		g.mu.Lock()
-		held := g.answered && !g.released
-		g.mu.Unlock()
-		if !held {
-			continue
-		}
+	for _, g := range s.grants.Held() {
 		// The rest is fixed once answered.
-		grants = append(grants, sm.Grant{ID: g.id, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit, Call: g.call})
+		grants = append(grants, sm.Grant{ID: g.ID, Key: g.key.String(), Names: g.names, Epoch: g.epoch, Counter: g.counter, Unit: g.tokenUnit, Call: g.Call})
 	}
 	r, end := s.st.Record(sessionNow(), slack, grants)
 	return recordPB(r), end

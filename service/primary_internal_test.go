@@ -72,7 +72,7 @@ func TestSilentBackupStream(t *testing.T) {
 	n.rep.to, n.rep.view.Epoch, n.rep.gen = q, 5, 1
 	go n.send(q)
 
-	s := &session{id: 7, ttl: time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}}
+	s := &session{id: 7, ttl: time.Second, done: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*suspect)
 	defer cancel()
 	start := time.Now()
@@ -117,7 +117,7 @@ func TestBackupRestarted(t *testing.T) {
 	b := &testBackup{}
 	n := backupTest(t, b, time.Second)
 	for id := range uint64(3) {
-		n.sessions.add(&session{id: id + 1, ttl: time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}}, 10)
+		n.sessions.add(&session{id: id + 1, ttl: time.Second, done: make(chan struct{})}, 10)
 	}
 	n.moveBackup(view(5, map[int]uint64{0: 1, 1: 1}), nil)
 	if got := b.kept.Load(); got != 3 {

@@ -39,7 +39,7 @@ func TestRefusedEndIsHanded(t *testing.T) {
 	s := nodes[0].sessions.get(id)
 	var g *grant
 	s.mu.Lock()
-	for _, x := range s.grants {
+	for _, x := range s.grants.List() {
 		g = x
 	}
 	s.mu.Unlock()
@@ -74,9 +74,9 @@ func TestRefusedEndIsHanded(t *testing.T) {
 		if slices.Contains(nodes[0].expiry.delayed(), g) {
 			t.Fatal("the grant of an end the backup refused is held by the lock-delay: it would be asked again in the node's next view, beside the adopter's")
 		}
-		g.mu.Lock()
-		released := g.released
-		g.mu.Unlock()
+		s.mu.Lock()
+		released := g.State == sm.Released
+		s.mu.Unlock()
 		if released {
 			break
 		}
@@ -147,7 +147,7 @@ func TestRecordsForAnotherGeneration(t *testing.T) {
 	k.mu.Unlock()
 	n := keeperBackup(t, k, suspect)
 	sess := func(id uint64) *session {
-		return &session{id: id, ttl: time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}, st: sm.Opened(id, sessionNow(), time.Second)}
+		return &session{id: id, ttl: time.Second, done: make(chan struct{}), st: sm.Opened(id, sessionNow(), time.Second)}
 	}
 	record := func(to uint64, s *session, wait time.Duration) error {
 		q := &backupQueue{node: 1, gen: to, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
@@ -225,9 +225,9 @@ func TestEndUnansweredBeforeAStop(t *testing.T) {
 		defer close(sent)
 		n.send(q)
 	}()
-	s := &session{id: 21, ttl: time.Second, done: make(chan struct{}), grants: map[uint64]*grant{}, st: sm.Opened(21, sessionNow(), time.Second)}
-	g := &grant{id: 1, answered: true}
-	s.grants[g.id] = g
+	s := &session{id: 21, ttl: time.Second, done: make(chan struct{}), st: sm.Opened(21, sessionNow(), time.Second)}
+	g := &grant{GrantLife: sm.GrantLife{ID: 1, State: sm.Answered}, s: s}
+	s.grants.Add(g)
 	n.sessions.add(s, 10)
 	n.end(s, 4*time.Second, "lease expired", true)
 	// The node stops serving (fence), then its next view moves the backup.
@@ -240,9 +240,9 @@ func TestEndUnansweredBeforeAStop(t *testing.T) {
 	if slices.Contains(n.expiry.delayed(), g) {
 		t.Fatal("the grant of an end not answered before the node stopped serving is held by the lock-delay")
 	}
-	g.mu.Lock()
-	released := g.released
-	g.mu.Unlock()
+	s.mu.Lock()
+	released := g.State == sm.Released
+	s.mu.Unlock()
 	if !released {
 		t.Error("the grant of an end not answered before the node stopped serving was not given back")
 	}

@@ -110,8 +110,10 @@ type session struct {
 	ttl  time.Duration // st.TTL, read without the lock
 	done chan struct{}
 
-	mu     sync.Mutex
-	grants map[uint64]*grant
+	mu sync.Mutex
+	// grants: the session's grants by id, waiting and held, until it
+	// ends (session.Grants: the life of each, under mu too).
+	grants sm.Grants[*grant]
 	// st: the session's lease (moved on by each keep-alive; expiry ends
 	// the session at its deadline), the seq of its newest record at the
 	// backup (primary.go), and whether it ended, and how (end): the rules
@@ -135,14 +137,11 @@ func (s *session) gone(err error) error {
 	return err
 }
 
+// add adds g to the session's grants, unless the session ended.
 func (s *session) add(g *grant) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.st.Ended {
-		return false
-	}
-	s.grants[g.id] = g
-	return true
+	return s.grants.Add(g)
 }
 
 // answered is the grant s holds of its request call (nil if none, or
@@ -150,34 +149,38 @@ func (s *session) add(g *grant) bool {
 // key and names: a client numbers its requests afresh, and asks one
 // again only as it was.
 func (s *session) answered(call uint64, key space.Key, names []string) (*grant, error) {
-	if call == 0 {
-		return nil, nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, g := range s.grants {
-		if g.call != call || !g.held() {
-			continue
-		}
-		if g.key != key || !slices.Equal(g.names, names) {
-			return nil, badInput("call", "call %d of session %d was another request (%s %q): a request is asked again only as it was", call, s.id, g.key.String(), g.names)
-		}
+	g, asked := s.grants.Asked(call, func(g *grant) bool { return g.key == key && slices.Equal(g.names, names) })
+	switch asked {
+	case sm.AskedOther:
+		return nil, badInput("call", "call %d of session %d was another request (%s %q): a request is asked again only as it was", call, s.id, g.key.String(), g.names)
+	case sm.AskedAgain:
 		return g, nil
 	}
 	return nil, nil
 }
 
+// answer marks g answered, unless the session has ended: then the caller
+// gives it back (the session could not: it found g still waiting).
+func (s *session) answer(g *grant) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g.since = time.Now()
+	return g.Answer()
+}
+
 func (s *session) drop(g *grant) {
 	s.mu.Lock()
-	delete(s.grants, g.id)
+	s.grants.Drop(g.ID)
 	s.mu.Unlock()
 }
 
 func (s *session) take(id uint64) *grant {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g := s.grants[id]
-	delete(s.grants, id)
+	g := s.grants.Get(id)
+	s.grants.Drop(id)
 	return g
 }
 
@@ -200,22 +203,11 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		return
 	}
 	close(s.done)
-	gs := s.grants
-	s.grants = nil
+	held, waiting := s.grants.End() // those waiting are lost: acquire gives them back
 	s.mu.Unlock()
 	n.sessions.remove(s.id, handed)
 	n.metrics.sessions.Dec()
-	n.log.Info("session ended", "session", s.id, "why", why, "grants", len(gs))
-	var held []*grant
-	for _, g := range gs {
-		g.mu.Lock()
-		g.lost = true
-		answered := g.answered
-		g.mu.Unlock()
-		if answered {
-			held = append(held, g) // the rest still wait: acquire gives them back
-		}
-	}
+	n.log.Info("session ended", "session", s.id, "why", why, "grants", len(held)+len(waiting))
 	give := func(recorded bool) {
 		if !recorded {
 			s.mu.Lock()
@@ -277,7 +269,7 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 	if err != nil {
 		return nil, err
 	}
-	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{}), grants: map[uint64]*grant{}}
+	s := &session{id: n.id(), ttl: time.Duration(r.TtlMs) * time.Millisecond, done: make(chan struct{})}
 	s.st = sm.Opened(s.id, sessionNow(), s.ttl)
 	if !n.sessions.add(s, n.cfg.MaxSessions) {
 		return nil, n.limitReached("sessions", "this node has its most sessions open, %d (--max-sessions): close some, or open on another node", n.cfg.MaxSessions)

@@ -89,12 +89,11 @@ func (n *Node) Status() Status {
 	for _, s := range n.sessions.list() {
 		ss := SessionStatus{ID: s.id, TTLms: s.ttl.Milliseconds(), Grants: []GrantStatus{}}
 		s.mu.Lock()
-		for _, g := range s.grants {
-			gs := GrantStatus{ID: g.id, Key: g.key.String()}
+		for _, g := range s.grants.List() {
+			gs := GrantStatus{ID: g.ID, Key: g.key.String()}
 			gs.Resources = g.keys()
-			g.mu.Lock()
-			if g.answered && !g.released {
-				// counter and unit are written before answered is set
+			if g.Held() {
+				// counter and unit are written before it is answered
 				// (acquire), so they are read only once it is.
 				u := g.tokenUnit // the unit of the view of its epoch
 				gs.Held, gs.Epoch, gs.Counter = true, g.epoch, g.counter
@@ -102,11 +101,9 @@ func (n *Node) Status() Status {
 					gs.Unit = &u
 				}
 			}
-			g.mu.Unlock()
-			ss.Grants = append(ss.Grants, gs)
+			ss.Grants = append(ss.Grants, gs) // in the order of their ids (List)
 		}
 		s.mu.Unlock()
-		slices.SortFunc(ss.Grants, func(a, b GrantStatus) int { return cmp.Compare(a.ID, b.ID) })
 		st.Sessions = append(st.Sessions, ss)
 	}
 	slices.SortFunc(st.Sessions, func(a, b SessionStatus) int { return cmp.Compare(a.ID, b.ID) })

@@ -22,6 +22,19 @@
 // session it does not serve (Find, Handed: "expired" only where the
 // session is known to have ended).
 //
+// A session's grants by id and the life of each (Grants, GrantLife)
+// are here for the same reason: the service and the data plane's model
+// (package dataplane, which the simulator runs and a checker judges)
+// each kept them, and each had to agree with the other for the model's
+// verdicts to hold of the service. Which grants a record carries and a
+// new view asks again (the held ones), which go back when the session
+// ends and which its requests give back (those still waiting, lost),
+// which grant answers a request asked again under its number: written
+// once, they are the same in both. What is the driver's stays with it
+// (where a grant is held: the service's instance and slot, the model's
+// user), and so does its lock: the driver guards a session's Grants,
+// and the GrantLife of each of its grants, with the session's lock.
+//
 //	                 driver (the service, in real time)
 //	Opened, KeepAlive(now), ─┐  Keep(now, run, recs) ─┐  TakeOver(now, self, v, prev) ─┐
 //	End(record)              v                        v                                v
@@ -38,6 +51,9 @@
 //	Expiry: Add(id, deadline) ─> Next(now): a session due, or how long to wait
 //	Find(kept, Handed.Has(id, now), own run) ─> Moving | NotHere | Ended
 //	Delays: Add(grant, end + lock-delay) ─> Due(now): grants to give back; Held: to ask again in a view
+//	Grants (a session's, G embeds GrantLife): Add(g) (refused once ended), Get, Drop(id), List, Held: the
+//	  record's and a new view's; Asked(call, same) ─> AskedNew | AskedAgain | AskedOther; End ─> held, lost
+//	GrantLife: Waiting ─Answer─> Answered ─Release─> Released (once); Waiting ─Lose, End─> Lost (Answer: false)
 //	Outbox (per backup): Push(record) ─> Send(after, now) ─> Ack(batch): in order; Close: the rest
 //
 // # The lease rule

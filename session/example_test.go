@@ -35,3 +35,42 @@ func Example() {
 	// Output:
 	// node 2 adopts session 7 until 17s; a keep-alive at 12s moves it to 22s
 }
+
+// A session's grants as its node keeps them: a lock answered under the
+// client's request number 1, which the client asks again having lost the
+// answer, and a semaphore's unit still waiting when the session runs out.
+// The lock goes back (after the lock-delay); the unit is lost, and its
+// request gives it back if it is answered still.
+func ExampleGrants() {
+	type grant struct {
+		session.GrantLife
+		what string
+	}
+	var gs session.Grants[*grant]
+	lock := &grant{session.GrantLife{ID: 10, Call: 1}, "lock a"}
+	unit := &grant{session.GrantLife{ID: 11, Call: 2}, "acquire s"}
+	gs.Add(lock)
+	gs.Add(unit)
+	lock.Answer()
+
+	same := func(what string) func(*grant) bool { return func(g *grant) bool { return g.what == what } }
+	g, asked := gs.Asked(1, same("lock a"))
+	fmt.Println("call 1 asked again:", g.ID, asked == session.AskedAgain)
+	_, asked = gs.Asked(1, same("lock b"))
+	fmt.Println("call 1 of another request refused:", asked == session.AskedOther)
+
+	held, lost := gs.End()
+	for _, g := range held {
+		fmt.Println("to give back:", g.what, g.State)
+	}
+	for _, g := range lost {
+		fmt.Println("lost:", g.what, g.State, "answered then:", g.Answer())
+	}
+	fmt.Println("a grant after the end:", gs.Add(&grant{session.GrantLife{ID: 12}, "lock b"}))
+	// Output:
+	// call 1 asked again: 10 true
+	// call 1 of another request refused: true
+	// to give back: lock a answered
+	// lost: acquire s lost answered then: false
+	// a grant after the end: false
+}
