@@ -747,9 +747,18 @@ func (s *Session) keepAlive(every time.Duration) {
 			continue
 		}
 		if len(s.c.conns) == 1 {
-			// Nowhere to move: the session is lost with its node, as it
-			// is with any client of an older version.
-			if status.Code(err) == codes.NotFound || status.Code(err) == codes.Unavailable {
+			// Nowhere to move. A node that says the session ended, or
+			// that it does not serve it (it stopped serving, and its
+			// backup adopts the session where this client cannot follow)
+			// has lost it for this client. Any other failure (the node
+			// busy, its backup slow to answer a keep-alive's record,
+			// the node away for a moment) is tried again: the session
+			// is counted alive until its deadline (s.until, from the
+			// last keep-alive answered) and lost then, not before, if
+			// none succeeds. (A keep-alive whose record missed the
+			// backup on a loaded machine lost every such session at
+			// once.)
+			if status.Code(err) == codes.NotFound || notHere(err) {
 				s.lost()
 				return
 			}
@@ -857,6 +866,17 @@ const (
 	moveTry   = 500 * time.Millisecond
 	movePause = 20 * time.Millisecond
 )
+
+// notHere reports whether err is a node's SESSION_NOT_HERE: it does not
+// serve the session, which may be alive at another node.
+func notHere(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.Unavailable {
+		return false
+	}
+	reason, _ := errorInfo(st)
+	return reason == pb.ReasonSessionNotHere
+}
 
 // unavailable reports whether err says the session's node cannot serve
 // it now: it is down or unreachable (not a refused TLS handshake), or it
@@ -1000,11 +1020,9 @@ func (s *Session) callAt(ctx context.Context, f func(context.Context, pb.AllotCl
 // and the call is ErrSessionExpired, as before that reason.
 func (s *Session) wrap(err error) error {
 	w := wrap(err)
-	if st, ok := status.FromError(err); ok && len(s.c.conns) == 1 && st.Code() == codes.Unavailable {
-		if reason, _ := errorInfo(st); reason == pb.ReasonSessionNotHere {
-			s.lost()
-			return fmt.Errorf("%w: %s", ErrSessionExpired, st.Message())
-		}
+	if len(s.c.conns) == 1 && notHere(err) {
+		s.lost()
+		return fmt.Errorf("%w: %s", ErrSessionExpired, status.Convert(err).Message())
 	}
 	if !errors.Is(w, ErrSessionExpired) {
 		return w

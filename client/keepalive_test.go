@@ -102,3 +102,94 @@ func TestFrozenNodeLeavesTimeToMove(t *testing.T) {
 	default:
 	}
 }
+
+// loneNode is a session's node that answers keep-alives from the second on
+// with err, fails times of them (0: every one), then answers them again.
+type loneNode struct {
+	pb.UnimplementedAllotServer
+	err   error
+	times int32
+	kas   atomic.Int32
+}
+
+func (f *loneNode) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
+	return &pb.OpenSessionResponse{Session: 7, TtlMs: r.TtlMs, LeaseMs: 3000}, nil
+}
+
+func (f *loneNode) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepAliveResponse, error) {
+	if k := f.kas.Add(1); k >= 2 && (f.times == 0 || k < 2+f.times) {
+		return nil, f.err
+	}
+	return &pb.KeepAliveResponse{TtlMs: 600, LeaseMs: 3000}, nil
+}
+
+func reasoned(code codes.Code, reason string) error {
+	st, err := status.New(code, "said so").WithDetails(&errdetails.ErrorInfo{Domain: pb.ErrorDomain, Reason: reason})
+	if err != nil {
+		panic(err)
+	}
+	return st.Err()
+}
+
+// TestOneAddressKeepAliveFails: a client that knows its session's node
+// alone cannot move the session. It loses it at once when the node says
+// the session ended (NOT_FOUND) or is not served there
+// (SESSION_NOT_HERE); a keep-alive that fails otherwise (UNAVAILABLE: the
+// node's backup did not take the keep-alive's record in time on a loaded
+// machine, the node away for a moment) is tried again, and the session
+// is lost only once it is past the bound of the last keep-alive
+// answered. (Lost at once, a single UNAVAILABLE lost a live session:
+// TestNodeCrashAndRejoin under load, "session expired" from a Take.)
+func TestOneAddressKeepAliveFails(t *testing.T) {
+	const ttl = 600 * time.Millisecond
+	for _, c := range []struct {
+		name  string
+		err   error
+		times int32
+		lost  bool // at once (before the TTL)
+		after bool // once the bound of the last keep-alive answered passed
+	}{
+		{name: "unavailable once", err: status.Error(codes.Unavailable, "the session's backup node did not answer"), times: 1},
+		{name: "unavailable from then on", err: status.Error(codes.Unavailable, "down"), after: true},
+		{name: "not found", err: status.Error(codes.NotFound, "session expired"), times: 1, lost: true},
+		{name: "not here", err: reasoned(codes.Unavailable, pb.ReasonSessionNotHere), times: 1, lost: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &loneNode{err: c.err, times: c.times}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cl, err := client.Dial(ctx, serveFake(t, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			s, err := cl.Session(ctx, client.WithTTL(ttl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Orphan()
+			// The first keep-alive, after a third of the TTL, is
+			// answered; the second fails.
+			for f.kas.Load() < 2 {
+				time.Sleep(time.Millisecond)
+			}
+			failed := time.Now()
+			select {
+			case <-s.Done():
+				if !c.lost && !c.after {
+					t.Fatalf("lost %v after a keep-alive failed", time.Since(failed).Round(time.Millisecond))
+				}
+				if c.after && time.Since(failed) < ttl/2 {
+					t.Fatalf("lost %v after a keep-alive failed, before the last answered one's bound", time.Since(failed).Round(time.Millisecond))
+				}
+			case <-time.After(3 * ttl):
+				if c.lost || c.after {
+					t.Fatalf("not lost %v after a keep-alive failed", 3*ttl)
+				}
+				if f.kas.Load() < 4 {
+					t.Fatalf("%d keep-alives in %v", f.kas.Load(), 3*ttl)
+				}
+			}
+		})
+	}
+}

@@ -28,8 +28,8 @@ import (
 // has piled up in one message.
 
 // errNoBackup: a record could not reach the backup within the caller's
-// time; the grant is not answered.
-var errNoBackup = status.Error(codes.Unavailable, "the session's backup node did not answer: the grant is not answered unrecorded")
+// time; the call (an open, a keep-alive, a grant) is not answered.
+var errNoBackup = status.Error(codes.Unavailable, "the session's backup node did not answer in time: the call is not answered before the backup has its record")
 
 // replicator sends this node's session records to its backup.
 type replicator struct {
