@@ -69,7 +69,7 @@ func (n *Node) giveBack(sid, gid uint64) error {
 	// where the session moves (client.Session), or it goes with the
 	// session's end.
 	g.givenBack()
-	n.recordLater(s, g.release)
+	n.rep.recordLater(s, g.release)
 	return nil
 }
 

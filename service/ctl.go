@@ -561,7 +561,7 @@ func (n *Node) adopt(v space.View, cv, prev control.View) {
 		for _, g := range held {
 			wg.Go(func() { n.regrant(g, st) })
 		}
-		wg.Go(func() { n.moveBackup(cv, adopted) })
+		wg.Go(func() { n.rep.move(cv, adopted) })
 		wg.Wait()
 		n.ctl.ready(v.Epoch, sems)
 	}()
@@ -624,9 +624,7 @@ func (n *Node) fence(epoch uint64) {
 		close(cur.retired)
 	}
 	n.retire(stop)
-	n.rep.mu.Lock()
-	n.rep.stops++
-	n.rep.mu.Unlock()
+	n.rep.stopped()
 	n.keeper.mu.Lock()
 	n.keeper.serveAs(0, true)
 	n.keeper.mu.Unlock()

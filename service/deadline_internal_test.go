@@ -65,7 +65,9 @@ func TestKeepAliveCountsOnWhatTheBackupKeeps(t *testing.T) {
 	ctl := &ctlHost{start: time.Now()}
 	ctl.leaseEnd.Store(60_000) // a lease of a minute
 	q := &backupQueue{node: 1, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
-	n := &Node{self: 0, cfg: Config{Suspect: 400 * time.Millisecond}, log: slog.New(slog.DiscardHandler), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics(), ctl: ctl, rep: &replicator{to: q}}
+	n := &Node{self: 0, cfg: Config{Suspect: 400 * time.Millisecond}, log: slog.New(slog.DiscardHandler), sessions: sessionTable{byID: map[uint64]*session{}}, expiry: newExpiry(), metrics: newMetrics(), ctl: ctl}
+	n.rep = newReplicator(n.cfg, n.log, peerAt{}, &n.sessions)
+	n.rep.to = q // the test answers the records itself
 	ctl.to, ctl.log = n, n.log
 	s := &session{id: 5, ttl: 10 * time.Second, done: make(chan struct{}), st: sm.Opened(5, sessionNow(), 10*time.Second)}
 	s.st.Recorded = sessionNow().Add(time.Second)

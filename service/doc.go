@@ -8,6 +8,11 @@
 //	                  sessions.go: the session table, keep-alives carrying
 //	                  the node's lease; errors as codes; calls.go: the
 //	                  same calls on a client's Calls stream)
+//	                    ├─ records ──> replicator (primary.go: a session
+//	                    │              recorded at the node's backup in
+//	                    │              its view before each answer, in
+//	                    │              order, on the Backup service;
+//	                    │              moved by adopt)   ══> the backup
 //	                    │ grants.go: a grant of a session, asked on a user
 //	                    │ slot of this node, asked again in the next view;
 //	                    │ names.go: a lock name's resource id in a view,
@@ -76,15 +81,17 @@
 //
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the
-// session table, the control host, the membership and its links. The
-// node acts on its sessions only within its lease (expiry.go): past it,
-// its backup may have them.
+// session table, the control host, the membership and its links, the
+// replicator. The node acts on its sessions only within its lease
+// (expiry.go): past it, its backup may have them.
 // The node's parts do not hold the *Node: each is handed the role it
 // needs of it, an interface defined next to the part, as the
 // algorithms are handed a proc.Env — the control host a changeTaker
 // (ctl.go: the control node's changes, a lost log) and the membership
 // as a memberFollower (the members the log has, its own removal), the
-// membership the control host as a memberLog (members.go), an
+// membership the control host as a memberLog (members.go), the
+// replicator the membership as a peerReader (where its backup is) and
+// the session table as a sessionLister (primary.go), an
 // instance its instanceDeps and the lease as a leaseReader
 // (instance.go), the Admin API a memberCtl (admin.go), the health
 // service a servingReader, the metrics' collectors a placeReader, a

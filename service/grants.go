@@ -44,7 +44,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		if g, err := s.answered(call, key, lockNames); err != nil {
 			return nil, err
 		} else if g != nil {
-			if err := n.recordSession(ctx, s); err != nil {
+			if err := n.rep.record(ctx, s); err != nil {
 				return nil, err
 			}
 			return g, nil
@@ -174,11 +174,11 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		}
 		// Never answered before the session's backup has it (backup.go).
 		recording := time.Now()
-		if err := n.recordSession(ctx, s); err != nil {
+		if err := n.rep.record(ctx, s); err != nil {
 			// Its record may reach the backup yet: it goes back after
 			// one without it.
 			s.drop(g)
-			n.recordLater(s, g.release)
+			n.rep.recordLater(s, g.release)
 			return nil, err
 		}
 		n.metrics.record.WithLabelValues(key.Kind.String()).Observe(time.Since(recording).Seconds())

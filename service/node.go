@@ -245,10 +245,10 @@ func New(cfg Config) (*Node, error) {
 		members:  newMembership(cfg, log),
 		lost:     lostSignal{done: make(chan struct{})},
 		keeper:   newKeeper(),
-		rep:      &replicator{conns: map[int]*grpc.ClientConn{}},
 
 		refreshWake: make(chan struct{}, 1),
 	}
+	n.rep = newReplicator(cfg, log, &n.members, &n.sessions)
 	n.events = eventlog.New(cfg.Events, cfg.Self)
 	n.metrics.reg.MustRegister(messages{from: []sentCounter{&n.views, n.metrics}}, state{p: n, l: &n.members}, objectsGauge{c: n})
 	var algs []algo.Algorithm
@@ -438,7 +438,7 @@ out:
 	if tr := n.members.transport(); tr != nil {
 		tr.Close()
 	}
-	n.closeBackups()
+	n.rep.close()
 	n.ctl.close()
 	if n.tmpDir != "" {
 		os.RemoveAll(n.tmpDir)

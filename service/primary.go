@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -31,9 +32,20 @@ import (
 // time; the call (an open, a keep-alive, a grant) is not answered.
 var errNoBackup = status.Error(codes.Unavailable, "the session's backup node did not answer in time: the call is not answered before the backup has its record")
 
-// replicator sends this node's session records to its backup.
+// replicator sends this node's session records to its backup: it
+// follows the views the node adopts (move), and records a session there
+// before the node answers a call of it (record).
 type replicator struct {
-	mu    sync.Mutex
+	// What the node is, fixed once New returns, and the roles it reads
+	// of the node's other parts.
+	self     int
+	suspect  time.Duration     // Config.Suspect, the lease: a record's slack, an answer's longest wait
+	dial     []grpc.DialOption // Config.DialOptions: a secure cluster's credentials
+	log      *slog.Logger
+	peers    peerReader    // where to dial the backup (the membership)
+	sessions sessionLister // the sessions to record again at a new backup (the session table)
+
+	mu    sync.Mutex   // the fields below
 	view  control.View // the view the node is in (Epoch 0: none yet)
 	gen   uint64       // this node's generation in it
 	to    *backupQueue // the queue to the backup (nil: the view has no other member)
@@ -42,6 +54,23 @@ type replicator struct {
 	// made before a stop and not answered by then may not be kept (the
 	// backup may have adopted the session since).
 	stops uint64
+}
+
+// peerReader is what the replicator reads of the membership: the
+// address member k is linked to at (membership.peerAddr), where its
+// Backup service is (the node's one port).
+type peerReader interface {
+	peerAddr(k int) (string, bool)
+}
+
+// sessionLister is what the replicator reads of the session table: the
+// sessions open at this node, all of which a new backup must have.
+type sessionLister interface {
+	list() []*session
+}
+
+func newReplicator(cfg Config, log *slog.Logger, peers peerReader, sessions sessionLister) *replicator {
+	return &replicator{self: cfg.Self, suspect: cfg.Suspect, dial: cfg.DialOptions, log: log, peers: peers, sessions: sessions, conns: map[int]*grpc.ClientConn{}}
 }
 
 // backupQueue is the records on their way to one backup.
@@ -73,11 +102,11 @@ type record struct {
 }
 
 // backupOf is the backup of this node in view v (-1: none).
-func (n *Node) backupOf(v control.View) int {
-	if !v.Has(proc.ID(n.self), genOf(n.self, v)) {
+func (r *replicator) backupOf(v control.View) int {
+	if !v.Has(proc.ID(r.self), genOf(r.self, v)) {
 		return -1
 	}
-	return sm.Successor(n.self, sessionView(v))
+	return sm.Successor(r.self, sessionView(v))
 }
 
 // genOf is node k's generation in v (0 if it is no member).
@@ -90,14 +119,13 @@ func genOf(k int, v control.View) uint64 {
 }
 
 // conn is the connection to node k, dialled once.
-func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
-	r := n.rep
+func (r *replicator) conn(k int) (*grpc.ClientConn, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c := r.conns[k]; c != nil {
 		return c, nil
 	}
-	addr, ok := n.members.peerAddr(k)
+	addr, ok := r.peers.peerAddr(k)
 	if !ok {
 		return nil, status.Errorf(codes.Unavailable, "no address of node %d", k)
 	}
@@ -105,7 +133,7 @@ func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
 	// keep-alive pings that find a silently dead connection, fixed
 	// flow-control windows.
 	opts := append(tgrpc.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	opts = append(opts, n.cfg.DialOptions...) // a secure cluster's credentials replace these
+	opts = append(opts, r.dial...) // a secure cluster's credentials replace these
 	c, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		return nil, err
@@ -114,10 +142,9 @@ func (n *Node) backupConn(k int) (*grpc.ClientConn, error) {
 	return c, nil
 }
 
-// dropBackupConn closes the connection c to node k, so that the next call
+// dropConn closes the connection c to node k, so that the next call
 // dials afresh.
-func (n *Node) dropBackupConn(k int, c *grpc.ClientConn) {
-	r := n.rep
+func (r *replicator) dropConn(k int, c *grpc.ClientConn) {
 	r.mu.Lock()
 	if r.conns[k] == c {
 		delete(r.conns, k)
@@ -126,16 +153,15 @@ func (n *Node) dropBackupConn(k int, c *grpc.ClientConn) {
 	c.Close()
 }
 
-// moveBackup makes the node's backup the one of view v, and, if it moved
+// move makes the node's backup the one of view v, and, if it moved
 // (another node, or a new run of it: restarted faster than a view could
 // leave it out, it lost what it kept), records every session at the new
 // one, waiting a lease at most (the old one drops what it kept when it
 // adopts v: takeOver); if it did not, records the sessions adopted in v.
 // Called by adopt before the node reports ready: the view serves once its
 // sessions are recorded again.
-func (n *Node) moveBackup(v control.View, adopted []*session) {
-	r := n.rep
-	to := n.backupOf(v)
+func (r *replicator) move(v control.View, adopted []*session) {
+	to := r.backupOf(v)
 	// The new queue is ready before the old one goes: a record is never
 	// pushed into a gap and taken for "no backup".
 	var q *backupQueue
@@ -147,7 +173,7 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 		r.mu.Unlock()
 		return // an older view's adopt, late: the newer one decided
 	}
-	old, oldGen, gen := r.to, r.gen, genOf(n.self, v)
+	old, oldGen, gen := r.to, r.gen, genOf(r.self, v)
 	r.view, r.gen = v, gen
 	moved := old == nil || old.node != to || old.gen != q.gen || oldGen != gen
 	if moved {
@@ -161,30 +187,30 @@ func (n *Node) moveBackup(v control.View, adopted []*session) {
 		return
 	}
 	if !moved {
-		n.recordAll(adopted, to)
+		r.recordAll(adopted, to)
 		return
 	}
-	go n.send(q)
-	sessions := n.sessions.list()
+	go r.send(q)
+	sessions := r.sessions.list()
 	for _, s := range sessions {
 		// What the old backup kept is no promise of the new one's.
 		s.mu.Lock()
 		s.st.Moved()
 		s.mu.Unlock()
 	}
-	n.recordAll(sessions, to)
+	r.recordAll(sessions, to)
 }
 
 // recordAll records sessions at the backup (node to), waiting a lease at
 // most.
-func (n *Node) recordAll(sessions []*session, to int) {
-	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.Suspect)
+func (r *replicator) recordAll(sessions []*session, to int) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.suspect)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, s := range sessions {
 		wg.Go(func() {
-			if err := n.recordSession(ctx, s); err != nil {
-				n.log.Warn("recording a session at the backup", "session", s.id, "backup", to, "err", err)
+			if err := r.record(ctx, s); err != nil {
+				r.log.Warn("recording a session at the backup", "session", s.id, "backup", to, "err", err)
 			}
 		})
 	}
@@ -220,8 +246,7 @@ func recordPB(r sm.Record) *backuppb.Session {
 // push queues the record of s at the backup now, to run then (if set)
 // once it is there; q is nil when the view has no other member (nothing
 // to record: then has run).
-func (n *Node) push(s *session, then func(recorded bool)) (*backupQueue, *record) {
-	r := n.rep
+func (r *replicator) push(s *session, then func(recorded bool)) (*backupQueue, *record) {
 	r.mu.Lock()
 	q, epoch, gen, stops := r.to, r.view.Epoch, r.gen, r.stops
 	r.mu.Unlock()
@@ -231,10 +256,10 @@ func (n *Node) push(s *session, then func(recorded bool)) (*backupQueue, *record
 		}
 		return nil, nil
 	}
-	snap, end := snapshot(s, n.cfg.Suspect)
+	snap, end := snapshot(s, r.suspect)
 	// To: the backup's generation the record is made for (a restarted
 	// process at its address is not that backup, and keeps none of it).
-	rec := &record{req: &backuppb.KeepRequest{Primary: int32(n.self), Gen: gen, Epoch: epoch, To: q.gen, Sessions: []*backuppb.Session{snap}}, done: make(chan struct{}), end: end, stops: stops, then: then}
+	rec := &record{req: &backuppb.KeepRequest{Primary: int32(r.self), Gen: gen, Epoch: epoch, To: q.gen, Sessions: []*backuppb.Session{snap}}, done: make(chan struct{}), end: end, stops: stops, then: then}
 	q.mu.Lock()
 	_, queued := q.out.Push(rec)
 	q.mu.Unlock()
@@ -251,13 +276,13 @@ func (n *Node) push(s *session, then func(recorded bool)) (*backupQueue, *record
 	return q, rec
 }
 
-// recordSession records s at the backup and waits until the backup has
+// record records s at the backup and waits until the backup has
 // it, or ctx ends (errNoBackup). The backup may move meanwhile: then it
 // is recorded at the new one. Once it has it, s.st says until when
 // the backup keeps s.
-func (n *Node) recordSession(ctx context.Context, s *session) error {
+func (r *replicator) record(ctx context.Context, s *session) error {
 	for {
-		q, rec := n.push(s, nil)
+		q, rec := r.push(s, nil)
 		if q == nil {
 			return nil // no other member: no backup (a one-node cluster)
 		}
@@ -274,9 +299,9 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 					return errNoBackup
 				}
 			}
-			n.rep.mu.Lock()
-			same := n.rep.to == q
-			n.rep.mu.Unlock()
+			r.mu.Lock()
+			same := r.to == q
+			r.mu.Unlock()
 			if same {
 				s.mu.Lock()
 				s.st.Acked(rec.end)
@@ -293,8 +318,8 @@ func (n *Node) recordSession(ctx context.Context, s *session) error {
 // recordLater records s at the backup and calls then once the backup has
 // it, or once the backup has moved; no goroutine waits meanwhile (many
 // sessions may end at once).
-func (n *Node) recordLater(s *session, then func()) {
-	n.push(s, func(bool) { then() })
+func (r *replicator) recordLater(s *session, then func()) {
+	r.push(s, func(bool) { then() })
 }
 
 // send sends q's records, in order, on a stream to the backup until q is
@@ -305,14 +330,14 @@ func (n *Node) recordLater(s *session, then func()) {
 // this side until keep-alive finds it, seconds later): its connection is
 // closed and the next stream is on a new one. Once gone, what is left
 // runs its then.
-func (n *Node) send(q *backupQueue) {
+func (r *replicator) send(q *backupQueue) {
 	defer func() {
 		q.mu.Lock()
 		left := q.out.Close()
 		q.mu.Unlock()
-		n.rep.mu.Lock()
-		stops := n.rep.stops
-		n.rep.mu.Unlock()
+		r.mu.Lock()
+		stops := r.stops
+		r.mu.Unlock()
 		for _, rec := range left {
 			if rec.then != nil {
 				// Not answered before this node stopped serving: the
@@ -325,7 +350,7 @@ func (n *Node) send(q *backupQueue) {
 	defer cancel()
 	wait := 10 * time.Millisecond
 	for {
-		c, err := n.backupConn(q.node)
+		c, err := r.conn(q.node)
 		var stream backuppb.Backup_KeepClient
 		sctx, scancel := context.WithCancel(ctx)
 		if err == nil {
@@ -334,19 +359,19 @@ func (n *Node) send(q *backupQueue) {
 		if err == nil {
 			broken := make(chan struct{})
 			go answers(q, stream, broken)
-			err = pump(q, stream, broken, n.cfg.Suspect)
+			err = pump(q, stream, broken, r.suspect)
 			scancel()
 			<-broken
 			if err == nil {
 				return // gone
 			}
 			if err == errSilent {
-				n.log.Warn("the backup's stream is silent: dialling it afresh", "backup", q.node, "after", n.cfg.Suspect)
-				n.dropBackupConn(q.node, c)
+				r.log.Warn("the backup's stream is silent: dialling it afresh", "backup", q.node, "after", r.suspect)
+				r.dropConn(q.node, c)
 			}
 		}
 		scancel()
-		n.log.Debug("backup stream", "node", q.node, "err", err)
+		r.log.Debug("backup stream", "node", q.node, "err", err)
 		select {
 		case <-q.gone:
 			return
@@ -436,9 +461,17 @@ func answers(q *backupQueue, stream backuppb.Backup_KeepClient, broken chan<- st
 	}
 }
 
-// closeBackups closes the connections to the backups.
-func (n *Node) closeBackups() {
-	r := n.rep
+// stopped counts a stop of this node's serving (fence): what is on its
+// way to the backup by then may not be kept.
+func (r *replicator) stopped() {
+	r.mu.Lock()
+	r.stops++
+	r.mu.Unlock()
+}
+
+// close closes the queue to the backup and the connections to the
+// backups.
+func (r *replicator) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.to != nil {

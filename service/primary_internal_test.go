@@ -70,13 +70,13 @@ func TestSilentBackupStream(t *testing.T) {
 	n := backupTest(t, b, suspect)
 	q := &backupQueue{node: 1, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
 	n.rep.to, n.rep.view.Epoch, n.rep.gen = q, 5, 1
-	go n.send(q)
+	go n.rep.send(q)
 
 	s := &session{id: 7, ttl: time.Second, done: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*suspect)
 	defer cancel()
 	start := time.Now()
-	if err := n.recordSession(ctx, s); err != nil {
+	if err := n.rep.record(ctx, s); err != nil {
 		t.Fatalf("recording a session at a backup whose first stream is silent: %v after %v", err, time.Since(start))
 	}
 	if took := time.Since(start); took > 5*suspect {
@@ -88,6 +88,14 @@ func TestSilentBackupStream(t *testing.T) {
 	if b.kept.Load() == 0 {
 		t.Error("the backup answered without keeping the record")
 	}
+}
+
+// peerAt is a peerReader of fixed addresses, by id.
+type peerAt map[int]string
+
+func (p peerAt) peerAddr(k int) (string, bool) {
+	a, ok := p[k]
+	return a, ok
 }
 
 // backupTest is node 0 whose backup, node 1, is b on a loopback port.
@@ -102,9 +110,9 @@ func backupTest(t *testing.T, b *testBackup, suspect time.Duration) *Node {
 	go srv.Serve(countConns{ln, b})
 	t.Cleanup(srv.Stop)
 	n := &Node{self: 0, log: slog.New(slog.DiscardHandler), cfg: Config{Suspect: suspect},
-		sessions: sessionTable{byID: map[uint64]*session{}},
-		members:  membership{peers: map[int]string{1: ln.Addr().String()}}, rep: &replicator{conns: map[int]*grpc.ClientConn{}}}
-	t.Cleanup(n.closeBackups)
+		sessions: sessionTable{byID: map[uint64]*session{}}}
+	n.rep = newReplicator(n.cfg, n.log, peerAt{1: ln.Addr().String()}, &n.sessions)
+	t.Cleanup(n.rep.close)
 	return n
 }
 
@@ -119,15 +127,15 @@ func TestBackupRestarted(t *testing.T) {
 	for id := range uint64(3) {
 		n.sessions.add(&session{id: id + 1, ttl: time.Second, done: make(chan struct{})}, 10)
 	}
-	n.moveBackup(view(5, map[int]uint64{0: 1, 1: 1}), nil)
+	n.rep.move(view(5, map[int]uint64{0: 1, 1: 1}), nil)
 	if got := b.kept.Load(); got != 3 {
 		t.Fatalf("the first view's backup got %d session records, want 3", got)
 	}
-	n.moveBackup(view(6, map[int]uint64{0: 1, 1: 1}), nil) // the same backup: nothing again
+	n.rep.move(view(6, map[int]uint64{0: 1, 1: 1}), nil) // the same backup: nothing again
 	if got := b.kept.Load(); got != 3 {
 		t.Fatalf("the same backup in the next view: %d session records in all, want 3", got)
 	}
-	n.moveBackup(view(7, map[int]uint64{0: 1, 1: 2}), nil) // node 1's next run
+	n.rep.move(view(7, map[int]uint64{0: 1, 1: 2}), nil) // node 1's next run
 	if got := b.kept.Load(); got != 6 {
 		t.Fatalf("after the backup's restart: %d session records in all, want 6 (each session again)", got)
 	}

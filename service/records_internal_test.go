@@ -49,7 +49,7 @@ func TestRefusedEndIsHanded(t *testing.T) {
 	nodes[0].rep.mu.Lock()
 	cur := nodes[0].rep.view
 	nodes[0].rep.mu.Unlock()
-	if b := nodes[0].backupOf(cur); b != 1 {
+	if b := nodes[0].rep.backupOf(cur); b != 1 {
 		t.Fatalf("node 0's backup is node %d, want node 1", b)
 	}
 	without := control.View{Epoch: cur.Epoch + 1}
@@ -114,9 +114,9 @@ func TestStoppedBackupForgets(t *testing.T) {
 	}
 }
 
-// keeperBackup is node 0 whose backup, node 1, is the Backup service of
-// keeper k on a loopback port.
-func keeperBackup(t *testing.T, k *keeper, suspect time.Duration) *Node {
+// keeperBackup is node 0's replicator, whose backup, node 1, is the
+// Backup service of keeper k on a loopback port.
+func keeperBackup(t *testing.T, k *keeper, suspect time.Duration) *replicator {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -126,11 +126,9 @@ func keeperBackup(t *testing.T, k *keeper, suspect time.Duration) *Node {
 	backuppb.RegisterBackupServer(srv, backupServer{k: k})
 	go srv.Serve(ln)
 	t.Cleanup(srv.Stop)
-	n := &Node{self: 0, log: slog.New(slog.DiscardHandler), cfg: Config{Suspect: suspect},
-		sessions: sessionTable{byID: map[uint64]*session{}},
-		members:  membership{peers: map[int]string{1: ln.Addr().String()}}, rep: &replicator{conns: map[int]*grpc.ClientConn{}}}
-	t.Cleanup(n.closeBackups)
-	return n
+	r := newReplicator(Config{Self: 0, Suspect: suspect}, slog.New(slog.DiscardHandler), peerAt{1: ln.Addr().String()}, &sessionTable{byID: map[uint64]*session{}})
+	t.Cleanup(r.close)
+	return r
 }
 
 // TestRecordsForAnotherGeneration: a backup keeps only the records made
@@ -145,25 +143,25 @@ func TestRecordsForAnotherGeneration(t *testing.T) {
 	k.mu.Lock()
 	k.serveAs(2, false) // node 1's second run, restarted
 	k.mu.Unlock()
-	n := keeperBackup(t, k, suspect)
+	r := keeperBackup(t, k, suspect)
 	sess := func(id uint64) *session {
 		return &session{id: id, ttl: time.Second, done: make(chan struct{}), st: sm.Opened(id, sessionNow(), time.Second)}
 	}
 	record := func(to uint64, s *session, wait time.Duration) error {
 		q := &backupQueue{node: 1, gen: to, gone: make(chan struct{}), wake: make(chan struct{}, 1)}
-		n.rep.mu.Lock()
-		n.rep.to, n.rep.view.Epoch, n.rep.gen = q, 5, 1
-		n.rep.mu.Unlock()
-		go n.send(q)
+		r.mu.Lock()
+		r.to, r.view.Epoch, r.gen = q, 5, 1
+		r.mu.Unlock()
+		go r.send(q)
 		defer func() {
-			n.rep.mu.Lock()
-			n.rep.to = nil
-			n.rep.mu.Unlock()
+			r.mu.Lock()
+			r.to = nil
+			r.mu.Unlock()
 			close(q.gone)
 		}()
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
-		return n.recordSession(ctx, s)
+		return r.record(ctx, s)
 	}
 
 	// Made for node 1's first run, which the restarted process is not.
@@ -223,7 +221,7 @@ func TestEndUnansweredBeforeAStop(t *testing.T) {
 	sent := make(chan struct{})
 	go func() {
 		defer close(sent)
-		n.send(q)
+		n.rep.send(q)
 	}()
 	s := &session{id: 21, ttl: time.Second, done: make(chan struct{}), st: sm.Opened(21, sessionNow(), time.Second)}
 	g := &grant{GrantLife: sm.GrantLife{ID: 1, State: sm.Answered}, s: s}
@@ -231,8 +229,8 @@ func TestEndUnansweredBeforeAStop(t *testing.T) {
 	n.sessions.add(s, 10)
 	n.end(s, 4*time.Second, "lease expired", true)
 	// The node stops serving (fence), then its next view moves the backup.
+	n.rep.stopped()
 	n.rep.mu.Lock()
-	n.rep.stops++
 	n.rep.to = nil
 	n.rep.mu.Unlock()
 	close(q.gone)

@@ -248,10 +248,9 @@ func nodeHolders(fset *token.FileSet, files []*ast.File) []string {
 // TestNoNodeBackPointers: no part of the node holds the *Node, nor is
 // handed it: each takes the role it needs of it, an interface defined
 // next to it (changeTaker, memberFollower, memberLog, memberCtl,
-// leaseReader, placeReader, linkReader, servingReader, sentCounter,
-// objectCounter), so
-// that what a part may reach of the node is written down where the part
-// is.
+// peerReader, sessionLister, leaseReader, placeReader, linkReader,
+// servingReader, sentCounter, objectCounter), so that what a part may
+// reach of the node is written down where the part is.
 func TestNoNodeBackPointers(t *testing.T) {
 	fset := token.NewFileSet()
 	bad, err := parser.ParseFile(fset, "bad.go", `package service

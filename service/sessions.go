@@ -232,7 +232,7 @@ func (n *Node) end(s *session, delay time.Duration, why string, record bool) {
 		}
 	}
 	if record {
-		n.push(s, give)
+		n.rep.push(s, give)
 		return
 	}
 	give(true)
@@ -278,7 +278,7 @@ func (n *Node) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.O
 	n.expiry.add(s, s.st.Deadline)
 	rctx, cancel := context.WithTimeout(ctx, 3*n.cfg.Suspect)
 	defer cancel()
-	if err := n.recordSession(rctx, s); err != nil {
+	if err := n.rep.record(rctx, s); err != nil {
 		n.end(s, 0, "its backup did not answer", true) // its record may reach the backup yet
 		return nil, err
 	}
@@ -353,7 +353,7 @@ func (n *Node) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.KeepA
 		wait = min(wait, time.Until(d)/2)
 	}
 	rctx, cancel := context.WithTimeout(ctx, wait)
-	err = n.recordSession(rctx, s)
+	err = n.rep.record(rctx, s)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
