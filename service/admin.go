@@ -27,7 +27,8 @@ import (
 // certificate may call it (secure.go).
 type admin struct {
 	pb.UnimplementedAdminServer
-	m memberCtl
+	members memberLister
+	ctl     memberCtl
 	// What the node is, fixed once New returns (Node.admin).
 	self   int
 	c      Cluster
@@ -37,12 +38,18 @@ type admin struct {
 	log    *slog.Logger
 }
 
-// memberCtl is what the Admin API needs of its node: the membership as
-// the node applied the log, how far it applied it and how long it may
-// serve, and its control node to propose changes on (package control
-// decides the refusals; control.ErrNotLeader sends the call on).
+// memberLister is what the Admin API reads of the node's membership:
+// the members as the node applied the log, with their addresses, and the
+// newest view's epoch (membership.list).
+type memberLister interface {
+	list() ([]MemberInfo, uint64)
+}
+
+// memberCtl is what the Admin API needs of the node's control host: how
+// far it applied the log and how long the node may serve, and its
+// control node to propose changes on (package control decides the
+// refusals; control.ErrNotLeader sends the call on).
 type memberCtl interface {
-	Members() ([]MemberInfo, uint64)
 	appliedIndex() uint64
 	leaseLeft() time.Duration
 	proposeAdd(addr string) (proc.ID, error)
@@ -51,33 +58,7 @@ type memberCtl interface {
 
 // admin is the node's Admin API.
 func (n *Node) admin() admin {
-	return admin{m: n, self: n.self, c: n.c, status: n.cfg.StatusAddr, wait: 5 * n.cfg.Suspect, dial: n.cfg.DialOptions, log: n.log}
-}
-
-// appliedIndex is the index of the last control log entry this node
-// applied.
-func (n *Node) appliedIndex() uint64 {
-	n.ctl.mu.Lock()
-	defer n.ctl.mu.Unlock()
-	return n.ctl.node.State().Applied()
-}
-
-// leaseLeft is how much longer this node may serve.
-func (n *Node) leaseLeft() time.Duration { return n.ctl.leaseLeft() }
-
-// proposeAdd proposes a member at addr, on the leader only; id is the
-// one it is to have.
-func (n *Node) proposeAdd(addr string) (id proc.ID, err error) {
-	err = n.ctl.input(func(now proc.Time) (err error) {
-		id, err = n.ctl.node.ProposeAdd(now, addr)
-		return err
-	})
-	return id, err
-}
-
-// proposeRemove proposes the removal of member id, on the leader only.
-func (n *Node) proposeRemove(id proc.ID) error {
-	return n.ctl.input(func(now proc.Time) error { return n.ctl.node.ProposeRemove(now, id) })
+	return admin{members: &n.members, ctl: n.ctl, self: n.self, c: n.c, status: n.cfg.StatusAddr, wait: 5 * n.cfg.Suspect, dial: n.cfg.DialOptions, log: n.log}
 }
 
 // forwarded marks a call a node forwarded to the leader: the leader
@@ -85,17 +66,17 @@ func (n *Node) proposeRemove(id proc.ID) error {
 const forwarded = "allot-forwarded"
 
 func (a admin) ListMembers(context.Context, *pb.ListMembersRequest) (*pb.ListMembersResponse, error) {
-	ms, epoch := a.m.Members()
-	applied := a.m.appliedIndex()
+	ms, epoch := a.members.list()
+	applied := a.ctl.appliedIndex()
 	return &pb.ListMembersResponse{Members: pbMembers(ms), Epoch: epoch, Cluster: specOf(a.c), Applied: applied,
-		LeaseLeftMs: a.m.leaseLeft().Milliseconds(), StatusAddress: a.status}, nil
+		LeaseLeftMs: a.ctl.leaseLeft().Milliseconds(), StatusAddress: a.status}, nil
 }
 
 func (a admin) AddMember(ctx context.Context, r *pb.AddMemberRequest) (*pb.AddMemberResponse, error) {
 	if _, _, err := net.SplitHostPort(r.Address); err != nil || r.Address == "" {
 		return nil, status.Errorf(codes.InvalidArgument, "member address %q: want host:port", r.Address)
 	}
-	id, err := a.m.proposeAdd(r.Address)
+	id, err := a.ctl.proposeAdd(r.Address)
 	if errors.Is(err, control.ErrNotLeader) {
 		return forward(ctx, a, func(c pb.AdminClient, ctx context.Context) (*pb.AddMemberResponse, error) {
 			return c.AddMember(ctx, r)
@@ -123,7 +104,7 @@ func (a admin) RemoveMember(ctx context.Context, r *pb.RemoveMemberRequest) (*pb
 	if r.Id >= MaxNodes {
 		return nil, status.Errorf(codes.NotFound, "node %d is not a member: ids are below %d", r.Id, MaxNodes)
 	}
-	err := a.m.proposeRemove(proc.ID(r.Id))
+	err := a.ctl.proposeRemove(proc.ID(r.Id))
 	if errors.Is(err, control.ErrNotLeader) {
 		return forward(ctx, a, func(c pb.AdminClient, ctx context.Context) (*pb.RemoveMemberResponse, error) {
 			return c.RemoveMember(ctx, r)
@@ -170,7 +151,7 @@ func (a admin) applied(ctx context.Context, done func([]MemberInfo) bool) ([]Mem
 	ctx, cancel := context.WithTimeout(ctx, a.wait)
 	defer cancel()
 	for {
-		ms, _ := a.m.Members()
+		ms, _ := a.members.list()
 		if done(ms) {
 			return ms, nil
 		}
@@ -190,7 +171,7 @@ func forward[R any](ctx context.Context, a admin, call func(pb.AdminClient, cont
 		return zero, status.Error(codes.Unavailable, "the node this was forwarded to no longer leads: try again")
 	}
 	var addr string
-	ms, _ := a.m.Members()
+	ms, _ := a.members.list()
 	for _, m := range ms {
 		if m.Leader && m.ID != a.self {
 			addr = m.Addr

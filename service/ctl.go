@@ -50,7 +50,7 @@ type ctlHost struct {
 	cmu     sync.Mutex
 	calls   []ctlCall
 	node    *control.Node
-	broken  bool // a write failed: the node is silent from then on
+	broken  bool // a write failed, or the log proved lost: the node is silent from then on
 	removed bool // the node applied its own removal (membership.removedSelf was called)
 	// The lease, as of the last input, for answers that must not wait
 	// for the control node (it may be writing to disk).
@@ -279,7 +279,12 @@ func (h *ctlHost) deliver(from proc.ID, m proc.Message) {
 	err := h.input(func(now proc.Time) error { return h.node.Step(now, rm) })
 	switch {
 	case errors.Is(err, control.ErrLogLost):
-		h.to.lose(err) // lost.go
+		// The log forgot entries it acknowledged: the control node says
+		// nothing more, and the node stops (lost.go).
+		h.mu.Lock()
+		h.broken = true
+		h.mu.Unlock()
+		h.to.lose(err)
 	case err != nil:
 		h.log.Warn("control", "err", err)
 	}
@@ -475,6 +480,29 @@ func (h *ctlHost) memberInfo() ([]MemberInfo, uint64) {
 		out = append(out, MemberInfo{ID: int(m.ID), Addr: m.Addr, Voter: true, InView: slices.Contains(v.Members, m.ID), Leader: m.ID == lead, Rejoins: rejoins})
 	}
 	return out, v.Epoch
+}
+
+// appliedIndex is the index of the last control log entry this node
+// applied.
+func (h *ctlHost) appliedIndex() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.node.State().Applied()
+}
+
+// proposeAdd proposes a member at addr, on the leader only; id is the
+// one it is to have.
+func (h *ctlHost) proposeAdd(addr string) (id proc.ID, err error) {
+	err = h.input(func(now proc.Time) (err error) {
+		id, err = h.node.ProposeAdd(now, addr)
+		return err
+	})
+	return id, err
+}
+
+// proposeRemove proposes the removal of member id, on the leader only.
+func (h *ctlHost) proposeRemove(id proc.ID) error {
+	return h.input(func(now proc.Time) error { return h.node.ProposeRemove(now, id) })
 }
 
 // leaseLeft is how much longer this node may serve.

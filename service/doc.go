@@ -91,12 +91,13 @@
 // as a memberFollower (the members the log has, its own removal), the
 // membership the control host as a memberLog (members.go), the
 // replicator the membership as a peerReader (where its backup is) and
-// the session table as a sessionLister (primary.go), an
-// instance its instanceDeps and the lease as a leaseReader
-// (instance.go), the Admin API a memberCtl (admin.go), the health
-// service a servingReader, the metrics' collectors a placeReader, a
-// linkReader, sentCounters and an objectCounter (ops.go, metrics.go,
-// refresh.go); TestNoNodeBackPointers keeps it so.
+// the session table as a sessionLister (primary.go), an instance its
+// instanceDeps and the lease as a leaseReader (instance.go), the Admin
+// API the membership as a memberLister and the control host as a
+// memberCtl (admin.go), the health service a servingReader, the
+// metrics' collectors a placeReader, a linkReader, sentCounters and an
+// objectCounter (ops.go, metrics.go, refresh.go);
+// TestNoNodeBackPointers keeps it so.
 // clock.go is the Lamport clock of the fencing counters. Beside the API,
 // on the same server (ops.go): grpc.health.v1, SERVING only while the
 // node serves its view under its lease and is not draining; server

@@ -50,13 +50,10 @@ type lostSignal struct {
 	err  error
 }
 
-// lose stops the node for err (a control.ErrLogLost): its control plane
-// says nothing more, and Lost is closed.
+// lose stops the node for err (a control.ErrLogLost, on which its
+// control host fell silent): Lost is closed.
 func (n *Node) lose(err error) {
 	n.lost.once.Do(func() {
-		n.ctl.mu.Lock()
-		n.ctl.broken = true
-		n.ctl.mu.Unlock()
 		n.lost.err = fmt.Errorf("%w: node %d stops: %v (its data directory was wiped, truncated or restored from an older copy after it ran); %s",
 			ErrDataLost, n.self, err, comeBack(n.self))
 		n.log.Error("this node's log lost entries it had acknowledged: it stops", "err", err)

@@ -170,27 +170,28 @@ func TestHealthFollows(t *testing.T) {
 	wait(healthpb.HealthCheckResponse_NOT_SERVING)
 }
 
-// members is a memberCtl whose control node refuses every change with
-// err, and whose membership is ms.
+// members is a memberLister whose membership is ms, and a memberCtl
+// whose control node refuses every change with err.
 type members struct {
 	ms  []MemberInfo
 	err error
 }
 
-func (m members) Members() ([]MemberInfo, uint64)    { return m.ms, 4 }
+func (m members) list() ([]MemberInfo, uint64)       { return m.ms, 4 }
 func (m members) appliedIndex() uint64               { return 12 }
 func (m members) leaseLeft() time.Duration           { return 1500 * time.Millisecond }
 func (m members) proposeAdd(string) (proc.ID, error) { return 0, m.err }
 func (m members) proposeRemove(proc.ID) error        { return m.err }
 
-// TestAdminWithoutALeader: the Admin API on its memberCtl alone: the
+// TestAdminWithoutALeader: the Admin API on its roles alone: the
 // list says what the node applied; a change refused for want of a
 // leader is Unavailable, whether none is known or the call was forwarded
 // once already (it is never forwarded twice); a refusal of the leader's
 // has its code.
 func TestAdminWithoutALeader(t *testing.T) {
 	ms := []MemberInfo{{ID: 0, Addr: "127.0.0.1:1", Voter: true}, {ID: 1, Addr: "127.0.0.1:2", Voter: true, Leader: true}}
-	a := admin{m: members{ms: ms[:1], err: control.ErrNotLeader}, c: Cluster{Nodes: []string{"127.0.0.1:1"}}, status: "127.0.0.1:9", wait: time.Second, log: slog.New(slog.DiscardHandler)}
+	m := members{ms: ms[:1], err: control.ErrNotLeader}
+	a := admin{members: m, ctl: m, c: Cluster{Nodes: []string{"127.0.0.1:1"}}, status: "127.0.0.1:9", wait: time.Second, log: slog.New(slog.DiscardHandler)}
 	ctx := context.Background()
 	r, err := a.ListMembers(ctx, &pb.ListMembersRequest{})
 	if err != nil || len(r.Members) != 1 || r.Epoch != 4 || r.Applied != 12 || r.LeaseLeftMs != 1500 || r.StatusAddress != "127.0.0.1:9" || len(r.Cluster.GetBootstrap()) != 1 {
@@ -199,12 +200,14 @@ func TestAdminWithoutALeader(t *testing.T) {
 	if _, err := a.AddMember(ctx, &pb.AddMemberRequest{Address: "127.0.0.1:3"}); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "no leader") {
 		t.Errorf("add with no leader known: %v, want Unavailable, no leader", err)
 	}
-	a.m = members{ms: ms, err: control.ErrNotLeader}
+	m = members{ms: ms, err: control.ErrNotLeader}
+	a.members, a.ctl = m, m
 	fwd := metadata.NewIncomingContext(ctx, metadata.Pairs(forwarded, "1"))
 	if _, err := a.RemoveMember(fwd, &pb.RemoveMemberRequest{Id: 0}); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "no longer leads") {
 		t.Errorf("remove forwarded to a node that does not lead: %v, want Unavailable, no longer leads", err)
 	}
-	a.m = members{ms: ms, err: control.ErrLastMember}
+	m = members{ms: ms, err: control.ErrLastMember}
+	a.members, a.ctl = m, m
 	if _, err := a.RemoveMember(ctx, &pb.RemoveMemberRequest{Id: 0}); status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("remove refused by the leader: %v, want FailedPrecondition", err)
 	}
@@ -247,10 +250,10 @@ func nodeHolders(fset *token.FileSet, files []*ast.File) []string {
 
 // TestNoNodeBackPointers: no part of the node holds the *Node, nor is
 // handed it: each takes the role it needs of it, an interface defined
-// next to it (changeTaker, memberFollower, memberLog, memberCtl,
-// peerReader, sessionLister, leaseReader, placeReader, linkReader,
-// servingReader, sentCounter, objectCounter), so that what a part may
-// reach of the node is written down where the part is.
+// next to it (changeTaker, memberFollower, memberLog, memberLister,
+// memberCtl, peerReader, sessionLister, leaseReader, placeReader,
+// linkReader, servingReader, sentCounter, objectCounter), so that what a
+// part may reach of the node is written down where the part is.
 func TestNoNodeBackPointers(t *testing.T) {
 	fset := token.NewFileSet()
 	bad, err := parser.ParseFile(fset, "bad.go", `package service
