@@ -505,6 +505,29 @@ func (h *ctlHost) proposeRemove(id proc.ID) error {
 	return h.input(func(now proc.Time) error { return h.node.ProposeRemove(now, id) })
 }
 
+// semaphore is what this node applied of the control log about semaphore
+// name: its units and whether the log has them, the log's view, and
+// whether that view is open (control.State.Open).
+func (h *ctlHost) semaphore(name string) (units int32, ok bool, epoch uint64, open bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.node.State()
+	units, ok = st.Semaphore(name)
+	open, _ = st.Open()
+	return units, ok, st.View().Epoch, open
+}
+
+// recordSemaphore proposes units as semaphore name's, its first use.
+func (h *ctlHost) recordSemaphore(name string, units int32) error {
+	return h.input(func(proc.Time) error { return h.node.RecordSemaphore(name, units) })
+}
+
+// proposeRefresh proposes a refresh of view epoch: a view of the same
+// members.
+func (h *ctlHost) proposeRefresh(epoch uint64) error {
+	return h.input(func(proc.Time) error { return h.node.ProposeRefresh(epoch) })
+}
+
 // leaseLeft is how much longer this node may serve.
 func (h *ctlHost) leaseLeft() time.Duration {
 	return time.Duration(max(h.leaseEnd.Load()-int64(h.now()), 0)) * time.Millisecond

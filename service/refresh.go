@@ -7,7 +7,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/allot-dev/allot/algo"
-	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
@@ -168,7 +167,7 @@ func (n *Node) refresher(ctx context.Context) {
 		asked, needed = time.Now(), false
 		n.log.Info("asking for a refresh", "epoch", st.v.Epoch, "idle", idle, "in use", inUse)
 		n.metrics.refreshes.Inc()
-		n.ctl.input(func(proc.Time) error { return n.ctl.node.ProposeRefresh(st.v.Epoch) })
+		n.ctl.proposeRefresh(st.v.Epoch)
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	pb "github.com/allot-dev/allot/api/allot/v1"
 	"github.com/allot-dev/allot/codec"
 	"github.com/allot-dev/allot/control"
-	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
@@ -152,12 +151,7 @@ func (n *Node) readUnits(ctx context.Context, s *session, r *unitsRead, name str
 		if n.draining.Load() {
 			return errDraining
 		}
-		n.ctl.mu.Lock()
-		state := n.ctl.node.State()
-		u, ok := state.Semaphore(name)
-		at := state.View().Epoch
-		open, _ := state.Open()
-		n.ctl.mu.Unlock()
+		u, ok, at, open := n.ctl.semaphore(name)
 		if ok {
 			n.semUnits.Store(name, semRecord{u, at})
 			r.ok, r.units = true, u
@@ -167,7 +161,7 @@ func (n *Node) readUnits(ctx context.Context, s *session, r *unitsRead, name str
 		// before would be dropped: control.SemaphoreEntry), and at once
 		// again in a newer view, whose change may have dropped it.
 		if now := time.Now(); open && (now.After(again) || at != proposed) {
-			n.ctl.input(func(proc.Time) error { return n.ctl.node.RecordSemaphore(name, units) })
+			n.ctl.recordSemaphore(name, units)
 			again, proposed = now.Add(n.cfg.Suspect/2), at
 		}
 		select {

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/allot-dev/allot/api/allot/v1"
-	"github.com/allot-dev/allot/proc"
 )
 
 // TestLockDelayOutlastsAViewChange: a session whose lease runs out holds
@@ -40,7 +39,7 @@ func TestLockDelayOutlastsAViewChange(t *testing.T) {
 	ended := time.Now()
 	nodes[0].end(nodes[0].sessions.get(a), delay, "lease expired", true)
 	old := nodes[0].views.current().v.Epoch
-	nodes[0].ctl.input(func(proc.Time) error { return nodes[0].ctl.node.ProposeRefresh(old) })
+	nodes[0].ctl.proposeRefresh(old)
 	lock.Session = b
 	r, err := nodes[1].Lock(ctx, lock)
 	if err != nil {

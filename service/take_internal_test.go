@@ -122,7 +122,7 @@ func TestTakeGoesOnAcrossAViewChange(t *testing.T) {
 		}
 		if !asked && c[i] >= 1 {
 			asked = true
-			n.ctl.input(func(proc.Time) error { return n.ctl.node.ProposeRefresh(before) })
+			n.ctl.proposeRefresh(before)
 		}
 		if st := n.views.current(); st != nil && st.v.Epoch > before && c[i] < 20 {
 			during = true
