@@ -129,16 +129,31 @@ func (k *keeper) keep(r *backuppb.KeepRequest, done <-chan struct{}) (answer, ke
 	return true, k.k.Keep(sessionNow(), sm.Run{Node: int(r.Primary), Gen: r.Gen}, r.Epoch, r.Forget, recs)
 }
 
-// serveAs makes gen the generation this node keeps records for (a view
-// it adopts), or, with stopped, forgets every record (session.Keeper's
-// Serve and Stop say why), and wakes the requests waiting for it. Called
-// with k.mu held.
-func (k *keeper) serveAs(gen uint64, stopped bool) {
-	if stopped {
-		k.k.Stop()
-	} else {
-		k.k.Serve(gen)
-	}
+// takeOver takes over, at now, the sessions this node (self) keeps for
+// primaries that view v leaves out, as session.Keeper.TakeOver says (prev
+// the view v replaced), and makes this node's generation in v the one it
+// keeps records for, waking the requests waiting for it.
+func (k *keeper) takeOver(now sm.Time, self int, v, prev control.View) sm.TakeOver {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	t := k.k.TakeOver(now, self, sessionView(v), sessionView(prev))
+	k.k.Serve(genOf(self, v))
+	k.wake()
+	return t
+}
+
+// stop forgets every record: this node stopped serving (session.Keeper's
+// Stop says why); the requests waiting for a generation are woken.
+func (k *keeper) stop() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.k.Stop()
+	k.wake()
+}
+
+// wake wakes the requests waiting for the generation this node serves as
+// to change. Called with k.mu held.
+func (k *keeper) wake() {
 	close(k.moved)
 	k.moved = make(chan struct{})
 }
@@ -173,11 +188,7 @@ func sessionView(v control.View) sm.View {
 // says the rules). Called by adopt before it reads the held grants,
 // which are then asked again in v with the node's own.
 func (n *Node) takeOver(v, prev control.View) []*session {
-	now := sessionNow()
-	n.keeper.mu.Lock()
-	t := n.keeper.k.TakeOver(now, n.self, sessionView(v), sessionView(prev))
-	n.keeper.serveAs(genOf(n.self, v), false)
-	n.keeper.mu.Unlock()
+	t := n.keeper.takeOver(sessionNow(), n.self, v, prev)
 	for _, c := range t.Dropped {
 		n.log.Warn("dropping the sessions of a lost node: this node was not its last backup", "primary", c.Run.Node, "gen", c.Run.Gen, "sessions", c.Sessions)
 	}

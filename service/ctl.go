@@ -676,9 +676,7 @@ func (n *Node) fence(epoch uint64) {
 	}
 	n.retire(stop)
 	n.rep.stopped()
-	n.keeper.mu.Lock()
-	n.keeper.serveAs(0, true)
-	n.keeper.mu.Unlock()
+	n.keeper.stop()
 	for _, s := range sessions {
 		n.end(s, 0, "this node stopped serving", false)
 	}

@@ -140,9 +140,7 @@ func keeperBackup(t *testing.T, k *keeper, suspect time.Duration) *replicator {
 func TestRecordsForAnotherGeneration(t *testing.T) {
 	const suspect = 300 * time.Millisecond
 	k := newKeeper()
-	k.mu.Lock()
-	k.serveAs(2, false) // node 1's second run, restarted
-	k.mu.Unlock()
+	k.takeOver(sessionNow(), 1, view(4, map[int]uint64{0: 1, 1: 2}), control.View{}) // node 1's second run, restarted
 	r := keeperBackup(t, k, suspect)
 	sess := func(id uint64) *session {
 		return &session{id: id, ttl: time.Second, done: make(chan struct{}), st: sm.Opened(id, sessionNow(), time.Second)}
@@ -175,9 +173,7 @@ func TestRecordsForAnotherGeneration(t *testing.T) {
 	// Made for its next run: kept once it serves as that one.
 	go func() {
 		time.Sleep(suspect / 2)
-		k.mu.Lock()
-		k.serveAs(3, false)
-		k.mu.Unlock()
+		k.takeOver(sessionNow(), 1, view(5, map[int]uint64{0: 1, 1: 3}), control.View{})
 	}()
 	if err := record(3, sess(12), 10*suspect); err != nil {
 		t.Errorf("recording for the backup's next generation: %v", err)
@@ -195,9 +191,7 @@ func TestRecordsForAnotherGeneration(t *testing.T) {
 	}
 
 	// Once it stopped serving, its own generation's are not kept either.
-	k.mu.Lock()
-	k.serveAs(0, true)
-	k.mu.Unlock()
+	k.stop()
 	if err := record(3, sess(14), 2*suspect); !errors.Is(err, errNoBackup) {
 		t.Errorf("recording at a backup that stopped serving: %v, want %v", err, errNoBackup)
 	}
