@@ -63,11 +63,11 @@ type ctlHost struct {
 	qmu   sync.Mutex
 	queue []control.Change
 	wake  chan struct{}
-	// issuing is read-held by every Take from the moment it asks a view's
-	// instance until its permits are on disk: a count read under the
-	// write lock, once the view's instances are stopped, is final for
-	// that view.
-	issuing sync.RWMutex
+	// iss is read-held by every Take from the moment it asks a view's
+	// instance until its permits are on disk (issuing): a count read
+	// under the write lock, once the view's instances are stopped, is
+	// final for that view.
+	iss sync.RWMutex
 
 	// The chunks of the quotas (control.Quota.Chunk): a Take issues a
 	// permit only while this node's count stays within the limit the
@@ -425,13 +425,21 @@ func (h *ctlHost) changes(ctx context.Context) {
 // counts are the node's permit counts once no Take of a stopped view can
 // add to them.
 func (h *ctlHost) counts() []uint64 {
-	h.issuing.Lock()
-	defer h.issuing.Unlock()
+	h.iss.Lock()
+	defer h.iss.Unlock()
 	c, err := h.store.Counts(h.quotas)
 	if err != nil {
 		h.log.Error("control: reading the permit counts", "err", err)
 	}
 	return c
+}
+
+// issuing holds the issuing lock as a Take does, from the moment it asks
+// a view's instance until its permits are on disk (counts waits for
+// them); the Take calls the func it returns when they are.
+func (h *ctlHost) issuing() (done func()) {
+	h.iss.RLock()
+	return h.iss.RUnlock
 }
 
 // ready tells the control node this node holds again in epoch every grant

@@ -62,8 +62,7 @@ var errViewChanged = errors.New("the view changed")
 // the view retired). Permits are on disk before it returns: a permit the
 // node would not know of after a crash is never handed out.
 func (n *Node) take(ctx context.Context, s *session, st *epochState, name string, taken, want int64) (int64, error) {
-	n.ctl.issuing.RLock()
-	defer n.ctl.issuing.RUnlock()
+	defer n.ctl.issuing()()
 	select {
 	case <-st.retired:
 		return 0, errViewChanged
