@@ -267,6 +267,14 @@ func (n *Node) fine() {}`, 0)
 	if got := nodeHolders(fset, []*ast.File{bad}); len(got) != 3 {
 		t.Fatalf("in a hand-made file with a field, a parameter and a func type of *Node, found %q: want those 3", got)
 	}
+	for _, at := range nodeHolders(fset, packageFiles(t, fset)) {
+		t.Errorf("%s: holds or is handed the *Node: give it the role it needs, an interface next to it", at)
+	}
+}
+
+// packageFiles parses the package's files, its tests left out.
+func packageFiles(t *testing.T, fset *token.FileSet) []*ast.File {
+	t.Helper()
 	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +293,54 @@ func (n *Node) fine() {}`, 0)
 	if len(files) < 10 {
 		t.Fatalf("parsed %d files of package service: want all of them", len(files))
 	}
-	for _, at := range nodeHolders(fset, files) {
-		t.Errorf("%s: holds or is handed the *Node: give it the role it needs, an interface next to it", at)
+	return files
+}
+
+// ownLocked are the parts of the node, by the Node's field that holds
+// each, whose lock only their own methods take: the lock and what it
+// guards, which nothing else reaches through that field.
+var ownLocked = map[string][]string{
+	"ctl":    {"mu", "cmu", "calls", "node", "broken", "removed", "qmu", "queue", "iss"},
+	"keeper": {"mu", "k", "moved"},
+}
+
+// reachedInto lists where the files' code reaches a guarded field of a
+// part through the field that holds it (n.ctl.mu, n.keeper.k): a part's
+// own methods name them on their receiver (h.mu, k.k).
+func reachedInto(fset *token.FileSet, files []*ast.File) []string {
+	var found []string
+	for _, f := range files {
+		ast.Inspect(f, func(x ast.Node) bool {
+			sel, ok := x.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			part, ok := sel.X.(*ast.SelectorExpr)
+			if ok && slices.Contains(ownLocked[part.Sel.Name], sel.Sel.Name) {
+				found = append(found, fmt.Sprintf("%s: %s.%s", fset.Position(sel.Pos()), part.Sel.Name, sel.Sel.Name))
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// TestPartsLockThemselves: the control host's lock and the keeper's are
+// taken by their own methods only (ctl.go, backup.go), and what they
+// guard is read there: the node asks the host for a semaphore's units, a
+// proposal, and the keeper for a view's take-over and a stop.
+func TestPartsLockThemselves(t *testing.T) {
+	fset := token.NewFileSet()
+	bad, err := parser.ParseFile(fset, "bad.go", `package service
+func (n *Node) bad() { n.ctl.mu.Lock(); _ = n.ctl.node.State(); n.keeper.mu.Unlock() }
+func (h *ctlHost) fine() { h.mu.Lock(); _ = h.node }`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reachedInto(fset, []*ast.File{bad}); len(got) != 3 {
+		t.Fatalf("in a hand-made file reaching ctl.mu, ctl.node and keeper.mu, found %q: want those 3", got)
+	}
+	for _, at := range reachedInto(fset, packageFiles(t, fset)) {
+		t.Errorf("%s: reached from outside its part: make it a method of the part's", at)
 	}
 }
