@@ -98,11 +98,13 @@
 // metrics' collectors a placeReader, a linkReader, sentCounters and an
 // objectCounter (ops.go, metrics.go, refresh.go);
 // TestNoNodeBackPointers keeps it so. The control host's lock and the
-// keeper's (backup.go) are taken by their own methods only — the node
-// asks the host for a semaphore's units, a proposal, a Take's hold on the
-// issuing lock, and the keeper for a view's take-over and a stop —
-// TestPartsLockThemselves keeps that so; the views' lock is still taken
-// by the node's methods as well (view.go).
+// keeper's (backup.go) and the views' (view.go) are taken by their own
+// methods only — the node asks the host for a semaphore's units, a
+// proposal, a Take's hold on the issuing lock, the keeper for a view's
+// take-over and a stop, and the views for an instance (built on first
+// use), a grant's answer taken only while its view is the node's
+// (answerIn), the current view's instances — TestPartsLockThemselves
+// keeps that so.
 // clock.go is the Lamport clock of the fencing counters. Beside the API,
 // on the same server (ops.go): grpc.health.v1, SERVING only while the
 // node serves its view under its lease and is not draining; server

@@ -148,14 +148,8 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		}
 		close(stop)
 		g.unit, g.tokenUnit, g.counter = a.ev.Unit, a.ev.Unit, a.counter
-		serving := n.ctl.serving(st.v.Epoch)
-		// Under the views' lock: adopt reads the held grants after it
-		// moves the view, so g is either seen held there or sees the
-		// move here.
-		n.views.mu.Lock()
-		moved := n.views.cur != st || !serving || n.draining.Load()
-		ok := moved || s.answer(g)
-		n.views.mu.Unlock()
+		serving := n.ctl.serving(st.v.Epoch) && !n.draining.Load()
+		moved, ok := n.views.answerIn(st, serving, func() bool { return s.answer(g) })
 		if moved {
 			// The view changed before the answer was taken (a grant of
 			// a replaced view is not asked again: adopt did not see

@@ -60,17 +60,6 @@ func (m messages) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// addSent adds the messages of the node's instances to byKind.
-func (vs *views) addSent(byKind map[string]int64) {
-	vs.mu.Lock()
-	defer vs.mu.Unlock()
-	for _, in := range vs.instances {
-		for k, v := range in.h.Stats().ByKind {
-			byKind[k] += v
-		}
-	}
-}
-
 // addSent adds the messages of the retired instances to byKind.
 func (m *metrics) addSent(byKind map[string]int64) {
 	m.retiredMu.Lock()

@@ -429,12 +429,7 @@ out:
 	if n.stop != nil { // nil: never registered
 		n.stop()
 	}
-	n.views.mu.Lock()
-	for _, in := range n.views.instances {
-		in.close()
-		n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Closed})
-	}
-	n.views.mu.Unlock()
+	n.views.closeAll(func(in *instance) { n.events.Put(eventlog.Record{Instance: in.name, Ev: eventlog.Closed}) })
 	if tr := n.members.transport(); tr != nil {
 		tr.Close()
 	}

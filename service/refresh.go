@@ -57,16 +57,10 @@ const (
 // names beyond the busy users are counted idle (a Lock of several names
 // makes this over-count them: a refresh then comes a little early).
 func (n *Node) objects() (idle, inUse int) {
-	names := n.nameCount() // before vs.mu: it reads the current view
-	vs := &n.views
-	vs.mu.Lock()
-	defer vs.mu.Unlock()
-	if vs.cur == nil {
-		return 0, 0
-	}
-	for sp, in := range vs.instances {
-		if sp.View != vs.cur.v || sp.Key.Kind == algo.Quota {
-			continue
+	names := n.nameCount() // before the views' lock: it reads the current view
+	n.views.inView(func(sp space.Space, in *instance) {
+		if sp.Key.Kind == algo.Quota {
+			return
 		}
 		if sp.Key == space.Lock {
 			in.mu.Lock()
@@ -75,7 +69,7 @@ func (n *Node) objects() (idle, inUse int) {
 			busy := max(users-len(in.free), 0)
 			inUse += busy
 			idle += users - busy + max(names-busy, 0)
-			continue
+			return
 		}
 		in.mu.Lock()
 		users := in.lockUsers // a large semaphore's, made so far
@@ -85,23 +79,8 @@ func (n *Node) objects() (idle, inUse int) {
 		} else {
 			inUse++
 		}
-	}
+	})
 	return idle, inUse
-}
-
-// semaphores counts the semaphore instances of view v on this node: its
-// semaphores in use (Config.MaxSemaphores), idle ones included until a
-// refresh collects them.
-func (vs *views) semaphores(v space.View) int {
-	vs.mu.Lock()
-	defer vs.mu.Unlock()
-	k := 0
-	for sp := range vs.instances {
-		if sp.View == v && sp.Key.Kind == algo.Pool {
-			k++
-		}
-	}
-	return k
 }
 
 // refreshDue reports whether a node with these idle and in-use objects,
@@ -195,11 +174,7 @@ func (n *Node) forget(epoch uint64, retired []string) {
 		}
 		return true
 	})
-	vs := &n.views
-	vs.mu.Lock()
-	old := vs.retired
-	vs.retired = retired
-	vs.mu.Unlock()
+	old := n.views.retire(retired)
 	if tr := n.members.transport(); tr != nil {
 		tr.Forget(old...)
 	}

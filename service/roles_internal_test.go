@@ -302,15 +302,37 @@ func packageFiles(t *testing.T, fset *token.FileSet) []*ast.File {
 var ownLocked = map[string][]string{
 	"ctl":    {"mu", "cmu", "calls", "node", "broken", "removed", "qmu", "queue", "iss"},
 	"keeper": {"mu", "k", "moved"},
+	"views":  {"mu", "cur", "adopted", "fenced", "instances", "retired"},
 }
 
 // reachedInto lists where the files' code reaches a guarded field of a
-// part through the field that holds it (n.ctl.mu, n.keeper.k): a part's
-// own methods name them on their receiver (h.mu, k.k).
+// part through the field that holds it (n.ctl.mu, n.keeper.k), or
+// names the part by a variable of its own (vs := &n.views), through
+// which it would reach them unseen: a part's own methods name them on
+// their receiver (h.mu, k.k), and the node hands the part on as a role
+// (an argument, an element of a list, another part's field), never into
+// a variable.
 func reachedInto(fset *token.FileSet, files []*ast.File) []string {
 	var found []string
 	for _, f := range files {
 		ast.Inspect(f, func(x ast.Node) bool {
+			if as, ok := x.(*ast.AssignStmt); ok {
+				for i, r := range as.Rhs {
+					if i >= len(as.Lhs) {
+						break
+					}
+					if _, local := as.Lhs[i].(*ast.Ident); !local {
+						continue // a part handed to another (n.members.ctl = n.ctl): a role
+					}
+					if u, ok := r.(*ast.UnaryExpr); ok {
+						r = u.X
+					}
+					if part, ok := r.(*ast.SelectorExpr); ok && ownLocked[part.Sel.Name] != nil {
+						found = append(found, fmt.Sprintf("%s: a variable of %s", fset.Position(r.Pos()), part.Sel.Name))
+					}
+				}
+				return true
+			}
 			sel, ok := x.(*ast.SelectorExpr)
 			if !ok {
 				return true
@@ -325,20 +347,23 @@ func reachedInto(fset *token.FileSet, files []*ast.File) []string {
 	return found
 }
 
-// TestPartsLockThemselves: the control host's lock and the keeper's are
-// taken by their own methods only (ctl.go, backup.go), and what they
-// guard is read there: the node asks the host for a semaphore's units, a
-// proposal, and the keeper for a view's take-over and a stop.
+// TestPartsLockThemselves: the control host's lock, the keeper's and the
+// views' are taken by their own methods only (ctl.go, backup.go,
+// view.go), and what they guard is read there: the node asks the host
+// for a semaphore's units, a proposal, the keeper for a view's take-over
+// and a stop, and the views for an instance, built on first use, and a
+// grant's answer taken only while its view is the node's.
 func TestPartsLockThemselves(t *testing.T) {
 	fset := token.NewFileSet()
 	bad, err := parser.ParseFile(fset, "bad.go", `package service
-func (n *Node) bad() { n.ctl.mu.Lock(); _ = n.ctl.node.State(); n.keeper.mu.Unlock() }
+func (n *Node) bad() { n.ctl.mu.Lock(); _ = n.ctl.node.State(); n.keeper.mu.Unlock(); _ = n.views.instances }
+func (n *Node) alias() { vs := &n.views; vs.mu.Lock() }
 func (h *ctlHost) fine() { h.mu.Lock(); _ = h.node }`, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := reachedInto(fset, []*ast.File{bad}); len(got) != 3 {
-		t.Fatalf("in a hand-made file reaching ctl.mu, ctl.node and keeper.mu, found %q: want those 3", got)
+	if got := reachedInto(fset, []*ast.File{bad}); len(got) != 5 {
+		t.Fatalf("in a hand-made file reaching ctl.mu, ctl.node, keeper.mu and views.instances, and naming &n.views by a variable, found %q: want those 5", got)
 	}
 	for _, at := range reachedInto(fset, packageFiles(t, fset)) {
 		t.Errorf("%s: reached from outside its part: make it a method of the part's", at)

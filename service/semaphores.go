@@ -177,11 +177,7 @@ func (n *Node) readUnits(ctx context.Context, s *session, r *unitsRead, name str
 // roomFor refuses semaphore key in view st if it has no instance there and
 // the node has its most semaphores in use.
 func (n *Node) roomFor(key space.Key, st *epochState) error {
-	vs := &n.views
-	vs.mu.Lock()
-	_, built := vs.instances[space.Space{Key: key, View: st.v}]
-	vs.mu.Unlock()
-	if built || vs.semaphores(st.v) < n.cfg.MaxSemaphores {
+	if n.views.built(space.Space{Key: key, View: st.v}) || n.views.semaphores(st.v) < n.cfg.MaxSemaphores {
 		return nil
 	}
 	n.wantRefresh()

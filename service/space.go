@@ -110,27 +110,11 @@ var (
 // instance returns the instance of a space, building it on first use. An
 // instance of a view older than this node's is not built again.
 func (n *Node) instance(sp space.Space) (*instance, error) {
-	vs := &n.views
-	vs.mu.Lock()
-	defer vs.mu.Unlock()
-	if in := vs.instances[sp]; in != nil {
-		return in, nil
+	// A view the control log has but this run did not adopt (it is not
+	// in it: a restarted node's old run was) is never built either:
+	// fresh processes would answer for state they never had.
+	unknown := func(e, cur uint64) bool {
+		return e <= n.ctl.newest.Load() && e != cur && e != n.ctl.member.Load()
 	}
-	var cur uint64
-	if vs.cur != nil {
-		cur = vs.cur.v.Epoch
-	}
-	// A view behind this node's (or one it was fenced in), or one the
-	// control log has but this run did not adopt (it is not in it: a
-	// restarted node's old run was), is never built: fresh processes
-	// would answer for state they never had.
-	if e := sp.View.Epoch; vs.behindLocked(e) || e <= n.ctl.newest.Load() && e != cur && e != n.ctl.member.Load() {
-		return nil, errRetiredView
-	}
-	in, err := n.newInstance(sp)
-	if err != nil {
-		return nil, err
-	}
-	vs.instances[sp] = in
-	return in, nil
+	return n.views.get(sp, unknown, func() (*instance, error) { return n.newInstance(sp) })
 }

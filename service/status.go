@@ -75,16 +75,15 @@ func (n *Node) Status() Status {
 	if n.ctl != nil {
 		counts = n.ctl.counts()
 	}
-	n.views.mu.Lock()
+	cur, names := n.views.snapshot()
 	st.Fenced = true
-	if cur := n.views.cur; cur != nil {
+	if cur != nil {
 		st.Epoch, st.Live = cur.v.Epoch, cur.v.Members.List()
 		st.Fenced = n.ctl == nil || !n.ctl.serving(cur.v.Epoch)
 	}
-	for _, in := range n.views.instances {
-		st.Instances = append(st.Instances, InstanceStatus{Space: in.name})
+	for _, name := range names {
+		st.Instances = append(st.Instances, InstanceStatus{Space: name})
 	}
-	n.views.mu.Unlock()
 	slices.SortFunc(st.Instances, func(a, b InstanceStatus) int { return cmp.Compare(a.Space, b.Space) })
 	for _, s := range n.sessions.list() {
 		ss := SessionStatus{ID: s.id, TTLms: s.ttl.Milliseconds(), Grants: []GrantStatus{}}

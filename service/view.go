@@ -3,6 +3,7 @@ package service
 import (
 	"sync"
 
+	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/service/internal/space"
 )
 
@@ -84,4 +85,126 @@ func (vs *views) fence(epoch uint64) (cur *epochState, stop []*instance) {
 	}
 	clear(vs.instances)
 	return cur, stop
+}
+
+// get returns the instance of sp, built by build on first use. An
+// instance of a view behind this node's, or one unknown says the node
+// never adopted (given the epoch of the node's view, 0 for none), is
+// not built: errRetiredView. Built under the lock, so that no instance
+// of a view adopt has left is built after its sweep.
+func (vs *views) get(sp space.Space, unknown func(epoch, cur uint64) bool, build func() (*instance, error)) (*instance, error) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if in := vs.instances[sp]; in != nil {
+		return in, nil
+	}
+	var cur uint64
+	if vs.cur != nil {
+		cur = vs.cur.v.Epoch
+	}
+	if e := sp.View.Epoch; vs.behindLocked(e) || unknown(e, cur) {
+		return nil, errRetiredView
+	}
+	in, err := build()
+	if err != nil {
+		return nil, err
+	}
+	vs.instances[sp] = in
+	return in, nil
+}
+
+// built reports whether the node hosts the instance of sp.
+func (vs *views) built(sp space.Space) bool {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	return vs.instances[sp] != nil
+}
+
+// answerIn runs answer, which takes a grant's answer of view st, only
+// while st is still the node's view and still (the caller's word that
+// the node serves it) holds, under the views' lock: adopt reads the held
+// grants after it moves the view, so the grant is either seen held there
+// or sees the move here. moved: the view moved (answer did not run).
+func (vs *views) answerIn(st *epochState, still bool, answer func() bool) (moved, ok bool) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if vs.cur != st || !still {
+		return true, false
+	}
+	return false, answer()
+}
+
+// inView runs f on each instance of the node's view (not of older views
+// still closing, nor of newer ones building), under the views' lock;
+// false when the node is in no view.
+func (vs *views) inView(f func(space.Space, *instance)) bool {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if vs.cur == nil {
+		return false
+	}
+	for sp, in := range vs.instances {
+		if sp.View == vs.cur.v {
+			f(sp, in)
+		}
+	}
+	return true
+}
+
+// snapshot is the node's view (nil: none) and the names of the
+// instances it hosts, for its status.
+func (vs *views) snapshot() (cur *epochState, names []string) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	for _, in := range vs.instances {
+		names = append(names, in.name)
+	}
+	return vs.cur, names
+}
+
+// closeAll closes every instance, each then handed to closed, under the
+// views' lock: at shutdown, none is built meanwhile.
+func (vs *views) closeAll(closed func(*instance)) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	for _, in := range vs.instances {
+		in.close()
+		closed(in)
+	}
+}
+
+// retire notes the spaces of the instances retired at the last adopt,
+// and gives back those noted at the one before (refresh.go: forget).
+func (vs *views) retire(spaces []string) (before []string) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	before, vs.retired = vs.retired, spaces
+	return before
+}
+
+// semaphores counts the semaphore instances of view v on this node: its
+// semaphores in use (Config.MaxSemaphores), idle ones included until a
+// refresh collects them.
+func (vs *views) semaphores(v space.View) int {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	k := 0
+	for sp := range vs.instances {
+		if sp.View == v && sp.Key.Kind == algo.Pool {
+			k++
+		}
+	}
+	return k
+}
+
+// addSent adds the messages of the node's instances to byKind (a
+// sentCounter: metrics.go).
+func (vs *views) addSent(byKind map[string]int64) {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	for _, in := range vs.instances {
+		for k, v := range in.h.Stats().ByKind {
+			byKind[k] += v
+		}
+	}
 }
