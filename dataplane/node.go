@@ -124,7 +124,8 @@ type Config struct {
 	// the node is refused (NodeLimit), a lock request past MaxLocks users
 	// of the view's lock instance, a large semaphore's past MaxSessions
 	// users of its instance (the service's limit "holders"); adopted
-	// sessions and regrants pass them (service/locks.go, grab).
+	// sessions and regrants pass them (package users, which the
+	// service's locks.go runs too).
 	MaxSessions, MaxLocks int
 	// Units: a semaphore's units are checked against the control log
 	// (the service's checkUnits): a node reads them there before its
