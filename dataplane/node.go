@@ -770,8 +770,8 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 			n.refuseGrant(o, g)
 			return
 		case v != users.Make:
-			// Claimed, or a regrant (broken) waiting for any user given
-			// back.
+			// Claimed, or a regrant refused a user (RegrantWithinLimits,
+			// or its ids at lockRange) waiting for any to be free.
 			if v == users.Claim {
 				g.claimed = true
 			}
