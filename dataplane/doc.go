@@ -128,12 +128,14 @@
 //     request past MaxLocks users of the view's lock instance, a large
 //     semaphore's past MaxSessions users of its instance, answered
 //     NodeLimit (RESOURCE_EXHAUSTED, NODE_LIMIT), unless a user given
-//     back is on its way to being free (locks.go's grab, claimed: the
-//     request waits for it); adopted sessions and regrants pass them
-//     (grab(held)), and a user made past the limit is not kept once the
-//     node has its most idle (putBack). The service's users' ids stay
-//     below lockRange, which bounds the regrants past the limit; the
-//     model's have no such bound (its limits are small). The slots
+//     back is on its way to being free (claimed: the request waits for
+//     it); adopted sessions and regrants pass them, and a user made past
+//     the limit is not kept once the node has its most idle. That rule,
+//     the node's users of a lazy instance counted, is package users',
+//     which the service's locks.go (grab, givenBack, putBack) and this
+//     package's Node.ask and free both run: written once, not copied.
+//     The users' ids stay below lockRange, which bounds the regrants
+//     past the limit (the model's few users never reach it). The slots
 //     are the model's (Config.Slots: svcsim's are 2 by default, the
 //     service's 16, so few that a view's instance stays small), so a
 //     small semaphore there is one of 1 unit. A small semaphore's request still waiting for a slot when

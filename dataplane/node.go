@@ -10,6 +10,7 @@ import (
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/session"
+	"github.com/allot-dev/allot/users"
 )
 
 // Tick is one tick of the run in the sessions' time (session.Time counts
@@ -123,7 +124,8 @@ type Config struct {
 	// the node is refused (NodeLimit), a lock request past MaxLocks users
 	// of the view's lock instance, a large semaphore's past MaxSessions
 	// users of its instance (the service's limit "holders"); adopted
-	// sessions and regrants pass them (service/locks.go, grab).
+	// sessions and regrants pass them (package users, which the
+	// service's locks.go runs too).
 	MaxSessions, MaxLocks int
 	// Units: a semaphore's units are checked against the control log
 	// (the service's checkUnits): a node reads them there before its
@@ -246,7 +248,7 @@ type Node struct {
 	keeper   *session.Keeper
 	expiry   session.Expiry[*sess]
 	delays   session.Delays[*grant]
-	users    map[instKey]*users
+	users    map[instKey]*instUsers
 	waiting  []*grant // requests waiting for a view to serve
 
 	tables map[uint64]*nameTable // the lock names' ids, by view (names.go)
@@ -360,9 +362,9 @@ type grant struct {
 	queued  bool // waiting for a slot of the instance of key in view at
 	entered bool
 	regrant bool // asked again in a new view, with its token
-	// claimed: queued at the node's most users, for one given back
-	// (back: its user was given back, by an unlock, and is not free yet).
-	claimed, back bool
+	// claimed: queued at the node's most users, counting on one given
+	// back (users.Claim: uncounted once it is no longer queued).
+	claimed bool
 	// try: a try (Call.Try) not answered; tryN counts its asks, so a
 	// give-up timer of an older one (another view's), or one the
 	// algorithm's watch replaced (watched), does nothing.
@@ -378,25 +380,24 @@ type grant struct {
 	resolving bool
 }
 
-// users is this node's users of one view's instance of a key: made one
-// per open request (the lock's, a large semaphore's), or a small
-// semaphore's block of slots (block), a request waiting in queue, in
-// order, while every slot is taken (the service's grab and idle).
+// instUsers is this node's users of one view's instance of a key: made
+// one per open request (the lock's, a large semaphore's), or a small
+// semaphore's block of slots (block), the free ones in free, a request
+// waiting in queue, in order, while every slot is taken (the service's
+// grab and idle).
 //
-// Made one per request, they are at most most (0: no limit; the
-// service's instance.most), past which a request is refused unless a
-// user given back is on its way to being free (returning, more than the
-// requests waiting for one, claimed): it waits for that one. A regrant
-// makes a user past most, and one given back while most are free is
-// not kept (the service's putBack).
-type users struct {
+// Made one per request, they are counted by lazy (nil for a block of
+// slots), package users' rule, which the service's locks.go runs too:
+// at most Config.MaxLocks users of the lock, MaxSessions of a large
+// semaphore (0: no limit), past which a request is refused unless a
+// user given back is on its way to being free and not claimed by
+// another request (it waits for it, claimed); a regrant makes a user
+// past the most, and one going free while the most are free is not kept.
+type instUsers struct {
 	free   []proc.ID
-	made   int
 	byUser map[proc.ID]*grant
 	queue  []*grant
-	most   int
-
-	returning, claimed int
+	lazy   *users.Lazy
 }
 
 type then uint8
@@ -446,7 +447,7 @@ func New(cfg Config) *Node {
 	k := len(cfg.Waste)
 	counts := make([]uint64, k)
 	copy(counts, cfg.Counts)
-	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*users{},
+	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*instUsers{},
 		tables: map[uint64]*nameTable{}, backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
 		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{},
 		sems: map[int32]semRecord{}, tries: map[uint64]*grant{}}
@@ -542,12 +543,11 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		}
 		s.grants.Drop(g.ID)
 		n.reply(o, from, Reply{Req: c.Req, Code: OK, Session: c.Session, Grant: c.Grant})
-		// Its user is on its way back (the service's givenBack): a
-		// request at the node's most waits for it rather than being
-		// refused.
-		if u := n.users[instKey{g.at, g.key}]; u != nil && g.placed && g.entered && !n.Small(g.key) && !g.back {
-			g.back = true
-			u.returning++
+		// Its user is on its way back (users.GivenBack, as the
+		// service's givenBack): a request at the node's most waits for
+		// it rather than being refused.
+		if u := n.users[instKey{g.at, g.key}]; u != nil && g.placed && g.entered && u.lazy != nil {
+			u.lazy.GivenBack(g.user)
 		}
 		// Recorded at the backup before it goes back (api.go, giveBack).
 		n.push(o, &rec{s: s, then: thenRelease, g: g})
@@ -726,7 +726,7 @@ func (n *Node) block() []proc.ID {
 // request past the node's most users of a lock or large semaphore
 // instance is refused (NodeLimit: the service's RESOURCE_EXHAUSTED,
 // NODE_LIMIT), or waits for a user given back that is not free yet
-// (the service's grab and idle, claimed).
+// (users.Lazy.Ask, as the service's grab and idle, claimed).
 func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	// A lock's names are resolved first, as the service's acquire and
 	// regrant do before they take a user.
@@ -735,14 +735,18 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	}
 	u := n.users[instKey{epoch, g.key}]
 	if u == nil {
-		u = &users{byUser: map[proc.ID]*grant{}}
-		switch {
-		case n.Small(g.key):
+		u = &instUsers{byUser: map[proc.ID]*grant{}}
+		if n.Small(g.key) {
 			u.free = n.block()
-		case g.key.Lock():
-			u.most = n.cfg.MaxLocks
-		default:
-			u.most = n.cfg.MaxSessions
+		} else {
+			// The service's placement (locks.go, a large semaphore's
+			// too): user u on member u mod N, the ids below lockRange.
+			most := n.cfg.MaxSessions
+			if g.key.Lock() {
+				most = n.cfg.MaxLocks
+			}
+			rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
+			u.lazy = users.New(rank, len(n.view.Members), most, lockRange)
 		}
 		n.users[instKey{epoch, g.key}] = u
 	}
@@ -750,34 +754,33 @@ func (n *Node) ask(o *Out, g *grant, epoch uint64) {
 	switch k := len(u.free); {
 	case k > 0:
 		id, u.free = u.free[k-1], u.free[:k-1]
-	case n.Small(g.key):
+	case u.lazy == nil:
 		// Not placed: a grant held in an older view is on no user of
 		// this one until a slot is free (its release gives none back).
 		g.at, g.placed, g.queued, g.entered = epoch, false, true, false
 		u.queue = append(u.queue, g)
 		return
-	case u.most > 0 && u.made >= u.most && (!g.regrant || n.cfg.Broken == RegrantWithinLimits):
-		// At the node's most users, all busy. A regrant passes (default
-		// below): the node is ready in epoch only once its held grants
-		// are asked again, and an adopter may hold more than its most.
+	default:
+		// At the node's most users, all busy, a regrant passes: the
+		// node is ready in epoch only once its held grants are asked
+		// again, and an adopter may hold more than its most.
+		v, next := u.lazy.Ask(g.regrant && n.cfg.Broken != RegrantWithinLimits)
 		switch {
-		case u.returning > u.claimed:
-			g.claimed = true
-			u.claimed++
-		case !g.regrant:
+		case v == users.Full && !g.regrant:
 			n.refuseGrant(o, g)
 			return
+		case v != users.Make:
+			// Claimed, or a regrant refused a user (RegrantWithinLimits,
+			// or its ids at lockRange) waiting for any to be free.
+			if v == users.Claim {
+				g.claimed = true
+			}
+			g.at, g.placed, g.queued, g.entered = epoch, false, true, false
+			u.queue = append(u.queue, g)
+			return
 		}
-		// A regrant (broken) waits for any user given back.
-		g.at, g.placed, g.queued, g.entered = epoch, false, true, false
-		u.queue = append(u.queue, g)
-		return
-	default:
-		// The service's placement (locks.go, a large semaphore's too):
-		// user u on member u mod N.
-		rank, _ := slices.BinarySearch(n.view.Members, n.cfg.Self)
-		id = proc.ID(rank + len(n.view.Members)*u.made)
-		u.made++
+		id = next
+		u.lazy.Made()
 	}
 	u.byUser[id] = g
 	g.at, g.user, g.placed, g.queued, g.entered = epoch, id, true, false, false
@@ -894,7 +897,7 @@ func (n *Node) unqueue(g *grant) {
 	if u := n.users[instKey{g.at, g.key}]; u != nil {
 		u.queue = slices.DeleteFunc(u.queue, func(x *grant) bool { return x == g })
 		if claimed {
-			u.claimed--
+			u.lazy.Unclaim()
 		}
 	}
 }
@@ -917,9 +920,8 @@ func (n *Node) free(o *Out, g *grant) {
 		return // its view retired: the instance is gone
 	}
 	delete(u.byUser, g.user)
-	if g.back {
-		g.back = false
-		u.returning--
+	if u.lazy != nil {
+		u.lazy.Returned(g.user) // free: not on its way back any more
 	}
 	o.Frees = append(o.Frees, Ask{Epoch: g.at, Key: g.key, User: g.user})
 	// The slot goes to the first request waiting for one (released
@@ -931,14 +933,15 @@ func (n *Node) free(o *Out, g *grant) {
 		next.queued = false
 		if next.claimed {
 			next.claimed = false
-			u.claimed--
+			u.lazy.Unclaim()
 		}
 		n.ask(o, next, g.at)
 		return
 	}
-	// At most most idle users are kept: one made past it for a regrant
-	// is dropped (the service's putBack), its id not given again.
-	if u.most == 0 || len(u.free) < u.most {
+	// At most the most free users are kept (users.Keep): one made past
+	// it for a regrant is dropped (the service's putBack), its id not
+	// given again.
+	if u.lazy == nil || u.lazy.Keep(len(u.free)) {
 		u.free = append(u.free, g.user)
 	}
 }

@@ -77,7 +77,12 @@
 // records and what a view change does with them, and the queue of
 // deadlines are the pure package session's (Lease, Keeper, Expiry): this
 // package drives them in real time, with the locks, goroutines and
-// records on the wire.
+// records on the wire. So it drives package lockname's table of a
+// view's name ids (names.go) and package users' count of the node's
+// users of the lock's or a large semaphore's instance (locks.go: how
+// many it makes, at which ids, when a request waits for a user given
+// back or is refused at the limit), each shared with the data plane's
+// model (package dataplane).
 //
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the

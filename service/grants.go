@@ -77,7 +77,7 @@ func (n *Node) acquire(ctx context.Context, s *session, key space.Key, req proc.
 		case errors.Is(err, errRetiredView):
 			continue
 		case errors.Is(err, errFull) && key.Kind == algo.Pool:
-			return nil, n.limitReached("holders", "this node has its most requests of semaphore %q open at once, %d (--max-sessions): release some, or acquire on another node", key.Name, in.most)
+			return nil, n.limitReached("holders", "this node has its most requests of semaphore %q open at once, %d (--max-sessions): release some, or acquire on another node", key.Name, in.users.Most())
 		case errors.Is(err, errFull):
 			return nil, n.limitReached("locks", "this node has its most lock requests open at once, %d (--max-locks): unlock some, or lock on another node", n.cfg.MaxLocks)
 		case err != nil:

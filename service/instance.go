@@ -15,6 +15,7 @@ import (
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/eventlog"
 	"github.com/allot-dev/allot/service/internal/space"
+	"github.com/allot-dev/allot/users"
 )
 
 // tick is the real duration of one tick of the algorithms' timers.
@@ -45,17 +46,16 @@ type instance struct {
 	// The processes of the lock and of a large semaphore are made as they
 	// are first needed (locks.go), on a problem of lockRange users: lazy
 	// is set, alg and pb make them, and made says which this node made,
-	// users included (slots: lockUsers of them so far, at most most).
-	lazy      bool
-	alg       algo.Algorithm
-	pb        *algo.Problem
-	mu        sync.Mutex
-	made      map[proc.ID]bool
-	lockUsers int
-	most      int
-	// returning: lock users given back (their slot's back is set) and not
-	// idle yet; claimed: how many Locks at Config.MaxLocks wait for one.
-	returning, claimed int
+	// users included. users counts the node's user slots, decides when
+	// one is made and when a request waits or is refused (package users:
+	// the rule the data plane's model runs too), and holds the ones
+	// given back that are not idle yet; mu guards made and users.
+	lazy  bool
+	alg   algo.Algorithm
+	pb    *algo.Problem
+	mu    sync.Mutex
+	made  map[proc.ID]bool
+	users *users.Lazy
 }
 
 // instanceDeps are what an instance uses of its node, all of them the
@@ -95,7 +95,6 @@ type slot struct {
 	asked              time.Time
 	res                []proc.ResID // the open request's resources
 	keys               []string     // the open lock request's fenced keys ("lock/" + name)
-	back               bool         // a lock user given back, not idle yet (under the instance's mu)
 }
 
 // answer is the algorithm's answer to a slot's request, with the fencing

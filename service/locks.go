@@ -8,6 +8,7 @@ import (
 	"github.com/allot-dev/allot/host"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/internal/space"
+	"github.com/allot-dev/allot/users"
 )
 
 // The lock instance of a view runs its algorithm on a virtual problem of
@@ -33,7 +34,11 @@ import (
 // report may overtake the previous release). So the users of a view are
 // as many as the node's most requests at once, and the coordinator's
 // tables, indexed by user, stay about N × that peak. Config.MaxLocks
-// bounds them: one more request is RESOURCE_EXHAUSTED.
+// bounds them: one more request is RESOURCE_EXHAUSTED. How many users
+// the node makes, at which ids, and when a request waits or is refused
+// is package users' rule (users.Lazy), which the data plane's model
+// (package dataplane) runs too; the slots, the channel of idle ones and
+// the goroutines waiting on it are this package's.
 
 // lockOwner is the member hosting process id of the lock instance of v.
 func lockOwner(v space.View, id proc.ID) int {
@@ -53,10 +58,13 @@ func (n *Node) newLazyInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 	if sp.Key.Kind == algo.Pool {
 		most = min(n.cfg.MaxSessions, MaxMaxLocks)
 	}
+	// in.free holds at most most idle users: a send that does not block
+	// keeps one as users.Keep does (putBack).
 	in := &instance{
 		instanceDeps: n.instanceDeps(), key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
 		free: make(chan *slot, most), closed: make(chan struct{}),
-		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{}, most: most,
+		lazy: true, alg: a, pb: pb, made: map[proc.ID]bool{},
+		users: users.New(sp.View.Members.Rank(n.self), sp.View.Members.Len(), most, lockRange),
 	}
 	var err error
 	if in.h, err = n.newHost(in.name); err != nil {
@@ -65,17 +73,17 @@ func (n *Node) newLazyInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 	return in, nil
 }
 
-// errFull: the lazy instance has its most users (instance.most), all busy.
+// errFull: the lazy instance has its most users (users.Full), all busy.
 var errFull = errors.New("every user of the node is busy")
 
 // grab returns an idle user slot of this node, or for the lock and a
-// large semaphore a new one. Nil and no error when a semaphore on the
-// slots or a quota has none idle: the caller waits for one on in.free
-// (idle). For a lazy instance, errFull at its most users, unless a user
-// was given back and is not idle yet (an Unlock answers before its backup
-// has it and the release runs: api.go): then nil, and claimed, the caller
-// waiting for it. errRetiredView once
-// the instance is closed (its view retired meanwhile).
+// large semaphore a new one (users.Lazy.Ask). Nil and no error when a
+// semaphore on the slots or a quota has none idle: the caller waits for
+// one on in.free (idle). For a lazy instance, errFull at its most users,
+// unless a user was given back and is not idle yet (an Unlock answers
+// before its backup has it and the release runs: api.go): then nil, and
+// claimed, the caller waiting for it. errRetiredView once the instance
+// is closed (its view retired meanwhile).
 //
 // A regrant (held: a grant held in the view before, asked again) gets a
 // new user past the most: the node reports ready only once its held
@@ -97,13 +105,11 @@ func (in *instance) grab(held bool) (s *slot, claimed bool, err error) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	v := in.view
-	id := proc.ID(v.Members.Rank(in.self) + v.Members.Len()*in.lockUsers)
-	if in.lockUsers >= in.most && (!held || id >= lockRange) {
-		if in.returning > in.claimed {
-			in.claimed++
-			return nil, true, nil
-		}
+	v, id := in.users.Ask(held)
+	switch v {
+	case users.Claim:
+		return nil, true, nil
+	case users.Full:
 		return nil, false, errFull
 	}
 	p, err := in.alg.Process(in.pb, id)
@@ -121,45 +127,40 @@ func (in *instance) grab(held bool) (s *slot, claimed bool, err error) {
 		}
 		return nil, false, err
 	}
-	in.lockUsers++
+	in.users.Made()
 	in.made[id] = true
 	return s, false, nil
 }
 
-// givenBack notes that lock user s was given back: it is idle again once
-// the backup has the give-back and the release ran.
+// givenBack notes that lock user s was given back (users.GivenBack): it
+// is idle again once the backup has the give-back and the release ran.
 func (in *instance) givenBack(s *slot) {
 	if !in.lazy {
 		return
 	}
 	in.mu.Lock()
-	if !s.back {
-		s.back = true
-		in.returning++
-	}
+	in.users.GivenBack(s.id)
 	in.mu.Unlock()
 }
 
 // idleAgain notes that lock user s, taken from in.free, is no longer on
-// its way back.
+// its way back (users.Returned): only once taken, so that a request that
+// found in.free empty before s got there may still claim it.
 func (in *instance) idleAgain(s *slot) {
 	if !in.lazy {
 		return
 	}
 	in.mu.Lock()
-	if s.back {
-		s.back = false
-		in.returning--
-	}
+	in.users.Returned(s.id)
 	in.mu.Unlock()
 }
 
 // putBack makes user s idle for the node's next request. A lazy
-// instance keeps at most its most idle users (in.free's size): a user
-// made past it for a regrant (grab) is not kept once the channel is full
-// (its id is not given again), so the node's idle users go back to its
-// most as those grants go back. A request waiting for a user given back
-// (claimed) finds one of the full channel's.
+// instance keeps at most its most idle users (users.Keep; in.free's
+// size): a user made past it for a regrant (grab) is not kept once the
+// channel is full (its id is not given again), so the node's idle users
+// go back to its most as those grants go back. A request waiting for a
+// user given back (claimed) finds one of the full channel's.
 func (in *instance) putBack(s *slot) {
 	select {
 	case in.free <- s:
@@ -168,10 +169,11 @@ func (in *instance) putBack(s *slot) {
 	}
 }
 
-// unclaim ends a wait that grab counted on a user given back.
+// unclaim ends a wait that grab counted on a user given back
+// (users.Unclaim).
 func (in *instance) unclaim() {
 	in.mu.Lock()
-	in.claimed--
+	in.users.Unclaim()
 	in.mu.Unlock()
 }
 

@@ -92,7 +92,7 @@ func TestLockPlacement(t *testing.T) {
 		in := lock(nodes[0])
 		for {
 			in.mu.Lock()
-			made := in.lockUsers
+			made := in.users.Len()
 			in.mu.Unlock()
 			if len(in.free) == made {
 				return
@@ -168,8 +168,8 @@ func TestLockPlacement(t *testing.T) {
 	if len(homed) != 3 {
 		t.Errorf("30 names homed on %d nodes: %v", len(homed), homed)
 	}
-	if in := lock(nodes[0]); in.lockUsers != 1 {
-		t.Errorf("node 0 made %d users for 30 locks one after another, each once the last was idle, want 1", in.lockUsers)
+	if in := lock(nodes[0]); in.users.Len() != 1 {
+		t.Errorf("node 0 made %d users for 30 locks one after another, each once the last was idle, want 1", in.users.Len())
 	}
 }
 

@@ -64,16 +64,19 @@ func (n *Node) objects() (idle, inUse int) {
 		}
 		if sp.Key == space.Lock {
 			in.mu.Lock()
-			users := in.lockUsers
+			users := in.users.Len()
 			in.mu.Unlock()
 			busy := max(users-len(in.free), 0)
 			inUse += busy
 			idle += users - busy + max(names-busy, 0)
 			return
 		}
-		in.mu.Lock()
-		users := in.lockUsers // a large semaphore's, made so far
-		in.mu.Unlock()
+		users := 0 // a large semaphore's, made so far
+		if in.lazy {
+			in.mu.Lock()
+			users = in.users.Len()
+			in.mu.Unlock()
+		}
 		if in.lazy && len(in.free) >= users || !in.lazy && len(in.free) == cap(in.free) {
 			idle++
 		} else {
