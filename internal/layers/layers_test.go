@@ -32,6 +32,7 @@ var rules = []struct {
 	{"scenario", []string{"run", "experiments", "cmd"}, "settings sit below what runs them"},
 	{"session", append([]string{"control", "client", "workload", "scenario", "run", "experiments", "cmd"}, drivers...), "the sessions' machine is pure: every driver runs it, and the client takes its lease rule without the control plane"},
 	{"users", append([]string{"control", "session", "lockname", "dataplane", "client", "algo/...", "workload", "scenario", "run", "experiments", "cmd"}, drivers...), "a node's accounting of its users of a lazy instance is pure: the service and the data plane's model both run it"},
+	{"chunk", append([]string{"control", "session", "lockname", "users", "dataplane", "client", "algo/...", "workload", "scenario", "run", "experiments", "cmd"}, drivers...), "a node's rule that keeps its permits within its chunk is pure: the service and the data plane's model both run it"},
 	{"ctlsim", []string{"workload", "scenario", "run", "experiments", "conformance", "cmd"}, "the control plane's runs take their faults as values, not settings"},
 	{"dataplane", append([]string{"check", "client", "workload", "scenario", "run", "experiments", "cmd"}, drivers...), "the data plane's machine is pure: the simulator and the explorer drive it, and the service is to"},
 	{"svcsim", []string{"workload", "scenario", "run", "experiments", "conformance", "cmd"}, "the data path's runs take their faults as values, not settings"},
