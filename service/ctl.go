@@ -15,6 +15,7 @@ import (
 	"go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/grpc/status"
 
+	"github.com/allot-dev/allot/chunk"
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/service/eventlog"
@@ -71,7 +72,8 @@ type ctlHost struct {
 
 	// The chunks of the quotas (control.Quota.Chunk): a Take issues a
 	// permit only while this node's count stays within the limit the
-	// log allows it in the view it serves.
+	// log allows it in the view it serves (package chunk's rule, the
+	// data plane's model's too).
 	chunks  *chunks
 	counted chan struct{} // a Take added to the counts on disk
 }
@@ -94,21 +96,13 @@ type memberFollower interface {
 }
 
 // chunks keeps this node's permit counts within what the log allows it
-// in the view it serves: its count when the view opened, plus its last
-// committed report, plus the quota's chunk.
+// in the view it serves (package chunk: the rule, the model's too),
+// under its mutex, and wakes the Takes waiting on it.
 type chunks struct {
-	mu      sync.Mutex
-	epoch   uint64        // the view the limits are of (0: none served)
-	limit   []uint64      // per quota; 0 with epoch: nothing may be issued
-	issued  []uint64      // per quota: the node's count on disk
-	pending []uint64      // per quota: permits asked of an instance, not yet on disk or given up
-	moved   chan struct{} // closed when a limit grows or a reservation ends
+	mu    sync.Mutex
+	q     *chunk.Quotas
+	moved chan struct{} // closed when a limit grows or a reservation ends
 }
-
-// chunk is C for a quota of waste w on n nodes: the ledger counts C per
-// member away from a view beyond its last report, so crashes add at most
-// n·C ≤ w/2 to the waste (and at least one permit per report round).
-func chunk(w, n int) uint64 { return uint64(max(1, w/(2*max(n, 1)))) }
 
 // reserve takes one permit of quota i of view epoch on this node, waiting
 // while the node's chunk is used up (for its report to commit); stop ends
@@ -116,8 +110,7 @@ func chunk(w, n int) uint64 { return uint64(max(1, w/(2*max(n, 1)))) }
 func (c *chunks) reserve(epoch uint64, i int, stop func(wait <-chan struct{}) error) error {
 	for {
 		c.mu.Lock()
-		if c.epoch == epoch && c.issued[i]+c.pending[i] < c.limit[i] {
-			c.pending[i]++
+		if c.q.Reserve(epoch, i) {
 			c.mu.Unlock()
 			return nil
 		}
@@ -133,8 +126,7 @@ func (c *chunks) reserve(epoch uint64, i int, stop func(wait <-chan struct{}) er
 // now (0: unchanged).
 func (c *chunks) settle(i int, k int, count uint64) {
 	c.mu.Lock()
-	c.pending[i] -= uint64(k)
-	c.issued[i] = max(c.issued[i], count)
+	c.q.Settle(i, k, count)
 	c.wake()
 	c.mu.Unlock()
 }
@@ -143,17 +135,7 @@ func (c *chunks) settle(i int, k int, count uint64) {
 func (c *chunks) set(epoch uint64, limit func(i int) (uint64, bool)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	grew := epoch != c.epoch
-	c.epoch = epoch
-	for i := range c.limit {
-		l, ok := limit(i)
-		if !ok {
-			l = 0
-		}
-		grew = grew || l > c.limit[i]
-		c.limit[i] = l
-	}
-	if grew {
+	if c.q.Set(epoch, limit) {
 		c.wake()
 	}
 }
@@ -167,7 +149,7 @@ func (c *chunks) wake() {
 func (c *chunks) counts() []uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return slices.Clone(c.issued)
+	return c.q.Counts()
 }
 
 func (h *ctlHost) now() proc.Time { return proc.Time(time.Since(h.start).Milliseconds()) }
@@ -211,12 +193,9 @@ func newCtl(to changeTaker, membership memberFollower, cfg Config, c Cluster, lo
 	var qs []control.Quota
 	for _, name := range h.quotas {
 		q := c.Quotas[name]
-		qs = append(qs, control.Quota{Name: name, Budget: uint64(q.Budget), Chunk: chunk(q.Waste, len(c.Nodes))})
+		qs = append(qs, control.Quota{Name: name, Budget: uint64(q.Budget), Chunk: chunk.Size(q.Waste, len(c.Nodes))})
 	}
-	h.chunks = &chunks{
-		limit: make([]uint64, len(qs)), issued: slices.Clone(counts), pending: make([]uint64, len(qs)),
-		moved: make(chan struct{}),
-	}
+	h.chunks = &chunks{q: chunk.New(counts), moved: make(chan struct{})}
 	l, margin := lease(cfg.Suspect)
 	h.node, err = control.New(control.Config{
 		Self: proc.ID(cfg.Self), Run: run, Lease: l, Margin: margin, Quotas: qs, Counts: counts,

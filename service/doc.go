@@ -53,8 +53,10 @@
 // Lamport counter of the grant). A node serves a view only under a lease;
 // a view that leaves a run out waits until that run's lease has run out;
 // a quota's view runs the controller on what the log's ledger leaves it,
-// and a Take issues each permit within the node's chunk (ctl.go: chunks),
-// so a node away holds back only its last report plus a chunk.
+// and a Take issues each permit within the node's chunk (package chunk's
+// rule, shared with the data plane's model; ctl.go's chunks guards it
+// and wakes the Takes waiting), so a node away holds back only its last
+// report plus a chunk.
 // docs/service.md says how, docs/failures.md what each fault costs.
 //
 // The membership is the control log's (members.go: the node's

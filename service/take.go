@@ -114,7 +114,8 @@ func (n *Node) take(ctx context.Context, s *session, st *epochState, name string
 			break
 		}
 		// The permit is within this node's chunk of the view, or waits
-		// for the report that grants the next one to commit.
+		// for the report that grants the next one to commit (package
+		// chunk's Reserve, which the data plane's model runs too).
 		refused = n.ctl.chunks.reserve(st.v.Epoch, qi, func(wait <-chan struct{}) error {
 			if got > kept {
 				// The chunk is used up: what this Take got so far goes
