@@ -27,9 +27,9 @@
 //	│     Keeper: the records kept for others; TakeOver: adoption               │
 //	│     readiness in a new view: regrants answered, records acknowledged       │
 //	│     takes: of N permits, one at a time, each on a slot of the view's       │
-//	│       instance of its quota, within the node's chunk (Limits:              │
-//	│       control.Node.Limit); the counts over the node's life, on disk        │
-//	│       before the answer (Counts); one answer with what the Take got        │
+//	│       instance of its quota, within the node's chunk (package chunk;       │
+//	│       Limits: control.Node.Limit); the counts over the node's life, on     │
+//	│       disk before the answer (Counts); one answer with what the Take got   │
 //	│     Out: Replies, Sends (Keep, KeepAck, Resolve, Resolved), Asks, Frees,   │
 //	│          Events, Ready, Stopped, Retire, Left, Counts, Record (units to    │
 //	│          read), Holding, Tries                                             │
@@ -80,8 +80,9 @@
 // and fence, primary.go's moveBackup, backup.go's takeOver and
 // adoptSession, the lock's placement of locks.go, and take.go's Take
 // with ctl.go's chunks (a permit asked only while the node's count and
-// the permits asked stay below the limit the log allows it in the view,
-// counted on disk before the answer, the counts given to the control
+// the permits asked stay below the limit the log allows it in the view:
+// package chunk's rule, which both share; counted on disk before the
+// answer, the counts given to the control
 // node in Issued, Ready and Stopped, and to it at every start: the
 // ledger of control's "# Quotas" counts them) and serve's quota instances
 // (the controller's budget what the ledger left the view, none when it

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/allot-dev/allot/chunk"
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/proc"
 	"github.com/allot-dev/allot/session"
@@ -45,7 +46,7 @@ const (
 	QuotaNoPersist
 	// QuotaNoChunk: a node issues past its chunk's limit (it asks its
 	// view's instance for every take, whatever control.Node.Limit
-	// says): a member cut off issues beyond what the ledger counts for
+	// says: chunk.Quotas.Overdraw, not Reserve): a member cut off issues beyond what the ledger counts for
 	// it (its last report plus the chunk), and the next view's budget
 	// is too large.
 	QuotaNoChunk
@@ -269,15 +270,14 @@ type Node struct {
 	early  []early
 
 	// The quotas: the permits issued over the node's life, those asked
-	// of the serving view's instances and not answered yet, what the
-	// counts may reach in the view (Limits), the serving view's quotas,
-	// the node's users of each instance, and the takes not yet asked.
-	counts  []uint64
-	pending []uint64
-	limits  []Limit
-	quotas  []quotaView
-	slots   map[instKey]*slots
-	takes   []*take
+	// of the serving view's instances and not answered yet, and what the
+	// counts may reach in the view (Limits), kept by package chunk's
+	// rule, the service's too; the serving view's quotas, the node's
+	// users of each instance, and the takes not yet asked.
+	chunks *chunk.Quotas
+	quotas []quotaView
+	slots  map[instKey]*slots
+	takes  []*take
 
 	// The semaphores' units read from the control log (Config.Units),
 	// and the Acquires waiting for a read.
@@ -449,20 +449,23 @@ func New(cfg Config) *Node {
 	copy(counts, cfg.Counts)
 	return &Node{cfg: cfg, sessions: map[uint64]*sess{}, keeper: session.NewKeeper(), users: map[instKey]*instUsers{},
 		tables: map[uint64]*nameTable{}, backup: -1, kas: map[uint64]*kaWait{}, opens: map[uint64]*kaWait{},
-		counts: counts, pending: make([]uint64, k), limits: make([]Limit, k), quotas: make([]quotaView, k), slots: map[instKey]*slots{},
+		chunks: chunk.New(counts), quotas: make([]quotaView, k), slots: map[instKey]*slots{},
 		sems: map[int32]semRecord{}, tries: map[uint64]*grant{}}
 }
 
-// Limits sets what the node's counts may reach in its view, one per
-// quota, for the next input (control.Node.Limit).
-func (n *Node) Limits(l []Limit) { copy(n.limits, l) }
+// Limits sets what the node's counts may reach in view epoch, one per
+// quota, for the next input (control.Node.Limit); a take is asked only
+// in the view the limits are of.
+func (n *Node) Limits(epoch uint64, l []Limit) {
+	n.chunks.Set(epoch, func(i int) (uint64, bool) { return l[i].Max, l[i].OK })
+}
 
 // Counts is the permits of each quota the node has issued over its life.
 func (n *Node) Counts() []uint64 {
-	if len(n.counts) == 0 {
+	if n.chunks.Len() == 0 {
 		return nil
 	}
-	return slices.Clone(n.counts)
+	return n.chunks.Counts()
 }
 
 // At sets the time and the control plane's lease left for the next input.
@@ -498,7 +501,7 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 	// The service's Take checks its quota and its count before the
 	// session: a Take of more than the budget could never be filled,
 	// and is refused before a permit is consumed.
-	if c.Op == OpTake && (c.Sem < 0 || int(c.Sem) >= len(n.counts) || c.N < 1 || uint64(c.N) > n.budget(c.Sem)) {
+	if c.Op == OpTake && (c.Sem < 0 || int(c.Sem) >= n.chunks.Len() || c.N < 1 || uint64(c.N) > n.budget(c.Sem)) {
 		n.reply(o, from, Reply{Req: c.Req, Code: Invalid, Session: c.Session})
 		return
 	}
@@ -1002,8 +1005,9 @@ func (n *Node) Entered(o *Out, a Ask) {
 func quotaKey(q int32) Key { return Key{Sem: q, Quota: true} }
 
 // issue asks for the takes waiting, in order, each on a free user of its
-// quota's instance in the view served, within the node's chunk (the
-// service's take: chunks.reserve, then the request on a slot); a quota
+// quota's instance in the view served, within the node's chunk (package
+// chunk's Reserve, as the service's take: chunks.reserve, then the
+// request on a slot); a quota
 // the view has nothing of is refused at once. A take waits while the
 // node does not serve, no user of its is free, or one more permit could
 // pass the node's limit (until the report that moves it commits).
@@ -1025,18 +1029,19 @@ func (n *Node) issue(o *Out) {
 			n.refuse(o, t, qv)
 			return true
 		}
-		if l := n.limits[t.q]; n.cfg.Broken != QuotaNoChunk && (!l.OK || n.counts[t.q]+n.pending[t.q] >= l.Max) {
-			return false
-		}
 		sl := n.slots[instKey{epoch, quotaKey(t.q)}]
 		k := len(sl.free)
-		if k == 0 {
+		switch {
+		case k == 0:
+			return false
+		case n.cfg.Broken == QuotaNoChunk:
+			n.chunks.Overdraw(int(t.q))
+		case !n.chunks.Reserve(epoch, int(t.q)):
 			return false
 		}
 		t.user, sl.free = sl.free[k-1], sl.free[:k-1]
 		t.at, t.placed = epoch, true
 		sl.byUser[t.user] = t
-		n.pending[t.q]++
 		o.Asks = append(o.Asks, Ask{Epoch: epoch, Key: quotaKey(t.q), User: t.user})
 		return false
 	})
@@ -1068,10 +1073,10 @@ func (n *Node) refuse(o *Out, t *take, qv quotaView) {
 // permit the disk does not have.
 func (n *Node) answerTake(o *Out, t *take, code Code) {
 	if t.late > 0 {
-		n.counts[t.q] += t.late
-		n.pending[t.q] -= t.late
+		q := int(t.q)
+		n.chunks.Settle(q, int(t.late), n.chunks.Count(q)+t.late)
 		t.late = 0
-		o.Counts = slices.Clone(n.counts)
+		o.Counts = n.chunks.Counts()
 	}
 	n.reply(o, t.client, Reply{Req: t.req, Code: code, Session: t.s.st.ID, Permits: int64(t.got)})
 }
@@ -1096,7 +1101,7 @@ func (n *Node) permit(o *Out, a Ask) {
 	t.placed = false
 	n.takes = slices.DeleteFunc(n.takes, func(x *take) bool { return x == t })
 	if a.Rejected {
-		n.pending[t.q]--
+		n.chunks.Settle(int(t.q), 1, 0)
 		n.refuse(o, t, n.quotas[t.q])
 		n.issue(o)
 		return
@@ -1108,11 +1113,10 @@ func (n *Node) permit(o *Out, a Ask) {
 	t.inView++
 	more := t.got < t.want && !t.s.st.Ended
 	if n.cfg.Broken == TakeCountLate && more {
-		t.late++ // held against the chunk in pending, not counted
+		t.late++ // held against the chunk, reserved, not counted
 	} else {
-		n.pending[t.q]--
-		n.counts[t.q]++
-		o.Counts = slices.Clone(n.counts)
+		n.chunks.Settle(int(t.q), 1, n.chunks.Count(int(t.q))+1)
+		o.Counts = n.chunks.Counts()
 	}
 	switch {
 	case t.s.st.Ended:
@@ -1144,7 +1148,7 @@ func (n *Node) unplace(o *Out, before uint64) {
 	n.takes = slices.DeleteFunc(n.takes, func(t *take) bool {
 		if t.placed && t.at < before {
 			t.placed = false
-			n.pending[t.q]--
+			n.chunks.Settle(int(t.q), 1, 0)
 		}
 		if t.placed {
 			return false

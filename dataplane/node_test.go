@@ -262,7 +262,7 @@ func TestTake(t *testing.T) {
 		a := New(cfg)
 		var o Out
 		a.At(10, 900)
-		a.Limits([]Limit{c.limit})
+		a.Limits(5, []Limit{c.limit})
 		a.Adopt(&o, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{})
 		a.Serve(&o, 5, []control.QuotaLeft{c.left})
 		a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
@@ -298,7 +298,7 @@ func TestTake(t *testing.T) {
 		// on the node's next tick; after a view change, in the next view
 		// once it serves.
 		o = Out{}
-		a.Limits([]Limit{{Max: 4, OK: true}})
+		a.Limits(6, []Limit{{Max: 4, OK: true}})
 		a.Adopt(&o, control.View{Epoch: 6, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}}, control.View{Epoch: 5, Members: []proc.ID{0, 1}, Gens: []uint64{1, 1}})
 		a.Tick(&o)
 		if len(o.Asks) != 0 {
@@ -331,7 +331,7 @@ func TestTakeOfEndedSession(t *testing.T) {
 	left := []control.QuotaLeft{{Left: 10}}
 	var o Out
 	a.At(10, 900)
-	a.Limits([]Limit{{Max: 5, OK: true}})
+	a.Limits(5, []Limit{{Max: 5, OK: true}})
 	a.Adopt(&o, v5, control.View{})
 	a.Serve(&o, 5, left)
 	a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
@@ -603,7 +603,7 @@ func TestTakeOfN(t *testing.T) {
 			Budgets: []uint64{10}, Broken: c.broken})
 		var o Out
 		a.At(10, 900)
-		a.Limits([]Limit{{Max: 9, OK: true}})
+		a.Limits(5, []Limit{{Max: 9, OK: true}})
 		a.Adopt(&o, v5, control.View{})
 		a.Serve(&o, 5, left)
 		a.Call(&o, 7, Call{Op: OpOpen, Req: 1, TTL: 3000})
@@ -616,6 +616,7 @@ func TestTakeOfN(t *testing.T) {
 			if s == 'v' {
 				o = Out{}
 				a.Adopt(&o, v6, v5)
+				a.Limits(6, []Limit{{Max: 9, OK: true}}) // as the process does at Serve
 				a.Serve(&o, 6, left)
 				epoch = 6
 			}

@@ -190,7 +190,7 @@ func (p *Process) limits() {
 		for i := range l {
 			l[i].Max, l[i].OK = p.ctl.Limit(p.dp.view.Epoch, i)
 		}
-		p.dp.Limits(l)
+		p.dp.Limits(p.dp.view.Epoch, l)
 	}
 }
 

@@ -83,8 +83,10 @@
 // view's name ids (names.go) and package users' count of the node's
 // users of the lock's or a large semaphore's instance (locks.go: how
 // many it makes, at which ids, when a request waits for a user given
-// back or is refused at the limit), each shared with the data plane's
-// model (package dataplane).
+// back or is refused at the limit) and package chunk's counts of the
+// node's permits within its chunk (ctl.go's chunks: when a Take's next
+// permit may be asked, what the node has on disk), each shared with the
+// data plane's model (package dataplane).
 //
 // node.go builds a node, starts it and shuts it down; the Node's fields
 // are grouped by role, each group under its own lock: the views, the
