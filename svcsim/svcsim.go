@@ -47,6 +47,7 @@ import (
 	"github.com/allot-dev/allot/algo"
 	"github.com/allot-dev/allot/algo/all"
 	"github.com/allot-dev/allot/check"
+	"github.com/allot-dev/allot/chunk"
 	"github.com/allot-dev/allot/control"
 	"github.com/allot-dev/allot/ctlsim"
 	"github.com/allot-dev/allot/dataplane"
@@ -645,10 +646,6 @@ func countClients(ps []proc.Process) clientCounts {
 	return k
 }
 
-// chunk is a quota's C on n nodes, the service's (ctl.go, chunk): the
-// nodes away hold back at most W/2 between them.
-func chunk(w, n int) uint64 { return uint64(max(1, w/(2*max(n, 1)))) }
-
 // build makes the nodes 0..nodes-1 of a fresh cluster, each on a disk of
 // its own bootstrapped with every node, and the clients after them.
 func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Process, error) {
@@ -671,7 +668,7 @@ func build(nodes, clients int, broken dataplane.Broken, w workload) ([]proc.Proc
 	var quotas []control.Quota
 	var waste []uint64
 	for i := range w.quotas {
-		quotas = append(quotas, control.Quota{Name: fmt.Sprintf("q%d", i), Budget: uint64(w.budget), Chunk: chunk(w.waste, nodes)})
+		quotas = append(quotas, control.Quota{Name: fmt.Sprintf("q%d", i), Budget: uint64(w.budget), Chunk: chunk.Size(w.waste, nodes)})
 		waste = append(waste, uint64(w.waste))
 	}
 	slots := w.slots
