@@ -117,3 +117,52 @@ func TestHoldersFindsCutOffGrant(t *testing.T) {
 		t.Errorf("Holders after the unlock: %+v", got)
 	}
 }
+
+// TestNotHereAfterHeld: the answer SESSION_NOT_HERE to a lock does not
+// say that nothing was granted. Node 0 grants a lock and records it at
+// its backup, node 1, then stops serving (a lost fence: it hands its
+// sessions over) before the backup's acknowledgement comes; when it
+// comes, node 0 answers the lock NotHere, while node 1, adopting the
+// session, holds the grant. A client that took the answer for nothing
+// granted and asked the same names again in the session would wait
+// behind its own grant until the session ended (svcsim's client asked
+// so before it asked Holders); Holders at the adopter finds it.
+func TestNotHereAfterHeld(t *testing.T) {
+	m := []proc.ID{0, 1}
+	a, b := served(0, 0, m...), served(1, 0, m...)
+	x := homedAt(t, 0, m)
+	sid := open(a, 7)
+	var o Out
+	a.Call(&o, 7, Call{Op: OpLock, Req: 2, Session: sid, Names: []int32{x}})
+	ask := o.Asks[0]
+	o = Out{}
+	a.Entered(&o, ask)
+	ks := keeps(&o)
+	var ob Out
+	for _, k := range ks {
+		b.Keep(&ob, 0, k)
+	}
+	ack := acks(&ob)
+	if len(ack) != 1 || len(o.Replies) != 0 {
+		t.Fatalf("recorded: acks %+v, replies %+v", ack, o.Replies)
+	}
+	o = Out{}
+	a.At(20, 0)
+	a.Fence(&o, 5, true)
+	a.KeepAck(&o, 1, ack[0])
+	var lock []Reply
+	for _, r := range o.Replies {
+		if r := r.M.(Reply); r.Req == 2 {
+			lock = append(lock, r)
+		}
+	}
+	if len(lock) != 1 || lock[0].Code != NotHere {
+		t.Fatalf("the lock's answer after the lost fence: %+v, want SESSION_NOT_HERE", lock)
+	}
+	o = Out{}
+	b.At(30, 900)
+	b.Adopt(&o, control.View{Epoch: 7, Members: []proc.ID{1}, Gens: []uint64{1}}, control.View{Epoch: 5, Members: m, Gens: []uint64{1, 1}})
+	if got := holdersOf(t, b, sid, x, -1); len(got) != 1 || !slices.Equal(got[0].Names, []int32{x}) {
+		t.Fatalf("the adopter's holders of %d: %+v, want the grant answered SESSION_NOT_HERE", x, got)
+	}
+}

@@ -114,11 +114,26 @@ type Client struct {
 	try       bool                    // the open request is a try
 	// tries: the tries asked, granted, and answered TAKEN (measured).
 	tries, triesGranted, taken int
+	// cut: the open lock or acquire request's call was cut off (its
+	// node does not serve the session, or the client moved before it
+	// was answered): the client waits for the session's node to answer
+	// a keep-alive and asks it Holders (holders: that call, 0: not yet),
+	// as client/'s obtain does (rideOver, reclaim). cutCall: the call,
+	// if its answer said nothing was granted for it (SESSION_MOVING:
+	// the node did not serve the session; 0: it may have been).
+	cut              bool
+	cutCall, holders uint64
+	// gave: the grants the client gave back in this session (client/'s
+	// given): never the cut-off call's.
+	gave map[uint64]bool
+	// cuts: the requests cut off; reclaimed: those whose grant the
+	// session's node said the session holds, claimed (measured).
+	cuts, reclaimed int
 }
 
 // NewClient is a client of nodes 0..cfg.Nodes-1.
 func NewClient(cfg ClientConfig) *Client {
-	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]dataplane.Op{}, asked: map[uint64]proc.Time{}}
+	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]dataplane.Op{}, asked: map[uint64]proc.Time{}, gave: map[uint64]bool{}}
 }
 
 type (
@@ -144,7 +159,9 @@ func (c *Client) next() { c.node = (c.node + 1) % proc.ID(c.cfg.Nodes) }
 
 func (c *Client) open(env proc.Env) {
 	c.sess, c.ka, c.grant, c.lockReq, c.walked = 0, 0, 0, 0, false
+	c.cut, c.cutCall, c.holders = false, 0, 0
 	clear(c.asked)
+	clear(c.gave)
 	c.gen++
 	c.openSent = env.Now()
 	c.opening = c.call(env, dataplane.Call{Op: dataplane.OpOpen, TTL: c.cfg.TTL})
@@ -157,7 +174,7 @@ func ticks(d time.Duration) proc.Time { return proc.Time(d / dataplane.Tick) }
 // lost ends the client's count on its session: the open lock request is
 // given up, the grant held is no more, and a new session is opened.
 func (c *Client) lost(env proc.Env) {
-	if c.lockReq != 0 {
+	if c.lockReq != 0 || c.cut {
 		env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
 	}
 	clear(c.unlocks)
@@ -187,8 +204,8 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 			c.lost(env)
 			return
 		}
-		if c.ka != 0 && now-c.kaSent >= c.cfg.Timeout && !c.moved(env) {
-			return
+		if c.ka != 0 && now-c.kaSent >= c.cfg.Timeout {
+			c.moved(env)
 		}
 		if c.ka == 0 || now-c.kaSent >= c.cfg.Timeout {
 			c.kaSent = now
@@ -297,43 +314,120 @@ func (c *Client) sendLock(env proc.Env) {
 // by OpUnlock, which the node takes for either kind (as the service's
 // Unlock and Release both give back any grant of the session).
 func (c *Client) giveBack(env proc.Env, g uint64, op dataplane.Op) {
-	c.owed[g] = op
+	c.owed[g], c.gave[g] = op, true
 	c.unlocks[c.call(env, dataplane.Call{Op: op, Session: c.sess, Grant: g})] = g
 }
 
 func (c *Client) unlock(env proc.Env, g uint64) { c.giveBack(env, g, dataplane.OpUnlock) }
 
 // moved moves the client's calls to the next node: the keep-alive is
-// sent again there, and so are the lock request and the unlocks not
-// answered.
-func (c *Client) moved(env proc.Env) bool {
+// sent again there, and so are the unlocks not answered.
+func (c *Client) moved(env proc.Env) {
 	c.next()
-	return c.again(env)
+	c.again(env)
 }
 
-// again sends the unlocks not answered to the session's new node; false
-// if the session was given up instead: a lock request cut off by the
-// move returns ErrUnavailable (client/: a Lock is not sent again), and
-// may be held by the session until it ends, unanswered (its node
-// granted it and was lost before it answered): asked again in the same
-// session, it would wait behind itself, so the application closes the
-// session and opens another.
-func (c *Client) again(env proc.Env) bool {
-	c.ka = 0
-	if c.lockReq != 0 {
+// again sends the unlocks not answered to the session's new node. A
+// request not answered when the client moves is cut off (client/'s
+// callOnce gives its call up, UNAVAILABLE): a lock or an acquire may
+// have been granted and recorded at the backup before its node was lost
+// without answering, and the adopted session holds it, so the client
+// asks the session's node Holders once it answers a keep-alive (cutOff;
+// asked again in the same session blindly, it would wait behind its own
+// grant until the session ends: seed 862). A Holders call not answered
+// when the client moves is asked again at the next node that answers.
+// A take cut off is given up, and asked again after a while.
+func (c *Client) again(env proc.Env) {
+	c.ka, c.holders = 0, 0
+	switch {
+	case c.lockReq != 0 && c.taking:
 		env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
 		c.lockReq = 0
-		c.call(env, dataplane.Call{Op: dataplane.OpClose, Session: c.sess})
-		clear(c.unlocks)
-		clear(c.owed)
-		c.open(env)
-		return false
+		env.After(c.cfg.Retry, thinkTimer{c.gen})
+	case c.lockReq != 0:
+		c.cutOff(0)
 	}
 	clear(c.unlocks)
 	for _, g := range slices.Sorted(maps.Keys(c.owed)) {
 		c.giveBack(env, g, c.owed[g])
 	}
-	return true
+}
+
+// cutOff takes the open lock or acquire request as cut off (client/'s
+// obtain, on an error for which elsewhere is true): call is its call if
+// its answer said nothing was granted for it (0 if not). The request
+// stays open: once the session's node answers a keep-alive (renewed),
+// the client asks it which grants of the session hold the request's
+// names (its semaphore), and claims one it was never answered nor gave
+// back (reclaim); only if there is none does it give the request up and
+// ask again. client/ says that this is exact unless another call of the
+// same names is on its way meanwhile; the simulated client has one
+// request at a time, and a call cut off is one it no longer waits for
+// (its late answer is given back, as client/ cancels it), so it is
+// never ambiguous here.
+func (c *Client) cutOff(call uint64) {
+	c.lockReq, c.cut, c.cutCall, c.holders = 0, true, call, 0
+	c.cuts++
+}
+
+// renewed is a keep-alive of the session answered by its node, c.node:
+// a request cut off asks that node Holders now (client/'s reclaim after
+// rideOver).
+func (c *Client) renewed(env proc.Env) {
+	if !c.cut || c.holders != 0 {
+		return
+	}
+	m := dataplane.Call{Op: dataplane.OpHolders, Session: c.sess, Sem: c.lockSem}
+	if len(c.lockNames) > 0 {
+		m.Names = c.lockNames[:1]
+	}
+	c.holders = c.call(env, m)
+}
+
+// reclaim takes the session's node's answer r to Holders: a grant of the
+// session that holds the request's names (exactly them, as client/'s
+// reclaim asks of a Lock), or its semaphore's unit, that the client was
+// never answered nor gave back is the grant of the call cut off: the
+// client holds it (enter). None: the call was not granted, and the
+// application gives the request up and asks again after a while.
+func (c *Client) reclaim(env proc.Env, r dataplane.Reply) {
+	want := slices.Compact(slices.Sorted(slices.Values(c.lockNames)))
+	for _, h := range r.Holders {
+		if h.Grant == c.grant || c.gave[h.Grant] || len(c.lockNames) > 0 && !slices.Equal(h.Names, want) {
+			continue
+		}
+		c.cut = false
+		c.reclaimed++
+		if c.try {
+			c.triesGranted++
+		}
+		if !h.Key.Lock() {
+			c.lockUnits = h.Key.Units // the grant's own, as the node holds it
+		}
+		c.enter(env, h.Grant, h.Epoch, h.Counter, h.Unit)
+		return
+	}
+	c.cut = false
+	env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Call: c.cutCall}})
+	env.After(c.cfg.Retry, thinkTimer{c.gen})
+}
+
+// enter holds grant g of the open request, its token (epoch, counter)
+// and a semaphore's unit: EvEnter, the grant the client holds until its
+// critical section ends.
+func (c *Client) enter(env proc.Env, g, epoch, counter uint64, unit int32) {
+	c.lockReq, c.grant, c.grantSem = 0, g, len(c.lockNames) == 0
+	if c.grantSem {
+		env.Emit(proc.Event{Kind: proc.EvEnter, Epoch: epoch, S: &proc.Session{ID: c.sess, Grant: g, Counter: counter,
+			Sem: c.lockSem, Units: c.lockUnits, Unit: unit}})
+	} else {
+		res := make([]proc.ResID, len(c.lockNames))
+		for i, n := range c.lockNames {
+			res[i] = proc.ResID(n)
+		}
+		env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: epoch, S: &proc.Session{ID: c.sess, Grant: g, Counter: counter}})
+	}
+	env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, g})
 }
 
 // owedAgain sends again, to the node that just answered a keep-alive,
@@ -374,7 +468,9 @@ func permits(k int64) int32 {
 
 // notServed takes the answer r of a request its node did not serve: the
 // application gives it up and asks again after a while, at the session's
-// node (the one a SESSION_MOVING names).
+// node (the one a SESSION_MOVING names). A lock or an acquire answered
+// so by a node that does not serve the session is cut off instead
+// (elsewhere).
 func (c *Client) notServed(env proc.Env, r dataplane.Reply) {
 	if r.Code == dataplane.Moving {
 		c.node = r.Primary
@@ -383,14 +479,33 @@ func (c *Client) notServed(env proc.Env, r dataplane.Reply) {
 	switch r.Code {
 	case dataplane.Taken, dataplane.NodeLimit, dataplane.Mismatch, dataplane.Moving:
 		// Answers that say nothing was granted: a refusal, or a backup
-		// that does not serve the session. SESSION_NOT_HERE does not: a
-		// node whose session ended unrecorded after its grant was held
-		// answers it, and the adopter may hold the grant.
+		// that does not serve the session.
 		call = r.Req
 	}
 	env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Call: call}})
 	c.lockReq = 0
 	env.After(c.cfg.Retry, thinkTimer{c.gen})
+}
+
+// elsewhere takes the answer r of a lock or acquire request from a node
+// that does not serve the session (client/'s elsewhere: UNAVAILABLE,
+// SESSION_MOVING, SESSION_NOT_HERE): the call is cut off (cutOff), and
+// the client asks for a keep-alive now if none is on its way (rideOver's
+// moveNow), at the session's node if a SESSION_MOVING names it. Only
+// SESSION_MOVING says nothing was granted for the call (a backup does
+// not serve it); SESSION_NOT_HERE does not: a node whose session ended
+// unrecorded after its grant was held answers it, and the adopter holds
+// the grant, which Holders finds.
+func (c *Client) elsewhere(env proc.Env, r dataplane.Reply) {
+	var call uint64
+	if r.Code == dataplane.Moving {
+		c.node, call = r.Primary, r.Req
+	}
+	c.cutOff(call)
+	if c.ka == 0 {
+		c.kaSent = env.Now()
+		c.ka = c.call(env, dataplane.Call{Op: dataplane.OpKeepAlive, Session: c.sess})
+	}
 }
 
 // askBackup asks every other node for the session, as client/ does
@@ -426,6 +541,7 @@ func (c *Client) backupSaid(env proc.Env, from proc.ID, sent proc.Time, r datapl
 			c.node = from
 			c.again(env)
 		}
+		c.renewed(env)
 	}
 }
 
@@ -509,6 +625,7 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			c.longest = max(c.longest, r.Lease)
 			env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: c.kaSent, TTL: r.TTL, Lease: r.Lease}})
 			c.owedAgain(env)
+			c.renewed(env)
 			if session.Lapsing(dur(r.TTL), dur(r.Lease), dur(c.longest)) {
 				c.askBackup(env)
 			}
@@ -535,25 +652,18 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 		c.lockReq = 0
 		env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.Think))), thinkTimer{c.gen})
+	case r.Req == c.holders:
+		c.holders = 0
+		if c.cut && r.Code == dataplane.OK {
+			c.reclaim(env, r)
+		}
 	case r.Req == c.lockReq:
 		switch r.Code {
 		case dataplane.OK:
 			if c.try {
 				c.triesGranted++
 			}
-			c.lockReq, c.grant, c.grantSem = 0, r.Grant, len(c.lockNames) == 0
-			if c.grantSem {
-				env.Emit(proc.Event{Kind: proc.EvEnter, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter,
-					Sem: c.lockSem, Units: c.lockUnits, Unit: r.Unit}})
-				env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
-				break
-			}
-			res := make([]proc.ResID, len(c.lockNames))
-			for i, n := range c.lockNames {
-				res[i] = proc.ResID(n)
-			}
-			env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter}})
-			env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
+			c.enter(env, r.Grant, r.Epoch, r.Counter, r.Unit)
 		case dataplane.Mismatch:
 			// The semaphore has other units in the cluster (client/'s
 			// ErrMismatch, FAILED_PRECONDITION): an answer, not a node
@@ -575,9 +685,10 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			c.taken++
 			c.notServed(env, r)
 		default:
-			// Not served there (SESSION_MOVING, SESSION_NOT_HERE): nothing
-			// was granted; ErrUnavailable.
-			c.notServed(env, r)
+			// Not served there (SESSION_MOVING, SESSION_NOT_HERE,
+			// UNAVAILABLE): cut off, as client/'s obtain takes an error
+			// for which elsewhere is true.
+			c.elsewhere(env, r)
 		}
 	case c.unlocks[r.Req] != 0:
 		g := c.unlocks[r.Req]
@@ -585,9 +696,11 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		if r.Code == dataplane.OK || r.Code == dataplane.NotHeld {
 			delete(c.owed, g) // else it goes again with the next move
 		}
-	case r.Code == dataplane.OK && r.Grant != 0:
-		// The answer of a lock request the client sent again elsewhere:
-		// it is given back.
+	case r.Code == dataplane.OK && r.Grant != 0 && r.Grant != c.grant && !c.gave[r.Grant]:
+		// The answer of a lock request cut off (the client moved before
+		// it came): it is given back, as client/ cancels the call and
+		// never takes its answer. A grant the client found held and
+		// claimed since (reclaim), or gave back, is not.
 		c.unlock(env, r.Grant)
 	}
 }

@@ -383,7 +383,9 @@ func TestBadConfig(t *testing.T) {
 //	     and adopted later (grant-after-end; the clients' give-up since
 //	     changed this run: dataplane's TestKeepGenerations shows the rule)
 //	862  a client asking again, in its session, for a lock whose answer
-//	     was lost with its node: it waits behind its own grant (unanswered)
+//	     was lost with its node: it waits behind its own grant
+//	     (unanswered; the client closed the session then, and now asks
+//	     the session's node Holders and claims the grant, as client/)
 //
 // and, with one quota (--quotas 1):
 //
