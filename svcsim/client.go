@@ -17,9 +17,10 @@ type ClientConfig struct {
 	Nodes int       // the nodes are 0..Nodes-1
 	Names int       // the lock names, 0..Names-1; a lock takes one or two
 	TTL   proc.Time // its sessions' TTL
-	// KeepAlive: the keep-alives' period; Timeout: a call not answered
-	// by then moves the client to the next node; Retry: how soon a call
-	// answered "not here" or "unavailable" goes again.
+	// KeepAlive: the keep-alives' period; Timeout: a keep-alive not
+	// answered by then moves the client to the next node; Retry: how
+	// soon a request given up (refused, or cut off with no grant found
+	// held) is asked again.
 	KeepAlive, Timeout, Retry proc.Time
 	Think, CS                 proc.Time // up to this long, drawn uniformly
 	// Locks is how many locks a session takes (1 to Locks, drawn) before
@@ -69,9 +70,17 @@ type ClientConfig struct {
 // session at a node, keeps it alive, locks and unlocks; it moves to
 // another node when one does not answer in time, says the session is not
 // there, or is not serving, and to the session's node when its backup
-// answers SESSION_MOVING. It counts on its session by the lease rule
-// (session.Believed, BelievedAtBackup) and holds a grant only while it
-// does. Its events are what it was told and what it did; a semaphore's
+// answers SESSION_MOVING. A lock or acquire cut off (answered by a node
+// that does not serve the session, or not answered when the client
+// moves) is not given up blindly: once the session's node answers a
+// keep-alive, the client asks it Holders (dataplane.OpHolders) and
+// claims a grant of the session of the request's names that it was
+// never answered nor gave back, the cut-off call's, recorded at the
+// backup before its node was lost (EvEnter with the grant's token, as
+// client/'s obtain returns the grant reclaim found); only if there is
+// none is the request given up and asked again. It counts on its
+// session by the lease rule (session.Believed, BelievedAtBackup) and
+// holds a grant only while it does. Its events are what it was told and what it did; a semaphore's
 // EvRequest, EvEnter and EvExit say which in S.Sem and S.Units, and
 // EvEnter the unit its token names in S.Unit (a lock's say its names in
 // Res); a Take's EvRequest, and the EvPermit or EvReject that answers
@@ -123,17 +132,36 @@ type Client struct {
 	// the node did not serve the session; 0: it may have been).
 	cut              bool
 	cutCall, holders uint64
-	// gave: the grants the client gave back in this session (client/'s
-	// given): never the cut-off call's.
+	// gave: the grants the client gave back in this session: never the
+	// cut-off call's.
 	gave map[uint64]bool
+	// given: the give-backs a node answered that its backup may not have
+	// (client/'s given): the node that adopts the session would hold
+	// their grants again, so the client gives them back again at the
+	// session's next node (giveAgain; regive: those calls, by call).
+	// at: the node that last answered a keep-alive; mark: the last
+	// give-back answered when the open request was sent (an answer to it
+	// from a node follows its records there: client/'s recorded).
+	given    []givenBack
+	seq      uint64
+	regive   map[uint64]uint64
+	at       proc.ID
+	lockMark uint64
 	// cuts: the requests cut off; reclaimed: those whose grant the
 	// session's node said the session holds, claimed (measured).
 	cuts, reclaimed int
 }
 
+// givenBack is a give-back answered by node at, numbered seq.
+type givenBack struct {
+	seq, grant uint64
+	at         proc.ID
+}
+
 // NewClient is a client of nodes 0..cfg.Nodes-1.
 func NewClient(cfg ClientConfig) *Client {
-	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]dataplane.Op{}, asked: map[uint64]proc.Time{}, gave: map[uint64]bool{}}
+	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]dataplane.Op{}, asked: map[uint64]proc.Time{}, gave: map[uint64]bool{},
+		regive: map[uint64]uint64{}}
 }
 
 type (
@@ -162,6 +190,8 @@ func (c *Client) open(env proc.Env) {
 	c.cut, c.cutCall, c.holders = false, 0, 0
 	clear(c.asked)
 	clear(c.gave)
+	clear(c.regive)
+	c.given = nil
 	c.gen++
 	c.openSent = env.Now()
 	c.opening = c.call(env, dataplane.Call{Op: dataplane.OpOpen, TTL: c.cfg.TTL})
@@ -298,6 +328,7 @@ func (c *Client) sendLock(env proc.Env) {
 		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpTake, Session: c.sess, Sem: c.lockSem, N: c.takeN})
 		return
 	}
+	c.lockMark = c.seq
 	c.try = c.cfg.Try > 0 && env.Rand().IntN(100) < c.cfg.Try
 	if c.try {
 		c.tries++
@@ -374,6 +405,10 @@ func (c *Client) cutOff(call uint64) {
 // a request cut off asks that node Holders now (client/'s reclaim after
 // rideOver).
 func (c *Client) renewed(env proc.Env) {
+	if c.node != c.at {
+		c.at = c.node
+		c.giveAgain(env)
+	}
 	if !c.cut || c.holders != 0 {
 		return
 	}
@@ -382,6 +417,23 @@ func (c *Client) renewed(env proc.Env) {
 		m.Names = c.lockNames[:1]
 	}
 	c.holders = c.call(env, m)
+}
+
+// giveAgain gives back again at the session's node, where it moved,
+// what the client gave back at other nodes since their last answer to
+// its lock or acquire (client/'s giveAgain): a node answers a give-back
+// before its backup has it, and lost before, it leaves the grant in the
+// backup's records, and the node that adopts the session holds it
+// again; asked for the same names in the session, the client would
+// wait behind it. NotHeld: it was recorded. Any other answer: the next
+// move gives it again.
+func (c *Client) giveAgain(env proc.Env) {
+	clear(c.regive)
+	for _, g := range c.given {
+		if g.at != c.node {
+			c.regive[c.call(env, dataplane.Call{Op: dataplane.OpUnlock, Session: c.sess, Grant: g.grant})] = g.seq
+		}
+	}
 }
 
 // reclaim takes the session's node's answer r to Holders: a grant of the
@@ -566,6 +618,7 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 		c.sess, c.direct = r.Session, c.openSent
 		c.believed = c.openSent + ticks(session.Believed(dur(r.TTL), dur(r.Lease)))
+		c.at = from
 		env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: r.Session, Sent: c.openSent, TTL: r.TTL, Lease: r.Lease}})
 		c.left = 1 + env.Rand().IntN(c.cfg.Locks)
 		env.After(c.cfg.KeepAlive, kaTimer{c.gen})
@@ -663,6 +716,9 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			if c.try {
 				c.triesGranted++
 			}
+			// Its answer followed its records at the node, the
+			// give-backs answered there before it among them.
+			c.given = slices.DeleteFunc(c.given, func(g givenBack) bool { return g.seq <= c.lockMark && g.at == from })
 			c.enter(env, r.Grant, r.Epoch, r.Counter, r.Unit)
 		case dataplane.Mismatch:
 			// The semaphore has other units in the cluster (client/'s
@@ -695,6 +751,16 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		delete(c.unlocks, r.Req)
 		if r.Code == dataplane.OK || r.Code == dataplane.NotHeld {
 			delete(c.owed, g) // else it goes again with the next move
+		}
+		if r.Code == dataplane.OK {
+			c.seq++
+			c.given = append(c.given, givenBack{c.seq, g, from})
+		}
+	case c.regive[r.Req] != 0:
+		seq := c.regive[r.Req]
+		delete(c.regive, r.Req)
+		if r.Code == dataplane.OK || r.Code == dataplane.NotHeld {
+			c.given = slices.DeleteFunc(c.given, func(g givenBack) bool { return g.seq == seq })
 		}
 	case r.Code == dataplane.OK && r.Grant != 0 && r.Grant != c.grant && !c.gave[r.Grant]:
 		// The answer of a lock request cut off (the client moved before

@@ -9,7 +9,8 @@
 // slots),
 // and clients (Client) that open sessions, keep them alive, lock and
 // unlock (or acquire and release a semaphore's unit), and move as
-// client/ does. The driver is package
+// client/ does, finding a lock or acquire cut off by the move held by
+// their session (Holders) as client/ does. The driver is package
 // sim with its faults (crashes, restarts from persisted state, one-way
 // and non-transitive cuts, pauses) and slow nodes (a node's timers run
 // Factor times slower over an interval: the busy machine); the judge is
