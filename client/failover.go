@@ -205,9 +205,15 @@ func (s *Session) reclaim(ctx context.Context, f *flight) (*pb.Holder, error) {
 	if f.semaphore == "" {
 		req = &pb.HoldersRequest{Session: s.id, Name: f.names[0]}
 	}
-	api, _, _ := s.node()
-	r, err := api.Holders(ctx, req)
-	if err != nil {
+	// At the session's node as any call of it: given up if the session
+	// moves before the node answers (a node frozen after it answered the
+	// keep-alive that sent the client here would hold the call, and the
+	// cut-off Lock with it, until the caller's context ends).
+	var r *pb.HoldersResponse
+	if _, err := s.callOnce(ctx, func(ctx context.Context, api pb.AllotClient) (err error) {
+		r, err = api.Holders(ctx, req)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	want := slices.Compact(slices.Sorted(slices.Values(f.names)))

@@ -6,7 +6,7 @@
 // instances: the lock algorithm's, the semaphores' pool algorithms' (a
 // large one's, a small one's), and the quotas' controller's.
 //
-//	   clients: Call (open, keep-alive, lock, unlock, acquire, release, take, close)
+//	   clients: Call (open, keep-alive, lock, unlock, acquire, release, take, close, holders)
 //	                │      ──> Reply
 //	Process ────────┼─────────────────────────────────────────────────────────────┐
 //	│  control.Node (Raft, views, leases; its Disk across restarts)              │
@@ -56,7 +56,12 @@
 // time, before it takes a user; a regrant resolving its names again in
 // the new view; a question of a view the home has left unanswered, the
 // request starting over in the next view; the tables given back at the
-// next view's adoption), sessions.go (open, keep-alive: recorded unless
+// next view's adoption), holders.go (OpHolders: a session's grants held
+// that hold a lock's name or a semaphore, with their ids and tokens, read
+// from the node's sessions, own and adopted; none, answered OK, for a
+// session it does not have: what client/'s reclaim, and svcsim's client,
+// ask the session's node after a Lock or Acquire was cut off, to find
+// its grant held), sessions.go (open, keep-alive: recorded unless
 // covered, a backup not answering in a quarter lease cuts the answer's
 // lease to what it keeps; close), grants.go and api.go (a grant
 // registered with its session, answered only once its record is at the

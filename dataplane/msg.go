@@ -22,6 +22,10 @@ const (
 	OpAcquire
 	OpRelease
 	OpTake
+	// OpHolders asks a node which grants of session Session hold lock
+	// name Names[0], or, with no Names, semaphore Sem (the service's
+	// Holders with a session: holders.go): Reply.Holders.
+	OpHolders
 )
 
 // Key is what a grant is on, and so the instance that serves it in a
@@ -137,9 +141,26 @@ type Reply struct {
 	// Units: Mismatch: the semaphore's units as the control log has
 	// them (the service's ErrorInfo "units").
 	Units int32
+	// Holders: OpHolders: the grants of the session that hold the name
+	// or the semaphore asked, in the order they were granted (none if
+	// the node does not serve the session: the answer is OK all the
+	// same, as the service's).
+	Holders []Holder
 }
 
 func (Reply) Kind() string { return "reply" }
+
+// Holder is a grant held, as the service's Holders answers it (pb.Holder):
+// its id, its key (the lock, or a semaphore with its units), a lock's
+// names (sorted), and its token: view Epoch, Counter and, a semaphore's,
+// the unit of view Epoch it names.
+type Holder struct {
+	Grant          uint64
+	Key            Key
+	Names          []int32
+	Epoch, Counter uint64
+	Unit           int32
+}
 
 // Keep is a primary's records at its backup (the service's Backup.Keep
 // stream): Gen is the primary's generation in view Epoch, To the

@@ -498,6 +498,10 @@ func (n *Node) Call(o *Out, from proc.ID, c Call) {
 		n.open(o, from, c)
 		return
 	}
+	if c.Op == OpHolders {
+		n.holders(o, from, c)
+		return
+	}
 	// The service's Take checks its quota and its count before the
 	// session: a Take of more than the budget could never be filled,
 	// and is refused before a permit is consumed.

@@ -17,9 +17,10 @@ type ClientConfig struct {
 	Nodes int       // the nodes are 0..Nodes-1
 	Names int       // the lock names, 0..Names-1; a lock takes one or two
 	TTL   proc.Time // its sessions' TTL
-	// KeepAlive: the keep-alives' period; Timeout: a call not answered
-	// by then moves the client to the next node; Retry: how soon a call
-	// answered "not here" or "unavailable" goes again.
+	// KeepAlive: the keep-alives' period; Timeout: a keep-alive not
+	// answered by then moves the client to the next node; Retry: how
+	// soon a request given up (refused, or cut off with no grant found
+	// held) is asked again.
 	KeepAlive, Timeout, Retry proc.Time
 	Think, CS                 proc.Time // up to this long, drawn uniformly
 	// Locks is how many locks a session takes (1 to Locks, drawn) before
@@ -69,9 +70,17 @@ type ClientConfig struct {
 // session at a node, keeps it alive, locks and unlocks; it moves to
 // another node when one does not answer in time, says the session is not
 // there, or is not serving, and to the session's node when its backup
-// answers SESSION_MOVING. It counts on its session by the lease rule
-// (session.Believed, BelievedAtBackup) and holds a grant only while it
-// does. Its events are what it was told and what it did; a semaphore's
+// answers SESSION_MOVING. A lock or acquire cut off (answered by a node
+// that does not serve the session, or not answered when the client
+// moves) is not given up blindly: once the session's node answers a
+// keep-alive, the client asks it Holders (dataplane.OpHolders) and
+// claims a grant of the session of the request's names that it was
+// never answered nor gave back, the cut-off call's, recorded at the
+// backup before its node was lost (EvEnter with the grant's token, as
+// client/'s obtain returns the grant reclaim found); only if there is
+// none is the request given up and asked again. It counts on its
+// session by the lease rule (session.Believed, BelievedAtBackup) and
+// holds a grant only while it does. Its events are what it was told and what it did; a semaphore's
 // EvRequest, EvEnter and EvExit say which in S.Sem and S.Units, and
 // EvEnter the unit its token names in S.Unit (a lock's say its names in
 // Res); a Take's EvRequest, and the EvPermit or EvReject that answers
@@ -114,11 +123,45 @@ type Client struct {
 	try       bool                    // the open request is a try
 	// tries: the tries asked, granted, and answered TAKEN (measured).
 	tries, triesGranted, taken int
+	// cut: the open lock or acquire request's call was cut off (its
+	// node does not serve the session, or the client moved before it
+	// was answered): the client waits for the session's node to answer
+	// a keep-alive and asks it Holders (holders: that call, 0: not yet),
+	// as client/'s obtain does (rideOver, reclaim). cutCall: the call,
+	// if its answer said nothing was granted for it (SESSION_MOVING:
+	// the node did not serve the session; 0: it may have been).
+	cut              bool
+	cutCall, holders uint64
+	// gave: the grants the client gave back in this session: never the
+	// cut-off call's.
+	gave map[uint64]bool
+	// given: the give-backs a node answered that its backup may not have
+	// (client/'s given): the node that adopts the session would hold
+	// their grants again, so the client gives them back again at the
+	// session's next node (giveAgain; regive: those calls, by call).
+	// at: the node that last answered a keep-alive; mark: the last
+	// give-back answered when the open request was sent (an answer to it
+	// from a node follows its records there: client/'s recorded).
+	given    []givenBack
+	seq      uint64
+	regive   map[uint64]uint64
+	at       proc.ID
+	lockMark uint64
+	// cuts: the requests cut off; reclaimed: those whose grant the
+	// session's node said the session holds, claimed (measured).
+	cuts, reclaimed int
+}
+
+// givenBack is a give-back answered by node at, numbered seq.
+type givenBack struct {
+	seq, grant uint64
+	at         proc.ID
 }
 
 // NewClient is a client of nodes 0..cfg.Nodes-1.
 func NewClient(cfg ClientConfig) *Client {
-	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]dataplane.Op{}, asked: map[uint64]proc.Time{}}
+	return &Client{cfg: cfg, unlocks: map[uint64]uint64{}, owed: map[uint64]dataplane.Op{}, asked: map[uint64]proc.Time{}, gave: map[uint64]bool{},
+		regive: map[uint64]uint64{}}
 }
 
 type (
@@ -144,7 +187,11 @@ func (c *Client) next() { c.node = (c.node + 1) % proc.ID(c.cfg.Nodes) }
 
 func (c *Client) open(env proc.Env) {
 	c.sess, c.ka, c.grant, c.lockReq, c.walked = 0, 0, 0, 0, false
+	c.cut, c.cutCall, c.holders = false, 0, 0
 	clear(c.asked)
+	clear(c.gave)
+	clear(c.regive)
+	c.given = nil
 	c.gen++
 	c.openSent = env.Now()
 	c.opening = c.call(env, dataplane.Call{Op: dataplane.OpOpen, TTL: c.cfg.TTL})
@@ -157,7 +204,7 @@ func ticks(d time.Duration) proc.Time { return proc.Time(d / dataplane.Tick) }
 // lost ends the client's count on its session: the open lock request is
 // given up, the grant held is no more, and a new session is opened.
 func (c *Client) lost(env proc.Env) {
-	if c.lockReq != 0 {
+	if c.lockReq != 0 || c.cut {
 		env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
 	}
 	clear(c.unlocks)
@@ -187,8 +234,8 @@ func (c *Client) Fire(env proc.Env, t proc.Timer) {
 			c.lost(env)
 			return
 		}
-		if c.ka != 0 && now-c.kaSent >= c.cfg.Timeout && !c.moved(env) {
-			return
+		if c.ka != 0 && now-c.kaSent >= c.cfg.Timeout {
+			c.moved(env)
 		}
 		if c.ka == 0 || now-c.kaSent >= c.cfg.Timeout {
 			c.kaSent = now
@@ -281,6 +328,7 @@ func (c *Client) sendLock(env proc.Env) {
 		c.lockReq = c.call(env, dataplane.Call{Op: dataplane.OpTake, Session: c.sess, Sem: c.lockSem, N: c.takeN})
 		return
 	}
+	c.lockMark = c.seq
 	c.try = c.cfg.Try > 0 && env.Rand().IntN(100) < c.cfg.Try
 	if c.try {
 		c.tries++
@@ -297,43 +345,141 @@ func (c *Client) sendLock(env proc.Env) {
 // by OpUnlock, which the node takes for either kind (as the service's
 // Unlock and Release both give back any grant of the session).
 func (c *Client) giveBack(env proc.Env, g uint64, op dataplane.Op) {
-	c.owed[g] = op
+	c.owed[g], c.gave[g] = op, true
 	c.unlocks[c.call(env, dataplane.Call{Op: op, Session: c.sess, Grant: g})] = g
 }
 
 func (c *Client) unlock(env proc.Env, g uint64) { c.giveBack(env, g, dataplane.OpUnlock) }
 
 // moved moves the client's calls to the next node: the keep-alive is
-// sent again there, and so are the lock request and the unlocks not
-// answered.
-func (c *Client) moved(env proc.Env) bool {
+// sent again there, and so are the unlocks not answered.
+func (c *Client) moved(env proc.Env) {
 	c.next()
-	return c.again(env)
+	c.again(env)
 }
 
-// again sends the unlocks not answered to the session's new node; false
-// if the session was given up instead: a lock request cut off by the
-// move returns ErrUnavailable (client/: a Lock is not sent again), and
-// may be held by the session until it ends, unanswered (its node
-// granted it and was lost before it answered): asked again in the same
-// session, it would wait behind itself, so the application closes the
-// session and opens another.
-func (c *Client) again(env proc.Env) bool {
-	c.ka = 0
-	if c.lockReq != 0 {
+// again sends the unlocks not answered to the session's new node. A
+// request not answered when the client moves is cut off (client/'s
+// callOnce gives its call up, UNAVAILABLE): a lock or an acquire may
+// have been granted and recorded at the backup before its node was lost
+// without answering, and the adopted session holds it, so the client
+// asks the session's node Holders once it answers a keep-alive (cutOff;
+// asked again in the same session blindly, it would wait behind its own
+// grant until the session ends: seed 862). A Holders call not answered
+// when the client moves is asked again at the next node that answers.
+// A take cut off is given up, and asked again after a while.
+func (c *Client) again(env proc.Env) {
+	c.ka, c.holders = 0, 0
+	switch {
+	case c.lockReq != 0 && c.taking:
 		env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo}})
 		c.lockReq = 0
-		c.call(env, dataplane.Call{Op: dataplane.OpClose, Session: c.sess})
-		clear(c.unlocks)
-		clear(c.owed)
-		c.open(env)
-		return false
+		env.After(c.cfg.Retry, thinkTimer{c.gen})
+	case c.lockReq != 0:
+		c.cutOff(0)
 	}
 	clear(c.unlocks)
 	for _, g := range slices.Sorted(maps.Keys(c.owed)) {
 		c.giveBack(env, g, c.owed[g])
 	}
-	return true
+}
+
+// cutOff takes the open lock or acquire request as cut off (client/'s
+// obtain, on an error for which elsewhere is true): call is its call if
+// its answer said nothing was granted for it (0 if not). The request
+// stays open: once the session's node answers a keep-alive (renewed),
+// the client asks it which grants of the session hold the request's
+// names (its semaphore), and claims one it was never answered nor gave
+// back (reclaim); only if there is none does it give the request up and
+// ask again. client/ says that this is exact unless another call of the
+// same names is on its way meanwhile; the simulated client has one
+// request at a time, and a call cut off is one it no longer waits for
+// (its late answer is given back, as client/ cancels it), so it is
+// never ambiguous here.
+func (c *Client) cutOff(call uint64) {
+	c.lockReq, c.cut, c.cutCall, c.holders = 0, true, call, 0
+	c.cuts++
+}
+
+// renewed is a keep-alive of the session answered by its node, c.node:
+// a request cut off asks that node Holders now (client/'s reclaim after
+// rideOver).
+func (c *Client) renewed(env proc.Env) {
+	if c.node != c.at {
+		c.at = c.node
+		c.giveAgain(env)
+	}
+	if !c.cut || c.holders != 0 {
+		return
+	}
+	m := dataplane.Call{Op: dataplane.OpHolders, Session: c.sess, Sem: c.lockSem}
+	if len(c.lockNames) > 0 {
+		m.Names = c.lockNames[:1]
+	}
+	c.holders = c.call(env, m)
+}
+
+// giveAgain gives back again at the session's node, where it moved,
+// what the client gave back at other nodes since their last answer to
+// its lock or acquire (client/'s giveAgain): a node answers a give-back
+// before its backup has it, and lost before, it leaves the grant in the
+// backup's records, and the node that adopts the session holds it
+// again; asked for the same names in the session, the client would
+// wait behind it. NotHeld: it was recorded. Any other answer: the next
+// move gives it again.
+func (c *Client) giveAgain(env proc.Env) {
+	clear(c.regive)
+	for _, g := range c.given {
+		if g.at != c.node {
+			c.regive[c.call(env, dataplane.Call{Op: dataplane.OpUnlock, Session: c.sess, Grant: g.grant})] = g.seq
+		}
+	}
+}
+
+// reclaim takes the session's node's answer r to Holders: a grant of the
+// session that holds the request's names (exactly them, as client/'s
+// reclaim asks of a Lock), or its semaphore's unit, that the client was
+// never answered nor gave back is the grant of the call cut off: the
+// client holds it (enter). None: the call was not granted, and the
+// application gives the request up and asks again after a while.
+func (c *Client) reclaim(env proc.Env, r dataplane.Reply) {
+	want := slices.Compact(slices.Sorted(slices.Values(c.lockNames)))
+	for _, h := range r.Holders {
+		if h.Grant == c.grant || c.gave[h.Grant] || len(c.lockNames) > 0 && !slices.Equal(h.Names, want) {
+			continue
+		}
+		c.cut = false
+		c.reclaimed++
+		if c.try {
+			c.triesGranted++
+		}
+		if !h.Key.Lock() {
+			c.lockUnits = h.Key.Units // the grant's own, as the node holds it
+		}
+		c.enter(env, h.Grant, h.Epoch, h.Counter, h.Unit)
+		return
+	}
+	c.cut = false
+	env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Call: c.cutCall}})
+	env.After(c.cfg.Retry, thinkTimer{c.gen})
+}
+
+// enter holds grant g of the open request, its token (epoch, counter)
+// and a semaphore's unit: EvEnter, the grant the client holds until its
+// critical section ends.
+func (c *Client) enter(env proc.Env, g, epoch, counter uint64, unit int32) {
+	c.lockReq, c.grant, c.grantSem = 0, g, len(c.lockNames) == 0
+	if c.grantSem {
+		env.Emit(proc.Event{Kind: proc.EvEnter, Epoch: epoch, S: &proc.Session{ID: c.sess, Grant: g, Counter: counter,
+			Sem: c.lockSem, Units: c.lockUnits, Unit: unit}})
+	} else {
+		res := make([]proc.ResID, len(c.lockNames))
+		for i, n := range c.lockNames {
+			res[i] = proc.ResID(n)
+		}
+		env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: epoch, S: &proc.Session{ID: c.sess, Grant: g, Counter: counter}})
+	}
+	env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, g})
 }
 
 // owedAgain sends again, to the node that just answered a keep-alive,
@@ -374,7 +520,9 @@ func permits(k int64) int32 {
 
 // notServed takes the answer r of a request its node did not serve: the
 // application gives it up and asks again after a while, at the session's
-// node (the one a SESSION_MOVING names).
+// node (the one a SESSION_MOVING names). A lock or an acquire answered
+// so by a node that does not serve the session is cut off instead
+// (elsewhere).
 func (c *Client) notServed(env proc.Env, r dataplane.Reply) {
 	if r.Code == dataplane.Moving {
 		c.node = r.Primary
@@ -383,14 +531,33 @@ func (c *Client) notServed(env proc.Env, r dataplane.Reply) {
 	switch r.Code {
 	case dataplane.Taken, dataplane.NodeLimit, dataplane.Mismatch, dataplane.Moving:
 		// Answers that say nothing was granted: a refusal, or a backup
-		// that does not serve the session. SESSION_NOT_HERE does not: a
-		// node whose session ended unrecorded after its grant was held
-		// answers it, and the adopter may hold the grant.
+		// that does not serve the session.
 		call = r.Req
 	}
 	env.Emit(proc.Event{Kind: proc.EvGiveUp, S: &proc.Session{ID: c.sess, Grant: c.lockNo, Call: call}})
 	c.lockReq = 0
 	env.After(c.cfg.Retry, thinkTimer{c.gen})
+}
+
+// elsewhere takes the answer r of a lock or acquire request from a node
+// that does not serve the session (client/'s elsewhere: UNAVAILABLE,
+// SESSION_MOVING, SESSION_NOT_HERE): the call is cut off (cutOff), and
+// the client asks for a keep-alive now if none is on its way (rideOver's
+// moveNow), at the session's node if a SESSION_MOVING names it. Only
+// SESSION_MOVING says nothing was granted for the call (a backup does
+// not serve it); SESSION_NOT_HERE does not: a node whose session ended
+// unrecorded after its grant was held answers it, and the adopter holds
+// the grant, which Holders finds.
+func (c *Client) elsewhere(env proc.Env, r dataplane.Reply) {
+	var call uint64
+	if r.Code == dataplane.Moving {
+		c.node, call = r.Primary, r.Req
+	}
+	c.cutOff(call)
+	if c.ka == 0 {
+		c.kaSent = env.Now()
+		c.ka = c.call(env, dataplane.Call{Op: dataplane.OpKeepAlive, Session: c.sess})
+	}
 }
 
 // askBackup asks every other node for the session, as client/ does
@@ -426,6 +593,7 @@ func (c *Client) backupSaid(env proc.Env, from proc.ID, sent proc.Time, r datapl
 			c.node = from
 			c.again(env)
 		}
+		c.renewed(env)
 	}
 }
 
@@ -450,6 +618,7 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 		c.sess, c.direct = r.Session, c.openSent
 		c.believed = c.openSent + ticks(session.Believed(dur(r.TTL), dur(r.Lease)))
+		c.at = from
 		env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: r.Session, Sent: c.openSent, TTL: r.TTL, Lease: r.Lease}})
 		c.left = 1 + env.Rand().IntN(c.cfg.Locks)
 		env.After(c.cfg.KeepAlive, kaTimer{c.gen})
@@ -509,6 +678,7 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			c.longest = max(c.longest, r.Lease)
 			env.Emit(proc.Event{Kind: proc.EvAlive, S: &proc.Session{ID: c.sess, Sent: c.kaSent, TTL: r.TTL, Lease: r.Lease}})
 			c.owedAgain(env)
+			c.renewed(env)
 			if session.Lapsing(dur(r.TTL), dur(r.Lease), dur(c.longest)) {
 				c.askBackup(env)
 			}
@@ -535,25 +705,21 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		}
 		c.lockReq = 0
 		env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.Think))), thinkTimer{c.gen})
+	case r.Req == c.holders:
+		c.holders = 0
+		if c.cut && r.Code == dataplane.OK {
+			c.reclaim(env, r)
+		}
 	case r.Req == c.lockReq:
 		switch r.Code {
 		case dataplane.OK:
 			if c.try {
 				c.triesGranted++
 			}
-			c.lockReq, c.grant, c.grantSem = 0, r.Grant, len(c.lockNames) == 0
-			if c.grantSem {
-				env.Emit(proc.Event{Kind: proc.EvEnter, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter,
-					Sem: c.lockSem, Units: c.lockUnits, Unit: r.Unit}})
-				env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
-				break
-			}
-			res := make([]proc.ResID, len(c.lockNames))
-			for i, n := range c.lockNames {
-				res[i] = proc.ResID(n)
-			}
-			env.Emit(proc.Event{Kind: proc.EvEnter, Res: res, Epoch: r.Epoch, S: &proc.Session{ID: c.sess, Grant: r.Grant, Counter: r.Counter}})
-			env.After(1+proc.Time(env.Rand().Int64N(int64(c.cfg.CS))), csTimer{c.gen, r.Grant})
+			// Its answer followed its records at the node, the
+			// give-backs answered there before it among them.
+			c.given = slices.DeleteFunc(c.given, func(g givenBack) bool { return g.seq <= c.lockMark && g.at == from })
+			c.enter(env, r.Grant, r.Epoch, r.Counter, r.Unit)
 		case dataplane.Mismatch:
 			// The semaphore has other units in the cluster (client/'s
 			// ErrMismatch, FAILED_PRECONDITION): an answer, not a node
@@ -575,9 +741,10 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 			c.taken++
 			c.notServed(env, r)
 		default:
-			// Not served there (SESSION_MOVING, SESSION_NOT_HERE): nothing
-			// was granted; ErrUnavailable.
-			c.notServed(env, r)
+			// Not served there (SESSION_MOVING, SESSION_NOT_HERE,
+			// UNAVAILABLE): cut off, as client/'s obtain takes an error
+			// for which elsewhere is true.
+			c.elsewhere(env, r)
 		}
 	case c.unlocks[r.Req] != 0:
 		g := c.unlocks[r.Req]
@@ -585,9 +752,21 @@ func (c *Client) Deliver(env proc.Env, from proc.ID, m proc.Message) {
 		if r.Code == dataplane.OK || r.Code == dataplane.NotHeld {
 			delete(c.owed, g) // else it goes again with the next move
 		}
-	case r.Code == dataplane.OK && r.Grant != 0:
-		// The answer of a lock request the client sent again elsewhere:
-		// it is given back.
+		if r.Code == dataplane.OK {
+			c.seq++
+			c.given = append(c.given, givenBack{c.seq, g, from})
+		}
+	case c.regive[r.Req] != 0:
+		seq := c.regive[r.Req]
+		delete(c.regive, r.Req)
+		if r.Code == dataplane.OK || r.Code == dataplane.NotHeld {
+			c.given = slices.DeleteFunc(c.given, func(g givenBack) bool { return g.seq == seq })
+		}
+	case r.Code == dataplane.OK && r.Grant != 0 && r.Grant != c.grant && !c.gave[r.Grant]:
+		// The answer of a lock request cut off (the client moved before
+		// it came): it is given back, as client/ cancels the call and
+		// never takes its answer. A grant the client found held and
+		// claimed since (reclaim), or gave back, is not.
 		c.unlock(env, r.Grant)
 	}
 }

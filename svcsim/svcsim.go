@@ -9,7 +9,8 @@
 // slots),
 // and clients (Client) that open sessions, keep them alive, lock and
 // unlock (or acquire and release a semaphore's unit), and move as
-// client/ does. The driver is package
+// client/ does, finding a lock or acquire cut off by the move held by
+// their session (Holders) as client/ does. The driver is package
 // sim with its faults (crashes, restarts from persisted state, one-way
 // and non-transitive cuts, pauses) and slow nodes (a node's timers run
 // Factor times slower over an interval: the busy machine); the judge is
@@ -371,6 +372,12 @@ type Result struct {
 	Tries        int `json:"tries,omitempty"`
 	TriesGranted int `json:"tries_granted,omitempty"`
 	Taken        int `json:"taken,omitempty"`
+	// Cut: the lock and acquire requests whose call was cut off (its
+	// node did not serve the session, or the client moved before the
+	// answer); Reclaimed: of those, the ones whose grant the session's
+	// node then said the session holds (Holders), claimed by the client.
+	Cut       int `json:"cut,omitempty"`
+	Reclaimed int `json:"reclaimed,omitempty"`
 	// Findings: the checker's count, by rule; First the first few.
 	Findings int            `json:"findings"`
 	ByRule   map[string]int `json:"by_rule,omitempty"`
@@ -568,7 +575,7 @@ func Run(cfg Config) (Result, error) {
 		Sessions: m.count[proc.EvOpened], Grants: m.count[proc.EvEnter], Expired: m.count[proc.EvExpired],
 		Adopted: m.count[proc.EvAdopted], Requests: m.count[proc.EvRequest], Acquires: m.acquires, Units: m.units,
 		Takes: m.takes, Permits: m.permits, Rejects: m.count[proc.EvReject], Refused: k.refused, Mismatched: k.mismatched,
-		Tries: k.tries, TriesGranted: k.triesGranted, Taken: k.taken,
+		Tries: k.tries, TriesGranted: k.triesGranted, Taken: k.taken, Cut: k.cut, Reclaimed: k.reclaimed,
 		Messages: res.Messages, Events: m.events,
 		Findings: chk.Violations, ByRule: chk.ByRule, First: chk.First,
 	}, nil
@@ -629,7 +636,7 @@ func checkLimits(maxSessions, maxLocks int, variant string) error {
 // clientCounts is what the clients of a run counted of their answers:
 // NODE_LIMIT (refused), UNITS_MISMATCH (mismatched), and their tries:
 // asked, granted, answered TAKEN.
-type clientCounts struct{ refused, mismatched, tries, triesGranted, taken int }
+type clientCounts struct{ refused, mismatched, tries, triesGranted, taken, cut, reclaimed int }
 
 // countClients sums the counts of the clients of a run of ps.
 func countClients(ps []proc.Process) clientCounts {
@@ -641,6 +648,8 @@ func countClients(ps []proc.Process) clientCounts {
 			k.tries += c.tries
 			k.triesGranted += c.triesGranted
 			k.taken += c.taken
+			k.cut += c.cuts
+			k.reclaimed += c.reclaimed
 		}
 	}
 	return k
@@ -760,6 +769,10 @@ type Summary struct {
 	Tries        int `json:"tries,omitempty"`
 	TriesGranted int `json:"tries_granted,omitempty"`
 	Taken        int `json:"taken,omitempty"`
+	// Cut, Reclaimed: the requests cut off, and those found held
+	// (Result's).
+	Cut       int `json:"cut,omitempty"`
+	Reclaimed int `json:"reclaimed,omitempty"`
 	// Findings: the runs with at least one, in all and by rule, and the
 	// first of them (its seed replays it).
 	Failed      int            `json:"failed_runs"`
@@ -818,6 +831,8 @@ func Sweep(cfg Config, seeds []uint64, workers int, ended func(n int)) (Summary,
 		sum.Tries += r.Tries
 		sum.TriesGranted += r.TriesGranted
 		sum.Taken += r.Taken
+		sum.Cut += r.Cut
+		sum.Reclaimed += r.Reclaimed
 		if r.Findings > 0 {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, r.Seed)

@@ -383,7 +383,9 @@ func TestBadConfig(t *testing.T) {
 //	     and adopted later (grant-after-end; the clients' give-up since
 //	     changed this run: dataplane's TestKeepGenerations shows the rule)
 //	862  a client asking again, in its session, for a lock whose answer
-//	     was lost with its node: it waits behind its own grant (unanswered)
+//	     was lost with its node: it waits behind its own grant
+//	     (unanswered; the client closed the session then, and now asks
+//	     the session's node Holders and claims the grant, as client/)
 //
 // and, with one quota (--quotas 1):
 //
@@ -402,6 +404,17 @@ func TestBadConfig(t *testing.T) {
 //	     backup, whose answers, of its old generation, it dropped: an
 //	     end never done (outlived; node.go, outGen, as primary.go's
 //	     moveBackup)
+//
+// and with two semaphores, other units and refreshes (--semaphores 2
+// --mismatch 30 --refresh-every 500):
+//
+//	160  a give-back node 2 answered before its backup had it (node 2
+//	     cut off): node 0 adopted the session holding the grant, and,
+//	     once the client no longer closed its session for a request cut
+//	     off by the move, it asked the same name again in the session
+//	     and waited behind its own grant to the end (unanswered; the
+//	     client now gives back again at the session's new node what it
+//	     gave back elsewhere, client/'s giveAgain)
 //
 // and with long holds (--horizon 80000 --clients 8 --semaphores 1
 // --units 8 --acquire-only --hold 40000):
@@ -429,7 +442,15 @@ func TestFound(t *testing.T) {
 			t.Errorf("seed %d: %v", seed, r.First)
 		}
 	}
-	r, err := Run(Config{Nodes: 3, Clients: 8, Seed: 7, Horizon: 80000, Delay: delay(t), Random: true,
+	r, err := Run(Config{Nodes: 3, Clients: 4, Seed: 160, Horizon: 20000, Delay: delay(t), Random: true,
+		Semaphores: 2, Units: 2, Mismatch: 30, RefreshEvery: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Findings > 0 {
+		t.Errorf("seed 160, refreshes: %v", r.First)
+	}
+	r, err = Run(Config{Nodes: 3, Clients: 8, Seed: 7, Horizon: 80000, Delay: delay(t), Random: true,
 		Semaphores: 1, Units: 8, AcquireOnly: true, Hold: 40000})
 	if err != nil {
 		t.Fatal(err)

@@ -284,6 +284,9 @@ func serviceSimCmd(args []string, stdout, stderr io.Writer) error {
 		if o.try > 0 {
 			fmt.Fprintln(stdout, triesLine(r.Tries, r.TriesGranted, r.Taken))
 		}
+		if r.Cut > 0 {
+			fmt.Fprintln(stdout, cutLine(r.Cut, r.Reclaimed))
+		}
 		fmt.Fprintf(stdout, "checker findings: %d\n", r.Findings)
 		for _, f := range r.First {
 			fmt.Fprintf(stdout, "  %s\n", f)
@@ -352,6 +355,9 @@ func serviceSweep(cfg svcsim.Config, o serviceOpts, stdout, stderr io.Writer) er
 		}
 		if o.try > 0 {
 			fmt.Fprintf(stdout, "\n%s\n", triesLine(sum.Tries, sum.TriesGranted, sum.Taken))
+		}
+		if sum.Cut > 0 {
+			fmt.Fprintf(stdout, "\n%s\n", cutLine(sum.Cut, sum.Reclaimed))
 		}
 		fmt.Fprintf(stdout, "\nfindings by rule: %s\n", strings.Join(rules, ", "))
 	}
@@ -458,6 +464,14 @@ func tryText(try int) string {
 }
 
 // triesLine counts the clients' tries.
+// cutLine says how many lock and acquire requests were cut off (their
+// node did not serve the session, or the client moved before the
+// answer) and how many of them the session's node then said the session
+// holds (Holders), the client claiming the grant.
+func cutLine(cut, reclaimed int) string {
+	return fmt.Sprintf("locks and acquires cut off %d: found held by their session (Holders) %d", cut, reclaimed)
+}
+
 func triesLine(tries, granted, taken int) string {
 	return fmt.Sprintf("tries %d: granted %d, answered TAKEN (given up) %d", tries, granted, taken)
 }
