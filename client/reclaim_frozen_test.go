@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -48,15 +47,6 @@ func (f *relayNode) hold(ctx context.Context) error {
 	return nil
 }
 
-func (f *relayNode) notServing() error {
-	st, err := status.New(codes.Unavailable, "the session is served by another node").WithDetails(&errdetails.ErrorInfo{
-		Domain: pb.ErrorDomain, Reason: pb.ReasonSessionMoving, Metadata: map[string]string{"lease_ms": "2000"}})
-	if err != nil {
-		return err
-	}
-	return st.Err()
-}
-
 func (f *relayNode) OpenSession(ctx context.Context, r *pb.OpenSessionRequest) (*pb.OpenSessionResponse, error) {
 	if f.rank != 0 {
 		return nil, status.Error(codes.Unavailable, "sessions open at the first node in this test")
@@ -69,7 +59,7 @@ func (f *relayNode) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.
 		return nil, err
 	}
 	if !f.serving() {
-		return nil, f.notServing()
+		return nil, sessionMoving()
 	}
 	return &pb.KeepAliveResponse{TtlMs: 10000, LeaseMs: 2000}, nil
 }
@@ -79,7 +69,7 @@ func (f *relayNode) Lock(ctx context.Context, r *pb.LockRequest) (*pb.LockRespon
 		return nil, err
 	}
 	if !f.serving() {
-		return nil, f.notServing()
+		return nil, sessionMoving()
 	}
 	if f.rank == 0 { // granted, recorded at the backup, never answered
 		f.lost.Store(true)
@@ -96,7 +86,7 @@ func (f *relayNode) Holders(ctx context.Context, r *pb.HoldersRequest) (*pb.Hold
 		return nil, err
 	}
 	if !f.serving() {
-		return nil, f.notServing()
+		return nil, sessionMoving()
 	}
 	h := &pb.Holder{Session: 7, Grant: 9, Token: tokenOf9, Resources: []string{"a", "x"}, SinceUnixMs: time.Now().UnixMilli()}
 	return &pb.HoldersResponse{Holders: []*pb.Holder{h}}, nil

@@ -48,6 +48,12 @@ func (f *cutNode) notServing() error {
 	if !f.backup {
 		return status.Error(codes.Unavailable, "connection refused")
 	}
+	return sessionMoving()
+}
+
+// sessionMoving is a backup's answer to a call of a session it keeps
+// for another node: SESSION_MOVING, with a lease of 2 s.
+func sessionMoving() error {
 	st, err := status.New(codes.Unavailable, "the session is served by another node").WithDetails(&errdetails.ErrorInfo{
 		Domain: pb.ErrorDomain, Reason: pb.ReasonSessionMoving, Metadata: map[string]string{"lease_ms": "2000"}})
 	if err != nil {
