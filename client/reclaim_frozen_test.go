@@ -106,16 +106,7 @@ func TestReclaimRidesOverAFrozenNode(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Orphan()
+	s := fakeSession(t, ctx, addrs)
 	start := time.Now()
 	g, err := s.Lock(ctx, "x", "a")
 	if err != nil {
