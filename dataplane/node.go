@@ -931,10 +931,18 @@ func (n *Node) free(o *Out, g *grant) {
 		u.lazy.Returned(g.user) // free: not on its way back any more
 	}
 	o.Frees = append(o.Frees, Ask{Epoch: g.at, Key: g.key, User: g.user})
+	// A user is kept only while the node has at most its most alive
+	// (users.Keep): one made past it for a regrant is dropped (the
+	// service's putBack), its id not given again, and a request waiting
+	// goes on waiting (the node is still at its most).
+	if u.lazy != nil && !u.lazy.Keep() {
+		u.lazy.Dropped()
+		return
+	}
 	// The slot goes to the first request waiting for one (released
 	// first: Frees go before Asks).
+	u.free = append(u.free, g.user)
 	if len(u.queue) > 0 {
-		u.free = append(u.free, g.user)
 		next := u.queue[0]
 		u.queue = u.queue[1:]
 		next.queued = false
@@ -943,13 +951,6 @@ func (n *Node) free(o *Out, g *grant) {
 			u.lazy.Unclaim()
 		}
 		n.ask(o, next, g.at)
-		return
-	}
-	// At most the most free users are kept (users.Keep): one made past
-	// it for a regrant is dropped (the service's putBack), its id not
-	// given again.
-	if u.lazy == nil || u.lazy.Keep(len(u.free)) {
-		u.free = append(u.free, g.user)
 	}
 }
 

@@ -58,8 +58,8 @@ func (n *Node) newLazyInstance(sp space.Space, pb *algo.Problem, a algo.Algorith
 	if sp.Key.Kind == algo.Pool {
 		most = min(n.cfg.MaxSessions, MaxMaxLocks)
 	}
-	// in.free holds at most most idle users: a send that does not block
-	// keeps one as users.Keep does (putBack).
+	// in.free holds the idle users: at most most, as users.Keep keeps
+	// no more alive (putBack).
 	in := &instance{
 		instanceDeps: n.instanceDeps(), key: sp.Key, view: sp.View, kind: sp.Key.Kind, name: sp.String(),
 		free: make(chan *slot, most), closed: make(chan struct{}),
@@ -156,12 +156,25 @@ func (in *instance) idleAgain(s *slot) {
 }
 
 // putBack makes user s idle for the node's next request. A lazy
-// instance keeps at most its most idle users (users.Keep; in.free's
-// size): a user made past it for a regrant (grab) is not kept once the
-// channel is full (its id is not given again), so the node's idle users
-// go back to its most as those grants go back. A request waiting for a
-// user given back (claimed) finds one of the full channel's.
+// instance keeps a user only while it has at most its most alive
+// (users.Keep): a user made past it for a regrant (grab) is dropped as
+// it comes back (its id is not given again), so the node's users go back
+// to its most as those grants go back, whatever requests took the idle
+// ones meanwhile. A request waiting for a user given back (claimed) finds
+// one kept.
 func (in *instance) putBack(s *slot) {
+	if in.lazy {
+		in.mu.Lock()
+		keep := in.users.Keep()
+		if !keep {
+			in.users.Dropped()
+			in.users.Returned(s.id) // not on its way back any more
+		}
+		in.mu.Unlock()
+		if !keep {
+			return
+		}
+	}
 	select {
 	case in.free <- s:
 	default:

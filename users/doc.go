@@ -26,9 +26,10 @@
 //     lost node's sessions holds their grants beside its own. Only the
 //     ids' limit (lockRange) bounds it; past it, it waits for an idle
 //     user as a refused request would have, however long that takes;
-//   - a user going idle is kept only while fewer than the most are idle
-//     (Keep), so that the users made past it for regrants go as their
-//     grants go back.
+//   - a user going idle is kept only while the node has at most its most
+//     users alive (Keep; else Dropped), so that the users made past it
+//     for regrants go as their grants go back, whatever requests took
+//     the idle ones meanwhile.
 //
 // Why a package of its own: the service (service/locks.go: grab,
 // givenBack, idleAgain, putBack, unclaim) and the data plane's model
@@ -45,6 +46,6 @@
 //	                                      └> Claim: wait for an idle user ─> (wait over) Unclaim
 //	                                      └> Full: refused (a regrant: wait for an idle user)
 //	Unlock answered ───────> GivenBack(id): on its way back, claimable
-//	user going idle ───────> Keep(idle): kept, or dropped
+//	user going idle ───────> Keep(): kept, or Dropped
 //	user idle and taken, or dropped ─> Returned(id): not on its way back any more
 package users

@@ -9,8 +9,9 @@ import (
 // The node of rank 1 in a view of 3 members, with at most 2 users of the
 // lock: two Locks make users 1 and 4; a third is refused while both are
 // busy, and claims user 1 once its Unlock is answered (given back, its
-// release not run yet); a regrant makes user 7, past the most. Going
-// idle, users 1 and 4 are kept, user 7 is not.
+// release not run yet); a regrant makes user 7, past the most. The
+// first of the three to go idle is dropped (three alive, the most two),
+// the others kept.
 func Example() {
 	l := users.New(1, 3, 2, 1<<24)
 	for range 2 {
@@ -31,18 +32,22 @@ func Example() {
 	fmt.Println("regrant:", v, id)
 	l.Made()
 
-	for idle := range 3 {
-		fmt.Printf("idle %d: keep another %v\n", idle, l.Keep(idle))
+	for _, id := range []int{7, 1, 4} {
+		keep := l.Keep()
+		if !keep {
+			l.Dropped()
+		}
+		fmt.Printf("user %d idle: kept %v\n", id, keep)
 	}
-	fmt.Println("made", l.Len(), "most", l.Most())
+	fmt.Println("made", l.Len(), "alive", l.Alive(), "most", l.Most())
 	// Output:
 	// make 1
 	// make 4
 	// full
 	// claim
 	// regrant: make 7
-	// idle 0: keep another true
-	// idle 1: keep another true
-	// idle 2: keep another false
-	// made 3 most 2
+	// user 7 idle: kept false
+	// user 1 idle: kept true
+	// user 4 idle: kept true
+	// made 3 alive 2 most 2
 }

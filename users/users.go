@@ -39,7 +39,8 @@ type Lazy struct {
 	rank, n int     // the node's rank in the view, the view's members
 	most    int     // 0: no limit
 	limit   proc.ID // the users' ids stay below it (0: no limit)
-	made    int
+	// made: the users made, so the next id; alive: those not dropped.
+	made, alive int
 	// returning: the users given back and not idle yet; claimed: the
 	// requests waiting that count on one of them.
 	returning map[proc.ID]bool
@@ -58,11 +59,11 @@ func New(rank, n, most int, limit proc.ID) *Lazy {
 // user, whose id it returns (Make: user rank + N·k, the k-th the node
 // makes), claim a user given back (Claim, counted), or none (Full). A
 // regrant passes the most: it is refused only where the next id would
-// reach the limit.
+// reach the limit. The most counts the users alive (made, not dropped).
 func (l *Lazy) Ask(regrant bool) (Verdict, proc.ID) {
 	id := proc.ID(l.rank + l.n*l.made)
-	if l.most > 0 && l.made >= l.most && (!regrant || l.limit > 0 && id >= l.limit) {
-		if len(l.returning) > l.claimed {
+	if l.most > 0 && (l.alive >= l.most && !regrant || l.limit > 0 && id >= l.limit) {
+		if l.claimable() > l.claimed {
 			l.claimed++
 			return Claim, 0
 		}
@@ -71,10 +72,16 @@ func (l *Lazy) Ask(regrant bool) (Verdict, proc.ID) {
 	return Make, id
 }
 
+// claimable is how many of the users given back will be kept as they
+// come back (Keep): the first of them to come back are dropped while the
+// node has more than its most alive, and a request must not wait for
+// one of those.
+func (l *Lazy) claimable() int { return len(l.returning) - max(l.alive-l.most, 0) }
+
 // Made says the user Ask named last (Make) is made: the next Ask names
 // the one after it. A driver that failed to make it does not call Made,
 // and the id is asked again.
-func (l *Lazy) Made() { l.made++ }
+func (l *Lazy) Made() { l.made++; l.alive++ }
 
 // Unclaim ends a wait that Ask counted on a user given back (Claim):
 // given an idle user, or given up.
@@ -100,15 +107,23 @@ func (l *Lazy) GivenBack(id proc.ID) {
 func (l *Lazy) Returned(id proc.ID) { delete(l.returning, id) }
 
 // Keep reports whether a user going idle is kept for the node's next
-// request while idle others are: at most the most are (all, with no
-// limit), so the users made past it for regrants go as their grants go
-// back, and their ids are not given again. A driver that keeps its idle
-// users in a channel of Most's capacity keeps one by a send that does
-// not block: the same rule.
-func (l *Lazy) Keep(idle int) bool { return l.most == 0 || idle < l.most }
+// request: only while the node has at most its most users alive (all,
+// with no limit), so that the users made past it for regrants go as
+// their grants go back, and their ids are not given again. A user not
+// kept is dropped (Dropped). Counting the idle ones instead let a node
+// that adopted grants past its most serve past it for good: a request
+// that took an idle user before the next came back kept room for it.
+func (l *Lazy) Keep() bool { return l.most == 0 || l.alive <= l.most }
 
-// Len is how many users the node made.
+// Dropped says a user Keep did not keep is gone: it counts no more
+// towards the most.
+func (l *Lazy) Dropped() { l.alive-- }
+
+// Len is how many users the node made, the dropped ones too.
 func (l *Lazy) Len() int { return l.made }
+
+// Alive is how many users the node made and did not drop.
+func (l *Lazy) Alive() int { return l.alive }
 
 // Most is the most users the node makes but for regrants (0: no limit).
 func (l *Lazy) Most() int { return l.most }
