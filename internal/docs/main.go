@@ -40,6 +40,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -251,7 +252,10 @@ func Check(root, bin string, long, write bool) (Result, error) {
 		}
 	}
 	// Each command runs alone on one core at most; commands run side by
-	// side up to the machine's cores.
+	// side up to the machine's cores, the costliest first (the long
+	// ones, and of those the explorer's searches, minutes each): started
+	// last, one of them would run on alone while the other cores idle.
+	slices.SortStableFunc(todo, func(a, b int) int { return cost(all[b]) - cost(all[a]) })
 	want := make([]string, len(all))
 	errs := make([]error, len(all))
 	jobs := make(chan int)
@@ -292,6 +296,18 @@ func Check(root, bin string, long, write bool) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// cost ranks a region's command by how long it runs, roughly: a long
+// region's explorer search, then a long region's, then the rest.
+func cost(r region) int {
+	switch {
+	case r.long && strings.HasPrefix(r.cmd, "allot explore"):
+		return 2
+	case r.long:
+		return 1
+	}
+	return 0
 }
 
 // Root is the repository root: the nearest directory upward holding
