@@ -88,6 +88,12 @@ func tryServe(t *testing.T, args ...string) (*serveProc, error) {
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
 		<-p.exited
+		if t.Failed() {
+			// Its warnings (leases run out, sessions ended) are what
+			// tells a failure of the cluster from one of the test.
+			out := strings.Split(strings.TrimSpace(p.output()), "\n")
+			t.Logf("allot serve %q, the last %d lines of its output:\n%s", args, min(len(out), 30), strings.Join(out[max(0, len(out)-30):], "\n"))
+		}
 	})
 	select {
 	case <-p.ready:
