@@ -75,9 +75,6 @@ type cluster struct {
 	every, keep int
 	full        []Disk
 	snaps, lose int
-	// delay: a message takes 1 to delay time units, drawn (0 or 1:
-	// one).
-	delay int
 }
 
 func newCluster(t testing.TB, n int, seed uint64, broken Broken, quotas ...Quota) *cluster {
@@ -235,12 +232,12 @@ func (c *cluster) step() {
 		c.full[i].Save(whole)
 		for _, m := range u.Messages {
 			if !c.cut[[2]proc.ID{id, procID(m.To)}] {
-				c.net = append(c.net, msg{at: c.now + c.hop(), m: m})
+				c.net = append(c.net, msg{at: c.now + 1, m: m})
 			}
 		}
 		for _, to := range u.ReachTo {
 			if !c.cut[[2]proc.ID{id, to}] {
-				c.net = append(c.net, msg{at: c.now + c.hop(), m: raftpb.Message{From: raftID(id), To: raftID(to)}, reach: &u.Reach})
+				c.net = append(c.net, msg{at: c.now + 1, m: raftpb.Message{From: raftID(id), To: raftID(to)}, reach: &u.Reach})
 			}
 		}
 		for _, ch := range u.Changes {
@@ -415,11 +412,3 @@ func freshSeed(t testing.TB) uint64 {
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 2)) }
-
-// hop is how long a message sent now takes.
-func (c *cluster) hop() proc.Time {
-	if c.delay <= 1 {
-		return 1
-	}
-	return proc.Time(1 + c.rng.IntN(c.delay))
-}

@@ -75,37 +75,21 @@ const (
 
 // The Raft timing: a tick is Lease/LeaseTicks; the leader sends
 // heartbeats every tick; a node campaigns after ElectionTicks to
-// 2·ElectionTicks ticks without a leader (about a quarter to a half of a
-// lease), and again within ElectionTicks/2 to ElectionTicks ticks when a
-// round elects nobody (a split vote); a node that grants its vote waits
-// as long before it campaigns itself (Raft's rule: a vote granted resets
-// the election timer); the leader thinks a member dead after a lease
-// (LeaseTicks) without a message from it.
-//
-// A node renews its lease every Lease/LeaseReads (reads.go), so that when
-// the leader crashes every other node's lease has about three quarters of
-// a lease left: the next election (at most half a lease, unless a vote
-// splits) and its first reads fit inside it with a quarter of a lease to
-// spare for slow links and busy machines. With reads every Lease/4,
-// elections from a third to two thirds of a lease and retries from one
-// tick on, as before, some lease ran out before the next leader renewed
-// it in 1.1% of the model's leader crashes with messages of 1% of a
-// lease, and in 11% with messages of up to 3% (a loaded machine's): a
-// retry started again before its own round's answers came back, and
-// the lease left was shorter than the longest election. Now: 0.6% and
-// 1.9%, mostly where two votes split in a row
-// (TestLeaderCrashKeepsTheOthersLeases). No timing makes it nothing:
-// an election's rounds are not bounded.
+// 2·ElectionTicks ticks without a leader (a third to two thirds of a
+// lease: a leader's crash is over, and the leases renewed by the next,
+// before they run out, since a lease is renewed every quarter), and
+// again within ElectionTicks/2 ticks when a round elects nobody (a split
+// vote); the leader thinks a member dead after a lease (LeaseTicks)
+// without a message from it.
 //
 // After a stall of the node's own (its driver's input came late), at most
 // MaxCatchUp ticks are counted at once: the rest of the stall is not
 // time in which the others were silent.
 const (
 	LeaseTicks     = 30
-	ElectionTicks  = 8
+	ElectionTicks  = 10
 	HeartbeatTicks = 1
 	MaxCatchUp     = 2
-	LeaseReads     = 6
 )
 
 // The compaction defaults: a snapshot every 1000 entries applied (a few
@@ -286,8 +270,7 @@ type Node struct {
 	reads   map[uint64]*read
 	nextRd  uint64
 	readDue proc.Time
-	reachAt proc.Time // when this node's next Reach is due
-	propDue int64     // the tick to propose a ready or a rejoin again
+	propDue int64 // the tick to propose a ready or a rejoin again
 
 	// The leader's followers' reads kept for its next round, when it
 	// started its last one and when it became leader (reads.go).
@@ -384,10 +367,6 @@ func (n *Node) tickEvery() proc.Time { return n.cfg.Lease / LeaseTicks }
 
 func (n *Node) drawElection() int { return ElectionTicks + n.cfg.Rand.IntN(ElectionTicks) }
 
-// drawRetry is the time before a node campaigns after a round that
-// elected nobody, or after it granted its vote.
-func (n *Node) drawRetry() int { return ElectionTicks/2 + n.cfg.Rand.IntN(ElectionTicks/2) }
-
 // State is the view state machine as applied so far.
 func (n *Node) State() *State { return n.sm }
 
@@ -437,11 +416,8 @@ func (n *Node) Tick(now proc.Time) {
 	}
 	n.confirmKept()
 	if n.now >= n.readDue {
-		n.readDue = n.now + n.cfg.Lease/LeaseReads
+		n.readDue = n.now + n.cfg.Lease/4
 		n.startRead()
-	}
-	if n.now >= n.reachAt {
-		n.reachAt = n.now + n.cfg.Lease/4
 		n.reachDue = !n.removed
 	}
 }
@@ -471,12 +447,10 @@ func (n *Node) raftTick() {
 			// Campaigning, the node knows the leader is gone: if this
 			// round ends with none (a split vote: the others campaigned
 			// in the same tick), the next comes within ElectionTicks/2
-			// to ElectionTicks (redrawn, so the split does not
-			// repeat), not a whole election timeout later, when the
-			// others' leases would have run out; and not sooner, or
-			// it starts again before its own round's answers come
-			// back on a slow link.
-			n.electionTime = n.drawRetry()
+			// (redrawn, so the split does not repeat), not a whole
+			// election timeout later, when the others' leases would
+			// have run out.
+			n.electionTime = 1 + n.cfg.Rand.IntN(ElectionTicks/2)
 			_ = n.rn.Campaign() // a learner or a removed node cannot: not an error
 		}
 	}
@@ -509,12 +483,6 @@ func (n *Node) observe(m raftpb.Message) {
 		// the first leader campaign together when it crashed, one time
 		// in five.
 		n.electionTime = n.drawElection()
-	}
-	if st.RaftState == raft.StateFollower && st.Vote != prev.Vote && st.Vote != raft.None && st.Vote != st.ID {
-		// It granted its vote: the candidate's round is on, and a
-		// campaign of its own now would end it (Raft's rule).
-		n.sinceLeader = 0
-		n.electionTime = n.drawRetry()
 	}
 	if st.RaftState == raft.StateLeader && prev.RaftState != raft.StateLeader {
 		// A new leader has heard from nobody yet: it gives every node

@@ -492,7 +492,7 @@ func TestLimitsSweep(t *testing.T) {
 // long (most of the run), the grants past the limit wait, broken, for a
 // user given back, and no view serves meanwhile: a request waits past
 // Bound (unanswered). Holds that long need acquires only, of a unit per
-// client, which never wait behind a holder (checkHold). Caught in 17 of
+// client, which never wait behind a holder (checkHold). Caught in 12 of
 // seeds 1..30.
 func limitCatch(t *testing.T) Config {
 	return Config{Nodes: 3, Clients: 6, Horizon: 100000, Delay: delay(t), Faults: Faults{Faults: ctlsim.Faults{Crashes: []sim.Crash{{P: 2, At: 20000}}}},
@@ -500,20 +500,20 @@ func limitCatch(t *testing.T) Config {
 }
 
 // TestRegrantWithinLimits: the broken variant is caught (unanswered) on
-// seed 4 of limitCatch's run, and the faithful model, on the same
+// seed 2 of limitCatch's run, and the faithful model, on the same
 // settings, finds nothing over fresh seeds while the adopter is past
 // its limit (sessions adopted, requests refused).
 func TestRegrantWithinLimits(t *testing.T) {
 	cfg := limitCatch(t)
-	cfg.Variant, cfg.Seed = "regrant-within-limits", 4
+	cfg.Variant, cfg.Seed = "regrant-within-limits", 2
 	r, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.ByRule["unanswered"] == 0 {
-		t.Errorf("regrant-within-limits, seed 4: not caught (%+v)", r.ByRule)
+		t.Errorf("regrant-within-limits, seed 2: not caught (%+v)", r.ByRule)
 	} else {
-		t.Logf("regrant-within-limits, seed 4: %s", r.First[0])
+		t.Logf("regrant-within-limits, seed 2: %s", r.First[0])
 	}
 	first := rand.Uint64() >> 1
 	t.Logf("faithful: seeds %d.. (fresh each run)", first)
@@ -597,22 +597,22 @@ func TestTrySweep(t *testing.T) {
 }
 
 // TestNamesStale: a regrant that keeps its names' ids of the view before
-// (names-stale) is caught by one-holder on seed 10 of eight clients (10
-// of seeds 1..300: allot sim --kind service --random-faults --clients 8
+// (names-stale) is caught by one-holder on seed 1 of eight clients (6 of
+// seeds 1..300: allot sim --kind service --random-faults --clients 8
 // --seeds 300 --variant names-stale): another client's request of the
 // name gets the id its home gives it afresh in the new view, and the
 // holder holds the old one. The model resolving again finds nothing over
 // fresh seeds of the same settings, its requests asking homes.
 func TestNamesStale(t *testing.T) {
-	cfg := Config{Nodes: 3, Clients: 8, Horizon: 20000, Delay: delay(t), Random: true, Seed: 10, Variant: "names-stale"}
+	cfg := Config{Nodes: 3, Clients: 8, Horizon: 20000, Delay: delay(t), Random: true, Seed: 1, Variant: "names-stale"}
 	r, err := Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.ByRule["one-holder"] == 0 {
-		t.Errorf("names-stale, seed 10: not caught by one-holder (%+v)", r.ByRule)
+		t.Errorf("names-stale, seed 1: not caught by one-holder (%+v)", r.ByRule)
 	} else {
-		t.Logf("names-stale, seed 10: %s", r.First[0])
+		t.Logf("names-stale, seed 1: %s", r.First[0])
 	}
 	cfg.Variant, cfg.Seed = "", 0
 	first := rand.Uint64() >> 1
