@@ -792,7 +792,17 @@ func (s *Session) move(from int) time.Duration {
 		default:
 		}
 		sent := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry))
+		// A node that does not answer (the frozen one the session
+		// leaves) is given up in time to ask the others again before
+		// the session's count runs out: after moveTry, or half the
+		// time the session has left if that is sooner, as keepAlive's
+		// wait. (Waited moveTry whole, a frozen node outlasted the
+		// count that the backup's last answer gave, when its lease was
+		// short: the session was lost while it moved.)
+		s.mu.Lock()
+		left := s.until.Sub(sent)
+		s.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry, max(left/2, time.Millisecond)))
 		r, err := s.c.api[k].KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
 		cancel()
 		if err == nil {

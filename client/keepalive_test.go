@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -35,7 +36,7 @@ func (f *fakeNode) KeepAlive(ctx context.Context, r *pb.KeepAliveRequest) (*pb.K
 	switch {
 	case f.backup && !f.serves.Load():
 		st, err := status.New(codes.Unavailable, "the session is served by another node").WithDetails(&errdetails.ErrorInfo{
-			Domain: pb.ErrorDomain, Reason: pb.ReasonSessionMoving, Metadata: map[string]string{"lease_ms": "600"}})
+			Domain: pb.ErrorDomain, Reason: pb.ReasonSessionMoving, Metadata: map[string]string{"lease_ms": fmt.Sprint(f.lease.Milliseconds())}})
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +101,48 @@ func TestFrozenNodeLeavesTimeToMove(t *testing.T) {
 	case <-s.Done():
 		t.Fatal("the session was lost")
 	default:
+	}
+}
+
+// TestMoveOutlastsAFrozenNode: while the session moves, its backup's
+// answers (SESSION_MOVING) carry it 450 ms each (the backup's lease:
+// short, or late under load), less than a keep-alive's longest wait
+// (500 ms). The frozen node, tried again among the others, must be given
+// up in time to ask the backup again before that runs out. (Waited 500
+// ms, it lost the session every time, 0.9 s after the node froze.)
+func TestMoveOutlastsAFrozenNode(t *testing.T) {
+	primary := &fakeNode{lease: 600 * time.Millisecond}
+	backup := &fakeNode{lease: 450 * time.Millisecond, backup: true}
+	addrs := []string{serveFake(t, primary), serveFake(t, backup)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, addrs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Orphan()
+	time.Sleep(300 * time.Millisecond) // renewals at the primary
+	primary.frozen.Store(true)
+	frozen := time.Now()
+	select {
+	case <-s.Done():
+		t.Fatalf("the session was lost %v after its node froze", time.Since(frozen).Round(time.Millisecond))
+	case <-time.After(3 * time.Second): // moving all along
+	}
+	backup.serves.Store(true)
+	for s.Node() != addrs[1] {
+		select {
+		case <-s.Done():
+			t.Fatalf("the session was lost %v after its node froze", time.Since(frozen).Round(time.Millisecond))
+		case <-ctx.Done():
+			t.Fatal("the session never moved to the node that adopted it")
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
