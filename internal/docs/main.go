@@ -255,7 +255,8 @@ func Check(root, bin string, long, write bool) (Result, error) {
 	// side up to the machine's cores, the costliest first (the long
 	// ones, and of those the explorer's searches, minutes each): started
 	// last, one of them would run on alone while the other cores idle.
-	slices.SortStableFunc(todo, func(a, b int) int { return cost(all[b]) - cost(all[a]) })
+	run := slices.Clone(todo)
+	slices.SortStableFunc(run, func(a, b int) int { return cost(all[b]) - cost(all[a]) })
 	want := make([]string, len(all))
 	errs := make([]error, len(all))
 	jobs := make(chan int)
@@ -268,7 +269,7 @@ func Check(root, bin string, long, write bool) (Result, error) {
 			}
 		})
 	}
-	for _, i := range todo {
+	for _, i := range run {
 		jobs <- i
 	}
 	close(jobs)
@@ -277,7 +278,8 @@ func Check(root, bin string, long, write bool) (Result, error) {
 		return res, err
 	}
 	res.Run = len(todo)
-	// Rewrite from the last region of a file back, so that offsets hold.
+	// Rewrite from the last region of a file back, so that offsets hold:
+	// todo is in file order, whatever order the regions ran in.
 	for k := len(todo) - 1; k >= 0; k-- {
 		i := todo[k]
 		r := all[i]

@@ -35,6 +35,36 @@ func TestDocsMatchTheirCommands(t *testing.T) {
 		t.Logf("not run (set %s=1): %s", LongEnv, s)
 	}
 	t.Run("catches a stale number", func(t *testing.T) { catchesStale(t, bin) })
+	t.Run("rewrites regions run out of order", func(t *testing.T) { rewritesInPlace(t, bin) })
+}
+
+// rewritesInPlace: -w puts right two stale regions of one file whose new
+// bodies differ in length from the old, the later one long (run first:
+// the costliest regions run first). Rewritten in the order they ran,
+// the first region's new length moved the second's offsets, and the
+// file came out garbled.
+func rewritesInPlace(t *testing.T, bin string) {
+	dir := t.TempDir()
+	cmd := "allot sim --algo central --graph ring:5 --requests 50 --seed 2 --timing=false"
+	out, err := execute(dir, bin, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := render(cmd, out)
+	stale := "```\nstale\n```\n"
+	doc := "# t\n\n<!-- output: " + cmd + " -->\n" + stale + "<!-- end output -->\n\nbetween\n\n" +
+		"<!-- output, long: " + cmd + " -->\n" + stale + "<!-- end output -->\n\ntail\n"
+	readme := filepath.Join(dir, "README.md")
+	if err := os.WriteFile(readme, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(dir, bin, true, true); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(readme)
+	if want := strings.ReplaceAll(doc, stale, good); string(b) != want {
+		t.Fatalf("rewritten:\n%s\nwant:\n%s", b, want)
+	}
 }
 
 // catchesStale shows the check failing on a doc whose number is off by
