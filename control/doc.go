@@ -14,7 +14,7 @@
 //	Tick(now) ──┐  Step(msg) ──┐  Ready(E, counts) ──┐  Stopped(counts) ──┐
 //	            v              v                     v                    v
 //	+---------------- Node: raft.RawNode ── committed entries ──> State ----+
-//	|  leader: proposes views     lease: ReadIndex every Lease/4            |
+//	|  leader: proposes views     lease: ReadIndex every Lease/6            |
 //	+------------------------------------------------------------------------+
 //	            |                |                          |
 //	   persist entries,     Raft messages          Changes: Adopt E, Serve E,
@@ -93,8 +93,8 @@
 //
 // # Leases, and the clock assumption
 //
-// A node serves only while it holds a lease. Every Lease/4 (and at once
-// when it learns of a new leader) it starts a
+// A node serves only while it holds a lease. Every Lease/6
+// (LeaseReads; and at once when it learns of a new leader) it starts a
 // Raft ReadIndex (ReadOnlySafe: the leader confirms its leadership with a
 // quorum first) with its local start time t; once the read's index is
 // applied, if the newest view still has this node (as its current run),
@@ -105,7 +105,7 @@
 // after t (below). The leader confirms its followers' reads together:
 // it keeps them, and one ReadIndex of its own, started after they
 // arrived, answers them all with its index (reads.go): a few heartbeat
-// rounds every Lease/4 whatever N, not one per node, and an index only
+// rounds every Lease/6 whatever N, not one per node, and an index only
 // newer than each read's own would have been.
 // When the lease runs out the node fences itself (Fence, Lost) and comes
 // back as a new run (a rejoin).

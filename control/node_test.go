@@ -163,10 +163,15 @@ func twoAbove(s map[proc.ID]uint64, e uint64) bool {
 // first election timer of a new cluster campaigned together after the
 // leader's crash one time in five, and so again and again after each
 // split vote, a full election timeout apart: 64 lapses in 520 crashes.
+// With leases renewed every Lease/4 rather than every Lease/LeaseReads
+// (the lease left at a crash as short as the longest election), 29 of
+// the 1560 crashes this test then makes (every other unit of a Lease/4
+// renewal period) lapsed, in 7 of seeds 1..120, the first seed 44: this
+// test ran seeds 1..40 only, and did not see it.
 func TestLeaderCrashKeepsTheOthersLeases(t *testing.T) {
 	crashes := 0
-	for seed := uint64(1); seed <= 40; seed++ {
-		for off := proc.Time(0); off < lease/4; off += 2 {
+	for seed := uint64(1); seed <= 120; seed++ {
+		for off := proc.Time(0); off < lease/LeaseReads; off += 2 {
 			c := newCluster(t, 3, seed, 0)
 			c.settle(20*lease, 3)
 			c.run(10*lease + off)

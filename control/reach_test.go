@@ -156,7 +156,7 @@ func TestFollowerCutWaitsForTheLease(t *testing.T) {
 		a, b, ld := followers(t, c)
 		c.cutPair(a, b, true, false)
 		cutAt := c.now
-		c.run(lease - lease/10)
+		c.run(lease * 7 / 10)
 		c.cutPair(ld, b, true, true)
 		c.settleAbove(cutBound(c)-(c.now-cutAt), 2, e)
 		err := check(c.spans, len(c.nodes), c.now)

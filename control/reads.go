@@ -8,9 +8,10 @@ import (
 )
 
 // Lease reads confirmed together. Every node renews its lease every
-// Lease/4 by a ReadIndex, and Raft's leader confirms each one it is sent
-// with a heartbeat round of its own (ReadOnlySafe): N rounds of 2(N−1)
-// messages every Lease/4, the idle cluster's cost growing as N². The
+// Lease/LeaseReads (Lease/6) by a ReadIndex, and Raft's leader confirms
+// each one it is sent with a heartbeat round of its own (ReadOnlySafe):
+// N rounds of 2(N−1) messages every Lease/6, the idle cluster's cost
+// growing as N². The
 // leader instead keeps the reads its followers send (MsgReadIndex) and
 // confirms them all with one ReadIndex of its own, started after they
 // arrived, answering each with that read's index (MsgReadIndexResp, as
@@ -27,12 +28,15 @@ import (
 // which is after t. Waiting only makes the index newer.
 //
 // A round for the kept reads starts at the first Raft tick at least
-// Lease/8 after the last round (the leader's own read, every Lease/4,
-// takes them too): at most three rounds every Lease/4 whatever N, and a
-// follower's read answered within Lease/8 and a round trip. For its
-// first Lease/2 a leader confirms kept reads at every tick: followers
-// whose reads went to the old leader may have little of their leases
-// left (the election took up to two thirds of one).
+// Lease/12 after the last round (the leader's own read, every Lease/6,
+// takes them too): at most three rounds every Lease/6 whatever N, and a
+// follower's read answered within Lease/12 and a round trip. A lease is
+// thus renewed at most Lease/6 + Lease/12 + a round trip after it was
+// last renewed: about three quarters of one is left when the leader
+// crashes, more than the longest election (two thirds of one: node.go,
+// The Raft timing). For its first Lease/2 a leader confirms kept reads
+// at every tick: followers whose reads went to the old leader may have
+// little of their leases left.
 
 // keep holds a follower's read, on the leader, for the next round.
 func (n *Node) keep(m raftpb.Message) {
@@ -49,7 +53,7 @@ func (n *Node) confirmKept() {
 		n.kept = nil // the followers read again through the new leader
 		return
 	}
-	if n.now-n.leaderAt >= n.cfg.Lease/2 && n.now-n.lastRound < n.cfg.Lease/8 {
+	if n.now-n.leaderAt >= n.cfg.Lease/2 && n.now-n.lastRound < n.cfg.Lease/(2*LeaseReads) {
 		return
 	}
 	n.readFor(false)

@@ -10,7 +10,7 @@ import (
 // the leader confirms the lease reads of every node with a few rounds a
 // lease, not one heartbeat round per read: its heartbeats to each
 // follower in 10 leases are its Raft ticks' plus at most 3 rounds every
-// Lease/4 (a round per read: 4N a lease, 28 on 7 nodes). Every node's
+// Lease/LeaseReads (a round per read: 6N a lease, 42 on 7 nodes). Every node's
 // lease is renewed meanwhile: none fences, and every one still serves.
 func TestLeaseReadsConfirmedTogether(t *testing.T) {
 	for _, n := range []int{3, 7} {
@@ -31,8 +31,8 @@ func TestLeaseReadsConfirmedTogether(t *testing.T) {
 		ticks := 10 * lease / int(lease/LeaseTicks)
 		perFollower := heartbeats / (n - 1)
 		t.Logf("%d nodes: the leader sent %d heartbeats to each follower in 10 leases, %d Raft ticks", n, perFollower, ticks)
-		if max := ticks + 10*(3*4+1); perFollower > max {
-			t.Errorf("%d nodes: %d heartbeats to each follower in 10 leases, want at most %d (%d ticks, and 3 rounds each Lease/4)", n, perFollower, max, ticks)
+		if max := ticks + 10*(3*LeaseReads+1); perFollower > max {
+			t.Errorf("%d nodes: %d heartbeats to each follower in 10 leases, want at most %d (%d ticks, and 3 rounds each Lease/%d)", n, perFollower, max, ticks, LeaseReads)
 		}
 		if got := len(c.servingNow()); got != n {
 			t.Errorf("%d nodes: %d serve after 10 idle leases", n, got)

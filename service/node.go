@@ -30,7 +30,7 @@ import (
 )
 
 // DefaultSuspect is the control plane's lease when none is set. A lease
-// is renewed every quarter of it by a Raft round trip, which waits for
+// is renewed every sixth of it by a Raft round trip, which waits for
 // the nodes' writes to disk and for their processes to run: on a loaded
 // two-core machine (four CPU hogs beside three nodes, 10,000 sessions)
 // those round trips took up to 1.4s, and with a lease of 1s or 2s nodes

@@ -154,7 +154,7 @@ func Believed(ttl, lease time.Duration) time.Duration {
 // says the node is losing it, for a client whose nodes answered at most
 // longest: the lease bounds what the client counts on (shorter than the
 // TTL), and it is under half of longest (a serving node renews its lease
-// every quarter of it). The node answers until its lease is out, each
+// every sixth of it). The node answers until its lease is out, each
 // time with less; a client that counted on no more, and looked for the
 // session's backup only once the node refused, would lose the session
 // the moment the lease ran out. It asks the backup then (its word moves

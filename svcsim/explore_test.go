@@ -27,16 +27,17 @@ func exploreAdoption(t *testing.T, cfg ExploreConfig) (r *explore.TimedResult, a
 	return r, at
 }
 
-// TestExploreViewChange: node 0 crashes at tick 2000 (the warm-up's
-// schedule), may restart at any step of the search, and the search
-// starts 2 ticks before its backup adopts its session: every order of
-// events the timing allows through the adoption, judged by
-// check.Service, no finding; the states after the adoption are counted.
-// (The documented run, allot explore --kind service --crash 0@2000
-// --restart 0 --from adopt, goes deeper.)
+// TestExploreViewChange: node 1, the node the client's session is on,
+// crashes at tick 2000 (the warm-up's schedule), may restart at any step
+// of the search, and the search starts 2 ticks before its backup adopts
+// its session: every order of events the timing allows through the
+// adoption, judged by check.Service, no finding; the states after the
+// adoption are counted.
+// (The documented run, allot explore --kind service --crash 1@2000
+// --restart 1 --from adopt, goes deeper.)
 func TestExploreViewChange(t *testing.T) {
 	cfg := ExploreConfig{Nodes: 3, Clients: 1, Seed: 1, MinDelay: 1, MaxDelay: 3,
-		CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 300}
+		CrashAt: []sim.Crash{{P: 1, At: 2000}}, Restart: []proc.ID{1}, MaxDepth: 8, MaxStates: 300}
 	r, at := exploreAdoption(t, cfg)
 	if r.WarmupEnd < 2000 || r.WarmupEnd >= at || r.Marked["adopted"] == 0 || r.Restarts == 0 {
 		t.Errorf("adopted at %d: %+v", at, r)
@@ -45,12 +46,13 @@ func TestExploreViewChange(t *testing.T) {
 }
 
 // TestExploreCatchesVariant: adopt-fresh-ttl (an adopter gives the
-// session a fresh TTL) with node 0 crashed at tick 3000: the session its
-// backup adopts runs 359 ticks past its bound (rule outlived), found by
-// the search from tick 6998 with a counterexample; the faithful data
-// plane, searched the same, has no finding.
+// session a fresh TTL) with node 0, the session's, crashed at tick 3000
+// on seed 3: the session its backup adopts runs 95 ticks past its bound
+// (rule outlived), found by the search from tick 6998 with a
+// counterexample; the faithful data plane, searched the same, has no
+// finding.
 func TestExploreCatchesVariant(t *testing.T) {
-	cfg := ExploreConfig{Nodes: 3, Clients: 1, Seed: 7, MinDelay: 1, MaxDelay: 3,
+	cfg := ExploreConfig{Nodes: 3, Clients: 1, Seed: 3, MinDelay: 1, MaxDelay: 3,
 		CrashAt: []sim.Crash{{P: 0, At: 3000}}, From: 6998, MaxDepth: 10, Variant: "adopt-fresh-ttl"}
 	r, err := Explore(cfg)
 	if err != nil {
@@ -68,14 +70,14 @@ func TestExploreCatchesVariant(t *testing.T) {
 
 // TestExploreSemaphores: two clients contending for a semaphore of one
 // unit, a small one (R-RESOURCES on the slots), and of two, a large one
-// (central-pool), and the lock, node 0 crashed at tick 2000 and back at
-// any step: every order of events through its sessions' adoption, their
-// grants held again in the new view, and no finding (capacity among the
-// rules).
+// (central-pool), and the lock, node 2 (the sessions') crashed at tick
+// 2000 on seed 2 and back at any step: every order of events through its
+// sessions' adoption, their grants held again in the new view, and no
+// finding (capacity among the rules).
 func TestExploreSemaphores(t *testing.T) {
 	for _, units := range []int{1, 2} {
-		cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 1, MinDelay: 1, MaxDelay: 3, Semaphores: 1, Units: units,
-			CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 400}
+		cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 2, MinDelay: 1, MaxDelay: 3, Semaphores: 1, Units: units,
+			CrashAt: []sim.Crash{{P: 2, At: 2000}}, Restart: []proc.ID{2}, MaxDepth: 8, MaxStates: 400}
 		r, at := exploreAdoption(t, cfg)
 		if r.Marked["adopted"] == 0 || r.Marked["regrant"] == 0 {
 			t.Errorf("%d units: adopted at %d: %+v", units, at, r)
@@ -89,13 +91,13 @@ func TestExploreSemaphores(t *testing.T) {
 
 // TestExploreQuotas: two clients taking permits of a quota of 6 (waste
 // 2: a chunk of one permit on 3 nodes, each permit past the first
-// waiting for its node's report), node 0 crashed at tick 2000 and back
-// on its disk at any step (its counts with it): every order of events
-// through its sessions' adoption, and no finding (budget among the
-// rules).
+// waiting for its node's report), node 2 (the sessions') crashed at
+// tick 2000 and back on its disk at any step (its counts with it):
+// every order of events through its sessions' adoption, and no finding
+// (budget among the rules).
 func TestExploreQuotas(t *testing.T) {
 	cfg := ExploreConfig{Nodes: 3, Clients: 2, Seed: 1, MinDelay: 1, MaxDelay: 3, Quotas: 1, Budget: 6, Waste: 2,
-		CrashAt: []sim.Crash{{P: 0, At: 2000}}, Restart: []proc.ID{0}, MaxDepth: 8, MaxStates: 400}
+		CrashAt: []sim.Crash{{P: 2, At: 2000}}, Restart: []proc.ID{2}, MaxDepth: 8, MaxStates: 400}
 	r, at := exploreAdoption(t, cfg)
 	if r.Marked["adopted"] == 0 || r.Restarts == 0 {
 		t.Errorf("adopted at %d: %+v", at, r)
