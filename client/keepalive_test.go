@@ -68,8 +68,27 @@ func serveFake(t *testing.T, f pb.AllotServer) string {
 // session, and the session moves there. (Seen as a session lost with a
 // frozen node: the keep-alive waited 500 ms, more than the 400 ms left.)
 func TestFrozenNodeLeavesTimeToMove(t *testing.T) {
+	freezeAndMove(t, 600*time.Millisecond, 500*time.Millisecond, 1500*time.Millisecond)
+}
+
+// TestMoveOutlastsAFrozenNode: while the session moves, its backup's
+// answers (SESSION_MOVING) carry it 450 ms each (the backup's lease:
+// short, or late under load), less than a keep-alive's longest wait
+// (500 ms). The frozen node, tried again among the others, must be given
+// up in time to ask the backup again before that runs out. (Waited 500
+// ms, it lost the session every time, about 0.75 s after the node
+// froze.)
+func TestMoveOutlastsAFrozenNode(t *testing.T) {
+	freezeAndMove(t, 450*time.Millisecond, 300*time.Millisecond, 3*time.Second)
+}
+
+// freezeAndMove opens a session at a node of a 600 ms lease, freezes the
+// node after renewals of before, has its backup (of backupLease) answer
+// SESSION_MOVING for during, then adopt the session: the session is not
+// lost meanwhile, and moves to the backup.
+func freezeAndMove(t *testing.T, backupLease, before, during time.Duration) {
 	primary := &fakeNode{lease: 600 * time.Millisecond}
-	backup := &fakeNode{lease: 600 * time.Millisecond, backup: true}
+	backup := &fakeNode{lease: backupLease, backup: true}
 	addrs := []string{serveFake(t, primary), serveFake(t, backup)}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -83,15 +102,23 @@ func TestFrozenNodeLeavesTimeToMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Orphan()
-	time.Sleep(500 * time.Millisecond) // renewals at the primary
+	time.Sleep(before) // renewals at the primary
 	primary.frozen.Store(true)
 	frozen := time.Now()
-	time.Sleep(1500 * time.Millisecond) // the cluster's view change
+	lost := func() {
+		t.Helper()
+		t.Fatalf("the session was lost %v after its node froze", time.Since(frozen).Round(time.Millisecond))
+	}
+	select {
+	case <-s.Done():
+		lost()
+	case <-time.After(during): // the cluster's view change
+	}
 	backup.serves.Store(true)
 	for s.Node() != addrs[1] {
 		select {
 		case <-s.Done():
-			t.Fatalf("the session was lost %v after its node froze", time.Since(frozen).Round(time.Millisecond))
+			lost()
 		case <-ctx.Done():
 			t.Fatal("the session never moved to the node that adopted it")
 		case <-time.After(10 * time.Millisecond):
@@ -101,48 +128,6 @@ func TestFrozenNodeLeavesTimeToMove(t *testing.T) {
 	case <-s.Done():
 		t.Fatal("the session was lost")
 	default:
-	}
-}
-
-// TestMoveOutlastsAFrozenNode: while the session moves, its backup's
-// answers (SESSION_MOVING) carry it 450 ms each (the backup's lease:
-// short, or late under load), less than a keep-alive's longest wait
-// (500 ms). The frozen node, tried again among the others, must be given
-// up in time to ask the backup again before that runs out. (Waited 500
-// ms, it lost the session every time, 0.9 s after the node froze.)
-func TestMoveOutlastsAFrozenNode(t *testing.T) {
-	primary := &fakeNode{lease: 600 * time.Millisecond}
-	backup := &fakeNode{lease: 450 * time.Millisecond, backup: true}
-	addrs := []string{serveFake(t, primary), serveFake(t, backup)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := client.Dial(ctx, addrs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.Session(ctx, client.WithTTL(10*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Orphan()
-	time.Sleep(300 * time.Millisecond) // renewals at the primary
-	primary.frozen.Store(true)
-	frozen := time.Now()
-	select {
-	case <-s.Done():
-		t.Fatalf("the session was lost %v after its node froze", time.Since(frozen).Round(time.Millisecond))
-	case <-time.After(3 * time.Second): // moving all along
-	}
-	backup.serves.Store(true)
-	for s.Node() != addrs[1] {
-		select {
-		case <-s.Done():
-			t.Fatalf("the session was lost %v after its node froze", time.Since(frozen).Round(time.Millisecond))
-		case <-ctx.Done():
-			t.Fatal("the session never moved to the node that adopted it")
-		case <-time.After(10 * time.Millisecond):
-		}
 	}
 }
 

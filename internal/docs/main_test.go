@@ -44,13 +44,7 @@ func TestDocsMatchTheirCommands(t *testing.T) {
 // the first region's new length moved the second's offsets, and the
 // file came out garbled.
 func rewritesInPlace(t *testing.T, bin string) {
-	dir := t.TempDir()
-	cmd := "allot sim --algo central --graph ring:5 --requests 50 --seed 2 --timing=false"
-	out, err := execute(dir, bin, cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	good := render(cmd, out)
+	dir, cmd, good := sampleRegion(t, bin)
 	stale := "```\nstale\n```\n"
 	doc := "# t\n\n<!-- output: " + cmd + " -->\n" + stale + "<!-- end output -->\n\nbetween\n\n" +
 		"<!-- output, long: " + cmd + " -->\n" + stale + "<!-- end output -->\n\ntail\n"
@@ -67,16 +61,23 @@ func rewritesInPlace(t *testing.T, bin string) {
 	}
 }
 
-// catchesStale shows the check failing on a doc whose number is off by
-// one, and -w putting it right.
-func catchesStale(t *testing.T, bin string) {
-	dir := t.TempDir()
-	cmd := "allot sim --algo central --graph ring:5 --requests 50 --seed 2 --timing=false"
+// sampleRegion is a temporary directory, a short command and its region's
+// body as the check renders it.
+func sampleRegion(t *testing.T, bin string) (dir, cmd, body string) {
+	t.Helper()
+	dir = t.TempDir()
+	cmd = "allot sim --algo central --graph ring:5 --requests 50 --seed 2 --timing=false"
 	out, err := execute(dir, bin, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := render(cmd, out)
+	return dir, cmd, render(cmd, out)
+}
+
+// catchesStale shows the check failing on a doc whose number is off by
+// one, and -w putting it right.
+func catchesStale(t *testing.T, bin string) {
+	dir, cmd, good := sampleRegion(t, bin)
 	// Change the first digit of central's row, its served count.
 	row := strings.Index(good, "  central ")
 	if row < 0 {
