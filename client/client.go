@@ -686,6 +686,13 @@ func (s *Session) keep(sent time.Time, leaseMs int64, keptMs string) {
 	}
 }
 
+// halfLeft is half the time from sent to until, the session's count (at
+// least a millisecond): the longest a call to a node that may not answer
+// waits, so that the rest is left to find the session elsewhere.
+func halfLeft(until, sent time.Time) time.Duration {
+	return max(until.Sub(sent)/2, time.Millisecond)
+}
+
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
@@ -733,7 +740,7 @@ func (s *Session) keepAlive(every time.Duration) {
 			// is left in time to find the session's backup: after
 			// moveTry, or half the time the session has left if that
 			// is sooner (a short lease: the rest is the move's).
-			wait := min(max(every, moveTry), max(until.Sub(sent)/2, time.Millisecond))
+			wait := min(max(every, moveTry), halfLeft(until, sent))
 			end = minTime(end, sent.Add(wait))
 		}
 		ctx, cancel := context.WithDeadline(context.Background(), end)
@@ -800,9 +807,9 @@ func (s *Session) move(from int) time.Duration {
 		// count that the backup's last answer gave, when its lease was
 		// short: the session was lost while it moved.)
 		s.mu.Lock()
-		left := s.until.Sub(sent)
+		until := s.until
 		s.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry, max(left/2, time.Millisecond)))
+		ctx, cancel := context.WithTimeout(context.Background(), min(s.ttl, moveTry, halfLeft(until, sent)))
 		r, err := s.c.api[k].KeepAlive(ctx, &pb.KeepAliveRequest{Session: s.id})
 		cancel()
 		if err == nil {
